@@ -1,0 +1,327 @@
+/**
+ * Answers the model's API calls from the evidence in the input (the PodControl a replay
+ * uses). The real controller's creates and deletes happen inside its sync; a watch
+ * recording or an audit log shows their consequences shortly after. The oracle looks ahead
+ * in the time-ordered input, within `matchWindowMs` of the sync, and decides:
+ *
+ * - creates: an RS-controller pod create write (audit) for this ReplicaSet → its status
+ *   (201 ok, 403 with cause NamespaceTerminating → counted as success, anything else → a
+ *   failed call); otherwise the ADDs of new pods controlled by this ReplicaSet (each
+ *   attributed to one round only) are successes, FailedCreate Event occurrences are failed
+ *   calls, and a namespace known to be terminating makes the rest NamespaceTerminating
+ *   rejections (no Event is emitted for those). With no evidence either way the call is
+ *   assumed to have succeeded if the input carries Events (a failure would have produced a
+ *   FailedCreate Event), and the round is marked `unknown` otherwise.
+ * - deletes: a deletion observation (deletionTimestamp set, or DELETED) of the chosen pod,
+ *   a FailedDelete Event, or an RS-controller delete write with its status.
+ * - the scale-down victims: when the input shows a different set of this ReplicaSet's pods
+ *   being deleted right after the sync, those are what the controller chose (Go's sort is
+ *   not stable, so ties may break differently from kexp's ranking).
+ * - CanAdopt's live GET: the newest state of the ReplicaSet at the sync time (a deletion
+ *   that lands within the window counts, as the GET is a quorum read).
+ *
+ * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
+ */
+import type { CreateResult, DeleteResult, PodControl } from '../model/replicaset-controller.js';
+import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
+import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
+import type { Basis } from './report-types.js';
+
+/** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
+export const DEFAULT_MATCH_WINDOW_MS = 5000;
+
+/** Read access to the upcoming events (the engine's lookahead buffer). */
+export interface Lookahead {
+  /** Upcoming events in order, starting with the next unprocessed one. */
+  upcoming(): Iterable<TimelineEvent>;
+  /** True when the input has been read to its end (the buffer holds everything left). */
+  exhausted(): boolean;
+}
+
+/** How the oracle answered one round, for the report. */
+export interface RoundEvidence {
+  basis: Basis;
+  note?: string;
+  sources: SourceRef[];
+  /** Create rounds: pod keys attributed to the round. */
+  pods?: string[];
+}
+
+function podOwnerUid(obj: unknown): string | undefined {
+  const meta = (obj as Pod | undefined)?.metadata;
+  if (!meta) return undefined;
+  const ref = controllerRefOf(meta);
+  return ref && ref.kind === 'ReplicaSet' ? ref.uid : undefined;
+}
+
+function isRSControllerPodWrite(e: TimelineEvent, verb: string): e is WriteEvent {
+  return e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource && e.verb === verb;
+}
+
+function eventCount(ev: CoreEvent): number {
+  return ev.count ?? 1;
+}
+
+export class EvidenceOracle implements PodControl {
+  private readonly attributedPods = new Set<string>(); // pod uids attributed to a creation round
+  private readonly consumedWrites = new Set<WriteEvent>();
+  private readonly consumedEventCounts = new Map<string, number>(); // Event ns/name → occurrences used
+  private readonly seenEventCounts = new Map<string, number>(); // Event ns/name → count delivered
+  /** Pods attributed to rounds but not yet delivered, per RS key (for the 1.36 consistency gate). */
+  private readonly pendingOwnWrites = new Map<string, Set<string>>();
+  private readonly roundPlans = new Map<number, CreateResult[]>();
+  readonly roundEvidence = new Map<number, RoundEvidence>();
+  readonly namespaces = new Map<string, Namespace>();
+  /** True once the input has delivered any core/v1 Event (so a missing FailedCreate means no failure). */
+  sawEvents = false;
+  /** True when the input declares it watches Events (recording header), even if none arrived. */
+  eventsWatched = false;
+
+  constructor(
+    private readonly look: Lookahead,
+    private readonly matchWindowMs = DEFAULT_MATCH_WINDOW_MS,
+  ) {}
+
+  /** Called by the engine for every event it delivers, before the model sees it. */
+  observe(e: TimelineEvent): void {
+    if (e.type !== 'observed') return;
+    if (e.kind === 'Namespace') {
+      const name = e.object.metadata.name ?? '';
+      if (e.watchType === 'DELETED') this.namespaces.delete(name);
+      else this.namespaces.set(name, e.object);
+    } else if (e.kind === 'Event') {
+      this.sawEvents = true;
+      const k = objectKey(e.object.metadata);
+      this.seenEventCounts.set(k, Math.max(this.seenEventCounts.get(k) ?? 0, eventCount(e.object)));
+    } else if (e.kind === 'Pod' && e.watchType !== 'DELETED') {
+      const uid = e.object.metadata.uid;
+      if (uid) {
+        for (const [rsKey, set] of this.pendingOwnWrites) {
+          if (set.delete(uid) && set.size === 0) this.pendingOwnWrites.delete(rsKey);
+        }
+      }
+    }
+  }
+
+  private *window(at: number, before = 0): Generator<TimelineEvent> {
+    for (const e of this.look.upcoming()) {
+      if (e.at < at - before) continue;
+      if (e.at > at + this.matchWindowMs) return;
+      yield e;
+    }
+  }
+
+  private namespaceTerminating(ns: string): boolean | undefined {
+    const n = this.namespaces.get(ns);
+    if (!n) return undefined;
+    return Boolean(n.metadata.deletionTimestamp) || n.status?.phase === 'Terminating';
+  }
+
+  /**
+   * Occurrences of Warning events with `reason` about this RS inside the window that no
+   * earlier round has used. Aggregated Events count their `count` increments.
+   */
+  private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[]): number {
+    let taken = 0;
+    for (const e of this.window(at, 1000)) {
+      if (taken >= max) break;
+      if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED') continue;
+      const ev = e.object;
+      if (ev.reason !== reason) continue;
+      const io = ev.involvedObject;
+      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
+      const k = objectKey(ev.metadata);
+      const used = Math.max(this.consumedEventCounts.get(k) ?? 0, this.seenEventCounts.get(k) ?? 0);
+      const avail = eventCount(ev) - used;
+      if (avail <= 0) continue;
+      const take = Math.min(avail, max - taken);
+      this.consumedEventCounts.set(k, used + take);
+      taken += take;
+      sources.push(e.source);
+    }
+    return taken;
+  }
+
+  private planCreates(rs: ReplicaSet, n: number, at: number, round: number): CreateResult[] {
+    const rsKey = objectKey(rs.metadata);
+    const sources: SourceRef[] = [];
+    const pods: string[] = [];
+    const plan: CreateResult[] = [];
+    // 1. Audit writes by the ReplicaSet controller for this ReplicaSet.
+    for (const e of this.window(at, 50)) {
+      if (plan.length >= n) break;
+      if (!isRSControllerPodWrite(e, 'create') || this.consumedWrites.has(e)) continue;
+      if (e.namespace !== rs.metadata.namespace) continue;
+      const owner = podOwnerUid(e.requestObject) ?? podOwnerUid(e.responseObject);
+      if (owner !== undefined && owner !== rs.metadata.uid) continue;
+      if (owner === undefined) {
+        const gen = (e.requestObject as Pod | undefined)?.metadata?.generateName;
+        if (gen !== `${rs.metadata.name}-`) continue;
+      }
+      this.consumedWrites.add(e);
+      sources.push(e.source);
+      const code = e.status.code;
+      if (code >= 200 && code < 300) {
+        const uid = (e.responseObject as Pod | undefined)?.metadata?.uid;
+        if (uid) this.attributedPods.add(uid);
+        const name = (e.responseObject as Pod | undefined)?.metadata?.name;
+        if (name) pods.push(`${rs.metadata.namespace}/${name}`);
+        plan.push({ ok: true, pod: name });
+      } else {
+        const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm });
+      }
+    }
+    if (plan.length > 0) {
+      this.roundEvidence.set(round, { basis: 'observed', sources, pods });
+      while (plan.length < n) plan.push({ ok: false, error: 'not attempted' });
+      return plan;
+    }
+    // 2. Watch evidence: ADDs of new pods controlled by this RS.
+    const pending = new Set<string>();
+    for (const e of this.window(at, 0)) {
+      if (plan.length >= n) break;
+      if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType === 'DELETED') continue;
+      const p = e.object;
+      const uid = p.metadata.uid;
+      if (!uid || this.attributedPods.has(uid)) continue;
+      if (podOwnerUid(p) !== rs.metadata.uid) continue;
+      const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : undefined;
+      if (created !== undefined && created < Math.floor(at / 1000) * 1000 - 1000) continue; // an older pod
+      this.attributedPods.add(uid);
+      pending.add(uid);
+      sources.push(e.source);
+      pods.push(objectKey(p.metadata));
+      plan.push({ ok: true, pod: p.metadata.name });
+    }
+    if (pending.size) this.pendingOwnWrites.set(rsKey, pending);
+    let basis: Basis = 'inferred';
+    let note: string | undefined;
+    if (plan.length < n) {
+      const missing = n - plan.length;
+      const failures = this.takeEventOccurrences(rs, 'FailedCreate', at, missing, sources);
+      const nsTerm = this.namespaceTerminating(rs.metadata.namespace ?? '');
+      for (let i = 0; i < failures; i++) plan.push({ ok: false, error: 'FailedCreate (see the Event)' });
+      if (plan.length < n) {
+        const rest = n - plan.length;
+        if (nsTerm) {
+          note = `${rest} create(s) rejected because namespace ${rs.metadata.namespace} is terminating (no Event is emitted for these)`;
+          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'namespace is terminating', namespaceTerminating: true });
+        } else if (failures > 0) {
+          // The round stopped at its first failing batch; the rest were never attempted.
+          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
+        } else if (this.sawEvents || this.eventsWatched) {
+          note = this.look.exhausted()
+            ? `${rest} created pod(s) not seen before the input ends`
+            : `${rest} create(s) without a pod ADD or a FailedCreate Event within ${this.matchWindowMs} ms; assumed created but not yet observed`;
+          if (!this.look.exhausted()) basis = 'unknown';
+          for (let i = 0; i < rest; i++) plan.push({ ok: true });
+        } else {
+          basis = 'unknown';
+          note = `${rest} create(s) neither observed nor shown to fail (the input has no Events); assumed failed and walked back`;
+          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'outcome unknown' });
+        }
+      }
+    }
+    this.roundEvidence.set(round, { basis, note, sources, pods });
+    return plan;
+  }
+
+  createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult {
+    let plan = this.roundPlans.get(call.round);
+    if (!plan) {
+      plan = this.planCreates(rs, call.n, call.at, call.round);
+      this.roundPlans.set(call.round, plan);
+    }
+    const r = plan[call.index] ?? { ok: false, error: 'not attempted' };
+    if (call.index === call.n - 1) this.roundPlans.delete(call.round);
+    return r;
+  }
+
+  /** True when the input shows `pod` being deleted (deletionTimestamp set or DELETED) inside the window. */
+  private deletionAhead(pod: Pod, at: number): TimelineEvent | undefined {
+    const key = objectKey(pod.metadata);
+    for (const e of this.window(at, 0)) {
+      if (e.type !== 'observed' || e.kind !== 'Pod') continue;
+      if (objectKey(e.object.metadata) !== key) continue;
+      if (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp) return e;
+    }
+    return undefined;
+  }
+
+  chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
+    const n = predicted.length;
+    const observed: Pod[] = [];
+    for (const p of active) {
+      if (this.deletionAhead(p, at)) observed.push(p);
+    }
+    const predictedKeys = new Set(predicted.map((p) => objectKey(p.metadata)));
+    if (observed.length === 0 || observed.every((p) => predictedKeys.has(objectKey(p.metadata)))) return { pods: predicted };
+    // Keep the input's choice first, then fill from the prediction.
+    const chosen = observed.slice(0, n);
+    const chosenKeys = new Set(chosen.map((p) => objectKey(p.metadata)));
+    for (const p of predicted) {
+      if (chosen.length >= n) break;
+      if (!chosenKeys.has(objectKey(p.metadata))) chosen.push(p);
+    }
+    const differ = chosen.filter((p) => !predictedKeys.has(objectKey(p.metadata))).map((p) => objectKey(p.metadata));
+    return {
+      pods: chosen,
+      note: `the input shows ${differ.join(', ')} deleted, which kexp's ranking did not predict (ties in the controller's unstable sort, or another actor deleting pods)`,
+    };
+  }
+
+  deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
+    const key = objectKey(pod.metadata);
+    for (const e of this.window(call.at, 50)) {
+      if (!isRSControllerPodWrite(e, 'delete') || this.consumedWrites.has(e)) continue;
+      if (`${e.namespace}/${e.name}` !== key) continue;
+      this.consumedWrites.add(e);
+      if (e.status.code === 404) return { ok: false, notFound: true };
+      if (e.status.code >= 200 && e.status.code < 300) return { ok: true };
+      return { ok: false, error: e.status.message ?? `HTTP ${e.status.code}` };
+    }
+    if (this.deletionAhead(pod, call.at)) return { ok: true };
+    const sources: SourceRef[] = [];
+    if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources) > 0) {
+      return { ok: false, error: 'FailedDelete (see the Event)' };
+    }
+    return { ok: true };
+  }
+
+  getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
+    const key = objectKey(rs.metadata);
+    let fresh: ReplicaSet = rs;
+    for (const e of this.window(at, 0)) {
+      if (e.at > at + 1000) break;
+      if (e.type !== 'observed' || e.kind !== 'ReplicaSet' || objectKey(e.object.metadata) !== key) continue;
+      if (e.watchType === 'DELETED') return { notFound: true };
+      fresh = e.object;
+    }
+    return fresh;
+  }
+
+  patchPod(pod: Pod, _action: 'adopt' | 'release', at: number): 'ok' | 'notfound' | 'invalid' | { error: string } {
+    const key = objectKey(pod.metadata);
+    for (const e of this.window(at, 0)) {
+      if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'DELETED' && objectKey(e.object.metadata) === key) return 'notfound';
+      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.replicaSetController) {
+        if (e.status.code === 404) return 'notfound';
+        if (e.status.code === 422) return 'invalid';
+        if (e.status.code >= 300) return { error: e.status.message ?? `HTTP ${e.status.code}` };
+        return 'ok';
+      }
+    }
+    return 'ok';
+  }
+
+  informerBehindOwnWrites(rsKey: string): boolean {
+    return (this.pendingOwnWrites.get(rsKey)?.size ?? 0) > 0;
+  }
+}
+
+/** Narrowing helper for engines. */
+export function isObserved(e: TimelineEvent): e is ObservedEvent {
+  return e.type === 'observed';
+}

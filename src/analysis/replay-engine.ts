@@ -1,0 +1,448 @@
+/**
+ * The replay engine: drives the ReplicaSet controller model with a time-ordered stream of
+ * TimelineEvents and records, per ReplicaSet, what the report needs (syncs, rounds,
+ * expectation changes, gated windows, evidence).
+ *
+ * Order of work for each input event `e` (design.md "Reconstructing the controller"):
+ * 1. run every sync the workqueue has due strictly before `e.at` — the real controller
+ *    syncs within milliseconds of an enqueue, and events with the same timestamp collapse
+ *    into one sync like the workqueue's de-duplication does;
+ * 2. deliver `e` to the informer handlers.
+ * At the end of input, syncs due up to the end of coverage run.
+ *
+ * The engine keeps a bounded look-ahead buffer (events up to `matchWindowMs` ahead of the
+ * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
+ */
+import { ReplicaSetController, desiredReplicas, type SyncRecord } from '../model/replicaset-controller.js';
+import type { ExpectationsLogLine } from '../model/expectations.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
+import { isPodActive, isPodReady } from '../model/pod-ranking.js';
+import type { K8sVersion } from '../model/version.js';
+import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
+import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
+import type { Basis } from './report-types.js';
+
+export interface ReplayOptions {
+  version: K8sVersion;
+  /** Only report these ReplicaSets (`namespace/name`); the model still simulates every one. */
+  rsFilter?: string;
+  matchWindowMs?: number;
+  /** The input declares it watched core/v1 Events (a missing FailedCreate then means none happened). */
+  eventsWatched?: boolean;
+  /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
+  maxExpectationChanges?: number;
+  /** Max series points kept per ReplicaSet. */
+  maxSeriesPoints?: number;
+}
+
+export interface WindowTrack {
+  start: number;
+  raised: { add: number; del: number; keys?: string[] };
+  basis: Basis;
+  gatedSyncs: number;
+  fulfilledAt?: number;
+  end?: number;
+  endedBy?: 'fulfilled' | 'expired' | 'rs-deleted';
+  remaining?: { add: number; del: number; keys?: string[] };
+  /** Timestamp of the Set (the record expires 5 min after it). */
+  setAt: number;
+  evidence: SourceRef[];
+  note?: string;
+  round?: number;
+  namespaceTerminating?: number;
+  gapInside?: boolean;
+}
+
+export interface RoundTrack {
+  at: number;
+  round: number;
+  kind: 'create' | 'delete';
+  sync: SyncRecord;
+  evidence: RoundEvidence | undefined;
+  trigger: SourceRef | undefined;
+}
+
+export interface ExpectationChangeTrack {
+  at: number;
+  op: 'set' | 'lower' | 'delete' | 'clobber' | 'received-delete';
+  add?: number;
+  del?: number;
+  keys?: string[];
+  source?: SourceRef;
+}
+
+/** Everything the engine learned about one ReplicaSet key. */
+export interface RsTrack {
+  key: string;
+  uids: string[];
+  uidChanges: Array<{ at: number; oldUid?: string; newUid?: string; source?: SourceRef }>;
+  rs?: ReplicaSet;
+  deletedAt?: number;
+  deletingSince?: number;
+  owner?: { kind: string; name: string; uid: string };
+  series: Array<{ at: number; desired: number; active: number; terminating: number; ready: number }>;
+  seriesDropped: number;
+  syncsByOutcome: Record<string, number>;
+  syncs: number;
+  lastSync?: SyncRecord;
+  rounds: RoundTrack[];
+  windows: WindowTrack[];
+  open?: WindowTrack;
+  record?: { add: number; del: number; timestamp: number };
+  changes: ExpectationChangeTrack[];
+  changesDropped: number;
+  clobbers: Array<{ at: number; keys: string[]; source?: SourceRef }>;
+  /** Delete keys chosen at the last ExpectDeletions, with the UIDs of the chosen pods. */
+  chosen: Map<string, string>;
+  nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
+  firstSetAt?: number;
+  expiredSyncs: Array<{ at: number; add: number; del: number; created?: number }>;
+  noControllerNoise: number;
+  syncErrors: Array<{ at: number; error: string }>;
+  orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
+}
+
+export interface ReplayResult {
+  tracks: Map<string, RsTrack>;
+  pods: Map<string, Pod>;
+  replicaSets: Map<string, ReplicaSet>;
+  gaps: GapEvent[];
+  start?: number;
+  end?: number;
+  events: number;
+  controller: ReplicaSetController;
+}
+
+function newTrack(key: string): RsTrack {
+  return {
+    key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
+    changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
+    syncErrors: [], orphanedExpected: [],
+  };
+}
+
+/** Bounded FIFO of upcoming events. */
+class Buffer {
+  private items: TimelineEvent[] = [];
+  private head = 0;
+  get length(): number {
+    return this.items.length - this.head;
+  }
+  push(e: TimelineEvent): void {
+    this.items.push(e);
+  }
+  peek(): TimelineEvent | undefined {
+    return this.items[this.head];
+  }
+  last(): TimelineEvent | undefined {
+    return this.items[this.items.length - 1];
+  }
+  shift(): TimelineEvent | undefined {
+    const e = this.items[this.head++];
+    if (this.head > 4096 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return e;
+  }
+  *iterate(): Generator<TimelineEvent> {
+    for (let i = this.head; i < this.items.length; i++) yield this.items[i];
+  }
+}
+
+/**
+ * Replays `events` (time-ordered) through the model. Never throws for odd input: events the
+ * model cannot use are skipped (sources report malformed input themselves).
+ */
+export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayOptions): Promise<ReplayResult> {
+  const matchWindowMs = opts.matchWindowMs ?? DEFAULT_MATCH_WINDOW_MS;
+  const maxChanges = opts.maxExpectationChanges ?? 2000;
+  const maxSeries = opts.maxSeriesPoints ?? 5000;
+  const it = events[Symbol.asyncIterator]();
+  const buf = new Buffer();
+  let done = false;
+  const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs);
+  oracle.eventsWatched = opts.eventsWatched ?? false;
+  const tracks = new Map<string, RsTrack>();
+  const track = (key: string): RsTrack => {
+    let t = tracks.get(key);
+    if (!t) tracks.set(key, (t = newTrack(key)));
+    return t;
+  };
+  let current: TimelineEvent | undefined; // the event being delivered (evidence for handler effects)
+  const lastTrigger = new Map<string, SourceRef>();
+  const gaps: GapEvent[] = [];
+
+  const controller = new ReplicaSetController({
+    version: opts.version,
+    podControl: oracle,
+    onSync: (s) => onSync(s),
+  });
+
+  const recordChange = (t: RsTrack, c: ExpectationChangeTrack): void => {
+    if (t.changes.length >= maxChanges) {
+      t.changesDropped++;
+      t.changes.shift();
+    }
+    t.changes.push(c);
+  };
+
+  const closeWindow = (t: RsTrack, at: number, endedBy: WindowTrack['endedBy'], remaining?: WindowTrack['remaining']): void => {
+    const w = t.open;
+    if (!w) return;
+    w.end = at;
+    w.endedBy = endedBy;
+    w.remaining = remaining;
+    t.windows.push(w);
+    t.open = undefined;
+  };
+
+  /** Consumes the expectations store's log since the last call. */
+  const drainExpectations = (): void => {
+    const log = controller.expectations.log;
+    for (const l of log) onExpectationsLine(l);
+    log.length = 0;
+  };
+
+  const onExpectationsLine = (l: ExpectationsLogLine): void => {
+    const t = track(l.key);
+    const src = current?.source ?? lastTrigger.get(l.key);
+    switch (l.kind) {
+      case 'setting-expectations':
+        t.record = { add: l.add ?? 0, del: l.del ?? 0, timestamp: l.at };
+        t.firstSetAt ??= l.at;
+        recordChange(t, { at: l.at, op: 'set', add: l.add, del: l.del, source: src });
+        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
+          t.open = {
+            start: l.at, setAt: l.at, raised: { add: l.add ?? 0, del: l.del ?? 0 }, basis: 'inferred', gatedSyncs: 0,
+            evidence: src ? [src] : [],
+          };
+        }
+        break;
+      case 'lowered-expectations':
+        if (t.record) {
+          t.record.add = l.add ?? 0;
+          t.record.del = l.del ?? 0;
+        }
+        recordChange(t, { at: l.at, op: 'lower', add: l.add, del: l.del, source: src });
+        if (t.open && t.open.fulfilledAt === undefined && (l.add ?? 0) <= 0 && (l.del ?? 0) <= 0) {
+          t.open.fulfilledAt = l.at;
+          if (src && t.open.evidence.length < 20) t.open.evidence.push(src);
+        } else if (t.open && src && t.open.evidence.length < 20 && current) {
+          t.open.evidence.push(src);
+        }
+        break;
+      case 'waiting-on-deletions':
+        t.chosen = new Map((l.keys ?? []).map((k) => [k, '']));
+        break;
+      case 'clobbering-delete-keys':
+        t.clobbers.push({ at: l.at, keys: l.keys ?? [], source: src });
+        recordChange(t, { at: l.at, op: 'clobber', keys: l.keys, source: src });
+        break;
+      case 'received-delete':
+        recordChange(t, { at: l.at, op: 'received-delete', keys: l.keys, source: src });
+        break;
+      case 'deleted-expectations': {
+        const rem = t.record ? { add: t.record.add, del: t.record.del } : undefined;
+        recordChange(t, { at: l.at, op: 'delete', source: src });
+        if (t.open) closeWindow(t, l.at, 'rs-deleted', rem);
+        t.record = undefined;
+        t.chosen = new Map();
+        break;
+      }
+      case 'expectations-fulfilled':
+      case 'never-recorded':
+        if (t.open) closeWindow(t, l.at, 'fulfilled');
+        break;
+      case 'expectations-expired': {
+        const rem = { add: l.add ?? 0, del: l.del ?? 0, keys: controller.expectations.getDeleteKeys(l.key) };
+        t.expiredSyncs.push({ at: l.at, add: rem.add, del: rem.del });
+        if (t.open) closeWindow(t, l.at, 'expired', rem);
+        break;
+      }
+      case 'still-waiting':
+        if (t.open) t.open.gatedSyncs++;
+        break;
+      default:
+        break;
+    }
+  };
+
+  const onSync = (s: SyncRecord): void => {
+    drainExpectations();
+    const t = track(s.key);
+    t.syncs++;
+    t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
+    t.lastSync = s;
+    if (s.error) t.syncErrors.push({ at: s.at, error: s.error });
+    if (s.noControllerNoise) t.noControllerNoise++;
+    const trig = lastTrigger.get(s.key);
+    if (s.create || s.delete) {
+      const round = t.rounds.length;
+      const ev = [...oracle.roundEvidence.entries()].pop();
+      const rt: RoundTrack = { at: s.at, round, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev?.[1], trigger: trig };
+      if (ev) oracle.roundEvidence.delete(ev[0]);
+      t.rounds.push(rt);
+      if (s.delete) {
+        t.chosen = new Map(s.delete.keys.map((k, i) => [k, s.delete!.uids[i] ?? '']));
+      }
+      // A round whose walk-backs fulfilled the record at once never gates.
+      const rec = controller.expectations.get(s.key);
+      if (t.open && rec && rec.add <= 0 && rec.del <= 0) t.open = undefined;
+      if (t.open) {
+        t.open.round = round;
+        t.open.basis = rt.evidence?.basis ?? 'inferred';
+        t.open.note = rt.evidence?.note ?? s.delete?.note;
+        t.open.namespaceTerminating = s.create?.namespaceTerminating;
+        if (s.delete) t.open.raised.keys = s.delete.keys;
+        if (rec) t.open.remaining = { add: rec.add, del: rec.del };
+      }
+    }
+    if (s.expectations === 'expired' && s.create) {
+      const last = t.expiredSyncs[t.expiredSyncs.length - 1];
+      if (last && last.at === s.at) last.created = s.create.successes;
+    }
+    if (s.desired !== undefined && s.active !== undefined) {
+      const p = { at: s.at, desired: s.desired, active: s.active, terminating: s.terminating ?? 0, ready: s.ready ?? 0 };
+      const prev = t.series[t.series.length - 1];
+      if (!prev || prev.desired !== p.desired || prev.active !== p.active || prev.terminating !== p.terminating || prev.ready !== p.ready) {
+        if (t.series.length >= maxSeries) {
+          t.series.splice(1, 1);
+          t.seriesDropped++;
+        }
+        t.series.push(p);
+      }
+    }
+  };
+
+  const pull = async (): Promise<boolean> => {
+    if (done) return false;
+    const r = await it.next();
+    if (r.done) {
+      done = true;
+      return false;
+    }
+    buf.push(r.value);
+    return true;
+  };
+
+  let start: number | undefined;
+  let end: number | undefined;
+  let count = 0;
+  while (true) {
+    if (buf.length === 0 && !(await pull())) break;
+    const e = buf.peek()!;
+    while (!done && (buf.last()!.at <= e.at + matchWindowMs)) {
+      if (!(await pull())) break;
+    }
+    current = undefined;
+    controller.runDue(e.at);
+    drainExpectations();
+    buf.shift();
+    count++;
+    start ??= e.at;
+    end = e.at;
+    current = e;
+    oracle.observe(e);
+    deliver(e);
+    drainExpectations();
+    current = undefined;
+  }
+  if (end !== undefined) {
+    controller.runDue(end, true);
+    drainExpectations();
+  }
+
+  function deliver(e: TimelineEvent): void {
+    if (e.type === 'gap') {
+      gaps.push(e);
+      for (const t of tracks.values()) if (t.open) t.open.gapInside = true;
+      return;
+    }
+    if (e.type !== 'observed') return;
+    if (e.kind === 'Pod') {
+      const pod = e.object;
+      if (!pod.metadata?.name || !pod.metadata.namespace) return;
+      const ref = controllerRefOf(pod.metadata);
+      if (ref?.kind === 'ReplicaSet') {
+        const rsKey = `${pod.metadata.namespace}/${ref.name}`;
+        lastTrigger.set(rsKey, e.source);
+        // An expected-delete pod that lost its controllerRef before its deletion was observed (case 8).
+      }
+      const old = controller.pods.get(objectKey(pod.metadata));
+      const oldRef = old ? controllerRefOf(old.metadata) : undefined;
+      if (old && oldRef?.kind === 'ReplicaSet' && (!ref || ref.uid !== oldRef.uid)) {
+        const rsKey = `${pod.metadata.namespace}/${oldRef.name}`;
+        const t = tracks.get(rsKey);
+        const pk = objectKey(pod.metadata);
+        if (t && controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
+          t.orphanedExpected.push({ at: e.at, podKey: pk, source: e.source });
+        }
+        lastTrigger.set(rsKey, e.source);
+      }
+      // Name reuse: a deletion observation of a chosen key by a pod with another UID (case 14).
+      if (ref?.kind === 'ReplicaSet' && (e.watchType === 'DELETED' || pod.metadata.deletionTimestamp)) {
+        const rsKey = `${pod.metadata.namespace}/${ref.name}`;
+        const t = tracks.get(rsKey);
+        const pk = objectKey(pod.metadata);
+        const chosenUid = t?.chosen.get(pk);
+        if (t && chosenUid && pod.metadata.uid && chosenUid !== pod.metadata.uid && controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
+          t.nameReuse.push({ at: e.at, podKey: pk, chosenUid, observedUid: pod.metadata.uid, source: e.source });
+        }
+      }
+      controller.deliverPod(e.watchType, pod, e.at);
+      return;
+    }
+    if (e.kind === 'ReplicaSet') {
+      const rs = e.object;
+      if (!rs.metadata?.name || !rs.metadata.namespace) return;
+      const key = objectKey(rs.metadata);
+      const t = track(key);
+      lastTrigger.set(key, e.source);
+      const uid = rs.metadata.uid;
+      const prevUid = t.rs?.metadata.uid ?? t.uids[t.uids.length - 1];
+      if (uid && !t.uids.includes(uid)) {
+        if (t.uids.length > 0) t.uidChanges.push({ at: e.at, oldUid: prevUid, newUid: uid, source: e.source });
+        t.uids.push(uid);
+      }
+      if (e.watchType === 'DELETED') {
+        t.deletedAt = e.at;
+        t.rs = rs;
+      } else {
+        t.rs = rs;
+        t.deletedAt = undefined;
+        if (rs.metadata.deletionTimestamp) t.deletingSince ??= e.at;
+        else t.deletingSince = undefined;
+      }
+      const owner = controllerRefOf(rs.metadata);
+      if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
+      controller.deliverReplicaSet(e.watchType, rs, e.at);
+      return;
+    }
+  }
+
+  // The filter only narrows what is reported.
+  if (opts.rsFilter) {
+    for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
+  }
+  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller };
+}
+
+/** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */
+export function finalCounts(rs: ReplicaSet, pods: Map<string, Pod>): { desired: number; active: number; terminating: number; ready: number } {
+  let active = 0;
+  let terminating = 0;
+  let ready = 0;
+  for (const p of pods.values()) {
+    if (p.metadata.namespace !== rs.metadata.namespace) continue;
+    if (controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
+    if (isPodActive(p)) {
+      active++;
+      if (isPodReady(p)) ready++;
+    } else if (p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') terminating++;
+  }
+  return { desired: desiredReplicas(rs), active, terminating, ready };
+}
+
+export { EXPECTATIONS_TIMEOUT_MS };

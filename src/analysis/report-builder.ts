@@ -1,0 +1,541 @@
+/**
+ * Turns a ReplayResult into the Report: gated windows with how they ended, expectation
+ * changes, rounds, the findings catalogue (each with severity, basis, explanation, next
+ * step and evidence), the adoption table and a verdict per ReplicaSet.
+ * Pure: no I/O, no clock (the end of input is "now").
+ */
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
+import { decideClaim } from '../model/adoption.js';
+import { labelSelectorMatches } from '../model/selector.js';
+import { desiredReplicas } from '../model/replicaset-controller.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
+import type { FileCoverage, InputProblem } from '../sources/source.js';
+import type { SourceRef } from '../timeline/event.js';
+import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack } from './replay-engine.js';
+import {
+  REPORT_SCHEMA_VERSION,
+  type AdoptionRow,
+  type Basis,
+  type CountRange,
+  type Finding,
+  type GatedWindow,
+  type Report,
+  type ReplicaSetReport,
+  type RoundReport,
+  type VerdictState,
+} from './report-types.js';
+
+export interface BuildOptions {
+  command: string;
+  kexpVersion: string;
+  k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
+  inputs: FileCoverage[];
+  problems: InputProblem[];
+  /** Extra assumptions the source wants stated (e.g. watch latency for audit logs). */
+  assumptions?: string[];
+}
+
+export function iso(ms: number | undefined): string | undefined {
+  return ms === undefined ? undefined : new Date(Math.floor(ms)).toISOString();
+}
+
+function ref(s: SourceRef | undefined): string | undefined {
+  return s ? `${s.file}:${s.line}` : undefined;
+}
+
+function refs(list: Array<SourceRef | undefined>, max = 10): string[] {
+  const out: string[] = [];
+  for (const s of list) {
+    const r = ref(s);
+    if (r && !out.includes(r)) out.push(r);
+    if (out.length >= max) break;
+  }
+  return out;
+}
+
+function range(values: number[]): CountRange {
+  if (values.length === 0) return { first: 0, last: 0, min: 0, max: 0 };
+  return { first: values[0], last: values[values.length - 1], min: Math.min(...values), max: Math.max(...values) };
+}
+
+function fmtDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
+  return `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** Is an open window a leak that only the timeout (or RS deletion) can clear? */
+function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined {
+  if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
+    return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were counted as successes, so no pod will ever be observed for them`;
+  }
+  const orphaned = t.orphanedExpected.filter((o) => o.at >= w.start);
+  if (orphaned.length > 0 && (w.remaining?.del ?? 0) > 0) {
+    return `expected-delete pod ${orphaned.map((o) => o.podKey).join(', ')} lost its controllerRef before its deletion was observed, so the deletion can no longer be credited`;
+  }
+  if (end - w.setAt > EXPECTATIONS_TIMEOUT_MS) {
+    return `the record has been unfulfilled for ${fmtDuration(end - w.setAt)}, longer than the 5-minute ExpectationsTimeout`;
+  }
+  return undefined;
+}
+
+function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): GatedWindow {
+  const open = w.endedBy === undefined;
+  const basis: Basis = w.gapInside ? 'unknown' : w.basis;
+  const out: GatedWindow = {
+    start: iso(w.start)!,
+    end: open ? undefined : iso(w.end),
+    endedBy: open ? 'open' : w.endedBy!,
+    basis,
+    raised: w.raised.keys ? { add: w.raised.add, del: w.raised.del, keys: w.raised.keys } : { add: w.raised.add, del: w.raised.del },
+    gatedSyncs: w.gatedSyncs,
+    evidence: refs(w.evidence),
+  };
+  if (w.fulfilledAt !== undefined) out.fulfilledAt = iso(w.fulfilledAt);
+  if (w.remaining && (w.endedBy !== 'fulfilled')) out.remaining = w.remaining;
+  if (open) out.expiresAt = iso(w.setAt + EXPECTATIONS_TIMEOUT_MS);
+  const stop = open ? end : w.end;
+  if (stop !== undefined) out.durationMs = Math.round(stop - w.start);
+  const notes: string[] = [];
+  if (w.note) notes.push(w.note);
+  if (w.gapInside) notes.push('the input has a gap inside this window');
+  if (open && end !== undefined) {
+    const cause = leakCause(t, w, end);
+    if (cause) notes.push(`leak: ${cause}`);
+  }
+  if (notes.length) out.note = notes.join('; ');
+  return out;
+}
+
+function roundReport(r: RsTrack['rounds'][number]): RoundReport {
+  const s = r.sync;
+  const basis: Basis = r.evidence?.basis ?? 'inferred';
+  const evidence = ref(r.trigger) ?? '';
+  if (s.create) {
+    const c = s.create;
+    const out: RoundReport = {
+      at: iso(r.at)!, kind: 'create', n: c.n, basis, batches: c.batches, calls: c.calls, successes: c.successes,
+      skipped: c.skipped, namespaceTerminating: c.namespaceTerminating, errors: [...new Set(c.errors)], evidence,
+    };
+    if (r.evidence?.note) out.note = r.evidence.note;
+    return out;
+  }
+  const d = s.delete!;
+  const out: RoundReport = { at: iso(r.at)!, kind: 'delete', n: d.n, basis, keys: d.keys, failed: d.failed, errors: d.errors, evidence };
+  if (d.note) out.note = d.note;
+  return out;
+}
+
+function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): AdoptionRow[] {
+  if (!rs) return [];
+  const rows: AdoptionRow[] = [];
+  for (const p of pods.values()) {
+    if (p.metadata.namespace !== rs.metadata.namespace) continue;
+    const ref = controllerRefOf(p.metadata);
+    const owned = ref?.uid === rs.metadata.uid;
+    if (!owned && !labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) continue;
+    const d = decideClaim(rs, p);
+    rows.push({ pod: d.pod, uid: d.uid, action: d.action, claimed: d.claimed, reason: d.reason });
+  }
+  rows.sort((a, b) => a.pod.localeCompare(b.pod));
+  return rows;
+}
+
+function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end: number | undefined): Finding[] {
+  const f: Finding[] = [];
+  const rs = t.rs;
+  const name = t.key;
+  // 1. Expectation leaks.
+  for (const w of t.windows) {
+    if (w.endedBy === 'expired' && w.remaining && (w.remaining.add > 0 || w.remaining.del > 0)) {
+      const waited = fmtDuration((w.end ?? w.start) - w.setAt);
+      f.push({
+        id: 'expectation-leak-expired',
+        severity: 'warning',
+        title: `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
+        basis: w.gapInside ? 'unknown' : w.basis,
+        at: iso(w.start),
+        explanation:
+          `At ${iso(w.setAt)} the controller expected ${w.raised.add} creation(s) and ${w.raised.del} deletion(s) for ${name}. ` +
+          `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s) were never observed, so every sync was refused ` +
+          `(${plural(w.gatedSyncs, 'gated sync')}) until the first sync after the record expired, at ${iso(w.end)}. Expiry is passive: ` +
+          `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
+          (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : ''),
+        nextStep:
+          'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +
+          'or creates rejected because the namespace was terminating. Check the kube-controller-manager log for "Controller expectations expired".',
+        evidence: refs(w.evidence),
+      });
+    }
+    if (w.endedBy === 'rs-deleted' && (w.namespaceTerminating ?? 0) > 0) {
+      f.push({
+        id: 'expectation-leak-namespace-terminating',
+        severity: 'info',
+        title: 'Creates rejected because the namespace was terminating leaked expectations until the ReplicaSet was deleted',
+        basis: w.basis,
+        at: iso(w.start),
+        explanation:
+          `The controller counts a create rejected with cause NamespaceTerminating as a success (no FailedCreate Event, no walk-back), ` +
+          `so ${plural(w.namespaceTerminating!, 'expected creation')} could never be observed. ${name} stayed gated from ${iso(w.start)} until ` +
+          `its deletion at ${iso(w.end)} cleared the record. This is benign during namespace deletion.`,
+        nextStep: 'Nothing to do if the namespace is being deleted on purpose; if it is stuck Terminating, look at its finalizers and remaining content.',
+        evidence: refs(w.evidence),
+      });
+    }
+  }
+  if (t.open && end !== undefined) {
+    const w = t.open;
+    const cause = leakCause(t, w, end);
+    const rem = w.remaining ?? { add: w.raised.add, del: w.raised.del };
+    const expires = w.setAt + EXPECTATIONS_TIMEOUT_MS;
+    if (cause) {
+      f.push({
+        id: 'expectation-leak-open',
+        severity: 'critical',
+        title: `Controller gated by a leaked expectation: only the timeout (or deleting the ReplicaSet) will clear it`,
+        basis: w.gapInside ? 'unknown' : w.basis,
+        at: iso(w.start),
+        explanation:
+          `Since ${iso(w.start)} the controller has been waiting for ${rem.add} creation(s) and ${rem.del} deletion(s) for ${name}; ${cause}. ` +
+          `It refuses to create or delete pods (${plural(w.gatedSyncs, 'gated sync')} so far). The record expires at ${iso(expires)}, ` +
+          `but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger — a pod or ReplicaSet change, ` +
+          `an error requeue, or the informer resync every 12–24 h.`,
+        nextStep:
+          end > expires
+            ? `The record is already expired: trigger a sync now, e.g. \`kubectl annotate rs ${t.key.split('/')[1]} -n ${t.key.split('/')[0]} kexp.io/poke="$(date +%s)" --overwrite\`.`
+            : `Wait until ${iso(expires)} and then trigger a sync (any change to the ReplicaSet, e.g. an annotation), or delete and recreate the ReplicaSet if it cannot wait.`,
+        evidence: refs(w.evidence),
+      });
+    } else {
+      f.push({
+        id: 'gated-at-end',
+        severity: 'info',
+        title: `Controller gated on its own writes at the end of the input (${rem.add} creation(s), ${rem.del} deletion(s) outstanding)`,
+        basis: w.gapInside ? 'unknown' : w.basis,
+        at: iso(w.start),
+        explanation:
+          `Since ${iso(w.start)} the controller is waiting to observe its own writes for ${name}. This is normal while a round is in flight; ` +
+          `it becomes a leak if the outstanding writes are never observed (the record expires at ${iso(expires)}).`,
+        nextStep: 'Re-run with a longer recording (or `kexp explain --watch`) to see whether the outstanding writes arrive.',
+        evidence: refs(w.evidence),
+      });
+    }
+  }
+  // 2. Create failures.
+  const failedRounds = t.rounds.filter((r) => r.sync.create && r.sync.create.errors.length > 0);
+  if (failedRounds.length > 0) {
+    const first = failedRounds[0].sync.create!;
+    const calls = failedRounds.reduce((n, r) => n + r.sync.create!.calls, 0);
+    const created = failedRounds.reduce((n, r) => n + r.sync.create!.successes, 0);
+    const errText = first.errors[0];
+    const quota = failedRounds.some((r) => r.sync.create!.errors.some((e) => /exceeded quota/i.test(e)));
+    f.push({
+      id: 'create-failures',
+      severity: 'warning',
+      title: `${plural(failedRounds.length, 'creation round')} hit failed creates${quota ? ' (ResourceQuota)' : ''}`,
+      basis: failedRounds.every((r) => r.evidence?.basis === 'observed') ? 'observed' : 'inferred',
+      at: iso(failedRounds[0].at),
+      explanation:
+        `Slow start stops after the first batch with a failure and walks back the failed and skipped creates at once, so failures do not gate ` +
+        `the controller: it retries with exponential backoff (5 ms doubling, up to 1000 s). ${plural(calls, 'create call')} in these rounds, ` +
+        `${created} succeeded. First error: ${errText}.`,
+      nextStep: quota
+        ? 'Raise the ResourceQuota, lower replicas, or free quota (`kubectl describe resourcequota -n <ns>`).'
+        : 'Read the FailedCreate Events (`kubectl describe rs`) and the admission webhooks/quotas they name.',
+      evidence: refs(failedRounds.map((r) => r.trigger).concat(failedRounds.flatMap((r) => r.evidence?.sources ?? []))),
+    });
+  }
+  // 3. Surplus pods / expiry-driven over-create.
+  if (rs && end !== undefined && t.deletedAt === undefined) {
+    const c = finalCounts(rs, res.pods);
+    if (c.active > c.desired) {
+      f.push({
+        id: 'surplus-pods',
+        severity: 'warning',
+        title: `${c.active - c.desired} more active pod(s) than desired at the end of the input`,
+        basis: 'inferred',
+        at: iso(end),
+        explanation: `${name} wants ${c.desired} replicas but ${c.active} active pods are controlled by it. The controller deletes the surplus at its next ungated sync.`,
+        nextStep: 'If this persists, look for a gated window or a stale informer cache (pods created but not yet observed).',
+        evidence: [],
+      });
+    }
+  }
+  for (const e of t.expiredSyncs) {
+    if ((e.created ?? 0) > 0 && e.add > 0) {
+      f.push({
+        id: 'expiry-over-create',
+        severity: 'warning',
+        title: 'A sync after expiry created pods while earlier creations were still unobserved',
+        basis: 'inferred',
+        at: iso(e.at),
+        explanation:
+          `At ${iso(e.at)} the record still expected ${e.add} creation(s) but had expired, so the sync passed the gate and created ${e.created} pod(s) ` +
+          `from a cache that may lack the earlier pods. If those arrive late the ReplicaSet over-creates and then deletes the surplus (kubernetes#129795).`,
+        nextStep: 'Check kube-controller-manager informer health (watch gaps, relists) around this time.',
+        evidence: [],
+      });
+    }
+  }
+  // 4. Name reuse credited (deletions are keyed by namespace/name).
+  for (const n of t.nameReuse) {
+    f.push({
+      id: 'delete-satisfied-by-name-reuse',
+      severity: 'warning',
+      title: `Delete expectation for ${n.podKey} satisfied by a different pod with the same name`,
+      basis: 'inferred',
+      at: iso(n.at),
+      explanation:
+        `The controller chose ${n.podKey} (uid ${n.chosenUid}) for deletion. It keys expected deletions by namespace/name, not UID, so the deletion ` +
+        `of a new pod with the same name (uid ${n.observedUid}) was credited to that expectation. (The article that motivated kexp says UIDs; the code uses names.)`,
+      nextStep: 'Avoid recreating pods by name while the ReplicaSet scales down; look for tooling that recreates pods with fixed names.',
+      evidence: refs([n.source]),
+    });
+  }
+  // 5. ReplicaSet recreated under the same name.
+  for (const u of t.uidChanges) {
+    f.push({
+      id: 'rs-recreated',
+      severity: 'info',
+      title: 'ReplicaSet recreated under the same name',
+      basis: 'observed',
+      at: iso(u.at),
+      explanation: `${name} changed UID from ${u.oldUid} to ${u.newUid}. Deleting the old ReplicaSet cleared its expectations; the new one starts with none. Pods still pointing at the old UID are not counted by the new ReplicaSet.`,
+      nextStep: 'Check for orphaned pods of the old ReplicaSet (the adoption table shows them).',
+      evidence: refs([u.source]),
+    });
+  }
+  // 6. Clobbered delete keys.
+  for (const c of t.clobbers) {
+    f.push({
+      id: 'clobbered-delete-keys',
+      severity: 'warning',
+      title: `An earlier deletion round never completed (${c.keys.length} key(s) clobbered)`,
+      basis: 'inferred',
+      at: iso(c.at),
+      explanation: `A new ExpectDeletions replaced delete keys that were never observed: ${c.keys.join(', ')}. kube-controller-manager logs this at ERROR as "Clobbering existing delete keys"; it means the previous round only ended by expiry.`,
+      nextStep: 'Look for those pods: were they orphaned, or was their deletion missed by a watch gap?',
+      evidence: refs([c.source]),
+    });
+  }
+  // 7. Terminating pods.
+  if (rs && end !== undefined) {
+    const stuck: string[] = [];
+    let terminating = 0;
+    for (const p of res.pods.values()) {
+      if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
+      if (!p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      terminating++;
+      const dl = Date.parse(p.metadata.deletionTimestamp);
+      if (!Number.isNaN(dl) && dl < end) stuck.push(objectKey(p.metadata));
+    }
+    if (terminating > 0) {
+      f.push({
+        id: 'terminating-pods',
+        severity: stuck.length > 0 ? 'warning' : 'info',
+        title: `${plural(terminating, 'terminating pod')} at the end of the input${stuck.length ? `, ${stuck.length} past the grace period` : ''}`,
+        basis: 'observed',
+        at: iso(end),
+        explanation:
+          `Terminating pods are not active: the controller has already replaced them, and they count only in status.terminatingReplicas. ` +
+          (stuck.length ? `Past their grace period: ${stuck.slice(0, 10).join(', ')} — a kubelet that is gone or a finalizer is holding them.` : ''),
+        nextStep: stuck.length ? 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.' : 'Nothing to do unless they stay.',
+        evidence: [],
+      });
+    }
+  }
+  // 8. Being deleted.
+  if (t.deletingSince !== undefined && t.deletedAt === undefined) {
+    f.push({
+      id: 'rs-being-deleted',
+      severity: 'info',
+      title: 'ReplicaSet is being deleted: the controller no longer creates or deletes pods for it',
+      basis: 'observed',
+      at: iso(t.deletingSince),
+      explanation: 'A ReplicaSet with a deletionTimestamp is still synced (status, claiming of owned pods) but manageReplicas never runs.',
+      nextStep: 'Check the ReplicaSet\'s finalizers and the garbage collector if deletion does not finish.',
+      evidence: [],
+    });
+  }
+  // 9. Sync errors other than create failures (claim/adoption).
+  const claimErrors = t.syncErrors.filter((e) => /can't adopt|recheck|is gone|has just been deleted/.test(e.error));
+  if (claimErrors.length) {
+    f.push({
+      id: 'adoption-blocked',
+      severity: 'warning',
+      title: `${plural(claimErrors.length, 'sync')} aborted by an adoption error`,
+      basis: 'inferred',
+      at: iso(claimErrors[0].at),
+      explanation: `A claim error aborts the sync before manageReplicas and before the status update. First: ${claimErrors[0].error}.`,
+      nextStep: 'See the adoption table; remove the conflicting labels or owner references.',
+      evidence: [],
+    });
+  }
+  // 10. Prediction differences.
+  const notes = t.rounds.filter((r) => r.sync.delete?.note || r.evidence?.basis === 'unknown');
+  if (notes.length) {
+    f.push({
+      id: 'input-disagrees-with-model',
+      severity: 'info',
+      title: `The input disagrees with kexp's prediction in ${plural(notes.length, 'round')}`,
+      basis: 'unknown',
+      at: iso(notes[0].at),
+      explanation: notes.slice(0, 5).map((r) => `${iso(r.at)}: ${r.sync.delete?.note ?? r.evidence?.note ?? ''}`).join(' '),
+      nextStep: 'Compare with the kube-controller-manager log (`kexp kcm-log --compare`) or an audit log for the same period.',
+      evidence: refs(notes.map((r) => r.trigger)),
+    });
+  }
+  // 11. Standalone RS noise.
+  if (t.noControllerNoise > 0) {
+    f.push({
+      id: 'standalone-rs-error-line',
+      severity: 'info',
+      title: 'Expected noise: "ReplicaSet has no controller" ERROR lines on scale-down',
+      basis: 'inferred',
+      explanation: `${name} has no owner, so kube-controller-manager logs "ReplicaSet has no controller" at ERROR on each of its ${plural(t.noControllerNoise, 'scale-down sync')}. It is harmless (kubernetes#102442).`,
+      nextStep: 'None.',
+      evidence: [],
+    });
+  }
+  void windows;
+  return f;
+}
+
+function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: number | undefined): ReplicaSetReport['verdict'] {
+  const has = (id: string) => findings.find((x) => x.id === id);
+  let state: VerdictState;
+  let summary: string;
+  let basis: Basis = 'inferred';
+  if (t.deletedAt !== undefined) {
+    state = 'deleted';
+    summary = `deleted at ${iso(t.deletedAt)}`;
+    basis = 'observed';
+  } else if (t.deletingSince !== undefined) {
+    state = 'deleting';
+    summary = 'being deleted: the controller will not create or delete pods';
+    basis = 'observed';
+  } else if (has('expectation-leak-open')) {
+    state = 'leaked';
+    summary = has('expectation-leak-open')!.title;
+    basis = has('expectation-leak-open')!.basis;
+  } else if (t.open) {
+    state = 'gated';
+    summary = 'gated on its own writes (a round is in flight)';
+    basis = t.open.gapInside ? 'unknown' : t.open.basis;
+  } else if (t.rs && end !== undefined) {
+    const c = finalCounts(t.rs, res.pods);
+    const lastErr = t.lastSync?.error;
+    if (lastErr && c.active !== c.desired) {
+      state = 'failing';
+      summary = `failing to reach ${c.desired} replicas (${c.active} active): ${lastErr}`;
+    } else if (c.active !== c.desired) {
+      state = 'converging';
+      summary = `converging: ${c.active} of ${c.desired} replicas active`;
+    } else if (t.firstSetAt === undefined && t.syncs === 0) {
+      state = 'unknown';
+      summary = 'no sync of this ReplicaSet in the input';
+      basis = 'unknown';
+    } else {
+      state = 'healthy';
+      summary = `healthy: ${c.active}/${c.desired} active, ${c.ready} ready, not gated`;
+    }
+  } else {
+    state = 'unknown';
+    summary = 'the ReplicaSet object itself is not in the input';
+    basis = 'unknown';
+  }
+  return { state, basis, summary };
+}
+
+/** Builds the Report for every tracked ReplicaSet (sorted by key). */
+export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
+  const end = res.end;
+  const rsReports: ReplicaSetReport[] = [];
+  for (const t of [...res.tracks.values()].sort((a, b) => a.key.localeCompare(b.key))) {
+    if (!t.rs && t.rounds.length === 0) continue;
+    const [namespace, name] = t.key.split('/');
+    const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end));
+    const findings = findingsFor(t, res, windows, end);
+    const sevOrder = { critical: 0, warning: 1, info: 2 } as const;
+    findings.sort((a, b) => sevOrder[a.severity] - sevOrder[b.severity] || (a.at ?? '').localeCompare(b.at ?? ''));
+    const final = t.rs && t.deletedAt === undefined ? finalCounts(t.rs, res.pods) : undefined;
+    const series = t.series.map((p) => ({ at: iso(p.at)!, desired: p.desired, active: p.active, terminating: p.terminating, ready: p.ready }));
+    const pick = (k: 'desired' | 'active' | 'terminating' | 'ready') => {
+      const v = t.series.map((p) => p[k]);
+      if (final) v.push(final[k]);
+      return range(v);
+    };
+    const rep: ReplicaSetReport = {
+      key: t.key,
+      namespace,
+      name,
+      uid: t.rs?.metadata.uid,
+      uids: t.uids,
+      owner: t.owner,
+      verdict: verdictFor(t, res, findings, end),
+      counts: { desired: pick('desired'), active: pick('active'), terminating: pick('terminating'), ready: pick('ready') },
+      series,
+      initialState: {
+        basis: 'unknown',
+        until: iso(t.firstSetAt),
+        reason: t.firstSetAt !== undefined
+          ? 'the controller may already have held expectations when the input starts; kexp knows its state from the first round it saw'
+          : 'no round of creates or deletes in the input, so the controller\'s expectations are never known for certain',
+      },
+      syncs: { total: t.syncs, byOutcome: Object.fromEntries(Object.entries(t.syncsByOutcome).sort()) },
+      rounds: t.rounds.map(roundReport),
+      gatedWindows: windows,
+      expectations: t.changes.map((c) => {
+        const o: ReplicaSetReport['expectations'][number] = { at: iso(c.at)!, op: c.op, evidence: ref(c.source) ?? '' };
+        if (c.add !== undefined) o.add = c.add;
+        if (c.del !== undefined) o.del = c.del;
+        if (c.keys) o.keys = c.keys;
+        return o;
+      }),
+      expectationsTruncated: t.changesDropped > 0,
+      findings,
+      adoption: { at: iso(end), rows: t.deletedAt === undefined ? adoptionTable(t.rs, res.pods) : [] },
+    };
+    rsReports.push(rep);
+  }
+  const timeBases = [...new Set(opts.inputs.map((i) => i.timeBasis))];
+  const timeBasis = timeBases.map((b) =>
+    b === 'received'
+      ? 'received: events are stamped with kexp\'s receive time, taken as the time kube-controller-manager\'s informers saw them'
+      : b === 'object-timestamp'
+        ? 'object-timestamp: the input has no receive times; times come from object metadata (whole seconds, missing for many updates), so window edges are approximate and ordering within a second follows the file'
+        : b === 'audit-stage'
+          ? 'audit-stage: times are the apiserver\'s stageTimestamp (µs) of each write'
+          : 'log: times are kube-controller-manager log timestamps',
+  );
+  const assumptions = [
+    'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
+    'Writes made by a sync are matched to their consequences in the input within the match window (5 s by default).',
+    ...(opts.assumptions ?? []),
+  ];
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generator: { name: 'kexp', version: opts.kexpVersion, command: opts.command },
+    k8sVersion: opts.k8sVersion,
+    inputs: opts.inputs.map((i) => ({
+      file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker,
+    })),
+    coverage: {
+      start: iso(res.start),
+      end: iso(res.end),
+      timeBasis,
+      assumptions,
+      gaps: res.gaps.map((g) => ({ at: iso(g.at)!, until: iso(g.until), reason: g.reason, detail: g.detail, evidence: `${g.source.file}:${g.source.line}` })),
+      problems: { count: opts.problems.length, examples: opts.problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) },
+    },
+    replicaSets: rsReports,
+  };
+}
+
+export { desiredReplicas };

@@ -1,0 +1,163 @@
+/**
+ * The Report: one JSON-serialisable object per run, versioned (`schemaVersion`), described
+ * by schema/report.schema.json. `kexp … -o json` prints exactly this object; the table,
+ * chart and HTML renderers only read it.
+ *
+ * All times are RFC 3339 strings in UTC with millisecond precision. Every window, round and
+ * finding carries a `basis`:
+ * - `observed`: seen in the input itself (a kube-controller-manager log line, an audit write);
+ * - `inferred`: simulated by kexp's controller model from what the input shows;
+ * - `unknown`: the input cannot decide it (start of input, a gap, missing evidence).
+ */
+
+export const REPORT_SCHEMA_VERSION = 'kexp.report/v1';
+
+export type Basis = 'observed' | 'inferred' | 'unknown';
+export type Severity = 'critical' | 'warning' | 'info';
+
+export interface InputSummary {
+  file: string;
+  format: string;
+  timeBasis: string;
+  start?: string;
+  end?: string;
+  events: number;
+  problems: number;
+  endMarker: boolean;
+}
+
+export interface GapSummary {
+  at: string;
+  until?: string;
+  reason: string;
+  detail?: string;
+  evidence: string;
+}
+
+export interface Coverage {
+  start?: string;
+  end?: string;
+  /** How event times were obtained, and what that makes unknown. */
+  timeBasis: string[];
+  assumptions: string[];
+  gaps: GapSummary[];
+  problems: { count: number; examples: string[] };
+}
+
+export interface CountRange {
+  first: number;
+  last: number;
+  min: number;
+  max: number;
+}
+
+export interface SeriesPoint {
+  at: string;
+  desired: number;
+  active: number;
+  terminating: number;
+  ready: number;
+}
+
+export interface RoundReport {
+  at: string;
+  kind: 'create' | 'delete';
+  n: number;
+  basis: Basis;
+  /** Create rounds: slow-start batch sizes attempted, calls made, outcome counts. */
+  batches?: number[];
+  calls?: number;
+  successes?: number;
+  skipped?: number;
+  namespaceTerminating?: number;
+  /** Delete rounds: the chosen pod keys (namespace/name). */
+  keys?: string[];
+  failed?: string[];
+  errors: string[];
+  note?: string;
+  /** Triggering event. */
+  evidence: string;
+}
+
+export type WindowEnd = 'fulfilled' | 'expired' | 'rs-deleted' | 'open';
+
+export interface GatedWindow {
+  start: string;
+  end?: string;
+  endedBy: WindowEnd;
+  basis: Basis;
+  /** The Set that opened the window. */
+  raised: { add: number; del: number; keys?: string[] };
+  /** When the counters reached ≤ 0 (fulfilled windows). */
+  fulfilledAt?: string;
+  /** Counters left when the window ended by expiry or deletion, or at the end of input. */
+  remaining?: { add: number; del: number; keys?: string[] };
+  /** Syncs the model ran inside the window that were refused by SatisfiedExpectations. */
+  gatedSyncs: number;
+  /** Open windows: the record expires at timestamp + 5 min; recovery needs a sync after that. */
+  expiresAt?: string;
+  durationMs?: number;
+  evidence: string[];
+  note?: string;
+}
+
+export interface ExpectationChange {
+  at: string;
+  op: 'set' | 'lower' | 'delete' | 'clobber' | 'received-delete';
+  add?: number;
+  del?: number;
+  keys?: string[];
+  evidence: string;
+}
+
+export interface Finding {
+  id: string;
+  severity: Severity;
+  title: string;
+  basis: Basis;
+  at?: string;
+  explanation: string;
+  nextStep: string;
+  evidence: string[];
+}
+
+export interface AdoptionRow {
+  pod: string;
+  uid?: string;
+  action: 'keep' | 'adopt' | 'release' | 'ignore' | 'none';
+  claimed: boolean;
+  reason: string;
+}
+
+export type VerdictState = 'healthy' | 'converging' | 'gated' | 'leaked' | 'failing' | 'deleting' | 'deleted' | 'unknown';
+
+export interface ReplicaSetReport {
+  key: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+  /** Every UID seen under this name (a ReplicaSet recreated under the same name has a new one). */
+  uids: string[];
+  owner?: { kind: string; name: string; uid: string };
+  verdict: { state: VerdictState; basis: Basis; summary: string };
+  counts: { desired: CountRange; active: CountRange; terminating: CountRange; ready: CountRange };
+  series: SeriesPoint[];
+  /** The controller's expectations before the first round kexp saw are unknown. */
+  initialState: { basis: 'unknown'; until?: string; reason: string };
+  syncs: { total: number; byOutcome: Record<string, number> };
+  rounds: RoundReport[];
+  gatedWindows: GatedWindow[];
+  expectations: ExpectationChange[];
+  expectationsTruncated: boolean;
+  findings: Finding[];
+  adoption: { at?: string; rows: AdoptionRow[] };
+}
+
+export interface Report {
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  generator: { name: 'kexp'; version: string; command: string };
+  k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
+  inputs: InputSummary[];
+  coverage: Coverage;
+  replicaSets: ReplicaSetReport[];
+}

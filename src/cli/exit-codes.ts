@@ -1,0 +1,28 @@
+/**
+ * kexp's exit codes, so runbooks can branch on them (documented in README.md).
+ * When several apply, the first in EXIT_PRECEDENCE wins.
+ */
+export const EXIT = {
+  /** Healthy or converging: nothing gates or leaks. */
+  OK: 0,
+  /** Unexpected runtime error. */
+  ERROR: 1,
+  /** Bad flags or arguments (oclif's own parse errors also use 2). */
+  USAGE: 2,
+  /** The controller is gated on its own writes right now (a round in flight). */
+  GATED: 3,
+  /** An expectation leak was found (open, or cleared only by the timeout). */
+  LEAK: 4,
+  /** Creates or deletes are failing (quota, admission, …). */
+  FAILING: 5,
+  /** Input problems: malformed lines were skipped, or an input could not be read. */
+  INPUT: 6,
+  /** Cannot reach the cluster, TLS/auth failure, or RBAC forbids a needed read. */
+  CLUSTER: 7,
+  /** The named ReplicaSet (or Deployment) does not exist. */
+  NOT_FOUND: 8,
+  /** Interrupted by Ctrl-C. */
+  INTERRUPTED: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

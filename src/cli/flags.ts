@@ -1,0 +1,51 @@
+/**
+ * Flags shared by several commands, declared once (named like kubectl's where they overlap).
+ */
+import { Flags } from '@oclif/core';
+import { DEFAULT_K8S_VERSION } from '../model/version.js';
+
+export const outputFlag = Flags.string({
+  char: 'o',
+  summary: 'Output format.',
+  options: ['table', 'json'],
+  default: 'table',
+});
+
+export const rsFlag = Flags.string({
+  summary: 'Only report this ReplicaSet, as namespace/name.',
+  helpValue: 'NAMESPACE/NAME',
+});
+
+export const k8sVersionFlag = Flags.string({
+  summary: `Kubernetes version whose controller behaviour to model (default: the input's server version, else ${DEFAULT_K8S_VERSION}).`,
+  helpValue: 'VERSION',
+});
+
+export const matchWindowFlag = Flags.integer({
+  summary: 'How far ahead (ms) to look for the consequences of a sync\'s writes.',
+  default: 5000,
+  min: 100,
+  max: 600000,
+});
+
+/** kubectl-style cluster access flags. */
+export const clusterFlags = {
+  kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),
+  context: Flags.string({ summary: 'The kubeconfig context to use.', helpValue: 'NAME' }),
+  namespace: Flags.string({ char: 'n', summary: 'Namespace (default: the context\'s namespace, else "default").', helpValue: 'NAMESPACE' }),
+  'request-timeout': Flags.string({ summary: 'Timeout of a single API request, e.g. 10s, 1m (0 = none).', default: '30s', helpValue: 'DURATION' }),
+};
+
+/** Parses kubectl-style durations: `90`, `90s`, `5m`, `1h30m`, `500ms`. Throws Error on others. */
+export function parseDuration(s: string): number {
+  if (/^\d+$/.test(s)) return Number(s) * 1000;
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  let total = 0;
+  let consumed = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    total += Number(m[1]) * { ms: 1, s: 1000, m: 60000, h: 3600000 }[m[2] as 'ms' | 's' | 'm' | 'h'];
+    consumed += m[0].length;
+  }
+  if (consumed !== s.length || s.length === 0) throw new Error(`invalid duration "${s}" (use e.g. 30s, 5m, 1h)`);
+  return total;
+}

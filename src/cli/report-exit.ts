@@ -1,0 +1,16 @@
+/**
+ * Maps a Report (plus input problems) to kexp's exit code. Precedence, highest first:
+ * input problems (6), leak (4), gated (3), failing (5), otherwise 0.
+ */
+import type { Report } from '../analysis/report-types.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+
+export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
+  if (inputProblems > 0) return EXIT.INPUT;
+  const rss = report.replicaSets;
+  const leak = rss.some((r) => r.verdict.state === 'leaked' || r.findings.some((f) => f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
+  if (leak) return EXIT.LEAK;
+  if (rss.some((r) => r.verdict.state === 'gated')) return EXIT.GATED;
+  if (rss.some((r) => r.verdict.state === 'failing' || r.findings.some((f) => f.id === 'create-failures'))) return EXIT.FAILING;
+  return EXIT.OK;
+}

@@ -1,0 +1,321 @@
+/**
+ * Adoption and release of pods by a ReplicaSet (the ControllerRefManager).
+ *
+ * Mirrors, in pkg/controller/controller_ref_manager.go: `BaseControllerRefManager.ClaimObject`
+ * (the decision table), `CanAdopt` (sync.Once around the CanAdoptFunc), `PodControllerRefManager.ClaimPods`,
+ * `AdoptPod` (error wrapping "can't adopt Pod …") and `ReleasePod` (NotFound and 422 Invalid
+ * swallowed), plus `RecheckDeletionTimestamp`; and in pkg/controller/replicaset/replica_set.go the
+ * RS controller's `claimPods` with its `getFresh` live GET (UID check). See
+ * docs/controller-semantics.md §7.
+ *
+ * Everything is pure: API effects are injected as callbacks and only counted.
+ */
+
+import { controllerRefOf, objectKey, parseTime, type Pod, type ReplicaSet } from './objects.js';
+import { aggregateErrorMessage, formatLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
+
+/**
+ * keep: owned and matching, claimed with no API call. adopt: orphan to be adopted (patch after
+ * CanAdopt). release: owned but no longer matching, patched free. ignore: not this RS's business
+ * (other controller, non-matching orphan, …). none: owned and not matching, but nothing is done
+ * because the RS is being deleted (or the RS selector does not even convert).
+ */
+export type ClaimAction = 'keep' | 'adopt' | 'release' | 'ignore' | 'none';
+
+export interface ClaimDecision {
+  /** `namespace/name` of the pod. */
+  pod: string;
+  uid?: string;
+  action: ClaimAction;
+  /**
+   * Whether the pod ends up in the claimed (owned, active) set. From {@link decideClaim} an
+   * `adopt` is optimistic (true = claimed if the adoption succeeds); {@link claimPods} reports the
+   * actual outcome.
+   */
+  claimed: boolean;
+  /** One plain-language sentence citing the ClaimObject rule that applied. */
+  reason: string;
+  /** True only for `adopt`: the adoption is gated on CanAdopt (one live GET per sync). */
+  needsCanAdopt: boolean;
+}
+
+export interface CanAdoptCheck {
+  ok: boolean;
+  error?: string;
+}
+
+export type PatchResult = 'ok' | 'notfound' | 'invalid' | { error: string };
+
+export interface ClaimPodsResult {
+  claimed: Pod[];
+  decisions: ClaimDecision[];
+  /** One entry per failed claim, in pod order (ClaimPods aggregates them into the sync error). */
+  errors: string[];
+  /** 0 or 1: how many times canAdopt() was invoked. */
+  canAdoptCalls: number;
+  /** Adopt and release PATCH attempts, failed ones included. */
+  patches: number;
+}
+
+const rsName = (rs: ReplicaSet): string => `ReplicaSet ${rs.metadata.name ?? ''}`;
+
+/**
+ * The ClaimObject decision for one pod, without API effects (docs/controller-semantics.md §7.1,
+ * rows in upstream evaluation order):
+ *
+ * 1. controllerRef set, UID ≠ RS UID → ignore (only the UID is compared, not kind/name);
+ * 2. controllerRef = RS, selector matches → keep (also while the RS is being deleted);
+ * 3. controllerRef = RS, no match, RS being deleted → none;
+ * 4. controllerRef = RS, no match → release;
+ * 5. orphan, RS being deleted → ignore;
+ * 6. orphan, no match → ignore;
+ * 7. orphan, pod being deleted → ignore;
+ * 8. orphan, RS namespace non-empty and ≠ pod namespace → ignore;
+ * 9. orphan otherwise → adopt (needs CanAdopt).
+ *
+ * An RS whose selector fails LabelSelectorAsSelector never reaches ClaimPods (syncReplicaSet
+ * logs "error converting pod selector…" and returns nil), so every pod gets `none` then.
+ */
+export function decideClaim(rs: ReplicaSet, pod: Pod): ClaimDecision {
+  const base = { pod: objectKey(pod.metadata), ...(pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {}) };
+  const decide = (action: ClaimAction, claimed: boolean, reason: string): ClaimDecision => ({
+    ...base,
+    action,
+    claimed,
+    reason,
+    needsCanAdopt: action === 'adopt',
+  });
+
+  const selector = rs.spec?.selector;
+  const selectorErr = validateLabelSelector(selector);
+  if (selectorErr !== undefined) {
+    return decide(
+      'none',
+      false,
+      `${rsName(rs)} has a selector that does not convert (${selectorErr}), so its sync stops before claiming any pod.`,
+    );
+  }
+
+  const rsUid = rs.metadata.uid ?? '';
+  const rsDeleting = rs.metadata.deletionTimestamp != null;
+  const podDeleting = pod.metadata.deletionTimestamp != null;
+  const matches = labelSelectorMatches(selector, pod.metadata.labels);
+  const sel = formatLabelSelector(selector);
+  const ref = controllerRefOf(pod.metadata);
+
+  if (ref) {
+    if (ref.uid !== rsUid) {
+      return decide(
+        'ignore',
+        false,
+        `Controlled by ${ref.kind} ${ref.name} (uid ${ref.uid}), not this one (${rsName(rs)}, uid ${rsUid}), so ClaimObject ignores it.`,
+      );
+    }
+    if (matches) {
+      return decide(
+        'keep',
+        true,
+        rsDeleting
+          ? `Already controlled by ${rsName(rs)} and matches its selector (${sel}), so it stays claimed with no API call, which is allowed even though the ReplicaSet is being deleted.`
+          : `Already controlled by ${rsName(rs)} and matches its selector (${sel}), so it stays claimed with no API call.`,
+      );
+    }
+    if (rsDeleting) {
+      return decide(
+        'none',
+        false,
+        `Controlled by ${rsName(rs)} but no longer matches its selector (${sel}); it is not claimed, and not released either because the ReplicaSet is being deleted.`,
+      );
+    }
+    return decide(
+      'release',
+      false,
+      `Controlled by ${rsName(rs)} but no longer matches its selector (${sel}), so the controller releases it with a patch that removes its controllerRef.`,
+    );
+  }
+
+  if (rsDeleting) {
+    return decide('ignore', false, `Orphan pod, but ${rsName(rs)} is being deleted, so it adopts nothing.`);
+  }
+  if (!matches) {
+    return decide('ignore', false, `Orphan pod whose labels do not match the selector of ${rsName(rs)} (${sel}), so it is ignored.`);
+  }
+  if (podDeleting) {
+    return decide(
+      'ignore',
+      false,
+      `Orphan pod matching the selector (${sel}), but the pod itself is being deleted (deletionTimestamp ${pod.metadata.deletionTimestamp}), so it is not adopted.`,
+    );
+  }
+  const rsNs = rs.metadata.namespace ?? '';
+  const podNs = pod.metadata.namespace ?? '';
+  if (rsNs !== '' && rsNs !== podNs) {
+    return decide(
+      'ignore',
+      false,
+      `Orphan pod matching the selector, but it is in namespace "${podNs}" and ${rsName(rs)} is in "${rsNs}", so it is not adopted.`,
+    );
+  }
+  return decide(
+    'adopt',
+    true,
+    `Orphan pod in the same namespace matching the selector (${sel}), so ${rsName(rs)} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`,
+  );
+}
+
+/**
+ * Go's time.Time.String() for an instant in UTC ("2006-01-02 15:04:05.999999999 -0700 MST"),
+ * which is how `%v` renders a *metav1.Time. This assumes kube-controller-manager runs with a
+ * UTC local zone (metav1.Time unmarshals into time.Local), the usual case in its container.
+ */
+export function formatGoTime(ms: number): string {
+  const d = new Date(ms);
+  const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
+  let frac = '';
+  const millis = d.getUTCMilliseconds();
+  if (millis !== 0) frac = `.${pad(millis, 3)}`.replace(/0+$/, '');
+  return (
+    `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${frac} +0000 UTC`
+  );
+}
+
+/**
+ * `RecheckDeletionTimestamp(getFresh)()` as the RS controller builds it in claimPods:
+ * - the live GET failed → "can't recheck DeletionTimestamp: <err>" (NotFound renders as the
+ *   client error `replicasets.apps "<name>" not found`);
+ * - the live object has another UID (deleted and recreated) → "can't recheck DeletionTimestamp:
+ *   original ReplicaSet <ns>/<name> is gone: got uid <fresh>, wanted <cached>";
+ * - the live object has a deletionTimestamp → "<ns>/<name> has just been deleted at <ts>";
+ * - otherwise ok.
+ */
+export function recheckDeletionTimestamp(
+  cached: ReplicaSet,
+  fresh: ReplicaSet | { notFound: true } | { error: string },
+): CanAdoptCheck {
+  const wrap = (err: string): CanAdoptCheck => ({ ok: false, error: `can't recheck DeletionTimestamp: ${err}` });
+  if ('notFound' in fresh) return wrap(`replicasets.apps "${cached.metadata.name ?? ''}" not found`);
+  if ('error' in fresh) return wrap(fresh.error);
+  const key = objectKey(cached.metadata);
+  if ((fresh.metadata.uid ?? '') !== (cached.metadata.uid ?? '')) {
+    return wrap(`original ReplicaSet ${key} is gone: got uid ${fresh.metadata.uid ?? ''}, wanted ${cached.metadata.uid ?? ''}`);
+  }
+  const ts = fresh.metadata.deletionTimestamp;
+  if (ts != null) {
+    const ms = parseTime(ts);
+    return {
+      ok: false,
+      error: `${objectKey(fresh.metadata)} has just been deleted at ${ms === undefined ? ts : formatGoTime(ms)}`,
+    };
+  }
+  return { ok: true };
+}
+
+/**
+ * The RS controller's claimPods → PodControllerRefManager.ClaimPods over `pods` (already
+ * filtered to active pods by the caller), in order:
+ * - keep → claimed, no call;
+ * - release → one PATCH; NotFound and 422 Invalid are swallowed (ReleasePod), any other error is
+ *   collected; never claimed;
+ * - adopt → CanAdopt first, evaluated at most once per call (sync.Once): a failure is cached and
+ *   every adoption in this call fails with "can't adopt Pod <ns>/<name> (<uid>): <err>" without a
+ *   PATCH; otherwise one PATCH: ok → claimed; NotFound → not claimed, no error; 422 or any other
+ *   error → collected (AdoptPod does not swallow Invalid);
+ * - ignore/none → nothing.
+ * A non-empty `errors` means the sync returns their aggregate (see {@link aggregateErrorMessage})
+ * before manageReplicas and before the status update.
+ */
+export function claimPods(
+  rs: ReplicaSet,
+  pods: Pod[],
+  canAdopt: () => CanAdoptCheck,
+  patch: (pod: Pod, action: 'adopt' | 'release') => PatchResult,
+): ClaimPodsResult {
+  const claimed: Pod[] = [];
+  const decisions: ClaimDecision[] = [];
+  const errors: string[] = [];
+  let canAdoptCalls = 0;
+  let canAdoptResult: CanAdoptCheck | undefined;
+  let patches = 0;
+
+  const checkCanAdopt = (): CanAdoptCheck => {
+    if (canAdoptResult === undefined) {
+      canAdoptCalls++;
+      canAdoptResult = canAdopt();
+    }
+    return canAdoptResult;
+  };
+
+  for (const pod of pods) {
+    const d = decideClaim(rs, pod);
+    const podName = pod.metadata.name ?? '';
+    switch (d.action) {
+      case 'keep':
+        claimed.push(pod);
+        decisions.push(d);
+        break;
+      case 'release': {
+        patches++;
+        const r = patch(pod, 'release');
+        if (r === 'ok') {
+          decisions.push({ ...d, reason: d.reason.replace(/\.$/, '; the release patch succeeded.') });
+        } else if (r === 'notfound') {
+          decisions.push({ ...d, reason: d.reason.replace(/\.$/, '; the release patch got NotFound (pod already gone), which is ignored.') });
+        } else if (r === 'invalid') {
+          decisions.push({
+            ...d,
+            reason: d.reason.replace(/\.$/, '; the release patch was rejected as Invalid (422: no such owner or pod recreated), which is ignored.'),
+          });
+        } else {
+          errors.push(r.error);
+          decisions.push({ ...d, reason: d.reason.replace(/\.$/, `; the release patch failed (${r.error}), which fails the sync.`) });
+        }
+        break;
+      }
+      case 'adopt': {
+        const check = checkCanAdopt();
+        if (!check.ok) {
+          const err = `can't adopt Pod ${pod.metadata.namespace ?? ''}/${podName} (${pod.metadata.uid ?? ''}): ${check.error ?? 'unknown error'}`;
+          errors.push(err);
+          decisions.push({
+            ...d,
+            claimed: false,
+            reason: `Orphan pod matching the selector, but adoption is refused because CanAdopt failed (${check.error ?? 'unknown error'}), so no patch is sent and the sync fails.`,
+          });
+          break;
+        }
+        patches++;
+        const r = patch(pod, 'adopt');
+        if (r === 'ok') {
+          claimed.push(pod);
+          decisions.push({ ...d, claimed: true, reason: d.reason.replace(/\.$/, '; CanAdopt passed and the adopt patch succeeded.') });
+        } else if (r === 'notfound') {
+          decisions.push({
+            ...d,
+            claimed: false,
+            reason: d.reason.replace(/\.$/, '; the adopt patch got NotFound (pod already gone), so it is not claimed and this is not an error.'),
+          });
+        } else {
+          const msg = r === 'invalid' ? `Pod "${podName}" is invalid` : r.error;
+          errors.push(msg);
+          decisions.push({
+            ...d,
+            claimed: false,
+            reason: d.reason.replace(/\.$/, `; the adopt patch failed (${msg}), so it is not claimed and the sync fails.`),
+          });
+        }
+        break;
+      }
+      case 'ignore':
+      case 'none':
+        decisions.push(d);
+        break;
+    }
+  }
+  return { claimed, decisions, errors, canAdoptCalls, patches };
+}
+
+/** The sync error ClaimPods returns for `errors` (utilerrors.NewAggregate), or undefined. */
+export function claimError(errors: readonly string[]): string | undefined {
+  return errors.length ? aggregateErrorMessage(errors) : undefined;
+}

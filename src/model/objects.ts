@@ -1,0 +1,155 @@
+/**
+ * Wire shapes of the Kubernetes objects the ReplicaSet controller model reads.
+ *
+ * These are the JSON shapes as they travel over a watch, sit in an audit event's
+ * responseObject or in a recording — timestamps are RFC 3339 strings (whole seconds for
+ * object metadata), resourceVersions are opaque decimal strings. We do not reuse
+ * @kubernetes/client-node's model classes here because they deserialise timestamps into
+ * `Date` objects and src/model must stay free of client-node at runtime; the field names
+ * are identical to k8s.io/api core/v1 and apps/v1, so client-node objects serialised with
+ * `ObjectSerializer.serialize` have exactly this shape.
+ */
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  /** RFC 3339, whole seconds, apiserver clock. */
+  creationTimestamp?: string | null;
+  /** RFC 3339; request time + grace period (a future instant when set). */
+  deletionTimestamp?: string | null;
+  deletionGracePeriodSeconds?: number | null;
+  labels?: Record<string, string> | null;
+  annotations?: Record<string, string> | null;
+  ownerReferences?: OwnerReference[] | null;
+  finalizers?: string[] | null;
+}
+
+/** metav1.LabelSelectorRequirement. */
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: string; // In | NotIn | Exists | DoesNotExist
+  values?: string[] | null;
+}
+
+/** metav1.LabelSelector. `null`/absent matches nothing; `{}` matches everything. */
+export interface LabelSelector {
+  matchLabels?: Record<string, string> | null;
+  matchExpressions?: LabelSelectorRequirement[] | null;
+}
+
+export interface PodCondition {
+  type: string;
+  status: string; // "True" | "False" | "Unknown"
+  lastTransitionTime?: string | null;
+  reason?: string;
+  message?: string;
+}
+
+export interface ContainerStatus {
+  name?: string;
+  restartCount?: number;
+  ready?: boolean;
+}
+
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    nodeName?: string | null;
+    initContainers?: Array<{ name?: string; restartPolicy?: string }> | null;
+    containers?: Array<{ name?: string }> | null;
+    [k: string]: unknown;
+  } | null;
+  status?: {
+    phase?: string; // Pending | Running | Succeeded | Failed | Unknown
+    conditions?: PodCondition[] | null;
+    containerStatuses?: ContainerStatus[] | null;
+    initContainerStatuses?: ContainerStatus[] | null;
+    [k: string]: unknown;
+  } | null;
+}
+
+export interface ReplicaSetCondition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+  lastTransitionTime?: string | null;
+}
+
+export interface ReplicaSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    /** Defaults to 1 when absent (apps/v1 defaulting). */
+    replicas?: number | null;
+    minReadySeconds?: number | null;
+    selector?: LabelSelector | null;
+    template?: { metadata?: ObjectMeta | null; spec?: unknown } | null;
+  } | null;
+  status?: {
+    replicas?: number;
+    fullyLabeledReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    terminatingReplicas?: number | null;
+    observedGeneration?: number;
+    conditions?: ReplicaSetCondition[] | null;
+  } | null;
+}
+
+/** core/v1 Event (the legacy recorder the ReplicaSet controller uses). */
+export interface CoreEvent {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  involvedObject?: { kind?: string; namespace?: string; name?: string; uid?: string; apiVersion?: string; resourceVersion?: string };
+  reason?: string;
+  message?: string;
+  type?: string; // Normal | Warning
+  count?: number;
+  firstTimestamp?: string | null;
+  lastTimestamp?: string | null;
+  eventTime?: string | null;
+  source?: { component?: string; host?: string };
+  reportingComponent?: string;
+}
+
+export interface Namespace {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  status?: { phase?: string } | null;
+}
+
+/** `namespace/name`, the key KeyFunc and controller.PodKey produce. */
+export function objectKey(meta: ObjectMeta): string {
+  return `${meta.namespace ?? ''}/${meta.name ?? ''}`;
+}
+
+/** metav1.GetControllerOf: the ownerReference with controller=true, or undefined. */
+export function controllerRefOf(meta: ObjectMeta): OwnerReference | undefined {
+  return (meta.ownerReferences ?? []).find((r) => r.controller === true);
+}
+
+/** Parses an RFC 3339 timestamp to epoch milliseconds; undefined for null/absent/invalid. */
+export function parseTime(t: string | null | undefined): number | undefined {
+  if (!t) return undefined;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -1,0 +1,592 @@
+/**
+ * A deterministic model of the ReplicaSet controller in kube-controller-manager:
+ * informer cache, event handlers, workqueue triggers, syncReplicaSet and manageReplicas.
+ *
+ * Mirrors pkg/controller/replicaset/replica_set.go (ReplicaSetController) as described in
+ * controller-semantics.md §3–§6; version switches from §9 come from `VersionFeatures`.
+ *
+ * The model never performs I/O. Whatever the real controller would ask the API server
+ * (create/delete a pod, the live GET behind CanAdopt, adopt/release patches) is answered
+ * by a `PodControl` supplied by the caller: unit tests script the answers, a replay answers
+ * from the evidence in the input. The model does not write into its own informer cache:
+ * just like the real controller, it only sees its writes when the input delivers them.
+ */
+import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome } from './expectations.js';
+import { controllerRefOf, objectKey, parseTime, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
+import { labelSelectorMatches, validateLabelSelector } from './selector.js';
+import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
+import { claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
+import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
+import { WorkQueue } from './workqueue.js';
+
+/** BurstReplicas in pkg/controller/replicaset/replica_set.go. */
+export const BURST_REPLICAS = 500;
+/** SlowStartInitialBatchSize in pkg/controller/controller_utils.go. */
+export const SLOW_START_INITIAL_BATCH_SIZE = 1;
+
+/** Result of one pod create call (RealPodControl.CreatePods). */
+export type CreateResult =
+  | { ok: true; pod?: string }
+  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean };
+
+/** Result of one pod delete call (RealPodControl.DeletePod). */
+export type DeleteResult = { ok: true } | { ok: false; notFound: true } | { ok: false; notFound?: false; error: string };
+
+/** Everything the controller would ask the API server, answered by the caller. */
+export interface PodControl {
+  /** One create call; `index` is 0-based within the round of `n` calls. */
+  createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult;
+  /** One delete call for a chosen pod. */
+  deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult;
+  /** The live GET behind CanAdopt (RecheckDeletionTimestamp). */
+  getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string };
+  /** Adopt/release PATCH of a pod. */
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number): 'ok' | 'notfound' | 'invalid' | { error: string };
+  /**
+   * Optional: lets a replay replace the predicted scale-down victims with the ones the
+   * input shows were deleted (the real sort is not stable, see pod-ranking.ts).
+   */
+  chooseDeletions?(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string };
+  /** Optional [1.36+]: true while the informers lag behind the controller's own last pod write. */
+  informerBehindOwnWrites?(rsKey: string, at: number): boolean;
+}
+
+/** What slowStartBatch did in one creation round. */
+export interface CreateRound {
+  n: number;
+  /** Batch sizes actually attempted (1, 2, 4, …). */
+  batches: number[];
+  calls: number;
+  successes: number;
+  /** n − successes: walked back with CreationObserved. */
+  skipped: number;
+  namespaceTerminating: number;
+  errors: string[];
+}
+
+export interface DeleteRound {
+  n: number;
+  keys: string[];
+  /** UIDs of the chosen pods, parallel to `keys` (the controller itself only keeps the keys). */
+  uids: string[];
+  /** Keys whose delete failed (not NotFound) and were walked back. */
+  failed: string[];
+  notFound: string[];
+  errors: string[];
+  note?: string;
+}
+
+/** syncReplicaSet outcomes. */
+export type SyncOutcome =
+  | 'synced' // passed the gate (fulfilled / expired / never recorded) and ran manageReplicas
+  | 'gated' // SatisfiedExpectations false
+  | 'rs-being-deleted' // passed or not, RS has deletionTimestamp: no manage
+  | 'rs-not-found'
+  | 'claim-error'
+  | 'selector-error'
+  | 'consistency-skip'; // [1.36+] informer behind the controller's own writes
+
+export interface SyncRecord {
+  at: number;
+  key: string;
+  rsUid?: string;
+  outcome: SyncOutcome;
+  /** SatisfiedExpectations result, when it was evaluated. */
+  expectations?: SatisfiedOutcome;
+  recordBefore?: ExpectationsRecord;
+  desired?: number;
+  active?: number;
+  terminating?: number;
+  ready?: number;
+  available?: number;
+  diff?: number;
+  create?: CreateRound;
+  delete?: DeleteRound;
+  claims?: ClaimDecision[];
+  claimErrors?: string[];
+  /** The error the sync returned (rate-limited requeue), if any. */
+  error?: string;
+  /** Requeue: 'rate-limited' after an error, 'after' for the availability check. */
+  requeue?: { kind: 'rate-limited' | 'after'; delayMs: number };
+  /** ReplicaSet has no controllerRef: the "ReplicaSet has no controller" ERROR line on scale-down. */
+  noControllerNoise?: boolean;
+}
+
+/** What an informer handler did, for evidence and tests. */
+export interface HandlerRecord {
+  at: number;
+  handler: 'addPod' | 'updatePod' | 'deletePod' | 'addRS' | 'updateRS' | 'deleteRS';
+  object: string;
+  /** UID of the pod or ReplicaSet the handler saw. */
+  uid?: string;
+  effects: string[];
+}
+
+export interface ControllerOptions {
+  version: K8sVersion;
+  podControl: PodControl;
+  /** Override ExpectationsTimeout (tests only; the real value is 5 min). */
+  expectationsTimeoutMs?: number;
+  burstReplicas?: number;
+  /** Receives each sync as it happens. */
+  onSync?: (s: SyncRecord) => void;
+  onHandler?: (h: HandlerRecord) => void;
+}
+
+/** A DeletedFinalStateUnknown tombstone: the informer missed the delete; `obj` may be stale. */
+export interface Tombstone<T> {
+  tombstone: true;
+  key: string;
+  obj: T;
+}
+
+function isTombstone<T>(x: T | Tombstone<T>): x is Tombstone<T> {
+  return (x as Tombstone<T>).tombstone === true;
+}
+
+function sameLabels(a: Record<string, string> | null | undefined, b: Record<string, string> | null | undefined): boolean {
+  const ea = Object.entries(a ?? {});
+  const eb = b ?? {};
+  return ea.length === Object.keys(eb).length && ea.every(([k, v]) => eb[k] === v);
+}
+
+function sameRef(a: OwnerReference | undefined, b: OwnerReference | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.name === b.name && a.uid === b.uid &&
+    a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
+}
+
+/** spec.replicas with apps/v1 defaulting (nil → 1). */
+export function desiredReplicas(rs: ReplicaSet): number {
+  const r = rs.spec?.replicas;
+  return r === undefined || r === null ? 1 : r;
+}
+
+export class ReplicaSetController {
+  readonly expectations: ControllerExpectations;
+  readonly queue = new WorkQueue();
+  readonly features: VersionFeatures;
+  /** The informer caches, keyed `namespace/name`. */
+  readonly pods = new Map<string, Pod>();
+  readonly replicaSets = new Map<string, ReplicaSet>();
+  private round = 0;
+  private readonly burst: number;
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
+    this.features = featuresOf(opts.version);
+    this.burst = opts.burstReplicas ?? BURST_REPLICAS;
+  }
+
+  // ───────────────────────────── informer delivery ─────────────────────────────
+
+  /**
+   * Delivers a watch event the way a shared informer does (client-go processDeltas):
+   * ADDED/MODIFIED of an object already in the store → update handler, otherwise add
+   * handler; DELETED → delete handler (and removal from the store).
+   */
+  deliverPod(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, at: number): void {
+    const key = objectKey(pod.metadata);
+    if (watchType === 'DELETED') {
+      this.pods.delete(key);
+      this.deletePod(pod, at);
+      return;
+    }
+    const old = this.pods.get(key);
+    this.pods.set(key, pod);
+    if (old) this.updatePod(old, pod, at);
+    else this.addPod(pod, at);
+  }
+
+  /** Same as deliverPod for ReplicaSets. */
+  deliverReplicaSet(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', rs: ReplicaSet, at: number): void {
+    const key = objectKey(rs.metadata);
+    if (watchType === 'DELETED') {
+      this.replicaSets.delete(key);
+      this.deleteRS(rs, at);
+      return;
+    }
+    const old = this.replicaSets.get(key);
+    this.replicaSets.set(key, rs);
+    if (old) this.updateRS(old, rs, at);
+    else this.addRS(rs, at);
+  }
+
+  /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
+  deliverPodTombstone(stale: Pod, at: number): void {
+    const key = objectKey(stale.metadata);
+    this.pods.delete(key);
+    this.deletePod({ tombstone: true, key, obj: stale }, at);
+  }
+
+  // ───────────────────────────── handlers (§3) ─────────────────────────────
+
+  private report(h: HandlerRecord): void {
+    this.opts.onHandler?.(h);
+  }
+
+  /** resolveControllerRef: the RS named by the ref, only if Kind is ReplicaSet and the UID matches the lister's. */
+  resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaSet | undefined {
+    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    const rs = this.replicaSets.get(`${namespace}/${ref.name}`);
+    if (!rs || rs.metadata.uid !== ref.uid) return undefined;
+    return rs;
+  }
+
+  /** GetPodReplicaSets: RSes in the pod's namespace whose non-empty selector matches its labels. */
+  getPodReplicaSets(pod: Pod): ReplicaSet[] {
+    const out: ReplicaSet[] = [];
+    for (const rs of this.replicaSets.values()) {
+      if (rs.metadata.namespace !== pod.metadata.namespace) continue;
+      const sel = rs.spec?.selector;
+      if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) continue;
+      if (validateLabelSelector(sel)) continue;
+      if (labelSelectorMatches(sel, pod.metadata.labels)) out.push(rs);
+    }
+    return out;
+  }
+
+  private enqueue(rs: ReplicaSet, at: number): string {
+    const key = objectKey(rs.metadata);
+    this.queue.add(key, at);
+    return key;
+  }
+
+  /** addPod in replica_set.go. */
+  addPod(pod: Pod, at: number): void {
+    const name = objectKey(pod.metadata);
+    if (pod.metadata.deletionTimestamp) {
+      // A pod first seen already terminating (e.g. after a restart) is a deletion, never a creation.
+      this.report({ at, handler: 'addPod', object: name, effects: ['routed to deletePod (deletionTimestamp set)'] });
+      this.deletePod(pod, at);
+      return;
+    }
+    const ref = controllerRefOf(pod.metadata);
+    if (ref) {
+      const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
+      if (!rs) {
+        this.report({ at, handler: 'addPod', object: name, effects: ['controllerRef does not resolve: ignored'] });
+        return;
+      }
+      const key = objectKey(rs.metadata);
+      this.expectations.creationObserved(key, at);
+      this.queue.add(key, at);
+      this.report({ at, handler: 'addPod', object: name, effects: [`CreationObserved(${key})`, `enqueue ${key}`] });
+      return;
+    }
+    const rss = this.getPodReplicaSets(pod);
+    for (const rs of rss) this.enqueue(rs, at);
+    this.report({ at, handler: 'addPod', object: name, effects: rss.map((r) => `enqueue ${objectKey(r.metadata)} (orphan)`) });
+  }
+
+  /** updatePod in replica_set.go. */
+  updatePod(old: Pod, cur: Pod, at: number): void {
+    const name = objectKey(cur.metadata);
+    if (cur.metadata.resourceVersion !== undefined && cur.metadata.resourceVersion === old.metadata.resourceVersion) {
+      this.report({ at, handler: 'updatePod', object: name, effects: ['same resourceVersion (resync): ignored'] });
+      return;
+    }
+    const labelChanged = !sameLabels(cur.metadata.labels, old.metadata.labels);
+    if (cur.metadata.deletionTimestamp) {
+      this.deletePod(cur, at, 'updatePod');
+      if (labelChanged) this.deletePod(old, at, 'updatePod');
+      return;
+    }
+    const effects: string[] = [];
+    const curRef = controllerRefOf(cur.metadata);
+    const oldRef = controllerRefOf(old.metadata);
+    const refChanged = !sameRef(curRef, oldRef);
+    if (refChanged && oldRef) {
+      const oldRS = this.resolveControllerRef(old.metadata.namespace ?? '', oldRef);
+      if (oldRS) effects.push(`enqueue ${this.enqueue(oldRS, at)} (old owner)`);
+    }
+    if (curRef) {
+      const rs = this.resolveControllerRef(cur.metadata.namespace ?? '', curRef);
+      if (!rs) {
+        this.report({ at, handler: 'updatePod', object: name, effects: [...effects, 'controllerRef does not resolve'] });
+        return;
+      }
+      effects.push(`enqueue ${this.enqueue(rs, at)}`);
+      const minReady = rs.spec?.minReadySeconds ?? 0;
+      if (!isPodReady(old) && isPodReady(cur) && minReady > 0) {
+        const delay = (minReady + (this.features.availabilityExtraSecond ? 1 : 0)) * 1000;
+        this.queue.addAfter(objectKey(rs.metadata), at, delay);
+        effects.push(`enqueue after ${delay} ms for availability check`);
+      }
+      this.report({ at, handler: 'updatePod', object: name, effects });
+      return;
+    }
+    if (labelChanged || refChanged) {
+      for (const rs of this.getPodReplicaSets(cur)) effects.push(`enqueue ${this.enqueue(rs, at)} (orphan)`);
+    }
+    this.report({ at, handler: 'updatePod', object: name, effects });
+  }
+
+  /** deletePod in replica_set.go; accepts a tombstone whose object may be stale. */
+  deletePod(obj: Pod | Tombstone<Pod>, at: number, caller: HandlerRecord['handler'] = 'deletePod'): void {
+    const pod = isTombstone(obj) ? obj.obj : obj;
+    const name = objectKey(pod.metadata);
+    const ref = controllerRefOf(pod.metadata);
+    if (!ref) {
+      this.report({ at, handler: caller, object: name, effects: ['deletion of an orphan: ignored'] });
+      return;
+    }
+    const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
+    if (!rs) {
+      this.report({ at, handler: caller, object: name, effects: ['controllerRef does not resolve: deletion ignored'] });
+      return;
+    }
+    const key = objectKey(rs.metadata);
+    const counted = this.expectations.deletionObserved(key, name, at);
+    this.queue.add(key, at);
+    this.report({
+      at,
+      handler: caller,
+      object: name,
+      uid: pod.metadata.uid,
+      effects: [counted ? `DeletionObserved(${key}, ${name})` : `deletion of ${name} not expected: no change`, `enqueue ${key}`],
+    });
+  }
+
+  /** addRS in replica_set.go. */
+  addRS(rs: ReplicaSet, at: number): void {
+    const key = this.enqueue(rs, at);
+    this.report({ at, handler: 'addRS', object: key, effects: [`enqueue ${key}`] });
+  }
+
+  /** updateRS in replica_set.go: a UID change is a delete+recreate; always enqueues (no RV check). */
+  updateRS(old: ReplicaSet, cur: ReplicaSet, at: number): void {
+    const key = objectKey(cur.metadata);
+    const effects: string[] = [];
+    if (old.metadata.uid !== cur.metadata.uid) {
+      this.deleteRS({ tombstone: true, key, obj: old }, at);
+      effects.push('UID changed: deleteRS(old)');
+    }
+    if (desiredReplicas(old) !== desiredReplicas(cur)) {
+      effects.push(`desired pod count change ${desiredReplicas(old)}->${desiredReplicas(cur)}`);
+    }
+    this.queue.add(key, at);
+    effects.push(`enqueue ${key}`);
+    this.report({ at, handler: 'updateRS', object: key, effects });
+  }
+
+  /** deleteRS in replica_set.go: DeleteExpectations, then enqueue. */
+  deleteRS(obj: ReplicaSet | Tombstone<ReplicaSet>, at: number): void {
+    const rs = isTombstone(obj) ? obj.obj : obj;
+    const key = objectKey(rs.metadata);
+    this.expectations.delete(key, at);
+    this.queue.add(key, at);
+    this.report({ at, handler: 'deleteRS', object: key, effects: ['DeleteExpectations', `enqueue ${key}`] });
+  }
+
+  // ───────────────────────────── sync (§4) ─────────────────────────────
+
+  /**
+   * Runs every queued sync due before `before` (or at it, when `inclusive`), in due order.
+   * Returns the syncs run.
+   */
+  runDue(before: number, inclusive = false): SyncRecord[] {
+    const out: SyncRecord[] = [];
+    for (let n = this.queue.next(before, inclusive); n; n = this.queue.next(before, inclusive)) {
+      out.push(this.syncReplicaSet(n.key, n.at));
+    }
+    return out;
+  }
+
+  /** Candidate pods: [≤1.32] every pod in the namespace; [1.33+] owned by this RS (index) plus orphans. */
+  private candidatePods(rs: ReplicaSet): Pod[] {
+    const ns = rs.metadata.namespace;
+    const out: Pod[] = [];
+    for (const p of this.pods.values()) {
+      if (p.metadata.namespace !== ns) continue;
+      if (this.features.podIndexListing) {
+        const ref = controllerRefOf(p.metadata);
+        if (ref && !(ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && ref.uid === rs.metadata.uid)) continue;
+      }
+      out.push(p);
+    }
+    return out;
+  }
+
+  /** syncReplicaSet in replica_set.go. */
+  syncReplicaSet(key: string, at: number): SyncRecord {
+    const rec = this.sync(key, at);
+    this.opts.onSync?.(rec);
+    return rec;
+  }
+
+  private sync(key: string, at: number): SyncRecord {
+    const rs = this.replicaSets.get(key);
+    if (!rs) {
+      this.expectations.delete(key, at);
+      this.queue.forget(key);
+      return { at, key, outcome: 'rs-not-found' };
+    }
+    const base: SyncRecord = { at, key, rsUid: rs.metadata.uid, outcome: 'synced', desired: desiredReplicas(rs) };
+    if (this.features.consistencyGate && this.opts.podControl.informerBehindOwnWrites?.(key, at)) {
+      const delay = this.queue.addRateLimited(key, at);
+      return { ...base, outcome: 'consistency-skip', error: 'ConsistencyError: informer has not observed the controller\'s last write', requeue: { kind: 'rate-limited', delayMs: delay } };
+    }
+    const sat = this.expectations.satisfied(key, at);
+    base.expectations = sat.outcome;
+    base.recordBefore = sat.record;
+    const selErr = validateLabelSelector(rs.spec?.selector ?? null);
+    if (selErr || !rs.spec?.selector) {
+      return { ...base, outcome: 'selector-error', error: `error converting pod selector to selector for rs ${key}: ${selErr ?? 'nil selector'}` };
+    }
+    const candidates = this.candidatePods(rs);
+    const allActive = candidates.filter(isPodActive);
+    let canAdoptResult: CanAdoptCheck | undefined;
+    const claim = claimPods(
+      rs,
+      allActive,
+      () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
+      (pod, action) => this.opts.podControl.patchPod(pod, action, at),
+    );
+    base.claims = claim.decisions;
+    if (claim.errors.length > 0) {
+      const delay = this.queue.addRateLimited(key, at);
+      return { ...base, outcome: 'claim-error', claimErrors: claim.errors, error: claim.errors.join('; '), requeue: { kind: 'rate-limited', delayMs: delay } };
+    }
+    const active = claim.claimed;
+    const terminating = candidates.filter(
+      (p) => p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' &&
+        controllerRefOf(p.metadata)?.uid === rs.metadata.uid && labelSelectorMatches(rs.spec?.selector, p.metadata.labels),
+    );
+    base.active = active.length;
+    base.terminating = terminating.length;
+    base.ready = active.filter(isPodReady).length;
+    const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
+    base.available = active.filter((p) => {
+      if (!isPodReady(p)) return false;
+      if (minReadyMs === 0) return true;
+      const since = podReadySince(p);
+      return since !== undefined && since + minReadyMs < at;
+    }).length;
+    base.diff = active.length - desiredReplicas(rs);
+
+    let manageErr: string | undefined;
+    if (!sat.satisfied) {
+      base.outcome = 'gated';
+    } else if (rs.metadata.deletionTimestamp) {
+      base.outcome = 'rs-being-deleted';
+    } else {
+      manageErr = this.manageReplicas(active, rs, at, base);
+    }
+    if (sat.satisfied && rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
+
+    if (manageErr) {
+      base.error = manageErr;
+      const delay = this.queue.addRateLimited(key, at);
+      base.requeue = { kind: 'rate-limited', delayMs: delay };
+      return base;
+    }
+    this.queue.forget(key);
+    // Availability requeue (§4 step 14).
+    if (minReadyMs > 0 && base.ready !== base.available) {
+      let delay: number | undefined;
+      if (this.features.availabilityExtraSecond) {
+        if (base.ready === desiredReplicas(rs)) delay = minReadyMs;
+      } else {
+        const next = active
+          .filter(isPodReady)
+          .map((p) => podReadySince(p))
+          .filter((t): t is number => t !== undefined && t + minReadyMs >= at)
+          .map((t) => t + minReadyMs - at);
+        delay = next.length ? Math.min(...next) : minReadyMs;
+      }
+      if (delay !== undefined) {
+        this.queue.addAfter(key, at, delay);
+        base.requeue = { kind: 'after', delayMs: delay };
+      }
+    }
+    return base;
+  }
+
+  /** manageReplicas in replica_set.go. Returns the error the sync would return. */
+  private manageReplicas(active: Pod[], rs: ReplicaSet, at: number, rec: SyncRecord): string | undefined {
+    const key = objectKey(rs.metadata);
+    const diff = active.length - desiredReplicas(rs);
+    if (diff < 0) {
+      const n = Math.min(-diff, this.burst);
+      this.expectations.expectCreations(key, n, at);
+      const round = ++this.round;
+      const r: CreateRound = { n, batches: [], calls: 0, successes: 0, skipped: 0, namespaceTerminating: 0, errors: [] };
+      // slowStartBatch: batches 1, 2, 4, … each min(2·prev, remaining); stop after a batch with a failure.
+      let remaining = n;
+      let index = 0;
+      for (let size = Math.min(remaining, SLOW_START_INITIAL_BATCH_SIZE); size > 0; size = Math.min(2 * size, remaining)) {
+        r.batches.push(size);
+        let failed = 0;
+        for (let i = 0; i < size; i++) {
+          const res = this.opts.podControl.createPod(rs, { round, index: index++, n, at });
+          r.calls++;
+          if (res.ok) continue;
+          if (res.namespaceTerminating) {
+            // createPods treats a NamespaceTerminating rejection as "nothing to do": counted as success.
+            r.namespaceTerminating++;
+            continue;
+          }
+          failed++;
+          r.errors.push(res.error);
+        }
+        r.successes += size - failed;
+        remaining -= size;
+        if (failed > 0) break;
+      }
+      r.skipped = n - r.successes;
+      for (let i = 0; i < r.skipped; i++) this.expectations.creationObserved(key, at);
+      rec.create = r;
+      return r.errors[0];
+    }
+    if (diff > 0) {
+      const n = Math.min(diff, this.burst);
+      const related = this.relatedPods(rs, rec);
+      let victims = getPodsToDelete(active, related, n, at);
+      let note: string | undefined;
+      if (this.opts.podControl.chooseDeletions) {
+        const c = this.opts.podControl.chooseDeletions(rs, victims, active, at);
+        victims = c.pods;
+        note = c.note;
+      }
+      const keys = victims.map((p) => objectKey(p.metadata));
+      this.expectations.expectDeletions(key, keys, at);
+      const round = ++this.round;
+      const d: DeleteRound = { n, keys, uids: victims.map((p) => p.metadata.uid ?? ''), failed: [], notFound: [], errors: [], note };
+      for (const pod of victims) {
+        const res = this.opts.podControl.deletePod(rs, pod, { round, at });
+        if (res.ok) continue;
+        const pk = objectKey(pod.metadata);
+        this.expectations.deletionObserved(key, pk, at);
+        if (res.notFound) d.notFound.push(pk);
+        else {
+          d.failed.push(pk);
+          d.errors.push(`unable to delete pods: ${res.error}`);
+        }
+      }
+      rec.delete = d;
+      return d.errors[0];
+    }
+    return undefined;
+  }
+
+  /** getIndirectlyRelatedPods: pods (by selector) of every RS sharing this RS's controller. */
+  private relatedPods(rs: ReplicaSet, rec: SyncRecord): Pod[] {
+    const owner = controllerRefOf(rs.metadata);
+    if (!owner) {
+      rec.noControllerNoise = true;
+      return [];
+    }
+    const seen = new Map<string, Pod>();
+    for (const other of this.replicaSets.values()) {
+      if (other.metadata.namespace !== rs.metadata.namespace) continue;
+      if (controllerRefOf(other.metadata)?.uid !== owner.uid) continue;
+      for (const p of this.pods.values()) {
+        if (p.metadata.namespace !== rs.metadata.namespace) continue;
+        if (labelSelectorMatches(other.spec?.selector, p.metadata.labels)) seen.set(p.metadata.uid ?? objectKey(p.metadata), p);
+      }
+    }
+    return [...seen.values()];
+  }
+}
+

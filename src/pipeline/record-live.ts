@@ -1,0 +1,158 @@
+/**
+ * `kexp record`'s engine room: resolve the target, start one Reflector per watched
+ * resource (ReplicaSets, pods and Events in the namespace, and the namespace itself) and
+ * write everything they deliver into a kexp recording until the duration ends or the
+ * signal aborts. Shared by the command and by the e2e scenario runner.
+ */
+import { ClusterError, getJSON } from '../sources/live/api-client.js';
+import type { ClusterAccess } from '../sources/live/kubeconfig.js';
+import { Reflector } from '../sources/live/reflector.js';
+import { RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
+import type { RecordingWatch } from '../sources/watch/recording-format.js';
+import { formatRecvTime } from '../sources/watch/recording-format.js';
+import { KEXP_VERSION } from '../version.js';
+
+export interface RecordTarget {
+  /** `rs` or `deployment`. */
+  kind: 'rs' | 'deployment';
+  name: string;
+}
+
+/** Parses `NAME`, `rs/NAME`, `replicaset/NAME`, `replicasets/NAME`, `deployment/NAME`, `deploy/NAME`. Throws Error on others. */
+export function parseTarget(s: string): RecordTarget {
+  const m = /^(?:(rs|replicaset|replicasets|replicaset\.apps|deploy|deployment|deployments|deployment\.apps)\/)?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(s);
+  if (!m) throw new Error(`"${s}" is not a ReplicaSet name or deployment/NAME`);
+  return { kind: m[1]?.startsWith('deploy') ? 'deployment' : 'rs', name: m[2] };
+}
+
+/** Turns a 403 on a watched resource into the one line the README's Role fixes. */
+export function forbiddenMessage(verb: string, resource: string, namespace: string | undefined, err: ClusterError): string {
+  return `forbidden: cannot ${verb} ${resource}${namespace ? ` in namespace ${namespace}` : ''} (${err.message.split('\n')[0]}); see "Permissions" in the README for the minimal Role`;
+}
+
+export interface RecordOptions {
+  access: ClusterAccess;
+  target: RecordTarget;
+  file: string;
+  redact: boolean;
+  signal: AbortSignal;
+  durationMs?: number;
+  now: () => number;
+  requestTimeoutMs?: number;
+  onProgress?: (c: RecordingCounts) => void;
+  onWarning?: (m: string) => void;
+  /** Record even if the target does not exist yet (it may be created while recording). Default false. */
+  allowMissingTarget?: boolean;
+  /** Called once every watch has delivered its initial list. */
+  onSynced?: () => void;
+}
+
+export interface RecordResult {
+  counts: RecordingCounts;
+  endReason: 'duration' | 'interrupted' | 'error';
+  error?: ClusterError;
+}
+
+/** Checks the target exists; returns the server version. Throws ClusterError. */
+export async function resolveTarget(access: ClusterAccess, target: RecordTarget, timeoutMs?: number): Promise<string | undefined> {
+  const ns = access.namespace;
+  const path = target.kind === 'deployment'
+    ? `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`
+    : `/apis/apps/v1/namespaces/${ns}/replicasets/${target.name}`;
+  try {
+    await getJSON(access.kc, path, { timeoutMs });
+  } catch (err) {
+    if (err instanceof ClusterError && err.kind === 'not-found') {
+      let hint = '';
+      if (target.kind === 'rs') {
+        try {
+          await getJSON(access.kc, `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`, { timeoutMs });
+          hint = `; a Deployment of that name exists: use deployment/${target.name}`;
+        } catch {
+          /* no hint */
+        }
+      }
+      throw new ClusterError('not-found', `${target.kind === 'rs' ? 'ReplicaSet' : 'Deployment'} ${ns}/${target.name} not found${hint}`);
+    }
+    if (err instanceof ClusterError && err.kind === 'forbidden') {
+      throw new ClusterError('forbidden', forbiddenMessage('get', target.kind === 'rs' ? 'replicasets.apps' : 'deployments.apps', ns, err));
+    }
+    throw err;
+  }
+  try {
+    const v = await getJSON<{ gitVersion?: string }>(access.kc, '/version', { timeoutMs });
+    return v.gitVersion;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function recordLive(o: RecordOptions): Promise<RecordResult> {
+  const ns = o.access.namespace;
+  let serverVersion: string | undefined;
+  try {
+    serverVersion = await resolveTarget(o.access, o.target, o.requestTimeoutMs);
+  } catch (err) {
+    if (!(o.allowMissingTarget && err instanceof ClusterError && err.kind === 'not-found')) throw err;
+    serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs }).catch(() => undefined))?.gitVersion;
+  }
+  let pendingSync = 4;
+  const watches: Array<RecordingWatch & { path: string; kind: string; apiVersion: string; verb: string }> = [
+    { resource: 'replicasets', namespace: ns, path: `/apis/apps/v1/namespaces/${ns}/replicasets`, kind: 'ReplicaSet', apiVersion: 'apps/v1', verb: 'watch' },
+    { resource: 'pods', namespace: ns, path: `/api/v1/namespaces/${ns}/pods`, kind: 'Pod', apiVersion: 'v1', verb: 'watch' },
+    { resource: 'events', namespace: ns, path: `/api/v1/namespaces/${ns}/events`, kind: 'Event', apiVersion: 'v1', verb: 'watch' },
+    { resource: 'namespaces', name: ns, fieldSelector: `metadata.name=${ns}`, path: '/api/v1/namespaces', kind: 'Namespace', apiVersion: 'v1', verb: 'watch' },
+  ];
+  const writer = new RecordingWriter(o.file, {
+    kexpVersion: KEXP_VERSION,
+    serverVersion,
+    namespace: ns,
+    replicaSet: o.target.kind === 'rs' ? o.target.name : undefined,
+    ...(o.target.kind === 'deployment' ? { deployment: o.target.name } : {}),
+    startedAt: formatRecvTime(o.now()),
+    watches: watches.map(({ resource, namespace, name, fieldSelector }) => ({ resource, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(fieldSelector ? { fieldSelector } : {}) })),
+    redacted: o.redact,
+  }, o.redact);
+  const inner = new AbortController();
+  const onAbort = () => inner.abort();
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  if (o.durationMs) timer = setTimeout(() => inner.abort(), o.durationMs);
+  let fatal: ClusterError | undefined;
+  const runs = watches.map((w) =>
+    new Reflector({
+      kc: o.access.kc,
+      path: w.path,
+      kind: w.kind,
+      apiVersion: w.apiVersion,
+      fieldSelector: w.fieldSelector,
+      signal: inner.signal,
+      now: o.now,
+      requestTimeoutMs: o.requestTimeoutMs,
+      sink: {
+        event: (type, obj, at, synthetic) => {
+          writer.event(w.resource, type, obj, at, synthetic);
+          o.onProgress?.(writer.counts);
+        },
+        synced: () => {
+          if (--pendingSync === 0) o.onSynced?.();
+        },
+        gap: (reason, detail, at) => {
+          writer.gap(w.resource, reason, detail, at);
+          o.onWarning?.(`${w.resource}: ${reason} (${detail})`);
+        },
+      },
+    }).run().catch((err: unknown) => {
+      if (inner.signal.aborted) return;
+      const ce = err instanceof ClusterError ? err : new ClusterError('http', String((err as Error)?.message ?? err));
+      fatal ??= ce.kind === 'forbidden' ? new ClusterError('forbidden', forbiddenMessage('list/watch', w.resource, w.namespace, ce)) : ce;
+      inner.abort();
+    }),
+  );
+  await Promise.all(runs);
+  if (timer) clearTimeout(timer);
+  o.signal.removeEventListener('abort', onAbort);
+  const endReason = fatal ? 'error' : o.signal.aborted ? 'interrupted' : 'duration';
+  writer.close(endReason, o.now(), fatal?.message);
+  return { counts: writer.counts, endReason, error: fatal };
+}

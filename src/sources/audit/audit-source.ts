@@ -1,0 +1,794 @@
+/**
+ * `openAuditSource`: one apiserver audit input (file, `.gz`, or stdin) → a stageTimestamp-ordered
+ * stream of TimelineEvents for the ReplicaSet controller model (merging several apiservers'
+ * files is another module's job).
+ *
+ * - A `write` event for every create/update/patch/delete/deletecollection on pods (incl.
+ *   status/binding/eviction/… subresources, not exec/attach/portforward/proxy/log),
+ *   replicasets (incl. status), events (core; by default only those about a ReplicaSet or made
+ *   by the RS controller — see `allEvents`), namespaces, resourcequotas and deployments.
+ * - Additionally an `observed` event when a successful write carries its resulting object
+ *   (RequestResponse level): ADDED for create, MODIFIED for update/patch, and for delete
+ *   MODIFIED while the object lives on (graceful deletion: `deletionTimestamp` + grace > 0,
+ *   finalizers, namespace `spec.finalizers`, HTTP 202) or DELETED when it is gone (immediate
+ *   delete returning the final object, or a `Status` response → the last object seen in this
+ *   log, or a stub from objectRef).
+ * - Stages (input-formats.md §1.2): ResponseComplete and Panic are the records; a
+ *   RequestReceived/ResponseStarted whose auditID never completes in the file is reported as
+ *   incomplete at the end. Only auditIDs of relevant writes are remembered (bounded).
+ *
+ * Output order: events are released through a bounded reorder window (2 s of stageTimestamp
+ * by default) because audit files are only nearly ordered (each request is logged when it
+ * completes). JSON-array / pretty-printed / YAML inputs (exports such as `gcloud logging read`,
+ * which is newest-first) are sorted completely. Anything later than the window is released
+ * out of order and counted (`outOfOrder`).
+ */
+import type { Readable } from 'node:stream';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
+import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
+import {
+  containsAny,
+  findStringValue,
+  InputReader,
+  JsonValueSplitter,
+  keyNeedle,
+  type Line,
+  type LineFilter,
+} from './line-reader.js';
+import {
+  AuditNormaliser,
+  classifyValue,
+  CRI_RE,
+  KLOG_RE,
+  LEGACY_AUDIT_RE,
+  parseGkeMethod,
+  parseMicroTime,
+  type AuditLevel,
+  type AuditRecord,
+  type AuditStage,
+} from './normalise.js';
+import { ReorderBuffer } from './reorder.js';
+
+export type AuditFormat = 'audit-log' | 'audit-webhook' | 'audit-yaml' | 'gke' | 'eks' | 'aks';
+
+export interface AuditSourceOptions {
+  diagnostics: Diagnostics;
+  /** Stream read when the path is `-` (default process.stdin). */
+  stdin?: Readable;
+  /** Epoch ms; events before it are not emitted (state is still learned from them). */
+  since?: number;
+  /** Epoch ms; events after it are not emitted. */
+  until?: number;
+  /** Reorder window in ms of stageTimestamp (default 2000). */
+  reorderWindowMs?: number;
+  /** Emit every core Event write, not only those about a ReplicaSet / by the RS controller. */
+  allEvents?: boolean;
+  /** Byte-level prefilter before JSON.parse (default true; false parses every line). */
+  prefilter?: boolean;
+  /** Longest line / JSON value kept (default 64 MiB). */
+  maxLineBytes?: number;
+  /** Largest whole document for YAML input (default 256 MiB). */
+  maxDocumentBytes?: number;
+  /** Problems passed to diagnostics per file before only counting (default 100). */
+  maxProblemsShown?: number;
+}
+
+/** A write event with the audit-specific details kexp can use (a structural WriteEvent). */
+export interface AuditWriteEvent extends WriteEvent {
+  actor: AuditActor;
+  /** API group of the resource (`''` core, `apps`). */
+  apiGroup: string;
+  stage: 'ResponseComplete' | 'Panic';
+  /** For pod writes: the controller owner (ReplicaSet, …), `none`, or `unknown`. */
+  owner?: PodOwnership;
+  annotations?: Record<string, string>;
+}
+
+export interface IncompleteRequest {
+  line: number;
+  auditID: string;
+  stage: AuditStage;
+  verb: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  at?: number;
+}
+
+/** Per-file facts for the report's input-coverage section. */
+export interface AuditFileSummary {
+  file: string;
+  format: AuditFormat;
+  compressed: boolean;
+  apiVersions: string[];
+  /** Policy levels of the relevant records (what kexp could see of pods/RS writes). */
+  levels: AuditLevel[];
+  stages: Partial<Record<AuditStage, number>>;
+  /** Epoch ms of the earliest / latest audit record read (incl. the file's last line). */
+  start?: number;
+  end?: number;
+  bytes: number;
+  linesRead: number;
+  linesSkippedByPrefilter: number;
+  /** Wrapped records (EKS/AKS) skipped by the prefilter without parsing. */
+  recordsSkippedByPrefilter: number;
+  malformedLines: number;
+  linesTooLong: number;
+  auditRecords: number;
+  writeEvents: number;
+  observedEvents: number;
+  rsControllerWrites: number;
+  /** Successful updates/patches whose result had the same resourceVersion as before (no watch event). */
+  noopWrites: number;
+  incomplete: { count: number; examples: IncompleteRequest[] };
+  outOfOrder: { count: number; maxLateMs: number; firstLine?: number };
+  /** Records deliberately skipped, by reason (non-audit messages, other AKS categories, …). */
+  skipped: Record<string, number>;
+  /** `audit.k8s.io/truncated` records (bodies removed by the apiserver). */
+  truncatedRecords: number;
+  problems: number;
+}
+
+export interface AuditCoverage extends FileCoverage {
+  audit: AuditFileSummary;
+}
+
+export interface AuditOpenedSource extends OpenedSource {
+  coverage(): AuditCoverage;
+  summary(): AuditFileSummary;
+}
+
+// ---------------------------------------------------------------------------------------
+// What is relevant.
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+interface ResourceInfo {
+  groups: readonly string[];
+  /** Kind of the ObservedEvent produced from its bodies, when the model consumes it. */
+  observed?: 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
+  kind: string;
+}
+
+const RESOURCES: Record<string, ResourceInfo> = {
+  pods: { groups: [''], observed: 'Pod', kind: 'Pod' },
+  replicasets: { groups: ['apps', 'extensions'], observed: 'ReplicaSet', kind: 'ReplicaSet' },
+  events: { groups: [''], observed: 'Event', kind: 'Event' },
+  namespaces: { groups: [''], observed: 'Namespace', kind: 'Namespace' },
+  resourcequotas: { groups: [''], kind: 'ResourceQuota' },
+  deployments: { groups: ['apps', 'extensions'], kind: 'Deployment' },
+};
+const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
+/** Pod subresources that are not writes to the pod object. */
+const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
+
+// ---------------------------------------------------------------------------------------
+// Prefilters (byte level, inside the line; see line-reader.ts). They may let through lines
+// the semantic check then drops, never the other way round.
+
+const RS_NEEDLES = [Buffer.from('ReplicaSet'), Buffer.from('replicaset')];
+
+function auditLineFilter(escaped: boolean, allEvents: boolean): LineFilter {
+  const resourceKey = keyNeedle('resource', escaped);
+  const verbKey = keyNeedle('verb', escaped);
+  const isResource = (v: string) => RESOURCE_NAMES.has(v);
+  const isWrite = (v: string) => WRITE_VERBS.has(v);
+  return (buf, start, end) => {
+    const line = buf.subarray(start, end);
+    const r = findStringValue(line, resourceKey, escaped, isResource);
+    if (r === undefined) return false;
+    if (findStringValue(line, verbKey, escaped, isWrite) === undefined) return false;
+    if (!allEvents && r === 'events' && findStringValue(line, resourceKey, escaped, (v) => v !== 'events' && isResource(v)) === undefined) {
+      return containsAny(line, RS_NEEDLES);
+    }
+    return true;
+  };
+}
+
+function gkeLineFilter(allEvents: boolean): LineFilter {
+  const methodKey = keyNeedle('methodName');
+  const relevant = (v: string) => {
+    const m = parseGkeMethod(v);
+    return m !== undefined && RESOURCE_NAMES.has(m.resource) && WRITE_VERBS.has(m.verb);
+  };
+  return (buf, start, end) => {
+    const line = buf.subarray(start, end);
+    const v = findStringValue(line, methodKey, false, relevant);
+    if (v === undefined) return false;
+    if (!allEvents && parseGkeMethod(v)!.resource === 'events') return containsAny(line, RS_NEEDLES);
+    return true;
+  };
+}
+
+const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;
+const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
+
+function innerFilter(allEvents: boolean): (json: string) => boolean {
+  return (s) => {
+    const m = INNER_RESOURCE_RE.exec(s);
+    if (!m || !INNER_VERB_RE.test(s)) return false;
+    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset');
+    return true;
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+
+type Mode = 'lines' | 'values' | 'yaml';
+
+interface Sniffed {
+  mode: Mode;
+  format?: AuditFormat;
+  apiVersion?: string;
+  firstAt?: number;
+}
+
+const PEEK_LINES = 20;
+const PEEK_BYTES = 8 << 20;
+const YAML_START_RE = /^(---|%YAML|#|apiVersion\s*:|kind\s*:|items\s*:|auditID\s*:|level\s*:|stage\s*:|- )/;
+
+function formatOf(c: ReturnType<typeof classifyValue>): AuditFormat | undefined {
+  return c.audit ? c.format : undefined;
+}
+
+function rejectValue(file: string, line: number, what: string, hint: string): InputError {
+  return new InputError(file, line, `this is ${what}, not an apiserver audit log; ${hint}`);
+}
+
+/** Decides how to read the input from its first bytes; throws InputError for non-audit input. */
+async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
+  const { head, eof } = await reader.peek(PEEK_LINES, PEEK_BYTES);
+  let text = head.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const firstNonWs = text.search(/\S/);
+  if (firstNonWs < 0) {
+    if (eof) throw new InputError(file, 0, 'input is empty: no audit events');
+    return { mode: 'lines' };
+  }
+  const lines = text.split('\n');
+  const firstIdx = lines.findIndex((l) => l.trim() !== '');
+  const firstLine = lines[firstIdx]!.replace(/\r$/, '');
+  const firstTrim = firstLine.trim();
+  const c0 = text[firstNonWs];
+
+  if (c0 === '[' || (c0 === '{' && firstTrim === '{')) return sniffValues(head, eof, file);
+
+  if (c0 === '{') {
+    // NDJSON: classify on the first parseable complete line.
+    const complete = eof ? lines.length : lines.length - 1;
+    let firstBad = 0;
+    for (let i = firstIdx; i < complete && i < firstIdx + PEEK_LINES; i++) {
+      const t = lines[i]!.trim();
+      if (t === '') continue;
+      let v: unknown;
+      try {
+        v = JSON.parse(t);
+      } catch {
+        firstBad ||= i + 1;
+        continue;
+      }
+      const c = classifyValue(v);
+      if (!c.audit) throw rejectValue(file, i + 1, c.what, c.hint);
+      const s: Sniffed = { mode: 'lines', format: c.format };
+      if (c.apiVersion) s.apiVersion = c.apiVersion;
+      const at = firstTime(v);
+      if (at !== undefined) s.firstAt = at;
+      return s;
+    }
+    if (complete <= firstIdx) return { mode: 'lines' }; // one huge first line: decide when it is read
+    // Not line-delimited after all (e.g. `{ "kind": …` pretty-printed)?
+    try {
+      return sniffValues(head, eof, file);
+    } catch (e) {
+      if (e instanceof InputError && e.line === 0) {
+        throw new InputError(file, firstBad, 'not an audit log: the first lines are not valid JSON');
+      }
+      throw e;
+    }
+  }
+
+  // Text.
+  if (KLOG_RE.test(firstLine)) throw rejectValue(file, firstIdx + 1, 'a klog text log (kube-controller-manager or another component)', 'read it with `kexp kcm-log`');
+  const cri = CRI_RE.exec(firstLine);
+  if (cri) {
+    const inner = firstLine.slice(cri[0].length);
+    if (KLOG_RE.test(inner)) throw rejectValue(file, firstIdx + 1, 'a container log (CRI format) of a klog component', 'read it with `kexp kcm-log`');
+    throw new InputError(
+      file,
+      firstIdx + 1,
+      "this is a container log (CRI format `<time> stdout F <line>`); strip the prefix first, e.g. `cut -d' ' -f4- FILE | kexp audit -`",
+    );
+  }
+  if (LEGACY_AUDIT_RE.test(firstLine)) {
+    throw new InputError(
+      file,
+      firstIdx + 1,
+      'this is the legacy text audit format (--audit-log-format=legacy), which has no bodies or status details; configure --audit-log-format=json',
+    );
+  }
+  if (YAML_START_RE.test(firstLine)) return { mode: 'yaml', format: 'audit-yaml' };
+  throw new InputError(file, firstIdx + 1, `not an audit log: the first line is neither JSON nor YAML (${JSON.stringify(firstTrim.slice(0, 60))})`);
+}
+
+function sniffValues(head: Buffer, eof: boolean, file: string): Sniffed {
+  const splitter = new JsonValueSplitter(PEEK_BYTES * 2);
+  const vals = splitter.push(head);
+  if (eof) vals.push(...splitter.end());
+  for (const v of vals.slice(0, PEEK_LINES)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v.text);
+    } catch {
+      continue;
+    }
+    const c = classifyValue(parsed);
+    if (!c.audit) throw rejectValue(file, v.no, c.what, c.hint);
+    const s: Sniffed = { mode: 'values', format: c.format };
+    if (c.apiVersion) s.apiVersion = c.apiVersion;
+    return s;
+  }
+  if (!eof && vals.length === 0) return { mode: 'values' }; // first value > 8 MiB: decide when read
+  throw new InputError(file, 0, 'not an audit log: no complete JSON value could be parsed at the start');
+}
+
+function firstTime(v: unknown): number | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const o = v as Record<string, unknown>;
+  return parseMicroTime(o.stageTimestamp) ?? parseMicroTime(o.timestamp);
+}
+
+const STAGE_TS_RE = /"(?:stageTimestamp|timestamp)"\s*:\s*"([^"]+)"/;
+
+// ---------------------------------------------------------------------------------------
+
+interface ObjMemo {
+  uid?: string;
+  rv?: string;
+  /** Full last object (not kept for pods; their deletes return the pod). */
+  obj?: unknown;
+}
+
+type Obj = Record<string, unknown>;
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+function metaOf(o: unknown): Obj | undefined {
+  return isObj(o) && isObj(o.metadata) ? o.metadata : undefined;
+}
+function s(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Opens one audit input and sniffs its format. Throws InputError for unreadable / non-audit input. */
+export async function openAuditSource(path: string, opts: AuditSourceOptions): Promise<AuditOpenedSource> {
+  const diag = opts.diagnostics;
+  const maxShown = opts.maxProblemsShown ?? 100;
+  const allEvents = opts.allEvents ?? false;
+  const usePrefilter = opts.prefilter ?? true;
+  const since = opts.since ?? -Infinity;
+  const until = opts.until ?? Infinity;
+
+  const summary: AuditFileSummary = {
+    file: path,
+    format: 'audit-log',
+    compressed: false,
+    apiVersions: [],
+    levels: [],
+    stages: {},
+    bytes: 0,
+    linesRead: 0,
+    linesSkippedByPrefilter: 0,
+    recordsSkippedByPrefilter: 0,
+    malformedLines: 0,
+    linesTooLong: 0,
+    auditRecords: 0,
+    writeEvents: 0,
+    observedEvents: 0,
+    rsControllerWrites: 0,
+    noopWrites: 0,
+    incomplete: { count: 0, examples: [] },
+    outOfOrder: { count: 0, maxLateMs: 0 },
+    skipped: {},
+    truncatedRecords: 0,
+    problems: 0,
+  };
+  let emitted = 0;
+  let suppressedNotice = false;
+  const problem = (line: number, message: string): void => {
+    summary.problems++;
+    if (summary.problems <= maxShown) diag.problem({ file: path, line, message });
+    else if (!suppressedNotice) {
+      suppressedNotice = true;
+      diag.warn(`${path}: more than ${maxShown} problems; the rest are only counted (see the input-coverage summary)`);
+    }
+  };
+
+  const reader = new InputReader(path, {
+    ...(opts.stdin ? { stdin: opts.stdin } : {}),
+    ...(opts.maxLineBytes ? { maxLineBytes: opts.maxLineBytes } : {}),
+    onTooLong: (line, bytes) => problem(line, `record of ${bytes} bytes is longer than the limit; skipped`),
+    onStray: (line, sample) => problem(line, `text outside any JSON value skipped (${JSON.stringify(sample)})`),
+  });
+  const sniffed = await sniff(reader, path);
+  summary.compressed = reader.stats.compressed;
+  let format: AuditFormat | undefined = sniffed.format;
+  if (format) summary.format = format;
+
+  const apiVersions = new Set<string>();
+  const levels = new Set<AuditLevel>();
+  if (sniffed.firstAt !== undefined) summary.start = summary.end = sniffed.firstAt;
+
+  const normaliser = new AuditNormaliser(
+    {
+      problem,
+      skipped: (reason) => {
+        if (reason === 'prefilter') summary.recordsSkippedByPrefilter++;
+        else summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1;
+      },
+    },
+    usePrefilter ? { innerFilter: innerFilter(allEvents) } : {},
+  );
+
+  const setFilter = (f: AuditFormat | undefined): void => {
+    if (!usePrefilter || sniffed.mode !== 'lines' || f === undefined) return;
+    if (f === 'audit-log' || f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents);
+    else if (f === 'gke') reader.filter = gkeLineFilter(allEvents);
+    else if (f === 'eks' || f === 'aks') reader.filter = auditLineFilter(true, allEvents);
+  };
+  setFilter(format);
+
+  const window = opts.reorderWindowMs ?? 2000;
+  // Exports that are whole documents / arrays are often not in time order (gcloud prints
+  // newest first): sort them completely.
+  const reorder = new ReorderBuffer<TimelineEvent>(sniffed.mode === 'lines' ? window : Infinity);
+  const SORT_ALL_CAP = 2_000_000;
+
+  const pending = new BoundedMap<string, IncompleteRequest>(100_000);
+  const owners = new PodOwnerTracker();
+  const objects = new BoundedMap<string, ObjMemo>(50_000);
+
+  const noteTime = (at: number | undefined): void => {
+    if (at === undefined) return;
+    if (summary.start === undefined || at < summary.start) summary.start = at;
+    if (summary.end === undefined || at > summary.end) summary.end = at;
+  };
+
+  const push = (ev: TimelineEvent): void => {
+    if (ev.at < since || ev.at > until) return;
+    reorder.push(ev);
+  };
+
+  const handleRecord = (rec: AuditRecord): void => {
+    summary.auditRecords++;
+    apiVersions.add(rec.apiVersion);
+    summary.stages[rec.stage] = (summary.stages[rec.stage] ?? 0) + 1;
+    noteTime(rec.stageAt);
+    const ref = rec.objectRef;
+    const info = ref?.resource !== undefined ? RESOURCES[ref.resource] : undefined;
+    let relevant =
+      info !== undefined &&
+      info.groups.includes(ref!.apiGroup) &&
+      WRITE_VERBS.has(rec.verb) &&
+      !(ref!.resource === 'pods' && ref!.subresource !== undefined && NON_WRITE_POD_SUBRESOURCES.has(ref!.subresource));
+    if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutRs(rec);
+
+    if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
+      if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {
+        const p: IncompleteRequest = { line: rec.line, auditID: rec.auditID, stage: rec.stage, verb: rec.verb, resource: ref!.resource! };
+        if (ref!.subresource) p.subresource = ref!.subresource;
+        if (ref!.namespace) p.namespace = ref!.namespace;
+        if (ref!.name) p.name = ref!.name;
+        if (rec.stageAt !== undefined) p.at = rec.stageAt;
+        pending.set(rec.auditID, p);
+      }
+      return;
+    }
+    if (rec.auditID !== undefined) pending.delete(rec.auditID);
+    if (!relevant) return;
+    if (rec.level) levels.add(rec.level);
+    if (rec.annotations?.['audit.k8s.io/truncated'] === 'true') summary.truncatedRecords++;
+    const at = rec.stageAt;
+    if (at === undefined) {
+      problem(rec.line, 'audit event without stageTimestamp or timestamp; skipped');
+      return;
+    }
+    buildEvents(rec, at, info!);
+  };
+
+  const buildEvents = (rec: AuditRecord, at: number, info: ResourceInfo): void => {
+    const ref = rec.objectRef!;
+    const resource = ref.resource!;
+    const st = rec.responseStatus ?? {};
+    const code = typeof st.code === 'number' ? st.code : rec.stage === 'Panic' ? 500 : 0;
+    const status: WriteEvent['status'] = { code };
+    const reason = st.reason ?? (rec.stage === 'Panic' ? 'InternalError' : undefined);
+    if (reason !== undefined) status.reason = reason;
+    if (st.message !== undefined) status.message = st.message;
+    const causes = st.details?.causes;
+    if (Array.isArray(causes) && causes.length > 0) {
+      status.causes = causes.map((c) => {
+        const out: StatusCause = {};
+        // metav1.StatusCause.Type serialises as `reason`.
+        const type = c.reason ?? c.type;
+        if (type !== undefined) out.type = type;
+        if (c.message !== undefined) out.message = c.message;
+        if (c.field !== undefined) out.field = c.field;
+        return out;
+      });
+    }
+    const success = code >= 200 && code < 300;
+    const resp = rec.responseObject;
+    const name = ref.name ?? (success && rec.verb === 'create' ? s(metaOf(resp)?.name) : undefined);
+    const actor = actorOf(rec);
+    const ev: AuditWriteEvent = {
+      type: 'write',
+      at,
+      atBasis: 'audit-stage',
+      source: { file: path, line: rec.line },
+      actor,
+      verb: rec.verb,
+      resource,
+      apiGroup: ref.apiGroup,
+      stage: rec.stage as 'ResponseComplete' | 'Panic',
+      status,
+    };
+    if (rec.auditID !== undefined) ev.auditID = rec.auditID;
+    if (ref.subresource !== undefined) ev.subresource = ref.subresource;
+    if (ref.namespace !== undefined) ev.namespace = ref.namespace;
+    if (name !== undefined) ev.name = name;
+    if (rec.requestReceivedAt !== undefined) ev.receivedAt = rec.requestReceivedAt;
+    if (rec.level !== undefined) ev.level = rec.level;
+    if (rec.requestObject !== undefined) ev.requestObject = rec.requestObject;
+    if (resp !== undefined) ev.responseObject = resp;
+    if (rec.annotations !== undefined) ev.annotations = rec.annotations;
+    if (resource === 'pods') ev.owner = owners.observe(rec, success, name);
+    summary.writeEvents++;
+    push(ev);
+    if (actor.replicaSetController && at >= since && at <= until) summary.rsControllerWrites++;
+
+    if (!success || resp === undefined || info.observed === undefined) return;
+    if (rec.requestURI !== undefined && /[?&]dryRun=/.test(rec.requestURI)) return;
+    const kind = info.observed;
+    const src = { file: path, line: rec.line };
+    if (rec.verb === 'deletecollection') {
+      const items = isObj(resp) && Array.isArray(resp.items) ? resp.items : [];
+      for (const item of items) {
+        const wt = deleteOutcome(item, code, kind);
+        if (wt) observe(kind, wt, item, at, src, ref.namespace);
+      }
+      return;
+    }
+    if (rec.verb === 'delete' && isStatus(resp)) {
+      const d = isObj(resp.details) ? resp.details : {};
+      const key = objKey(kind, ref.namespace, ref.name ?? s(d.name));
+      const last = objects.get(key);
+      const stub = {
+        apiVersion: kind === 'ReplicaSet' ? 'apps/v1' : 'v1',
+        kind,
+        metadata: { name: ref.name ?? s(d.name), namespace: ref.namespace, uid: s(d.uid) ?? last?.uid },
+      };
+      observe(kind, 'DELETED', last?.obj ?? stub, at, src, ref.namespace);
+      return;
+    }
+    if (!kindMatches(resp, kind)) return; // e.g. a Scale, Binding or Eviction response
+    const wt = rec.verb === 'create' ? 'ADDED' : rec.verb === 'delete' ? deleteOutcome(resp, code, kind) : 'MODIFIED';
+    if (wt) observe(kind, wt, resp, at, src, ref.namespace);
+  };
+
+  const observe = (
+    kind: ResourceInfo['observed'] & string,
+    watchType: 'ADDED' | 'MODIFIED' | 'DELETED',
+    obj: unknown,
+    at: number,
+    source: { file: string; line: number },
+    ns: string | undefined,
+  ): void => {
+    const meta = metaOf(obj) ?? {};
+    const key = objKey(kind, s(meta.namespace) ?? ns, s(meta.name));
+    const uid = s(meta.uid);
+    const rv = s(meta.resourceVersion);
+    const prev = objects.get(key);
+    if (watchType === 'MODIFIED' && prev && rv !== undefined && prev.rv === rv && (prev.uid === undefined || prev.uid === uid)) {
+      summary.noopWrites++; // no change stored, so no watch event either
+      return;
+    }
+    if (watchType === 'DELETED') objects.delete(key);
+    else {
+      const memo: ObjMemo = {};
+      if (uid !== undefined) memo.uid = uid;
+      if (rv !== undefined) memo.rv = rv;
+      if (kind !== 'Pod') memo.obj = obj;
+      objects.set(key, memo);
+    }
+    const ev = { type: 'observed', at, atBasis: 'audit-stage', source, kind, watchType, object: obj } as ObservedEvent;
+    summary.observedEvents++;
+    push(ev);
+  };
+
+  const handleText = (line: Line): void => {
+    let v: unknown;
+    try {
+      v = JSON.parse(line.text);
+    } catch (e) {
+      summary.malformedLines++;
+      const t = line.text.trimStart();
+      if (line.unterminated) problem(line.no, 'truncated last record (the input ends without a newline inside it); skipped');
+      else if (!t.startsWith('{') && !t.startsWith('[')) problem(line.no, `not JSON (${JSON.stringify(t.slice(0, 60))}); skipped`);
+      else problem(line.no, `malformed JSON (${(e as Error).message}); skipped`);
+      return;
+    }
+    if (format === undefined) {
+      // Sniffing could not decide from the first bytes (huge first record).
+      const c = classifyValue(v);
+      if (!c.audit) throw rejectValue(path, line.no, c.what, c.hint);
+      format = c.format;
+      summary.format = format;
+      setFilter(format);
+    }
+    const recs: AuditRecord[] = [];
+    normaliser.fromValue(v, line.no, recs);
+    for (const r of recs) handleRecord(r);
+  };
+
+  async function* readYaml(): AsyncGenerator<void> {
+    const buf = await reader.readAll(opts.maxDocumentBytes ?? 256 << 20);
+    const lc = new LineCounter();
+    const docs = parseAllDocuments(buf.toString('utf8'), { lineCounter: lc });
+    const list = Array.isArray(docs) ? docs : [docs];
+    let first = true;
+    for (const doc of list) {
+      const line = lc.linePos(doc.range[0]).line;
+      if (doc.errors.length > 0) {
+        summary.malformedLines++;
+        problem(line, `YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+        continue;
+      }
+      const v: unknown = doc.toJS();
+      if (v === null || v === undefined) continue;
+      if (first) {
+        first = false;
+        const c = classifyValue(v);
+        if (!c.audit) throw rejectValue(path, line, c.what, c.hint);
+      }
+      const recs: AuditRecord[] = [];
+      normaliser.fromValue(v, line, recs);
+      for (const r of recs) handleRecord(r);
+      summary.linesRead++;
+    }
+    yield;
+  }
+
+  async function* events(): AsyncGenerator<TimelineEvent> {
+    if (sniffed.mode === 'yaml') {
+      for await (const _ of readYaml()) {
+        /* all records handled */
+      }
+    } else {
+      const batches = sniffed.mode === 'lines' ? reader.lines() : reader.values();
+      for await (const batch of batches) {
+        for (const line of batch) handleText(line);
+        if (reorder.windowMs === Infinity && reorder.size > SORT_ALL_CAP) {
+          reorder.windowMs = window;
+          diag.warn(`${path}: more than ${SORT_ALL_CAP} events buffered for sorting; continuing with a ${window} ms reorder window`);
+        }
+        for (const ev of reorder.drain()) {
+          emitted++;
+          yield ev;
+        }
+      }
+    }
+    for (const ev of reorder.drain(true)) {
+      emitted++;
+      yield ev;
+    }
+    finish();
+  }
+
+  const finish = (): void => {
+    const st = reader.stats;
+    summary.compressed = st.compressed;
+    summary.bytes = st.bytes;
+    if (sniffed.mode !== 'yaml') summary.linesRead = st.lines;
+    summary.linesSkippedByPrefilter = st.skippedByFilter;
+    summary.linesTooLong = st.tooLong;
+    // The file's last line is usually skipped by the prefilter: still count its time.
+    const last = sniffed.mode === 'lines' ? reader.lastLineText() : undefined;
+    if (last !== undefined) {
+      const m = STAGE_TS_RE.exec(last);
+      if (m) noteTime(parseMicroTime(m[1]));
+    }
+    summary.apiVersions = [...apiVersions].sort();
+    summary.levels = (['Metadata', 'Request', 'RequestResponse'] as const).filter((l) => levels.has(l));
+    const examples = [...pending.values()].slice(0, 5);
+    summary.incomplete = { count: pending.size + pending.evicted, examples };
+    if (summary.incomplete.count > 0) {
+      const ex = examples
+        .map((p) => `${path}:${p.line} ${p.stage} ${p.verb} ${p.resource}${p.subresource ? '/' + p.subresource : ''} ${p.namespace ? p.namespace + '/' : ''}${p.name ?? ''}`.trimEnd())
+        .join('; ');
+      diag.warn(
+        `${path}: ${summary.incomplete.count} request(s) on pods/replicasets/… were received but never completed in this file ` +
+          `(no ResponseComplete/Panic — apiserver restart or truncated log); e.g. ${ex}`,
+      );
+    }
+    summary.outOfOrder = { count: reorder.late, maxLateMs: Math.round(reorder.maxLateMs) };
+    if (reorder.firstLate) summary.outOfOrder.firstLine = reorder.firstLate.source.line;
+    if (reorder.late > 0) {
+      diag.warn(
+        `${path}: ${reorder.late} event(s) were more than ${window} ms out of stageTimestamp order (up to ${Math.round(reorder.maxLateMs)} ms, ` +
+          `first at line ${summary.outOfOrder.firstLine}); they were passed on late. Sort the file by stageTimestamp for an exact order.`,
+      );
+    }
+    const nonAudit = (summary.skipped['klog-message'] ?? 0) + (summary.skipped['non-json-message'] ?? 0);
+    if (nonAudit > 0) diag.warn(`${path}: ${nonAudit} wrapped message(s) were not audit events (e.g. kube-controller-manager log lines; read those with \`kexp kcm-log\`)`);
+  };
+
+  const source: AuditOpenedSource = {
+    file: path,
+    format: format ?? 'audit-log',
+    timeBasis: 'audit-stage',
+    events: events(),
+    coverage(): AuditCoverage {
+      const cov: AuditCoverage = {
+        file: path,
+        format: `audit:${summary.format}`,
+        timeBasis: 'audit-stage',
+        endMarker: false,
+        events: emitted,
+        problems: summary.problems,
+        audit: summary,
+      };
+      if (summary.start !== undefined) cov.start = summary.start;
+      if (summary.end !== undefined) cov.end = summary.end;
+      return cov;
+    },
+    summary: () => summary,
+  };
+  return source;
+}
+
+/** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
+function eventIsAboutRs(rec: AuditRecord): boolean {
+  if (actorOf(rec).replicaSetController) return true;
+  for (const body of [rec.requestObject, rec.responseObject]) {
+    if (!isObj(body)) continue;
+    const io = isObj(body.involvedObject) ? body.involvedObject : isObj(body.regarding) ? body.regarding : undefined;
+    if (io && io.kind === 'ReplicaSet') return true;
+  }
+  return false;
+}
+
+function objKey(kind: string, ns: string | undefined, name: string | undefined): string {
+  return `${kind}/${ns ?? ''}/${name ?? ''}`;
+}
+
+function isStatus(o: unknown): o is Obj {
+  return isObj(o) && o.kind === 'Status';
+}
+
+function kindMatches(o: unknown, kind: string): boolean {
+  if (!isObj(o) || !isObj(o.metadata)) return false;
+  return o.kind === undefined || o.kind === kind;
+}
+
+/**
+ * What a watcher sees after a delete that returned the object: MODIFIED while it lives on
+ * (graceful deletion pending, finalizers, namespace finalizers, 202 Accepted), DELETED
+ * when the response is the object's final state (grace 0 / no graceful strategy).
+ */
+function deleteOutcome(o: unknown, code: number, kind: string): 'MODIFIED' | 'DELETED' | undefined {
+  if (!isObj(o) || !isObj(o.metadata)) return undefined;
+  if (o.kind !== undefined && o.kind !== kind) return undefined;
+  if (code === 202) return 'MODIFIED';
+  const m = o.metadata;
+  if (Array.isArray(m.finalizers) && m.finalizers.length > 0) return 'MODIFIED';
+  if (kind === 'Namespace') {
+    const spec = isObj(o.spec) ? o.spec : {};
+    if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) return 'MODIFIED';
+  }
+  const grace = m.deletionGracePeriodSeconds;
+  if (m.deletionTimestamp && typeof grace === 'number' && grace > 0) return 'MODIFIED';
+  return 'DELETED';
+}

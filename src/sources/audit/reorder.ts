@@ -1,0 +1,92 @@
+/**
+ * Bounded reorder buffer: a min-heap on (at, seq) that releases an item once the newest
+ * time seen is `windowMs` past it. Used because an apiserver writes audit events when each
+ * request completes, from many goroutines, so a file is nearly but not exactly in
+ * stageTimestamp order; a window of a couple of seconds restores the order without holding
+ * the whole file. An item older than what was already released is "late": it is released
+ * immediately (out of order) and counted, never dropped.
+ */
+export interface Timed {
+  at: number;
+}
+
+interface Entry<T> {
+  at: number;
+  seq: number;
+  item: T;
+}
+
+export class ReorderBuffer<T extends Timed> {
+  private heap: Entry<T>[] = [];
+  private seq = 0;
+  private newest = -Infinity;
+  private released = -Infinity;
+  /** Items that arrived after a later item had already been released. */
+  late = 0;
+  /** Largest lateness seen (ms). */
+  maxLateMs = 0;
+  /** `source`-style tag of the first late item, for messages. */
+  firstLate: T | undefined;
+
+  constructor(public windowMs: number) {}
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  push(item: T): void {
+    const at = item.at;
+    if (at < this.released) {
+      this.late++;
+      this.maxLateMs = Math.max(this.maxLateMs, this.released - at);
+      this.firstLate ??= item;
+    }
+    if (at > this.newest) this.newest = at;
+    const e: Entry<T> = { at, seq: this.seq++, item };
+    const h = this.heap;
+    h.push(e);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (less(h[p]!, e)) break;
+      h[i] = h[p]!;
+      i = p;
+    }
+    h[i] = e;
+  }
+
+  /** Releases, in order, every item at least `windowMs` older than the newest (all when `all`). */
+  *drain(all = false): Generator<T> {
+    const limit = all ? Infinity : this.newest - this.windowMs;
+    while (this.heap.length > 0 && this.heap[0]!.at <= limit) {
+      const e = this.pop();
+      if (e.at > this.released) this.released = e.at;
+      yield e.item;
+    }
+  }
+
+  private pop(): Entry<T> {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      let i = 0;
+      const n = h.length;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= n) break;
+        const r = l + 1;
+        const c = r < n && less(h[r]!, h[l]!) ? r : l;
+        if (less(last, h[c]!)) break;
+        h[i] = h[c]!;
+        i = c;
+      }
+      h[i] = last;
+    }
+    return top;
+  }
+}
+
+function less<T>(a: Entry<T>, b: Entry<T>): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}

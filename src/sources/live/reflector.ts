@@ -1,0 +1,233 @@
+/**
+ * kexp's own list+watch loop for one resource path, on @kubernetes/client-node's raw
+ * `Watch` (not its informer; see libraries.md B.1 for why). Mirrors the parts of client-go's
+ * Reflector (tools/cache/reflector.go) a recorder needs:
+ *
+ * - LIST, then emit every item as a synthetic ADDED (what an informer's initial list does);
+ * - WATCH from the list's resourceVersion with `allowWatchBookmarks=true` and a server-side
+ *   `timeoutSeconds`; a normal server close resumes from the last seen resourceVersion
+ *   (events or bookmarks) without loss, so it is not a gap;
+ * - an error (connection reset, apiserver restart) → reconnect with jittered backoff
+ *   (1 s doubling to 30 s) from the last resourceVersion, reported as a `watch-reconnect` gap
+ *   (nothing is lost if the resume succeeds, but the receive times inside are late);
+ * - `ERROR` with code 410 (Expired/Gone) → a `watch-relist` gap, LIST again, emit the new
+ *   items as ADDED and, for objects that disappeared meanwhile, a synthetic DELETED of the
+ *   last known object (the informer's DeletedFinalStateUnknown);
+ * - a client-side idle timeout aborts a half-open connection that delivers nothing;
+ * - an AbortSignal (Ctrl-C) ends the loop cleanly.
+ *
+ * Every event is stamped with its receive time from the injected clock.
+ */
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { ClusterError, getJSON } from './api-client.js';
+
+export type ReflectorEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+export interface ReflectorSink {
+  event(type: ReflectorEventType, object: Record<string, unknown>, recvAt: number, synthetic?: 'initial-list' | 'relist'): void;
+  gap(reason: 'watch-relist' | 'watch-reconnect', detail: string, recvAt: number): void;
+  /** Called once after the first LIST has been emitted. */
+  synced?(): void;
+}
+
+export interface ReflectorOptions {
+  kc: KubeConfig;
+  /** Collection path, e.g. `/api/v1/namespaces/shop/pods`. */
+  path: string;
+  /** `kind` to stamp on list items (lists omit it on items), e.g. `Pod`. */
+  kind: string;
+  apiVersion: string;
+  fieldSelector?: string;
+  labelSelector?: string;
+  sink: ReflectorSink;
+  signal: AbortSignal;
+  /** Clock in epoch ms (injected for tests). */
+  now: () => number;
+  /** Server-side watch timeout (s). Default 240. */
+  timeoutSeconds?: number;
+  /** Abort a watch that delivers nothing (not even a bookmark) for this long. Default 90 s. */
+  idleTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  /** Called with errors that end the loop (e.g. 403); retried errors are reported as gaps. */
+  onFatal?: (err: ClusterError) => void;
+}
+
+interface ListBody {
+  metadata?: { resourceVersion?: string };
+  items?: Array<Record<string, unknown>>;
+}
+
+function metaOf(o: Record<string, unknown>): { uid?: string; resourceVersion?: string; name?: string; namespace?: string } {
+  return (o.metadata ?? {}) as { uid?: string; resourceVersion?: string; name?: string; namespace?: string };
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}
+
+export class Reflector {
+  private rv = '';
+  private known = new Map<string, Record<string, unknown>>(); // uid → last object
+
+  constructor(private readonly o: ReflectorOptions) {}
+
+  private query(): string {
+    const q = new URLSearchParams();
+    if (this.o.fieldSelector) q.set('fieldSelector', this.o.fieldSelector);
+    if (this.o.labelSelector) q.set('labelSelector', this.o.labelSelector);
+    const s = q.toString();
+    return s ? `?${s}` : '';
+  }
+
+  private async list(synthetic: 'initial-list' | 'relist'): Promise<void> {
+    const body = await getJSON<ListBody>(this.o.kc, this.o.path + this.query(), { signal: this.o.signal, timeoutMs: this.o.requestTimeoutMs });
+    const at = this.o.now();
+    const seen = new Set<string>();
+    for (const item of body.items ?? []) {
+      const obj = { apiVersion: this.o.apiVersion, kind: this.o.kind, ...item };
+      const uid = metaOf(obj).uid ?? '';
+      seen.add(uid);
+      const prev = this.known.get(uid);
+      this.known.set(uid, obj);
+      if (synthetic === 'relist' && prev && metaOf(prev).resourceVersion === metaOf(obj).resourceVersion) continue;
+      this.o.sink.event(prev ? 'MODIFIED' : 'ADDED', obj, at, synthetic);
+    }
+    if (synthetic === 'relist') {
+      for (const [uid, obj] of this.known) {
+        if (!seen.has(uid)) {
+          this.known.delete(uid);
+          this.o.sink.event('DELETED', obj, at, 'relist');
+        }
+      }
+    }
+    this.rv = body.metadata?.resourceVersion ?? '';
+  }
+
+  /** Runs until the signal aborts or a fatal error (401/403/404 on LIST). */
+  async run(): Promise<void> {
+    const { signal } = this.o;
+    try {
+      await this.list('initial-list');
+    } catch (err) {
+      if (signal.aborted) return;
+      throw err;
+    }
+    this.o.sink.synced?.();
+    let backoff = 1000;
+    while (!signal.aborted) {
+      const r = await this.watchOnce();
+      if (signal.aborted) return;
+      if (r.kind === 'closed') {
+        backoff = 1000;
+        continue;
+      }
+      if (r.kind === 'expired') {
+        this.o.sink.gap('watch-relist', r.detail, this.o.now());
+        try {
+          await this.list('relist');
+          backoff = 1000;
+        } catch (err) {
+          if (err instanceof ClusterError && (err.kind === 'forbidden' || err.kind === 'unauthorized')) throw err;
+          await sleep(backoff, signal);
+          backoff = Math.min(backoff * 2, 30000);
+          this.rv = '';
+        }
+        continue;
+      }
+      // error: reconnect from the last resourceVersion after a jittered backoff
+      this.o.sink.gap('watch-reconnect', r.detail, this.o.now());
+      await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
+      backoff = Math.min(backoff * 2, 30000);
+      if (!this.rv) {
+        try {
+          await this.list('relist');
+        } catch {
+          /* retried on the next round */
+        }
+      }
+    }
+  }
+
+  private async watchOnce(): Promise<{ kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string }> {
+    const { signal } = this.o;
+    const w = new Watch(this.o.kc);
+    const query: Record<string, string | number | boolean> = {
+      allowWatchBookmarks: true,
+      timeoutSeconds: this.o.timeoutSeconds ?? 240,
+      resourceVersion: this.rv,
+    };
+    if (this.o.fieldSelector) query.fieldSelector = this.o.fieldSelector;
+    if (this.o.labelSelector) query.labelSelector = this.o.labelSelector;
+    return await new Promise((resolve) => {
+      let settled = false;
+      let controller: AbortController | undefined;
+      let idle: NodeJS.Timeout | undefined;
+      let result: { kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string } = { kind: 'closed' };
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        if (idle) clearTimeout(idle);
+        signal.removeEventListener('abort', onAbort);
+        controller?.abort();
+        resolve(result);
+      };
+      const armIdle = () => {
+        if (idle) clearTimeout(idle);
+        idle = setTimeout(() => {
+          result = { kind: 'error', detail: `no data for ${this.o.idleTimeoutMs ?? 90000} ms (half-open connection?)` };
+          finish();
+        }, this.o.idleTimeoutMs ?? 90000);
+      };
+      const onAbort = () => finish();
+      signal.addEventListener('abort', onAbort, { once: true });
+      armIdle();
+      w.watch(
+        this.o.path,
+        query,
+        (type: string, obj: Record<string, unknown>) => {
+          armIdle();
+          const at = this.o.now();
+          if (type === 'ERROR') {
+            const st = obj as { code?: number; message?: string; reason?: string };
+            result = st.code === 410 ? { kind: 'expired', detail: st.message ?? 'resourceVersion too old (410)' } : { kind: 'error', detail: st.message ?? 'watch ERROR event' };
+            finish();
+            return;
+          }
+          const m = metaOf(obj);
+          if (m.resourceVersion) this.rv = m.resourceVersion;
+          if (type === 'BOOKMARK') {
+            this.o.sink.event('BOOKMARK', obj, at);
+            return;
+          }
+          if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+          const full = { apiVersion: this.o.apiVersion, kind: this.o.kind, ...obj };
+          if (type === 'DELETED') this.known.delete(m.uid ?? '');
+          else this.known.set(m.uid ?? '', full);
+          this.o.sink.event(type, full, at);
+        },
+        (err: unknown) => {
+          if (err && !signal.aborted && result.kind === 'closed') {
+            const e = err as { message?: string; statusCode?: number; code?: string };
+            if (e.statusCode === 410) result = { kind: 'expired', detail: '410 Gone' };
+            else result = { kind: 'error', detail: e.code ?? e.message ?? String(err) };
+          }
+          finish();
+        },
+      ).then((c) => {
+        controller = c;
+        if (settled) c.abort();
+      }, (err: unknown) => {
+        const e = err as { message?: string; statusCode?: number; code?: string };
+        result = e?.statusCode === 410 ? { kind: 'expired', detail: '410 Gone' } : { kind: 'error', detail: e?.code ?? e?.message ?? String(err) };
+        finish();
+      });
+    });
+  }
+}

@@ -1,0 +1,384 @@
+/**
+ * Streaming tokenizer for concatenated JSON values (`kubectl get -w -o json` prints one
+ * pretty-printed object per watch event, back to back — not NDJSON), also used for list
+ * documents. It tracks only what framing needs: nesting depth, strings and escapes, and the
+ * top-level keys of an object. It never builds a value itself; each complete value's bytes
+ * are handed out for `JSON.parse`.
+ *
+ * Lists are exploded: when a top-level object has an `items` array (List, PodList, …) or the
+ * top-level value is an array, every element is emitted on its own as soon as it closes,
+ * so a list of any size is read in memory proportional to one item.
+ *
+ * Damage handling (one problem per damaged region, then resync):
+ * - text between values (kubectl warnings, `error: …` lines) → problem, skip to a line that
+ *   starts with `{` or `[`;
+ * - a value still open when a line starts with `{` in column 0 (kubectl was killed mid-print
+ *   and restarted, appending) or when a string runs into a raw newline → "truncated value";
+ * - end of input inside a value → "truncated value at end of input".
+ */
+
+export type ScanItem =
+  | {
+      kind: 'value';
+      /** 1-based line of the value's first byte. */
+      line: number;
+      text: string;
+      /** Set for an element of an exploded list. */
+      fromList?: { kind?: string; apiVersion?: string };
+    }
+  | { kind: 'problem'; line: number; message: string };
+
+const TRUNCATED = 'truncated value (no closing brace; recording interrupted?)';
+
+export const DEFAULT_MAX_VALUE_BYTES = 64 * 1024 * 1024;
+
+export class JsonValueScanner {
+  private line = 1;
+  private col0 = true;
+  private depth = 0;
+  private inStr = false;
+  private esc = false;
+  /** Skipping input until a line starts with `{` or `[` (after damage). */
+  private resync = false;
+  /** Top-level container: 123 `{` or 91 `[`. */
+  private top = 0;
+  private topLine = 0;
+  /** Inside the top-level object, at depth 1: expecting a key (true) or a value. */
+  private expectKey = false;
+  private lastKey = '';
+  /** Capturing a depth-1 string: 1 = key, 2 = value of kind/apiVersion. */
+  private strCap = 0;
+  private strParts: Buffer[] = [];
+  private strStart = 0;
+  private strHasEsc = false;
+  private listKind: string | undefined;
+  private listApiVersion: string | undefined;
+  /** Depth at which exploded elements live (0 = not exploding). */
+  private elemDepth = 0;
+  /** Value capture (whole top-level value, or one element). */
+  private capOn = false;
+  private capParts: Buffer[] = [];
+  private capStart = 0;
+  private capLen = 0;
+  private capLine = 0;
+  private capTooBig = false;
+  private readonly maxValueBytes: number;
+
+  constructor(opts: { maxValueBytes?: number } = {}) {
+    this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+  }
+
+  /** Current 1-based line (the line being read). */
+  get currentLine(): number {
+    return this.line;
+  }
+
+  push(chunk: Buffer, out: ScanItem[] = []): ScanItem[] {
+    const n = chunk.length;
+    let i = 0;
+    if (this.capOn) this.capStart = 0;
+    if (this.strCap) this.strStart = 0;
+    while (i < n) {
+      const b = chunk[i]!;
+      if (this.resync) {
+        if (this.col0 && (b === 123 || b === 91)) {
+          this.resync = false;
+          continue; // re-read this byte normally
+        }
+        const nl = chunk.indexOf(10, i);
+        if (nl === -1) {
+          this.col0 = false;
+          i = n;
+          break;
+        }
+        this.line++;
+        this.col0 = true;
+        i = nl + 1;
+        continue;
+      }
+      if (this.inStr) {
+        // Fast path: find the next quote or backslash or newline.
+        if (this.esc) {
+          this.esc = false;
+          if (b === 10) {
+            this.brokenString(chunk, i, out);
+            continue;
+          }
+          i++;
+          continue;
+        }
+        let j = i;
+        while (j < n) {
+          const c = chunk[j]!;
+          if (c === 34 || c === 92 || c === 10) break;
+          j++;
+        }
+        if (j === n) {
+          i = n;
+          break;
+        }
+        const c = chunk[j]!;
+        if (c === 92) {
+          this.esc = true;
+          this.strHasEsc = true;
+          i = j + 1;
+          continue;
+        }
+        if (c === 10) {
+          i = j;
+          this.brokenString(chunk, i, out);
+          continue;
+        }
+        // closing quote
+        this.inStr = false;
+        this.col0 = false;
+        if (this.strCap) this.finishStr(chunk, j);
+        i = j + 1;
+        continue;
+      }
+      if (b === 10) {
+        this.line++;
+        this.col0 = true;
+        i++;
+        continue;
+      }
+      if (b === 32 || b === 9 || b === 13) {
+        this.col0 = false;
+        i++;
+        continue;
+      }
+      const atCol0 = this.col0;
+      this.col0 = false;
+      if (this.depth === 0) {
+        if (b === 123 || b === 91) {
+          this.startTop(b, i);
+          i++;
+          continue;
+        }
+        // BOM at the very start of the input
+        if (this.line === 1 && b === 0xef && chunk[i + 1] === 0xbb && chunk[i + 2] === 0xbf) {
+          i += 3;
+          this.col0 = true;
+          continue;
+        }
+        const nl = chunk.indexOf(10, i);
+        const snippet = chunk.toString('utf8', i, Math.min(nl === -1 ? n : nl, i + 60)).replace(/\r$/, '');
+        out.push({ kind: 'problem', line: this.line, message: `not JSON (unexpected text ${JSON.stringify(snippet)})` });
+        this.resync = true;
+        continue;
+      }
+      if (atCol0 && b === 123) {
+        // A new value starts in column 0 while the previous one is still open.
+        this.abandon(this.capOn ? this.capLine : this.topLine, TRUNCATED, out);
+        this.startTop(b, i);
+        i++;
+        continue;
+      }
+      switch (b) {
+        case 34: // "
+          this.inStr = true;
+          this.strHasEsc = false;
+          if (this.depth === 1 && this.top === 123) {
+            if (this.expectKey) this.beginStr(1, i + 1);
+            else if (this.lastKey === 'kind' || this.lastKey === 'apiVersion') this.beginStr(2, i + 1);
+          } else if (this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn) {
+            out.push({ kind: 'problem', line: this.line, message: 'list element is not an object; skipped' });
+          }
+          break;
+        case 123: // {
+        case 91: // [
+          if (this.depth === 1 && this.top === 123 && !this.expectKey && b === 91 && this.lastKey === 'items') {
+            // Explode the list: drop what was captured of the envelope, emit items one by one.
+            this.capOn = false;
+            this.capParts = [];
+            this.capLen = 0;
+            this.capTooBig = false;
+            this.elemDepth = 2;
+          } else if (this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn) {
+            this.beginCap(i);
+          }
+          this.depth++;
+          break;
+        case 125: // }
+        case 93: // ]
+          this.depth--;
+          if (this.elemDepth !== 0 && this.capOn && this.depth === this.elemDepth) {
+            this.endCap(chunk, i + 1, true, out);
+          } else if (this.elemDepth !== 0 && this.depth === this.elemDepth - 1 && this.depth > 0) {
+            this.elemDepth = 0; // the items array closed; the envelope continues
+          }
+          if (this.depth === 0) {
+            if (this.capOn) this.endCap(chunk, i + 1, false, out);
+            this.resetTop();
+          } else if (this.depth < 0) {
+            this.depth = 0;
+          }
+          break;
+        case 58: // :
+          if (this.depth === 1 && this.top === 123) this.expectKey = false;
+          break;
+        case 44: // ,
+          if (this.depth === 1 && this.top === 123) {
+            this.expectKey = true;
+            this.lastKey = '';
+          }
+          break;
+        default:
+          if (this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn && b !== 44) {
+            // a scalar list element (number, true, false, null)
+            if ((b >= 48 && b <= 57) || b === 45 || b === 116 || b === 102 || b === 110) {
+              out.push({ kind: 'problem', line: this.line, message: 'list element is not an object; skipped' });
+              // skip the rest of the scalar
+              while (i + 1 < n) {
+                const c = chunk[i + 1]!;
+                if (c === 44 || c === 93 || c === 32 || c === 10 || c === 13 || c === 9) break;
+                i++;
+              }
+            }
+          }
+          break;
+      }
+      i++;
+    }
+    if (this.capOn && !this.capTooBig) {
+      const piece = chunk.subarray(this.capStart, n);
+      this.addCap(piece);
+    }
+    if (this.strCap) this.strParts.push(Buffer.from(chunk.subarray(this.strStart, n)));
+    return out;
+  }
+
+  /** Call at end of input. */
+  end(out: ScanItem[] = []): ScanItem[] {
+    if (this.depth > 0 || this.inStr) {
+      const line = this.capOn ? this.capLine : this.topLine;
+      out.push({
+        kind: 'problem',
+        line,
+        message: 'truncated value at end of input (no closing brace; recording interrupted?)',
+      });
+    }
+    this.resetTop();
+    return out;
+  }
+
+  private startTop(b: number, i: number): void {
+    this.resetTop();
+    this.top = b;
+    this.topLine = this.line;
+    this.depth = 1;
+    if (b === 123) {
+      this.expectKey = true;
+      this.beginCap(i);
+    } else {
+      this.elemDepth = 1;
+    }
+  }
+
+  private resetTop(): void {
+    this.depth = 0;
+    this.inStr = false;
+    this.esc = false;
+    this.top = 0;
+    this.expectKey = false;
+    this.lastKey = '';
+    this.strCap = 0;
+    this.strParts = [];
+    this.listKind = undefined;
+    this.listApiVersion = undefined;
+    this.elemDepth = 0;
+    this.capOn = false;
+    this.capParts = [];
+    this.capLen = 0;
+    this.capTooBig = false;
+  }
+
+  private abandon(line: number, message: string, out: ScanItem[]): void {
+    out.push({ kind: 'problem', line, message });
+    this.resetTop();
+  }
+
+  /** A raw newline inside a string: JSON cannot contain one, so the value was cut. */
+  private brokenString(chunk: Buffer, i: number, out: ScanItem[]): void {
+    this.abandon(this.capOn ? this.capLine : this.topLine, TRUNCATED, out);
+    void chunk;
+    void i;
+    // The newline itself is processed by the caller's next iteration (depth 0 now).
+    this.resync = true;
+  }
+
+  private beginStr(mode: number, start: number): void {
+    this.strCap = mode;
+    this.strParts = [];
+    this.strStart = start;
+  }
+
+  private finishStr(chunk: Buffer, end: number): void {
+    const mode = this.strCap;
+    this.strCap = 0;
+    let raw: string;
+    if (this.strParts.length === 0) raw = chunk.toString('utf8', this.strStart, end);
+    else {
+      this.strParts.push(chunk.subarray(this.strStart, end));
+      raw = Buffer.concat(this.strParts).toString('utf8');
+      this.strParts = [];
+    }
+    if (this.strHasEsc) {
+      try {
+        raw = JSON.parse(`"${raw}"`) as string;
+      } catch {
+        /* keep raw */
+      }
+    }
+    if (mode === 1) this.lastKey = raw;
+    else if (this.lastKey === 'kind') this.listKind = raw;
+    else if (this.lastKey === 'apiVersion') this.listApiVersion = raw;
+  }
+
+  private beginCap(i: number): void {
+    this.capOn = true;
+    this.capParts = [];
+    this.capLen = 0;
+    this.capStart = i;
+    this.capLine = this.line;
+    this.capTooBig = false;
+  }
+
+  private addCap(piece: Buffer): void {
+    if (this.capLen + piece.length > this.maxValueBytes) {
+      this.capTooBig = true;
+      this.capParts = [];
+      this.capLen += piece.length;
+      return;
+    }
+    this.capParts.push(Buffer.from(piece));
+    this.capLen += piece.length;
+  }
+
+  private endCap(chunk: Buffer, end: number, element: boolean, out: ScanItem[]): void {
+    if (!this.capTooBig) {
+      const piece = chunk.subarray(this.capStart, end);
+      if (this.capLen + piece.length > this.maxValueBytes) this.capTooBig = true;
+      else {
+        const text =
+          this.capParts.length === 0
+            ? piece.toString('utf8')
+            : Buffer.concat([...this.capParts, piece]).toString('utf8');
+        const item: ScanItem = { kind: 'value', line: this.capLine, text };
+        if (element) item.fromList = { kind: this.listKind, apiVersion: this.listApiVersion };
+        out.push(item);
+      }
+    }
+    if (this.capTooBig) {
+      out.push({
+        kind: 'problem',
+        line: this.capLine,
+        message: `value larger than ${this.maxValueBytes} bytes; skipped`,
+      });
+    }
+    this.capOn = false;
+    this.capParts = [];
+    this.capLen = 0;
+    this.capTooBig = false;
+  }
+}

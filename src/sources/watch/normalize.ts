@@ -1,0 +1,470 @@
+/**
+ * Turns watch-shaped input (wire events `{type, object}`, bare objects from
+ * `kubectl get -w`, list items) into TimelineEvents for one file: resolves the kind,
+ * normalises events.k8s.io/v1 Events to the core/v1 shape, checks the fields the model
+ * needs, infers watch types where the format has none, drops duplicates, and assigns `at`
+ * (receive time or best object time), never reordering the file.
+ *
+ * Everything is reported through Diagnostics: per-line problems as they happen, and
+ * per-file summaries (skipped kinds, duplicates, out-of-order receive times) as ONE warning
+ * each when the file ends.
+ *
+ * Memory: O(distinct objects) — one `uid → last resourceVersion` entry per object for
+ * duplicate detection and ADDED/MODIFIED inference; nothing per event.
+ */
+import type { CoreEvent } from '../../model/objects.js';
+import type { GapEvent, ObservedEvent, TimeBasis, TimelineEvent, WatchType } from '../../timeline/event.js';
+import type { Diagnostics } from '../source.js';
+import { kindOfSrc, parseRfc3339 } from './recording-format.js';
+
+export type ModelKind = 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
+const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, Event: true, Namespace: false };
+
+type Obj = Record<string, unknown>;
+
+export function isObject(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** Context a list gives its items (PodList items carry no kind/apiVersion). */
+export interface ListContext {
+  kind?: string;
+  apiVersion?: string;
+}
+
+/**
+ * events.k8s.io/v1 (or v1beta1) Event → the core/v1 Event shape the model reads:
+ * regarding→involvedObject, note→message, deprecatedSource→source,
+ * deprecatedFirstTimestamp/deprecatedLastTimestamp→firstTimestamp/lastTimestamp,
+ * deprecatedCount (or, when that is 0/absent, series.count)→count,
+ * reportingController→reportingComponent. `series`, `related`, `action`, `eventTime` and
+ * `reportingInstance` are kept.
+ */
+export function normalizeEventsV1(o: Obj): CoreEvent {
+  const series = isObject(o.series) ? o.series : undefined;
+  const depCount = typeof o.deprecatedCount === 'number' && o.deprecatedCount > 0 ? o.deprecatedCount : undefined;
+  const seriesCount = series && typeof series.count === 'number' ? series.count : undefined;
+  const out: Obj = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: o.metadata,
+    involvedObject: o.regarding,
+    related: o.related,
+    reason: o.reason,
+    message: o.note,
+    type: o.type,
+    count: depCount ?? seriesCount,
+    firstTimestamp: o.deprecatedFirstTimestamp ?? null,
+    lastTimestamp: o.deprecatedLastTimestamp ?? null,
+    eventTime: o.eventTime ?? null,
+    series: o.series,
+    action: o.action,
+    source: o.deprecatedSource,
+    reportingComponent: o.reportingController,
+    reportingInstance: o.reportingInstance,
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
+  return out as unknown as CoreEvent;
+}
+
+function maxTime(acc: number | undefined, t: unknown): number | undefined {
+  const ms = parseRfc3339(t);
+  if (ms === undefined) return acc;
+  return acc === undefined || ms > acc ? ms : acc;
+}
+
+/**
+ * Best available time from the object itself (input-formats.md §6): for DELETED,
+ * deletionTimestamp − deletionGracePeriodSeconds when set; otherwise the latest of
+ * creationTimestamp, deletionTimestamp − grace, status.conditions[].lastTransitionTime and
+ * managedFields[].time; for Events also firstTimestamp/lastTimestamp/eventTime/
+ * series.lastObservedTime. Whole seconds for most fields.
+ */
+export function objectTime(kind: string, watchType: WatchType, obj: Obj): number | undefined {
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  let deletion: number | undefined;
+  const del = parseRfc3339(meta.deletionTimestamp);
+  if (del !== undefined) {
+    const grace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds : 0;
+    deletion = del - grace * 1000;
+  }
+  if (watchType === 'DELETED' && deletion !== undefined) return deletion;
+  let t = maxTime(undefined, meta.creationTimestamp);
+  if (deletion !== undefined && (t === undefined || deletion > t)) t = deletion;
+  const status = isObject(obj.status) ? obj.status : undefined;
+  if (status && Array.isArray(status.conditions)) {
+    for (const c of status.conditions) if (isObject(c)) t = maxTime(t, c.lastTransitionTime);
+  }
+  if (Array.isArray(meta.managedFields)) {
+    for (const m of meta.managedFields) if (isObject(m)) t = maxTime(t, m.time);
+  }
+  if (kind === 'Event') {
+    t = maxTime(t, obj.firstTimestamp);
+    t = maxTime(t, obj.lastTimestamp);
+    t = maxTime(t, obj.eventTime);
+    if (isObject(obj.series)) t = maxTime(t, obj.series.lastObservedTime);
+  }
+  return t;
+}
+
+/** Guess the kind of an object that carries none (list items of a `List` of unknown kind). */
+function kindFromShape(o: Obj): { kind: string; apiVersion?: string } | undefined {
+  if (isObject(o.involvedObject)) return { kind: 'Event', apiVersion: 'v1' };
+  if (isObject(o.regarding)) return { kind: 'Event', apiVersion: 'events.k8s.io/v1' };
+  if (isObject(o.spec) && Array.isArray(o.spec.containers)) return { kind: 'Pod', apiVersion: 'v1' };
+  return undefined;
+}
+
+/** What is remembered per uid for duplicate detection: the last resourceVersion (DELETED marked apart). */
+function rvToken(type: WatchType, rv: string): string {
+  return type === 'DELETED' ? `D:${rv}` : rv;
+}
+
+const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
+/** Status object of an ERROR event / a kubectl `kind: Status` line → text. */
+function statusText(o: unknown): { code?: number; text: string } {
+  if (!isObject(o)) return { text: 'no Status object' };
+  const code = typeof o.code === 'number' ? o.code : undefined;
+  const parts = [code !== undefined ? String(code) : undefined, str(o.reason)].filter(Boolean).join(' ');
+  const msg = str(o.message);
+  return { code, text: parts && msg ? `${parts}: ${msg}` : parts || msg || 'no message' };
+}
+
+export interface NormalizerOptions {
+  file: string;
+  basis: TimeBasis;
+  diagnostics: Diagnostics;
+  /** Warn once that types were inferred (formats without watch types, except plain lists). */
+  warnInferredTypes: boolean;
+}
+
+/** Held events wait for the first known time (object-timestamp basis only). */
+const MAX_HELD = 10_000;
+
+export class WatchNormalizer {
+  readonly file: string;
+  readonly basis: TimeBasis;
+  private readonly diag: Diagnostics;
+  private readonly warnInferred: boolean;
+
+  events = 0;
+  problems = 0;
+  start: number | undefined;
+  end: number | undefined;
+  /** Last line handed to the normaliser (for problems found by the caller after it). */
+  lastLine = 0;
+  /** Appended to missing-field problems (e.g. "document ends without a newline"). */
+  problemSuffix = '';
+  /** Last BOOKMARK resourceVersion (kept for resume/coverage; bookmarks emit nothing). */
+  lastBookmarkRV: string | undefined;
+
+  private lastAt: number | undefined;
+  private held: TimelineEvent[] = [];
+  private readonly lastSeen = new Map<string, string>();
+  private readonly kindsSeen = new Set<string>();
+  private readonly skipped = new Map<string, number>();
+  private dupCount = 0;
+  private dupFirst = 0;
+  private outOfOrder = 0;
+  private outOfOrderFirst = 0;
+  private inferred = 0;
+  private warned = false;
+  private readonly extraWarnings: string[] = [];
+
+  constructor(opts: NormalizerOptions) {
+    this.file = opts.file;
+    this.basis = opts.basis;
+    this.diag = opts.diagnostics;
+    this.warnInferred = opts.warnInferredTypes;
+  }
+
+  problem(line: number, message: string): void {
+    this.problems++;
+    this.diag.problem({ file: this.file, line, message });
+  }
+
+  /** A warning to print with the end-of-file summaries. */
+  note(message: string): void {
+    this.extraWarnings.push(message);
+  }
+
+  /**
+   * Any decoded value of a non-recording format: a wire event `{type, object}`, a
+   * `kind: Status` (kubectl's watch ended), a List, or a bare object (type inferred).
+   */
+  value(out: TimelineEvent[], line: number, v: unknown, list?: ListContext): void {
+    this.lastLine = line;
+    if (!isObject(v)) {
+      this.problem(line, `expected a JSON object, found ${Array.isArray(v) ? 'an array' : typeof v}; skipped`);
+      return;
+    }
+    if (typeof v.type === 'string' && 'object' in v) {
+      this.wire(out, line, v);
+      return;
+    }
+    if (v.kind === 'Status' && !list) {
+      const s = statusText(v);
+      this.gap(out, line, 'watch-ended', `watch ended with Status ${s.text}`, this.singleKind());
+      return;
+    }
+    if (Array.isArray(v.items) && (typeof v.kind !== 'string' || v.kind.endsWith('List'))) {
+      const ctx: ListContext = { kind: str(v.kind), apiVersion: str(v.apiVersion) };
+      for (const item of v.items) this.value(out, line, item, ctx);
+      return;
+    }
+    this.observed(out, line, undefined, v, undefined, list);
+  }
+
+  /** A watch event as the API sends it. `recvAt`/`src` only for recordings. */
+  wire(out: TimelineEvent[], line: number, ev: Obj, recvAt?: number, src?: string): void {
+    this.lastLine = line;
+    const type = ev.type;
+    if (type === 'BOOKMARK') {
+      const o = ev.object;
+      if (isObject(o) && isObject(o.metadata) && typeof o.metadata.resourceVersion === 'string') {
+        this.lastBookmarkRV = o.metadata.resourceVersion;
+      }
+      return;
+    }
+    if (type === 'ERROR') {
+      const s = statusText(ev.object);
+      const reason = isObject(ev.object) ? ev.object.reason : undefined;
+      if (s.code === 410 || reason === 'Expired' || reason === 'Gone') {
+        const kinds = src ? [kindOfSrc(src)].filter((k): k is string => !!k) : this.singleKind();
+        this.gap(out, line, 'watch-relist', `watch expired (${s.text}); the watcher must relist`, kinds, recvAt);
+      } else {
+        this.problem(line, `watch ERROR event: ${s.text}`);
+      }
+      return;
+    }
+    if (typeof type !== 'string' || !WATCH_TYPES.has(type)) {
+      this.problem(line, `unknown watch event type ${JSON.stringify(type)}; skipped`);
+      return;
+    }
+    this.observed(out, line, type as WatchType, ev.object, recvAt, undefined, src);
+  }
+
+  gap(
+    out: TimelineEvent[],
+    line: number,
+    reason: string,
+    detail: string | undefined,
+    kinds: string[] | undefined,
+    recvAt?: number,
+  ): void {
+    this.lastLine = line;
+    const g: GapEvent = {
+      type: 'gap',
+      at: 0,
+      atBasis: this.basis,
+      source: { file: this.file, line },
+      reason,
+    };
+    if (detail) g.detail = detail;
+    if (kinds && kinds.length > 0) g.kinds = kinds;
+    this.place(out, g, recvAt, line);
+  }
+
+  private singleKind(): string[] | undefined {
+    return this.kindsSeen.size === 1 ? [...this.kindsSeen] : undefined;
+  }
+
+  private observed(
+    out: TimelineEvent[],
+    line: number,
+    type: WatchType | undefined,
+    raw: unknown,
+    recvAt: number | undefined,
+    list: ListContext | undefined,
+    src?: string,
+  ): void {
+    if (!isObject(raw)) {
+      this.problem(line, 'watch event without an object; skipped');
+      return;
+    }
+    let obj = raw;
+    let kind = str(obj.kind);
+    let apiVersion = str(obj.apiVersion);
+    if (!kind) {
+      const lk = list?.kind;
+      if (lk && lk.endsWith('List') && lk !== 'List') {
+        kind = lk.slice(0, -4);
+        apiVersion ??= list?.apiVersion;
+      } else {
+        kind = kindOfSrc(src);
+        if (!kind) {
+          const guess = kindFromShape(obj);
+          kind = guess?.kind;
+          apiVersion ??= guess?.apiVersion;
+        }
+      }
+      if (!kind) {
+        this.problem(line, 'object without "kind"; skipped');
+        return;
+      }
+      obj.kind = kind;
+      if (apiVersion && !obj.apiVersion) obj.apiVersion = apiVersion;
+    }
+    if (kind === 'Event') {
+      if (apiVersion?.startsWith('events.k8s.io/')) obj = normalizeEventsV1(obj) as unknown as Obj;
+      else if (apiVersion && apiVersion !== 'v1') {
+        this.skip(`Event (${apiVersion})`);
+        return;
+      }
+    }
+    if (kind !== 'Pod' && kind !== 'ReplicaSet' && kind !== 'Event' && kind !== 'Namespace') {
+      this.skip(kind);
+      return;
+    }
+    const mk: ModelKind = kind;
+    const meta = isObject(obj.metadata) ? obj.metadata : undefined;
+    const name = str(meta?.name);
+    const namespace = str(meta?.namespace);
+    const uid = str(meta?.uid);
+    const missing: string[] = [];
+    if (!meta) missing.push('metadata');
+    else {
+      if (!name) missing.push('metadata.name');
+      if (NAMESPACED[mk] && !namespace) missing.push('metadata.namespace');
+      if (!uid) missing.push('metadata.uid');
+    }
+    if (missing.length > 0) {
+      const who = name ? ` ${namespace ? `${namespace}/` : ''}${name}` : '';
+      this.problem(line, `${mk}${who} without ${missing.join(', ')}; skipped${this.problemSuffix}`);
+      return;
+    }
+    // resourceVersion may be a number in hand-written YAML; keep the wire type (string).
+    if (typeof meta!.resourceVersion === 'number') meta!.resourceVersion = String(meta!.resourceVersion);
+    const rv = str(meta!.resourceVersion);
+    const prev = this.lastSeen.get(uid!);
+    let wt: WatchType;
+    if (type) wt = type;
+    else {
+      wt = prev === undefined ? 'ADDED' : 'MODIFIED';
+      this.inferred++;
+    }
+    if (rv !== undefined) {
+      const token = rvToken(wt, rv);
+      if (prev === token) {
+        this.dupCount++;
+        if (this.dupFirst === 0) this.dupFirst = line;
+        return;
+      }
+      this.lastSeen.set(uid!, token);
+    } else if (prev === undefined) {
+      this.lastSeen.set(uid!, '');
+    }
+    this.kindsSeen.add(mk);
+    const t = this.basis === 'received' ? recvAt : objectTime(mk, wt, obj);
+    const ev = {
+      type: 'observed',
+      kind: mk,
+      watchType: wt,
+      object: obj,
+      at: 0,
+      atBasis: this.basis,
+      source: { file: this.file, line },
+    } as unknown as ObservedEvent;
+    this.place(out, ev, t, line);
+  }
+
+  private skip(kind: string): void {
+    this.skipped.set(kind, (this.skipped.get(kind) ?? 0) + 1);
+  }
+
+  /** Assigns `at` (non-decreasing in file order) and appends to `out`. */
+  private place(out: TimelineEvent[], ev: TimelineEvent, t: number | undefined, line: number): void {
+    if (t !== undefined && this.lastAt !== undefined && t < this.lastAt) {
+      if (this.basis === 'received') {
+        this.outOfOrder++;
+        if (this.outOfOrderFirst === 0) this.outOfOrderFirst = line;
+      }
+      t = this.lastAt;
+    }
+    if (t === undefined) t = this.lastAt;
+    if (t === undefined) {
+      // No time known yet: hold until the first timed event (bounded).
+      this.held.push(ev);
+      if (this.held.length >= MAX_HELD) this.releaseHeld(out, 0);
+      return;
+    }
+    if (this.held.length > 0) this.releaseHeld(out, t);
+    ev.at = t;
+    this.lastAt = t;
+    this.count(ev);
+    out.push(ev);
+  }
+
+  private releaseHeld(out: TimelineEvent[], at: number): void {
+    if (at === 0) {
+      this.note(
+        `${this.file}: no timestamps found in the first ${this.held.length} events; they are placed at the Unix epoch in file order`,
+      );
+    }
+    for (const h of this.held) {
+      h.at = at;
+      this.count(h);
+      out.push(h);
+    }
+    this.held = [];
+    this.lastAt ??= at;
+  }
+
+  private count(ev: TimelineEvent): void {
+    this.events++;
+    if (this.start === undefined) this.start = ev.at;
+    this.end = ev.at;
+  }
+
+  /** Sets the last known time (recording header `startedAt`, `end` line) without an event. */
+  markTime(t: number): void {
+    if (this.lastAt === undefined || t > this.lastAt) this.lastAt = t;
+  }
+
+  /** Flushes events still waiting for a time. Call once at the end of the input. */
+  flush(out: TimelineEvent[]): void {
+    if (this.held.length > 0) this.releaseHeld(out, this.lastAt ?? 0);
+  }
+
+  /** Emits the per-file summary warnings (once). */
+  finish(): void {
+    if (this.warned) return;
+    this.warned = true;
+    const f = this.file;
+    if (this.skipped.size > 0) {
+      let total = 0;
+      const parts: string[] = [];
+      for (const [k, n] of [...this.skipped].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))) {
+        total += n;
+        parts.push(`${k} (${n})`);
+      }
+      this.diag.warn(
+        `${f}: skipped ${total} object${total === 1 ? '' : 's'} of kinds kexp does not model: ${parts.join(', ')}`,
+      );
+    }
+    if (this.dupCount > 0) {
+      this.diag.warn(
+        `${f}: dropped ${this.dupCount} duplicate event${this.dupCount === 1 ? '' : 's'} (same uid and resourceVersion as ` +
+          `the object's previous event, e.g. an initial list repeated after kubectl restarted); first at ${f}:${this.dupFirst}`,
+      );
+    }
+    if (this.outOfOrder > 0) {
+      this.diag.warn(
+        `${f}: ${this.outOfOrder} event${this.outOfOrder === 1 ? ' has' : 's have'} a receive time earlier than the line ` +
+          `before (first at ${f}:${this.outOfOrderFirst}); kept file order and clamped to the previous time`,
+      );
+    }
+    if (this.warnInferred && this.inferred > 0) {
+      this.diag.warn(
+        `${f}: this format has no watch event types; kexp inferred ADDED on the first sight of each uid and MODIFIED ` +
+          `afterwards, and deletions are not visible (record with \`kexp record\` or \`kubectl get -w --output-watch-events\`)`,
+      );
+    }
+    for (const w of this.extraWarnings) this.diag.warn(w);
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * kexp's own recording format (version 1): the types of its NDJSON lines, the writer helper
+ * `kexp record` uses, and the receive-time codec. docs/recording-format.md is the normative
+ * description; keep the two in step.
+ *
+ * A recording is one JSON object per line:
+ *   line 1      header  {"kexpRecording":1,"kexpVersion":…,"startedAt":…,"watches":[…],"redacted":true,…}
+ *   then        event   {"recv":…,"src":"pods","event":{"type":"ADDED","object":{…}}}   (API watch event verbatim)
+ *               gap     {"recv":…,"src":"pods","gap":{"reason":"watch-relist","detail":…}}
+ *   optionally  end     {"recv":…,"end":{"reason":"duration","detail":…}}               (last line)
+ */
+
+/** The format version this kexp writes and the highest it reads. */
+export const RECORDING_FORMAT_VERSION = 1;
+
+/** One watch the recorder ran. `src` on event/gap lines names the watch by `resource`. */
+export interface RecordingWatch {
+  /** Plural resource name as in the API path: `replicasets`, `pods`, `events`, `namespaces`. */
+  resource: string;
+  /** Namespace of a namespaced watch. */
+  namespace?: string;
+  /** Single-object watch (`fieldSelector=metadata.name=…`), e.g. the namespace itself. */
+  name?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+export interface RecordingHeader {
+  kexpRecording: number;
+  /** Version of the kexp that wrote the file. */
+  kexpVersion: string;
+  /** `gitVersion` of the apiserver (`/version`), e.g. `v1.37.2`. */
+  serverVersion?: string;
+  /** Namespace and ReplicaSet the recording was made for. */
+  namespace?: string;
+  replicaSet?: string;
+  /** RFC 3339 UTC with microseconds: when the recorder started its watches. */
+  startedAt: string;
+  watches: RecordingWatch[];
+  /** True when the recorder removed or replaced sensitive values (see docs/recording-format.md). */
+  redacted: boolean;
+}
+
+export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+
+/** A Kubernetes watch event exactly as the API sent it. */
+export interface WireWatchEvent {
+  type: WatchEventType;
+  object: Record<string, unknown>;
+}
+
+export interface RecordingEventLine {
+  /** Receive time, RFC 3339 UTC with exactly 6 fractional digits. */
+  recv: string;
+  /** The `resource` of the watch (header `watches`) the event arrived on. */
+  src: string;
+  event: WireWatchEvent;
+  /**
+   * Set when the recorder produced the event from a LIST rather than a watch: the items of the
+   * initial list (`initial-list`) or of a relist after a 410/reconnect (`relist`, including
+   * the DELETED it derives for objects missing from the new list). Readers treat these like
+   * watch events.
+   */
+  synthetic?: 'initial-list' | 'relist';
+}
+
+export type RecordingGapReason = 'watch-relist' | 'watch-reconnect';
+
+export interface RecordingGapLine {
+  recv: string;
+  src: string;
+  gap: { reason: RecordingGapReason; detail?: string };
+}
+
+export type RecordingEndReason = 'duration' | 'interrupted' | 'error';
+
+export interface RecordingEndLine {
+  recv: string;
+  end: { reason: RecordingEndReason; detail?: string };
+}
+
+export type RecordingBodyLine = RecordingEventLine | RecordingGapLine | RecordingEndLine;
+export type RecordingLine = RecordingHeader | RecordingBodyLine;
+
+/**
+ * Serialises one recording line: a single JSON object, no raw newline inside (JSON.stringify
+ * escapes them), terminated by exactly one `\n`. Write the returned string with ONE write
+ * call so a crash can only ever leave a partial *last* line.
+ */
+export function formatRecordingLine(line: RecordingLine): string {
+  return JSON.stringify(line) + '\n';
+}
+
+/** Builds the header line's object with the current format version. */
+export function recordingHeader(fields: Omit<RecordingHeader, 'kexpRecording'>): RecordingHeader {
+  return { kexpRecording: RECORDING_FORMAT_VERSION, ...fields };
+}
+
+function pad(n: number, width: number): string {
+  return String(n).padStart(width, '0');
+}
+
+/**
+ * Epoch milliseconds (a fraction carries µs) → `2026-11-30T10:15:02.134512Z`
+ * (RFC 3339, UTC, exactly six fractional digits; sub-µs is rounded).
+ */
+export function formatRecvTime(epochMs: number): string {
+  const us = Math.round(epochMs * 1000);
+  const secs = Math.floor(us / 1_000_000);
+  const frac = us - secs * 1_000_000;
+  return new Date(secs * 1000).toISOString().slice(0, 19) + '.' + pad(frac, 6) + 'Z';
+}
+
+const RFC3339 = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d\d):(\d\d))$/;
+
+/**
+ * RFC 3339 → epoch milliseconds keeping the fraction (µs/ns precision as a fractional ms).
+ * `Date.parse` would drop everything below the millisecond. Undefined when not RFC 3339.
+ */
+export function parseRfc3339(s: unknown): number | undefined {
+  if (typeof s !== 'string') return undefined;
+  const m = RFC3339.exec(s);
+  if (!m) return undefined;
+  let ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
+  if (Number.isNaN(ms)) return undefined;
+  if (m[9]) {
+    const off = (+m[10]! * 60 + +m[11]!) * 60_000;
+    ms += m[9] === '+' ? -off : off;
+  }
+  if (m[7]) ms += Number(m[7].padEnd(9, '0')) / 1e6;
+  return ms;
+}
+
+export type ParsedRecordingLine =
+  | { kind: 'header'; header: RecordingHeader }
+  | { kind: 'event'; line: RecordingEventLine }
+  | { kind: 'gap'; line: RecordingGapLine }
+  | { kind: 'end'; line: RecordingEndLine }
+  | { kind: 'invalid'; message: string };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Checks a header object. Returns an error message (one line) or undefined.
+ * A version above RECORDING_FORMAT_VERSION is an error: the reader cannot know what changed.
+ */
+export function checkRecordingHeader(obj: unknown): string | undefined {
+  if (!isObject(obj) || !('kexpRecording' in obj)) return 'not a kexp recording header (no "kexpRecording" field)';
+  const v = obj.kexpRecording;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
+    return `invalid recording format version ${JSON.stringify(v)} (expected a positive integer)`;
+  }
+  if (v > RECORDING_FORMAT_VERSION) {
+    const by = typeof obj.kexpVersion === 'string' ? ` (written by kexp ${obj.kexpVersion})` : '';
+    return `recording format version ${v}${by} is newer than this kexp understands (up to ${RECORDING_FORMAT_VERSION}); upgrade kexp`;
+  }
+  if (parseRfc3339(obj.startedAt) === undefined) return 'recording header has no valid "startedAt" time';
+  return undefined;
+}
+
+/** Classifies one parsed body line of a recording. */
+export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
+  if (!isObject(obj)) return { kind: 'invalid', message: 'not a recording line (expected a JSON object)' };
+  if ('kexpRecording' in obj) {
+    const err = checkRecordingHeader(obj);
+    return err ? { kind: 'invalid', message: err } : { kind: 'header', header: obj as unknown as RecordingHeader };
+  }
+  if (typeof obj.recv !== 'string') return { kind: 'invalid', message: 'recording line without "recv" time' };
+  if (parseRfc3339(obj.recv) === undefined) {
+    return { kind: 'invalid', message: `recording line with invalid "recv" time ${JSON.stringify(obj.recv).slice(0, 60)}` };
+  }
+  if ('event' in obj) {
+    if (typeof obj.src !== 'string') return { kind: 'invalid', message: 'event line without "src"' };
+    if (!isObject(obj.event)) return { kind: 'invalid', message: '"event" is not an object' };
+    return { kind: 'event', line: obj as unknown as RecordingEventLine };
+  }
+  if ('gap' in obj) {
+    if (!isObject(obj.gap) || typeof obj.gap.reason !== 'string') {
+      return { kind: 'invalid', message: 'gap line without "gap.reason"' };
+    }
+    return { kind: 'gap', line: obj as unknown as RecordingGapLine };
+  }
+  if ('end' in obj) {
+    if (!isObject(obj.end) || typeof obj.end.reason !== 'string') {
+      return { kind: 'invalid', message: 'end line without "end.reason"' };
+    }
+    return { kind: 'end', line: obj as unknown as RecordingEndLine };
+  }
+  return { kind: 'invalid', message: 'unknown recording line (none of "event", "gap", "end")' };
+}
+
+/** Watch resource (the `src` of a line) → the kind kexp sees on it. */
+export const RESOURCE_KINDS: Readonly<Record<string, string>> = {
+  pods: 'Pod',
+  replicasets: 'ReplicaSet',
+  events: 'Event',
+  namespaces: 'Namespace',
+};
+
+/** `src` may be `pods` or `pods/shop`; returns the kind when the resource is known. */
+export function kindOfSrc(src: string | undefined): string | undefined {
+  if (!src) return undefined;
+  const slash = src.indexOf('/');
+  return RESOURCE_KINDS[slash === -1 ? src : src.slice(0, slash)];
+}

@@ -1,0 +1,528 @@
+/**
+ * `openWatchSource`: reads one watch dump — a kexp recording, raw watch events, `kubectl get
+ * -w` JSON or YAML output, or a list snapshot — from a file or stdin (plain or gzip) and
+ * streams it as TimelineEvents in file order with constant memory per event.
+ *
+ * The three framings:
+ * - lines  (kexp-recording, watch-events): LineSplitter + JSON.parse per line;
+ * - values (kubectl-watch-json, list, pretty-printed watch events): JsonValueScanner;
+ * - yaml   (`kubectl get -w -o yaml`, with or without `--output-watch-events`): documents cut
+ *   at `---`/`...` lines, each parsed with the `yaml` package.
+ *
+ * Bad lines are FILE:LINE problems and reading continues; inputs that cannot be read at all
+ * (missing, empty, unrecognised, newer recording version) are InputErrors thrown here, before
+ * any event is produced.
+ */
+import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
+import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
+import { openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, type SplitLine } from '../input-stream.js';
+import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
+import { JsonValueScanner, type ScanItem } from './json-values.js';
+import { isObject, WatchNormalizer, type ListContext } from './normalize.js';
+import {
+  checkRecordingHeader,
+  classifyRecordingLine,
+  kindOfSrc,
+  parseRfc3339,
+  type RecordingEndLine,
+  type RecordingHeader,
+} from './recording-format.js';
+import {
+  framingForForced,
+  SNIFF_MAX_BYTES,
+  sniffPrefix,
+  WATCH_FORMATS,
+  type Framing,
+  type SniffResult,
+  type WatchFormat,
+} from './sniff.js';
+
+export interface WatchSourceOptions {
+  /** Force a format (one of WATCH_FORMATS) instead of sniffing. */
+  format?: string;
+  diagnostics: Diagnostics;
+  /** Stream read for the path `-` (default process.stdin). */
+  stdin?: NodeJS.ReadableStream;
+}
+
+/** Coverage of a watch dump; `endReason` is set when a recording has an end line. */
+export interface WatchFileCoverage extends FileCoverage {
+  endReason?: RecordingEndLine['end'];
+}
+
+const TRUNCATED_LINE = 'truncated line (no closing brace; recording interrupted?)';
+const MAX_YAML_DOC_BYTES = 64 * 1024 * 1024;
+
+function shorten(s: string, n = 160): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+function bareMessage(e: InputError): string {
+  const prefix = e.line > 0 ? `${e.file}:${e.line}: ` : `${e.file}: `;
+  return e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
+}
+
+/** True when a JSON-looking line ends inside an object/array or a string (it was cut). */
+function looksTruncated(text: string): boolean {
+  const t = text.trimStart();
+  if (!t.startsWith('{') && !t.startsWith('[')) return false;
+  let depth = 0;
+  let inStr = false;
+  let esc = false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (inStr) {
+      if (esc) esc = false;
+      else if (c === 92) esc = true;
+      else if (c === 34) inStr = false;
+    } else if (c === 34) inStr = true;
+    else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) depth--;
+  }
+  return inStr || depth > 0;
+}
+
+const BAD = Symbol('bad');
+
+function parseJsonLine(norm: WatchNormalizer, l: SplitLine, maxLine: number): unknown {
+  if (l.tooLongBytes !== undefined) {
+    norm.problem(l.line, `line of ${l.tooLongBytes} bytes exceeds the ${maxLine}-byte limit; skipped`);
+    return BAD;
+  }
+  try {
+    return JSON.parse(l.text);
+  } catch (err) {
+    if (l.truncatedFinal || looksTruncated(l.text)) norm.problem(l.line, TRUNCATED_LINE);
+    else norm.problem(l.line, `not JSON (${shorten((err as Error).message)})`);
+    return BAD;
+  }
+}
+
+interface RecordingState {
+  header?: RecordingHeader;
+  /** The header line was read at open time; the reader skips the first non-blank line. */
+  headerPending: boolean;
+  startedAt?: number;
+  endAt?: number;
+  end?: RecordingEndLine['end'];
+  afterEndReported: boolean;
+}
+
+/** Position for problems raised by the byte stream itself (gzip damage). */
+interface ReadPos {
+  line: number;
+}
+
+async function* readLines(
+  chunks: AsyncIterable<Buffer>,
+  norm: WatchNormalizer,
+  rec: RecordingState | undefined,
+  pos: ReadPos,
+): AsyncGenerator<TimelineEvent> {
+  const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES });
+  const lines: SplitLine[] = [];
+  const out: TimelineEvent[] = [];
+  const handle = (l: SplitLine): void => {
+    if (l.tooLongBytes === undefined && l.text.trim() === '') return;
+    const v = parseJsonLine(norm, l, DEFAULT_MAX_LINE_BYTES);
+    if (v === BAD) return;
+    if (!rec) {
+      norm.value(out, l.line, v);
+      return;
+    }
+    if (rec.headerPending) {
+      // First non-blank line: the header, already read and validated by openWatchSource.
+      rec.headerPending = false;
+      return;
+    }
+    const c = classifyRecordingLine(v);
+    if (rec.end && c.kind !== 'header' && !rec.afterEndReported) {
+      rec.afterEndReported = true;
+      norm.problem(l.line, 'line after the recording\'s end line (kept; recordings concatenated without their headers?)');
+      rec.end = undefined;
+      rec.endAt = undefined;
+    }
+    switch (c.kind) {
+      case 'header':
+        rec.end = undefined;
+        rec.endAt = undefined;
+        norm.gap(out, l.line, 'file-boundary', 'another recording header (recordings concatenated?)', undefined, parseRfc3339(c.header.startedAt));
+        return;
+      case 'event':
+        norm.wire(out, l.line, c.line.event as unknown as Record<string, unknown>, parseRfc3339(c.line.recv), c.line.src);
+        return;
+      case 'gap': {
+        const k = kindOfSrc(c.line.src);
+        norm.gap(out, l.line, c.line.gap.reason, c.line.gap.detail, k ? [k] : undefined, parseRfc3339(c.line.recv));
+        return;
+      }
+      case 'end': {
+        const t = parseRfc3339(c.line.recv)!;
+        rec.end = c.line.end;
+        rec.endAt = t;
+        norm.markTime(t);
+        if (c.line.end.reason === 'error') {
+          norm.note(`${norm.file}:${l.line}: recording ended with an error${c.line.end.detail ? `: ${c.line.end.detail}` : ''}`);
+        }
+        return;
+      }
+      case 'invalid':
+        norm.problem(l.line, c.message);
+        return;
+    }
+  };
+  const safeHandle = (l: SplitLine): void => {
+    try {
+      handle(l);
+    } catch (err) {
+      norm.problem(l.line, `could not read this line: ${(err as Error).message}`);
+    }
+  };
+  for await (const chunk of chunks) {
+    lines.length = 0;
+    splitter.push(chunk, lines);
+    for (const l of lines) safeHandle(l);
+    pos.line = splitter.linesSeen + 1;
+    if (out.length > 0) {
+      yield* out;
+      out.length = 0;
+    }
+  }
+  lines.length = 0;
+  splitter.end(lines);
+  for (const l of lines) safeHandle(l);
+  yield* out;
+  out.length = 0;
+}
+
+async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent> {
+  const sc = new JsonValueScanner();
+  const items: ScanItem[] = [];
+  const out: TimelineEvent[] = [];
+  const handle = (it: ScanItem): void => {
+    if (it.kind === 'problem') {
+      norm.problem(it.line, it.message);
+      return;
+    }
+    let v: unknown;
+    try {
+      v = JSON.parse(it.text);
+    } catch (err) {
+      norm.problem(it.line, `not JSON (${shorten((err as Error).message)})`);
+      return;
+    }
+    try {
+      norm.value(out, it.line, v, it.fromList as ListContext | undefined);
+    } catch (err) {
+      norm.problem(it.line, `could not read this value: ${(err as Error).message}`);
+    }
+  };
+  for await (const chunk of chunks) {
+    items.length = 0;
+    sc.push(chunk, items);
+    for (const it of items) handle(it);
+    pos.line = sc.currentLine;
+    if (out.length > 0) {
+      yield* out;
+      out.length = 0;
+    }
+  }
+  items.length = 0;
+  sc.end(items);
+  for (const it of items) handle(it);
+  yield* out;
+}
+
+interface YamlDoc {
+  /** File line of lines[0]. */
+  startLine: number;
+  /** First line with content (not blank, not a comment). */
+  contentLine: number;
+  lines: string[];
+  bytes: number;
+  tooBig: boolean;
+}
+
+function handleYamlDoc(norm: WatchNormalizer, out: TimelineEvent[], doc: YamlDoc, endedWithoutNewline: boolean): void {
+  if (doc.contentLine === 0) return;
+  if (doc.tooBig) {
+    norm.problem(doc.contentLine, `YAML document larger than ${MAX_YAML_DOC_BYTES} bytes; skipped`);
+    return;
+  }
+  const lc = new LineCounter();
+  const d = parseDocument(doc.lines.join('\n'), { lineCounter: lc, uniqueKeys: false, prettyErrors: true });
+  const fileLine = (offset: number): number => doc.startLine + lc.linePos(offset).line - 1;
+  if (d.errors.length > 0) {
+    const e = d.errors[0]!;
+    const line = e.linePos ? doc.startLine + e.linePos[0].line - 1 : doc.contentLine;
+    if (endedWithoutNewline) norm.problem(line, 'truncated YAML document at end of input (recording interrupted?)');
+    else norm.problem(line, `not YAML (${shorten(e.message.split('\n')[0] ?? e.code)})`);
+    return;
+  }
+  let js: unknown;
+  try {
+    js = d.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    norm.problem(doc.contentLine, `not usable YAML (${shorten((err as Error).message)})`);
+    return;
+  }
+  if (js === null || js === undefined) return;
+  norm.problemSuffix = endedWithoutNewline ? ' (document ends without a newline; recording interrupted?)' : '';
+  try {
+    const contents = d.contents;
+    if (
+      isObject(js) &&
+      Array.isArray(js.items) &&
+      (typeof js.kind !== 'string' || js.kind.endsWith('List')) &&
+      isMap(contents)
+    ) {
+      // A List document: cite each item's own line.
+      const seq = contents.get('items', true);
+      const ctx: ListContext = {
+        kind: typeof js.kind === 'string' ? js.kind : undefined,
+        apiVersion: typeof js.apiVersion === 'string' ? js.apiVersion : undefined,
+      };
+      js.items.forEach((item, i) => {
+        const node = isSeq(seq) ? (seq.items[i] as { range?: [number, number, number] } | undefined) : undefined;
+        const line = node?.range ? fileLine(node.range[0]) : doc.contentLine;
+        norm.value(out, line, item, ctx);
+      });
+    } else {
+      norm.value(out, doc.contentLine, js);
+    }
+  } finally {
+    norm.problemSuffix = '';
+  }
+}
+
+async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent> {
+  const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES });
+  const lines: SplitLine[] = [];
+  const out: TimelineEvent[] = [];
+  let doc: YamlDoc = { startLine: 1, contentLine: 0, lines: [], bytes: 0, tooBig: false };
+  const flush = (nextStart: number, endedWithoutNewline = false): void => {
+    try {
+      handleYamlDoc(norm, out, doc, endedWithoutNewline);
+    } catch (err) {
+      norm.problem(doc.contentLine || doc.startLine, `could not read this document: ${(err as Error).message}`);
+    }
+    doc = { startLine: nextStart, contentLine: 0, lines: [], bytes: 0, tooBig: false };
+  };
+  const add = (line: number, text: string): void => {
+    if (doc.lines.length === 0) doc.startLine = line;
+    if (doc.contentLine === 0 && text.trim() !== '' && !text.trimStart().startsWith('#')) doc.contentLine = line;
+    if (doc.tooBig) return;
+    doc.bytes += text.length + 1;
+    if (doc.bytes > MAX_YAML_DOC_BYTES) {
+      doc.tooBig = true;
+      doc.lines = [];
+      return;
+    }
+    doc.lines.push(text);
+  };
+  const handle = (l: SplitLine): void => {
+    if (l.tooLongBytes !== undefined) {
+      add(l.line, '');
+      doc.contentLine ||= l.line;
+      doc.tooBig = true;
+      return;
+    }
+    const t = l.text;
+    if (t.startsWith('---') && (t.length === 3 || t[3] === ' ' || t[3] === '\t')) {
+      flush(l.line);
+      const rest = t.slice(3).trim();
+      if (rest !== '' && !rest.startsWith('#')) add(l.line, rest);
+      return;
+    }
+    if (t.startsWith('...') && (t.length === 3 || t[3] === ' ' || t[3] === '\t')) {
+      flush(l.line + 1);
+      return;
+    }
+    add(l.line, t);
+    if (l.truncatedFinal) flush(l.line + 1, true);
+  };
+  for await (const chunk of chunks) {
+    lines.length = 0;
+    splitter.push(chunk, lines);
+    for (const l of lines) handle(l);
+    pos.line = splitter.linesSeen + 1;
+    if (out.length > 0) {
+      yield* out;
+      out.length = 0;
+    }
+  }
+  lines.length = 0;
+  splitter.end(lines);
+  for (const l of lines) handle(l);
+  flush(0);
+  yield* out;
+}
+
+/** Pulls chunks into a prefix until the sniffer decides (bounded by SNIFF_MAX_BYTES). */
+async function sniff(
+  file: string,
+  it: AsyncIterator<Buffer>,
+  forced: WatchFormat | undefined,
+): Promise<{ result: Exclude<SniffResult, { needMore: true }>; head: Buffer[]; prefix: Buffer; eof: boolean }> {
+  const head: Buffer[] = [];
+  let len = 0;
+  let eof = false;
+  let prefix: Buffer = Buffer.alloc(0);
+  for (;;) {
+    const final = eof || len >= SNIFF_MAX_BYTES;
+    if (len > 0 || final) {
+      prefix = head.length === 1 ? head[0]! : Buffer.concat(head, len);
+      const r = forced ? framingForForced(forced, prefix, final) : sniffPrefix(prefix, final);
+      if (!('needMore' in r)) return { result: r, head, prefix, eof };
+      if (final) throw new InputError(file, 0, 'could not recognise the input format');
+    }
+    const n = await it.next();
+    if (n.done) eof = true;
+    else if (n.value.length > 0) {
+      head.push(n.value);
+      len += n.value.length;
+    }
+  }
+}
+
+/** Line number and text of the first non-blank line in a prefix. */
+function firstLine(prefix: Buffer): { line: number; text: string } | undefined {
+  let line = 1;
+  let start = 0;
+  if (prefix.length >= 3 && prefix[0] === 0xef && prefix[1] === 0xbb && prefix[2] === 0xbf) start = 3;
+  while (start < prefix.length) {
+    const nl = prefix.indexOf(10, start);
+    const end = nl === -1 ? prefix.length : nl;
+    const text = prefix.toString('utf8', start, end).replace(/\r$/, '');
+    if (text.trim() !== '') return { line, text };
+    if (nl === -1) return undefined;
+    start = nl + 1;
+    line++;
+  }
+  return undefined;
+}
+
+function readHeader(file: string, prefix: Buffer): RecordingHeader {
+  const first = firstLine(prefix);
+  if (!first) throw new InputError(file, 0, 'file contains only blank lines');
+  let obj: unknown;
+  try {
+    obj = JSON.parse(first.text);
+  } catch (err) {
+    throw new InputError(file, first.line, `recording header is not JSON (${shorten((err as Error).message)})`);
+  }
+  const err = checkRecordingHeader(obj);
+  if (err) throw new InputError(file, first.line, err);
+  return obj as RecordingHeader;
+}
+
+/**
+ * Opens one watch dump. Sniffs the format from the first bytes unless `opts.format` forces
+ * one; throws InputError for inputs that cannot be read at all. The returned `events`
+ * stream (iterate once) reports bad lines to `opts.diagnostics` and continues.
+ */
+export async function openWatchSource(
+  path: string,
+  opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream },
+): Promise<OpenedSource> {
+  let forced: WatchFormat | undefined;
+  if (opts.format !== undefined) {
+    if (!(WATCH_FORMATS as readonly string[]).includes(opts.format)) {
+      throw new InputError(path, 0, `unknown format "${opts.format}"; expected one of ${WATCH_FORMATS.join(', ')}`);
+    }
+    forced = opts.format as WatchFormat;
+  }
+  const input = await openInputBytes(path, opts.stdin);
+  const file = input.file;
+  const it = input.stream[Symbol.asyncIterator]();
+  let sniffed: Awaited<ReturnType<typeof sniff>>;
+  let header: RecordingHeader | undefined;
+  try {
+    sniffed = await sniff(file, it, forced);
+    if ('error' in sniffed.result) throw new InputError(file, 0, sniffed.result.error);
+    if (sniffed.result.format === 'kexp-recording') header = readHeader(file, sniffed.prefix);
+  } catch (err) {
+    await it.return?.(undefined);
+    throw err;
+  }
+  const { format, framing } = sniffed.result as { format: WatchFormat; framing: Framing };
+  const { head, eof } = sniffed;
+  const basis: TimeBasis = format === 'kexp-recording' ? 'received' : 'object-timestamp';
+  const norm = new WatchNormalizer({
+    file,
+    basis,
+    diagnostics: opts.diagnostics,
+    warnInferredTypes: format !== 'list',
+  });
+  const rec: RecordingState | undefined = header
+    ? { header, headerPending: true, startedAt: parseRfc3339(header.startedAt), afterEndReported: false }
+    : undefined;
+  const pos: ReadPos = { line: 1 };
+
+  async function* chunks(): AsyncGenerator<Buffer> {
+    try {
+      for (const c of head) yield c;
+      head.length = 0;
+      if (eof) return;
+      for (;;) {
+        const n = await it.next();
+        if (n.done) return;
+        yield n.value;
+      }
+    } finally {
+      await it.return?.(undefined);
+    }
+  }
+
+  let consumed = false;
+  async function* events(): AsyncGenerator<TimelineEvent> {
+    if (consumed) throw new Error(`events of ${file} can be iterated only once`);
+    consumed = true;
+    const reader =
+      framing === 'lines'
+        ? readLines(chunks(), norm, rec, pos)
+        : framing === 'values'
+          ? readValues(chunks(), norm, pos)
+          : readYaml(chunks(), norm, pos);
+    try {
+      try {
+        yield* reader;
+      } catch (err) {
+        if (!(err instanceof InputError)) throw err;
+        // The byte stream broke (gzip damage, read error): keep what was read.
+        norm.problem(pos.line, bareMessage(err));
+      }
+      const tail: TimelineEvent[] = [];
+      norm.flush(tail);
+      yield* tail;
+    } finally {
+      norm.finish();
+    }
+  }
+
+  return {
+    file,
+    format,
+    timeBasis: basis,
+    events: events(),
+    coverage(): WatchFileCoverage {
+      const c: WatchFileCoverage = {
+        file,
+        format,
+        timeBasis: basis,
+        endMarker: rec?.end !== undefined,
+        events: norm.events,
+        problems: norm.problems,
+      };
+      let start = norm.start;
+      let end = norm.end;
+      if (rec?.startedAt !== undefined) start = rec.startedAt;
+      if (rec?.endAt !== undefined && (end === undefined || rec.endAt > end)) end = rec.endAt;
+      if (start !== undefined) c.start = start;
+      if (end !== undefined) c.end = end;
+      if (rec?.header) c.header = { ...rec.header };
+      if (rec?.end) c.endReason = rec.end;
+      return c;
+    },
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * TimelineEvent: the only thing that crosses from sources (src/sources) to the engine
+ * (src/model, src/analysis). Every source — a live watch, a recording, a watch dump, an
+ * audit log, a kube-controller-manager log — produces a time-ordered stream of these.
+ *
+ * Times are epoch milliseconds (number, may carry a fraction for µs sources).
+ * `source` names the evidence (file and 1-based line, or a stream offset) so every
+ * finding can cite it.
+ */
+import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
+
+export interface SourceRef {
+  /** File path as given by the user, `-` for stdin, or a stream name for live input. */
+  file: string;
+  /** 1-based line (or first line of a multi-line document). */
+  line: number;
+}
+
+/**
+ * How `at` was obtained:
+ * - `received`: kexp stamped the watch event when it arrived (recording, live watch);
+ * - `object-timestamp`: no receive time in the input; derived from the object's own
+ *   metadata (creationTimestamp, deletionTimestamp − grace, condition times): whole seconds,
+ *   and missing for most MODIFIED events, so ordering within a second is the file order;
+ * - `audit-stage`: the stageTimestamp of the audit event (µs, apiserver clock);
+ * - `log`: the timestamp of a kube-controller-manager log line.
+ */
+export type TimeBasis = 'received' | 'object-timestamp' | 'audit-stage' | 'log';
+
+export type WatchType = 'ADDED' | 'MODIFIED' | 'DELETED';
+
+interface Base {
+  /** Epoch milliseconds. */
+  at: number;
+  atBasis: TimeBasis;
+  source: SourceRef;
+}
+
+/** What an informer would deliver for one object change. */
+export type ObservedEvent = Base & { type: 'observed' } & (
+  | { kind: 'Pod'; watchType: WatchType; object: Pod }
+  | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
+  | { kind: 'Event'; watchType: WatchType; object: CoreEvent }
+  | { kind: 'Namespace'; watchType: WatchType; object: Namespace }
+);
+
+export interface StatusCause {
+  type?: string;
+  message?: string;
+  field?: string;
+}
+
+/** A request some client made to the apiserver (audit logs). */
+export interface WriteEvent extends Base {
+  type: 'write';
+  auditID?: string;
+  actor: {
+    username: string;
+    userAgent?: string;
+    /** True when the request was made by the ReplicaSet controller's client. */
+    replicaSetController: boolean;
+  };
+  verb: string;
+  resource: string;
+  subresource?: string;
+  namespace?: string;
+  name?: string;
+  /** Epoch ms the apiserver received the request (µs precision). */
+  receivedAt?: number;
+  status: { code: number; reason?: string; message?: string; causes?: StatusCause[] };
+  level?: 'Metadata' | 'Request' | 'RequestResponse';
+  requestObject?: unknown;
+  responseObject?: unknown;
+}
+
+/** Kinds of kube-controller-manager log lines kexp understands (see controller-semantics.md §8). */
+export type ControllerLogKind =
+  | 'setting-expectations'
+  | 'lowered-expectations'
+  | 'raised-expectations'
+  | 'expectations-fulfilled'
+  | 'expectations-expired'
+  | 'still-waiting'
+  | 'never-recorded'
+  | 'waiting-on-deletions'
+  | 'clobbering-delete-keys'
+  | 'received-delete'
+  | 'too-few-replicas'
+  | 'too-many-replicas'
+  | 'slow-start-failure'
+  | 'failed-delete'
+  | 'finished-syncing'
+  | 'sync-failed'
+  | 'rs-deleted-sync'
+  | 'controller-started'
+  | 'controller-created-pod'
+  | 'deleting-pod'
+  | 'status-update'
+  | 'other';
+
+/** One parsed kube-controller-manager log line about a ReplicaSet. */
+export interface ControllerLogEvent extends Base {
+  type: 'controller-log';
+  logKind: ControllerLogKind;
+  /** `namespace/name` of the ReplicaSet the line is about, when it names one. */
+  rsKey?: string;
+  add?: number;
+  del?: number;
+  /** Delete keys (`ns/name`) for waiting-on-deletions / clobbering lines. */
+  keys?: string[];
+  /** need / creating / deleting / podsSkipped numbers when the line has them. */
+  numbers?: Record<string, number>;
+  message: string;
+}
+
+/** The source itself lost continuity; the engine cannot know what happened inside. */
+export interface GapEvent extends Base {
+  type: 'gap';
+  /** e.g. `watch-relist` (410 Expired), `watch-reconnect`, `file-boundary`, `stream-error`. */
+  reason: string;
+  /** Epoch ms the gap ends, when known (otherwise it ends at `at`). */
+  until?: number;
+  detail?: string;
+  /** Kinds whose continuity is affected, if known. */
+  kinds?: string[];
+}
+
+export type TimelineEvent = ObservedEvent | WriteEvent | ControllerLogEvent | GapEvent;
+
+/** Stable ordering: by time, then by the order sources produced them (seq). */
+export function compareTimeline(a: { at: number; seq?: number }, b: { at: number; seq?: number }): number {
+  return a.at - b.at || (a.seq ?? 0) - (b.seq ?? 0);
+}
