@@ -121,7 +121,7 @@ export class EvidenceOracle implements PodControl {
    * Occurrences of Warning events with `reason` about this RS inside the window that no
    * earlier round has used. Aggregated Events count their `count` increments.
    */
-  private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[]): number {
+  private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[], messages: string[] = []): number {
     let taken = 0;
     for (const e of this.window(at, 1000)) {
       if (taken >= max) break;
@@ -139,6 +139,7 @@ export class EvidenceOracle implements PodControl {
       this.consumedEventCounts.set(k, used + take);
       taken += take;
       sources.push(e.source);
+      for (let i = 0; i < take; i++) messages.push(ev.message ?? reason);
     }
     return taken;
   }
@@ -200,9 +201,10 @@ export class EvidenceOracle implements PodControl {
     let note: string | undefined;
     if (plan.length < n) {
       const missing = n - plan.length;
-      const failures = this.takeEventOccurrences(rs, 'FailedCreate', at, missing, sources);
+      const messages: string[] = [];
+      const failures = this.takeEventOccurrences(rs, 'FailedCreate', at, missing, sources, messages);
       const nsTerm = this.namespaceTerminating(rs.metadata.namespace ?? '');
-      for (let i = 0; i < failures; i++) plan.push({ ok: false, error: 'FailedCreate (see the Event)' });
+      for (let i = 0; i < failures; i++) plan.push({ ok: false, error: (messages[i] ?? 'FailedCreate').replace(/^Error creating: /, '') });
       if (plan.length < n) {
         const rest = n - plan.length;
         if (nsTerm) {
@@ -211,6 +213,13 @@ export class EvidenceOracle implements PodControl {
         } else if (failures > 0) {
           // The round stopped at its first failing batch; the rest were never attempted.
           for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
+        } else if (this.replicaFailure(rs, at, 'FailedCreate')) {
+          // Repeated failures are often not visible as Events (the EventCorrelator aggregates and
+          // rate-limits them), but the sync keeps the ReplicaFailure condition while they last.
+          const msg = this.replicaFailure(rs, at, 'FailedCreate')!;
+          note = `create failure inferred from the ReplicaSet's ReplicaFailure condition (no new FailedCreate Event occurrence): ${msg}`;
+          plan.push({ ok: false, error: msg });
+          for (let i = 1; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
         } else if (this.sawEvents || this.eventsWatched) {
           note = this.look.exhausted()
             ? `${rest} created pod(s) not seen before the input ends`
@@ -226,6 +235,23 @@ export class EvidenceOracle implements PodControl {
     }
     this.roundEvidence.set(round, { basis, note, sources, pods });
     return plan;
+  }
+
+  /**
+   * The message of a ReplicaFailure condition with `reason` on the ReplicaSet as cached, or
+   * on its next state within the window (the status write of this very sync).
+   */
+  private replicaFailure(rs: ReplicaSet, at: number, reason: string): string | undefined {
+    const cond = (r: ReplicaSet) => (r.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === reason);
+    const key = objectKey(rs.metadata);
+    for (const e of this.window(at, 0)) {
+      if (e.type === 'observed' && e.kind === 'ReplicaSet' && objectKey(e.object.metadata) === key && e.watchType !== 'DELETED') {
+        const c = cond(e.object);
+        return c ? (c.message ?? reason) : undefined;
+      }
+    }
+    const c = cond(rs);
+    return c ? (c.message ?? reason) : undefined;
   }
 
   createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult {
@@ -284,8 +310,9 @@ export class EvidenceOracle implements PodControl {
     }
     if (this.deletionAhead(pod, call.at)) return { ok: true };
     const sources: SourceRef[] = [];
-    if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources) > 0) {
-      return { ok: false, error: 'FailedDelete (see the Event)' };
+    const messages: string[] = [];
+    if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources, messages) > 0) {
+      return { ok: false, error: (messages[0] ?? 'FailedDelete').replace(/^Error deleting: /, '') };
     }
     return { ok: true };
   }

@@ -34,6 +34,11 @@ export interface ReplayOptions {
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */
   maxSeriesPoints?: number;
+  /**
+   * End of what the input covers (epoch ms), read after the input is consumed — e.g. a
+   * recording's end line, later than its last event. Syncs due until then still run.
+   */
+  coverageEnd?: () => number | undefined;
 }
 
 export interface WindowTrack {
@@ -304,7 +309,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (last && last.at === s.at) last.created = s.create.successes;
     }
     if (s.desired !== undefined && s.active !== undefined) {
-      const p = { at: s.at, desired: s.desired, active: s.active, terminating: s.terminating ?? 0, ready: s.ready ?? 0 };
+      const p = { at: s.at, desired: s.desired, active: s.active, terminating: s.terminatingPods ?? 0, ready: s.ready ?? 0 };
       const prev = t.series[t.series.length - 1];
       if (!prev || prev.desired !== p.desired || prev.active !== p.active || prev.terminating !== p.terminating || prev.ready !== p.ready) {
         if (t.series.length >= maxSeries) {
@@ -349,6 +354,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     drainExpectations();
     current = undefined;
   }
+  const declaredEnd = opts.coverageEnd?.();
+  if (declaredEnd !== undefined && (end === undefined || declaredEnd > end)) end = declaredEnd;
   if (end !== undefined) {
     controller.runDue(end, true);
     drainExpectations();

@@ -15,7 +15,7 @@ import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome 
 import { controllerRefOf, objectKey, parseTime, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
 import { labelSelectorMatches, validateLabelSelector } from './selector.js';
 import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
-import { claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
+import { claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
 import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -96,7 +96,10 @@ export interface SyncRecord {
   recordBefore?: ExpectationsRecord;
   desired?: number;
   active?: number;
+  /** status.terminatingReplicas as this version computes it (undefined where the feature is off). */
   terminating?: number;
+  /** Terminating pods controlled by the RS, whatever the version (for the report). */
+  terminatingPods?: number;
   ready?: number;
   available?: number;
   diff?: number;
@@ -310,6 +313,7 @@ export class ReplicaSetController {
       const minReady = rs.spec?.minReadySeconds ?? 0;
       if (!isPodReady(old) && isPodReady(cur) && minReady > 0) {
         const delay = (minReady + (this.features.availabilityExtraSecond ? 1 : 0)) * 1000;
+        // (the +1 s of ≤1.33 already clears the strict boundary; ≥1.34 relies on the sync's requeue)
         this.queue.addAfter(objectKey(rs.metadata), at, delay);
         effects.push(`enqueue after ${delay} ms for availability check`);
       }
@@ -432,6 +436,8 @@ export class ReplicaSetController {
     base.recordBefore = sat.record;
     const selErr = validateLabelSelector(rs.spec?.selector ?? null);
     if (selErr || !rs.spec?.selector) {
+      // HandleError and return nil: no requeue, and the nil return resets the backoff.
+      this.queue.forget(key);
       return { ...base, outcome: 'selector-error', error: `error converting pod selector to selector for rs ${key}: ${selErr ?? 'nil selector'}` };
     }
     const candidates = this.candidatePods(rs);
@@ -446,7 +452,7 @@ export class ReplicaSetController {
     base.claims = claim.decisions;
     if (claim.errors.length > 0) {
       const delay = this.queue.addRateLimited(key, at);
-      return { ...base, outcome: 'claim-error', claimErrors: claim.errors, error: claim.errors.join('; '), requeue: { kind: 'rate-limited', delayMs: delay } };
+      return { ...base, outcome: 'claim-error', claimErrors: claim.errors, error: claimError(claim.errors) ?? claim.errors.join(', '), requeue: { kind: 'rate-limited', delayMs: delay } };
     }
     const active = claim.claimed;
     const terminating = candidates.filter(
@@ -454,7 +460,8 @@ export class ReplicaSetController {
         controllerRefOf(p.metadata)?.uid === rs.metadata.uid && labelSelectorMatches(rs.spec?.selector, p.metadata.labels),
     );
     base.active = active.length;
-    base.terminating = terminating.length;
+    base.terminatingPods = terminating.length;
+    if (this.features.terminatingReplicas) base.terminating = terminating.length;
     base.ready = active.filter(isPodReady).length;
     const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
     base.available = active.filter((p) => {
@@ -486,13 +493,15 @@ export class ReplicaSetController {
     if (minReadyMs > 0 && base.ready !== base.available) {
       let delay: number | undefined;
       if (this.features.availabilityExtraSecond) {
-        if (base.ready === desiredReplicas(rs)) delay = minReadyMs;
+        if (base.ready === desiredReplicas(rs)) delay = minReadyMs + 1; // +1 ms: see the strict boundary below
       } else {
         const next = active
           .filter(isPodReady)
           .map((p) => podReadySince(p))
           .filter((t): t is number => t !== undefined && t + minReadyMs >= at)
-          .map((t) => t + minReadyMs - at);
+          // IsPodAvailable is strict (readySince + minReadySeconds *before* now): the first
+          // instant the pod counts is 1 ms after the boundary in this ms-resolution model.
+          .map((t) => t + minReadyMs - at + 1);
         delay = next.length ? Math.min(...next) : minReadyMs;
       }
       if (delay !== undefined) {

@@ -1,13 +1,17 @@
 /**
  * The parts of the ReplicaSet controller's rate-limiting workqueue that change what a
- * replay sees (controller-semantics.md §6):
- * - `add` de-duplicates: a key already waiting is not added twice (the earliest due time wins);
- * - `addAfter(key, d)` makes the key due at `now + d`;
+ * replay sees (controller-semantics.md §6), mirroring k8s.io/client-go/util/workqueue
+ * (Typed queue + delaying queue + rate limiter):
+ * - `add` de-duplicates: a key already waiting to be processed is not added twice;
+ * - `addAfter(key, d)` parks the key in the delaying queue until `now + d`; a key has at
+ *   most one delayed entry and a new AddAfter only moves it earlier (waitingForQueue). The
+ *   delayed entry is separate from the queue: a key can be processed now *and* again when
+ *   its delay fires;
  * - `addRateLimited` = addAfter(key, 5 ms · 2^failures) capped at 1000 s
  *   (DefaultTypedControllerRateLimiter's per-item exponential backoff; the global 10 qps
  *   token bucket only matters above 100 syncs in a burst and is not modelled);
  * - `forget` resets the backoff after a successful sync.
- * Mirrors k8s.io/client-go/util/workqueue (Typed rate-limiting queue + delaying queue).
+ * Syncs are instantaneous in the model, so "processing" and "dirty" states collapse.
  * Times are epoch ms supplied by the caller.
  */
 
@@ -15,18 +19,24 @@ export const BACKOFF_BASE_MS = 5;
 export const BACKOFF_MAX_MS = 1000 * 1000;
 
 export class WorkQueue {
-  private readonly due = new Map<string, number>();
+  /** Keys in the queue, with the time they were added (earliest kept). */
+  private readonly queued = new Map<string, number>();
+  /** Delaying queue: key → time it becomes ready. */
+  private readonly waiting = new Map<string, number>();
   private readonly failures = new Map<string, number>();
 
-  /** Add: due now, unless already due earlier. */
+  /** Add: queued now; a key already queued keeps its place. */
   add(key: string, now: number): void {
-    const d = this.due.get(key);
-    if (d === undefined || now < d) this.due.set(key, now);
+    const d = this.queued.get(key);
+    if (d === undefined || now < d) this.queued.set(key, now);
   }
 
-  /** AddAfter: due at now + delayMs, unless already due earlier. */
+  /** AddAfter: ready at now + delayMs; an existing delayed entry is only moved earlier. */
   addAfter(key: string, now: number, delayMs: number): void {
-    this.add(key, now + Math.max(0, delayMs));
+    if (delayMs <= 0) return this.add(key, now);
+    const at = now + delayMs;
+    const w = this.waiting.get(key);
+    if (w === undefined || at < w) this.waiting.set(key, at);
   }
 
   /** AddRateLimited: exponential per-item backoff. Returns the delay used (ms). */
@@ -43,23 +53,42 @@ export class WorkQueue {
     this.failures.delete(key);
   }
 
-  /** The next key due strictly before `before` (or at/ before it when inclusive), earliest first. */
+  /** Removes and returns the earliest key due strictly before `before` (or at it when inclusive). */
   next(before: number, inclusive = false): { key: string; at: number } | undefined {
-    let best: { key: string; at: number } | undefined;
-    for (const [key, at] of this.due) {
-      if (inclusive ? at > before : at >= before) continue;
-      if (!best || at < best.at) best = { key, at };
+    let best: { key: string; at: number; from: 'queued' | 'waiting' } | undefined;
+    const consider = (key: string, at: number, from: 'queued' | 'waiting') => {
+      if (inclusive ? at > before : at >= before) return;
+      if (!best || at < best.at) best = { key, at, from };
+    };
+    for (const [key, at] of this.queued) consider(key, at, 'queued');
+    for (const [key, at] of this.waiting) consider(key, at, 'waiting');
+    if (!best) return undefined;
+    const b = best as { key: string; at: number; from: 'queued' | 'waiting' };
+    if (b.from === 'queued') this.queued.delete(b.key);
+    else {
+      this.waiting.delete(b.key);
+      // A queued entry for the same key at or before this time is merged into this sync.
+      const q = this.queued.get(b.key);
+      if (q !== undefined && q <= b.at) this.queued.delete(b.key);
     }
-    if (best) this.due.delete(best.key);
-    return best;
+    return { key: b.key, at: b.at };
   }
 
-  /** Due time of a key, if queued. */
+  /** Earliest time the key is due (queued or delayed), if any. */
   dueAt(key: string): number | undefined {
-    return this.due.get(key);
+    const q = this.queued.get(key);
+    const w = this.waiting.get(key);
+    if (q === undefined) return w;
+    if (w === undefined) return q;
+    return Math.min(q, w);
+  }
+
+  /** Backoff failures recorded for a key (tests). */
+  failuresOf(key: string): number {
+    return this.failures.get(key) ?? 0;
   }
 
   get size(): number {
-    return this.due.size;
+    return new Set([...this.queued.keys(), ...this.waiting.keys()]).size;
   }
 }

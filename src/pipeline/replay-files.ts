@@ -76,6 +76,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
+    coverageEnd: () => {
+      const ends = sources.map((s) => s.coverage().end).filter((e): e is number => e !== undefined);
+      return ends.length ? Math.max(...ends) : undefined;
+    },
   });
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];

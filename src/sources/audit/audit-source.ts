@@ -177,6 +177,10 @@ function auditLineFilter(escaped: boolean, allEvents: boolean): LineFilter {
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
   return (buf, start, end) => {
+    // A line that cannot be a JSON object goes to the parser, which reports it (cheap check).
+    let p = start;
+    while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
+    if (buf[p] !== 123) return true;
     const line = buf.subarray(start, end);
     const r = findStringValue(line, resourceKey, escaped, isResource);
     if (r === undefined) return false;
@@ -195,6 +199,9 @@ function gkeLineFilter(allEvents: boolean): LineFilter {
     return m !== undefined && RESOURCE_NAMES.has(m.resource) && WRITE_VERBS.has(m.verb);
   };
   return (buf, start, end) => {
+    let p = start;
+    while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
+    if (buf[p] !== 123) return true;
     const line = buf.subarray(start, end);
     const v = findStringValue(line, methodKey, false, relevant);
     if (v === undefined) return false;
@@ -228,7 +235,8 @@ interface Sniffed {
 
 const PEEK_LINES = 20;
 const PEEK_BYTES = 8 << 20;
-const YAML_START_RE = /^(---|%YAML|#|apiVersion\s*:|kind\s*:|items\s*:|auditID\s*:|level\s*:|stage\s*:|- )/;
+/** A YAML stream starts with `---`, a directive, a comment, a `key:` line or a `- ` list item. */
+const YAML_START_RE = /^(---|%YAML|#|"?[A-Za-z_][\w./-]*"?\s*:(\s|$)|- )/;
 
 function formatOf(c: ReturnType<typeof classifyValue>): AuditFormat | undefined {
   return c.audit ? c.format : undefined;
@@ -340,7 +348,8 @@ function firstTime(v: unknown): number | undefined {
   return parseMicroTime(o.stageTimestamp) ?? parseMicroTime(o.timestamp);
 }
 
-const STAGE_TS_RE = /"(?:stageTimestamp|timestamp)"\s*:\s*"([^"]+)"/;
+const STAGE_TS_RE = /"stageTimestamp"\s*:\s*"([^"]+)"/;
+const V1BETA1_TS_RE = /"timestamp"\s*:\s*"([^"]+)"/;
 
 // ---------------------------------------------------------------------------------------
 
@@ -633,58 +642,76 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     for (const r of recs) handleRecord(r);
   };
 
-  async function* readYaml(): AsyncGenerator<void> {
+  // YAML is parsed as a whole when the source is opened, so a file that is neither JSON nor
+  // audit YAML is rejected here rather than halfway through the stream.
+  let yamlDocs: Array<{ line: number; value: unknown }> = [];
+  if (sniffed.mode === 'yaml') {
     const buf = await reader.readAll(opts.maxDocumentBytes ?? 256 << 20);
     const lc = new LineCounter();
     const docs = parseAllDocuments(buf.toString('utf8'), { lineCounter: lc });
     const list = Array.isArray(docs) ? docs : [docs];
-    let first = true;
+    let classified = false;
     for (const doc of list) {
-      const line = lc.linePos(doc.range[0]).line;
+      // The first line of the document's content (not its `---` marker).
+      const line = lc.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
       if (doc.errors.length > 0) {
+        const msg = doc.errors[0]!.message.split('\n')[0];
+        if (!classified) throw new InputError(path, line, `not an audit log: neither JSON nor valid YAML (${msg})`);
         summary.malformedLines++;
-        problem(line, `YAML: ${doc.errors[0]!.message.split('\n')[0]}`);
+        problem(line, `YAML: ${msg}`);
         continue;
       }
       const v: unknown = doc.toJS();
       if (v === null || v === undefined) continue;
-      if (first) {
-        first = false;
+      if (!classified) {
         const c = classifyValue(v);
         if (!c.audit) throw rejectValue(path, line, c.what, c.hint);
+        classified = true;
       }
-      const recs: AuditRecord[] = [];
-      normaliser.fromValue(v, line, recs);
-      for (const r of recs) handleRecord(r);
-      summary.linesRead++;
+      yamlDocs.push({ line, value: v });
     }
-    yield;
+    if (!classified) throw new InputError(path, 0, 'not an audit log: the YAML holds no documents');
+    summary.linesRead = yamlDocs.length + summary.malformedLines;
   }
 
+  const readYaml = (): void => {
+    for (const { line, value } of yamlDocs) {
+      const recs: AuditRecord[] = [];
+      normaliser.fromValue(value, line, recs);
+      for (const r of recs) handleRecord(r);
+    }
+    yamlDocs = [];
+  };
+
   async function* events(): AsyncGenerator<TimelineEvent> {
-    if (sniffed.mode === 'yaml') {
-      for await (const _ of readYaml()) {
-        /* all records handled */
-      }
-    } else {
-      const batches = sniffed.mode === 'lines' ? reader.lines() : reader.values();
-      for await (const batch of batches) {
-        for (const line of batch) handleText(line);
-        if (reorder.windowMs === Infinity && reorder.size > SORT_ALL_CAP) {
-          reorder.windowMs = window;
-          diag.warn(`${path}: more than ${SORT_ALL_CAP} events buffered for sorting; continuing with a ${window} ms reorder window`);
+    try {
+      if (sniffed.mode === 'yaml') readYaml();
+      else {
+        const batches = sniffed.mode === 'lines' ? reader.lines() : reader.values();
+        for await (const batch of batches) {
+          for (const line of batch) {
+            handleText(line);
+            if (reorder.ready()) {
+              for (const ev of reorder.drain()) {
+                emitted++;
+                yield ev;
+              }
+            }
+          }
+          if (reorder.windowMs === Infinity && reorder.size > SORT_ALL_CAP) {
+            reorder.windowMs = window;
+            diag.warn(`${path}: more than ${SORT_ALL_CAP} events buffered for sorting; continuing with a ${window} ms reorder window`);
+          }
         }
-        for (const ev of reorder.drain()) {
-          emitted++;
-          yield ev;
-        }
       }
+      for (const ev of reorder.drain(true)) {
+        emitted++;
+        yield ev;
+      }
+      finish();
+    } finally {
+      reader.close();
     }
-    for (const ev of reorder.drain(true)) {
-      emitted++;
-      yield ev;
-    }
-    finish();
   }
 
   const finish = (): void => {
@@ -697,7 +724,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     // The file's last line is usually skipped by the prefilter: still count its time.
     const last = sniffed.mode === 'lines' ? reader.lastLineText() : undefined;
     if (last !== undefined) {
-      const m = STAGE_TS_RE.exec(last);
+      const m = STAGE_TS_RE.exec(last) ?? V1BETA1_TS_RE.exec(last);
       if (m) noteTime(parseMicroTime(m[1]));
     }
     summary.apiVersions = [...apiVersions].sort();

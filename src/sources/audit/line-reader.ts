@@ -86,6 +86,7 @@ export class InputReader {
   private readonly chunkSize: number;
   private readonly maxLineBytes: number;
   private iter: AsyncIterator<Buffer> | undefined;
+  private source: Readable | undefined;
   private readonly peeked: Buffer[] = [];
   private ended = false;
   /** Raw bytes of the last line seen by `lines()` (its buffer stays referenced, nothing copied). */
@@ -252,7 +253,8 @@ export class InputReader {
     this.lastStart = start;
     this.lastEnd = end;
     const f = this.filter;
-    if (f !== undefined && !f(buf, start, end)) {
+    // An unterminated last line always goes to the parser so a truncated record is reported.
+    if (f !== undefined && !unterminated && !f(buf, start, end)) {
       this.stats.skippedByFilter++;
       return;
     }
@@ -266,6 +268,13 @@ export class InputReader {
     this.stats.tooLong++;
     this.lastBuf = undefined;
     this.opts.onTooLong?.(no, bytes);
+  }
+
+  /** Releases the underlying file (safe to call more than once; stdin is left open). */
+  close(): void {
+    this.ended = true;
+    this.peeked.length = 0;
+    if (this.source && this.file !== '-') this.source.destroy();
   }
 
   private async next(): Promise<Buffer | undefined> {
@@ -311,6 +320,7 @@ export class InputReader {
       this.file === '-'
         ? (this.opts.stdin ?? process.stdin)
         : createReadStream(this.file, { highWaterMark: this.chunkSize });
+    this.source = source;
     const raw = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];
     let headLen = 0;

@@ -55,6 +55,11 @@ export class ReorderBuffer<T extends Timed> {
     h[i] = e;
   }
 
+  /** True when `drain()` would release something. */
+  ready(): boolean {
+    return this.heap.length > 0 && this.heap[0]!.at <= this.newest - this.windowMs;
+  }
+
   /** Releases, in order, every item at least `windowMs` older than the newest (all when `all`). */
   *drain(all = false): Generator<T> {
     const limit = all ? Infinity : this.newest - this.windowMs;

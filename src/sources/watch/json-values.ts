@@ -13,7 +13,9 @@
  * - text between values (kubectl warnings, `error: …` lines) → problem, skip to a line that
  *   starts with `{` or `[`;
  * - a value still open when a line starts with `{` in column 0 (kubectl was killed mid-print
- *   and restarted, appending) or when a string runs into a raw newline → "truncated value";
+ *   and restarted, appending; kubectl and jq indent everything nested) or when a string runs
+ *   into a raw newline → "truncated value". Between the elements of an exploded array a `{`
+ *   in column 0 is an ordinary element start;
  * - end of input inside a value → "truncated value at end of input".
  */
 
@@ -101,7 +103,7 @@ export class JsonValueScanner {
         if (this.esc) {
           this.esc = false;
           if (b === 10) {
-            this.brokenString(chunk, i, out);
+            this.brokenString(out);
             continue;
           }
           i++;
@@ -126,7 +128,7 @@ export class JsonValueScanner {
         }
         if (c === 10) {
           i = j;
-          this.brokenString(chunk, i, out);
+          this.brokenString(out);
           continue;
         }
         // closing quote
@@ -167,8 +169,9 @@ export class JsonValueScanner {
         this.resync = true;
         continue;
       }
-      if (atCol0 && b === 123) {
-        // A new value starts in column 0 while the previous one is still open.
+      if (atCol0 && b === 123 && !(this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn)) {
+        // A new value starts in column 0 while the previous one is still open (between the
+        // elements of an exploded array, column 0 is a normal element start).
         this.abandon(this.capOn ? this.capLine : this.topLine, TRUNCATED, out);
         this.startTop(b, i);
         i++;
@@ -224,7 +227,7 @@ export class JsonValueScanner {
           }
           break;
         default:
-          if (this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn && b !== 44) {
+          if (this.elemDepth !== 0 && this.depth === this.elemDepth && !this.capOn) {
             // a scalar list element (number, true, false, null)
             if ((b >= 48 && b <= 57) || b === 45 || b === 116 || b === 102 || b === 110) {
               out.push({ kind: 'problem', line: this.line, message: 'list element is not an object; skipped' });
@@ -299,11 +302,9 @@ export class JsonValueScanner {
   }
 
   /** A raw newline inside a string: JSON cannot contain one, so the value was cut. */
-  private brokenString(chunk: Buffer, i: number, out: ScanItem[]): void {
+  private brokenString(out: ScanItem[]): void {
     this.abandon(this.capOn ? this.capLine : this.topLine, TRUNCATED, out);
-    void chunk;
-    void i;
-    // The newline itself is processed by the caller's next iteration (depth 0 now).
+    // The newline itself is processed by the caller's next iteration, in resync mode.
     this.resync = true;
   }
 

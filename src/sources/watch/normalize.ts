@@ -125,6 +125,7 @@ function rvToken(type: WatchType, rv: string): string {
 }
 
 const WATCH_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+const WIRE_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']);
 
 /** Status object of an ERROR event / a kubectl `kind: Status` line → text. */
 function statusText(o: unknown): { code?: number; text: string } {
@@ -203,7 +204,10 @@ export class WatchNormalizer {
       this.problem(line, `expected a JSON object, found ${Array.isArray(v) ? 'an array' : typeof v}; skipped`);
       return;
     }
-    if (typeof v.type === 'string' && 'object' in v) {
+    if (
+      typeof v.type === 'string' &&
+      ('object' in v || (WIRE_TYPES.has(v.type) && !('kind' in v) && !('metadata' in v)))
+    ) {
       this.wire(out, line, v);
       return;
     }

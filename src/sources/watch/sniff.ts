@@ -279,7 +279,10 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
   }
   if (c === 91) {
     const { keys, complete } = scanFirstKeys(buf, start, 2);
-    if (!complete && !final && keys.size === 0) return { needMore: true };
+    if (keys.size === 0) {
+      // `[]`, an array of non-objects, or not enough bytes yet: the list reader reports elements.
+      return complete || final ? { format: 'list', framing: 'values' } : { needMore: true };
+    }
     const r = classifyKeys(keys, complete || final);
     if (!r) return final ? { format: 'list', framing: 'values' } : { needMore: true };
     if ('error' in r) return r;

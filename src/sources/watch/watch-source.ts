@@ -256,7 +256,10 @@ function handleYamlDoc(norm: WatchNormalizer, out: TimelineEvent[], doc: YamlDoc
     const e = d.errors[0]!;
     const line = e.linePos ? doc.startLine + e.linePos[0].line - 1 : doc.contentLine;
     if (endedWithoutNewline) norm.problem(line, 'truncated YAML document at end of input (recording interrupted?)');
-    else norm.problem(line, `not YAML (${shorten(e.message.split('\n')[0] ?? e.code)})`);
+    else {
+      const msg = (e.message.split('\n')[0] ?? e.code).replace(/ at line \d+, column \d+:?$/, '');
+      norm.problem(line, `not YAML (${shorten(msg)})`);
+    }
     return;
   }
   let js: unknown;
@@ -474,10 +477,9 @@ export async function openWatchSource(
     }
   }
 
-  let consumed = false;
-  async function* events(): AsyncGenerator<TimelineEvent> {
-    if (consumed) throw new Error(`events of ${file} can be iterated only once`);
-    consumed = true;
+  let started = false;
+  async function* run(): AsyncGenerator<TimelineEvent> {
+    started = true;
     const reader =
       framing === 'lines'
         ? readLines(chunks(), norm, rec, pos)
@@ -500,11 +502,26 @@ export async function openWatchSource(
     }
   }
 
+  const gen = run();
+  // Iterate-once stream; return() before the first next() still closes the file.
+  const events: AsyncIterableIterator<TimelineEvent> = {
+    next: () => gen.next(),
+    return: async (value?: unknown) => {
+      const r = await gen.return(value as undefined);
+      if (!started) await it.return?.(undefined);
+      return r;
+    },
+    throw: (e?: unknown) => gen.throw(e),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+
   return {
     file,
     format,
     timeBasis: basis,
-    events: events(),
+    events,
     coverage(): WatchFileCoverage {
       const c: WatchFileCoverage = {
         file,

@@ -1,0 +1,532 @@
+/**
+ * The catalogue of kube-controller-manager log lines kexp understands (controller-semantics.md
+ * §8), for both wordings:
+ * - structured (contextual logging, v1.27+; some lines already InfoS since ~1.21): an exact
+ *   message plus key/values;
+ * - printf (≤1.26 `klog.Infof`): one preformatted message matched by regular expression.
+ *
+ * The same matchers serve klog text and JSON logs, because the JSON `msg` is the same text.
+ *
+ * This module also decides which controller a line belongs to (ReplicaSet, ReplicationController,
+ * DaemonSet, Job, other) from what the line itself says; see `ControllerFamily` and
+ * kcm-log-source.ts for the attribution rule applied on top.
+ */
+import type { ControllerLogKind } from '../../timeline/event.js';
+import { parseGoDuration } from './klog-text.js';
+
+/**
+ * Which controller wrote a line, as far as the line itself tells:
+ * - `replicaset` / `replicationcontroller` / `daemonset` / `job` / `other`: decided;
+ * - `rs-or-rc`: replica_set.go code without a logger or kind (the RS and RC controllers share it);
+ * - `unknown`: shared helpers (controller_utils.go — expectations and pod control — serve the
+ *   RS, RC, DaemonSet and Job controllers) with no logger: decided later from the key.
+ */
+export type ControllerFamily = 'replicaset' | 'replicationcontroller' | 'daemonset' | 'job' | 'other' | 'rs-or-rc' | 'unknown';
+
+/** What decided the family: the logger name, a `kind=` key, the kind named in the message, the caller file. */
+export type FamilyBasis = 'logger' | 'kind' | 'message' | 'file' | 'none';
+
+/**
+ * Catalogued RS-controller lines that are not in ControllerLogKind; they are emitted as
+ * logKind `other` (the handler/lifecycle lines of replica_set.go).
+ */
+export type AuxKind =
+  | 'rs-added' // addRS "Adding"
+  | 'rs-updated' // updateRS "replicaSet updated. Desired pod count change."
+  | 'rs-deleting' // deleteRS "Deleting" (DeleteExpectations)
+  | 'pod-added' // addPod "Pod created" (CreationObserved follows)
+  | 'pod-deleted' // deletePod "Pod deleted" (DeletionObserved follows)
+  | 'controller-stopped'; // Run "Shutting down controller"
+
+/** What the catalogue extracted from one line. */
+export interface Classified {
+  kind: ControllerLogKind;
+  aux?: AuxKind;
+  /** Family named by the line's own content (kind= key, kind word of a printf message, controller name). */
+  contentFamily?: ControllerFamily;
+  rsKey?: string;
+  /** `controller=<rsName>` of pod-control lines, before the pod's namespace is applied. */
+  rsName?: string;
+  podKey?: string;
+  add?: number;
+  del?: number;
+  keys?: string[];
+  numbers?: Record<string, number>;
+  /** An expectations line whose value carries no key (1.27+ renders the struct as `{}`). */
+  keyless?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// value helpers
+
+/** `klog.KObj`: "ns/name" (text) or {"name","namespace"} (JSON). */
+export function objKey(v: unknown): string | undefined {
+  if (typeof v === 'string') return v.length > 0 ? v : undefined;
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    if (typeof o.name === 'string') return typeof o.namespace === 'string' && o.namespace ? `${o.namespace}/${o.name}` : o.name;
+  }
+  return undefined;
+}
+
+function num(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v)) return Number(v);
+  return undefined;
+}
+
+export interface ExpectationsValue {
+  add?: number;
+  del?: number;
+  key?: string;
+}
+
+/**
+ * Reads a rendered ControlleeExpectations, whatever the klog version made of it:
+ * `{}` (klog ≥ 2.90 JSON-encodes MarshalLog's struct of unexported fields — v1.27+ in practice,
+ * text and JSON), `{add:2 del:0 key:default/foo}` (older klog `%+v`), a JSON object with
+ * add/del/key, or `&controller.ControlleeExpectations{add:2, del:0, key:"default/foo", timestamp:…}`
+ * (≤1.26 `%#v`).
+ */
+export function expectationsValue(v: unknown): ExpectationsValue {
+  const out: ExpectationsValue = {};
+  if (v && typeof v === 'object' && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    const a = num(o.add ?? o.Add);
+    const d = num(o.del ?? o.Del);
+    const k = o.key ?? o.Key;
+    if (a !== undefined) out.add = a;
+    if (d !== undefined) out.del = d;
+    if (typeof k === 'string' && k) out.key = k;
+    return out;
+  }
+  if (typeof v !== 'string') return out;
+  const a = /\badd:\s*(-?\d+)/.exec(v);
+  const d = /\bdel:\s*(-?\d+)/.exec(v);
+  const k = /\bkey:\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,}"]+))/.exec(v);
+  if (a) out.add = Number(a[1]);
+  if (d) out.del = Number(d[1]);
+  const key = k ? (k[1] ?? k[2]) : undefined;
+  if (key) out.key = key;
+  return out;
+}
+
+/** Delete keys: JSON array, JSON object (a set), `[a b]`, `map[a:{} b:{}]`. */
+export function keyList(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map((x) => objKey(x)).filter((x): x is string => x !== undefined);
+  if (v && typeof v === 'object') return Object.keys(v as object);
+  if (typeof v !== 'string') return [];
+  const t = v.trim();
+  if (t.startsWith('map[')) {
+    const out: string[] = [];
+    const re = /([^\s[\]:]+):\{\}/g;
+    for (let m = re.exec(t); m; m = re.exec(t)) out.push(m[1]!);
+    return out;
+  }
+  if (t.startsWith('[') && t.endsWith(']')) {
+    const inner = t.slice(1, -1).trim();
+    if (!inner) return [];
+    try {
+      const parsed: unknown = JSON.parse(t);
+      if (Array.isArray(parsed)) return keyList(parsed);
+    } catch {
+      /* %+v form */
+    }
+    return inner.split(/\s+/);
+  }
+  if (t.startsWith('{')) {
+    try {
+      return keyList(JSON.parse(t));
+    } catch {
+      return [];
+    }
+  }
+  return [];
+}
+
+/** Family named by a Kind string or a lower-case controller name. */
+export function kindFamily(s: unknown): ControllerFamily | undefined {
+  if (typeof s !== 'string' || !s) return undefined;
+  const k = s.toLowerCase().replace(/[\s_-]/g, '');
+  if (k === 'replicaset' || k === 'replicasetcontroller') return 'replicaset';
+  if (k === 'replicationcontroller' || k === 'replicationcontrollercontroller') return 'replicationcontroller';
+  if (k === 'daemonset' || k === 'daemonsetcontroller') return 'daemonset';
+  if (k === 'job' || k === 'jobcontroller') return 'job';
+  return 'other';
+}
+
+/**
+ * Family from a contextual logger name (`logger=` / JSON `logger`). The KCM names controller
+ * loggers after the controller (`replicaset-controller`; `replicaset` in 1.27 before the
+ * canonical names). `UnhandledError` (utilruntime.HandleError) says nothing about the caller.
+ */
+export function loggerFamily(logger: string | undefined): ControllerFamily | undefined {
+  if (!logger || logger === 'UnhandledError') return undefined;
+  const head = logger.split('/')[0]!;
+  switch (head) {
+    case 'replicaset-controller':
+    case 'replicaset':
+      return 'replicaset';
+    case 'replicationcontroller-controller':
+    case 'replicationcontroller':
+      return 'replicationcontroller';
+    case 'daemonset-controller':
+    case 'daemonset':
+      return 'daemonset';
+    case 'job-controller':
+    case 'job':
+      return 'job';
+    default:
+      return 'other';
+  }
+}
+
+/** Family from the caller file when nothing else decides. */
+export function fileFamily(file: string | undefined): ControllerFamily {
+  switch (file) {
+    case 'replica_set.go':
+    case 'replica_set_utils.go':
+      return 'rs-or-rc';
+    case 'replication_controller.go':
+    case 'replication_controller_utils.go':
+    case 'conversion.go':
+      return 'replicationcontroller';
+    case 'daemon_controller.go':
+    case 'daemonset_util.go':
+      return 'daemonset';
+    case 'job_controller.go':
+      return 'job';
+    default:
+      return 'unknown'; // controller_utils.go, controller_ref_manager.go, runtime.go, anything else
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the catalogue
+
+type KV = Record<string, unknown>;
+
+const EXPECTATION_KIND: Record<string, ControllerLogKind> = {
+  'Setting expectations': 'setting-expectations',
+  'Lowered expectations': 'lowered-expectations',
+  'Raised expectations': 'raised-expectations',
+  'Controller expectations fulfilled': 'expectations-fulfilled',
+  'Controller expectations expired': 'expectations-expired',
+  'Controller still waiting on expectations': 'still-waiting',
+};
+
+function fromExpectations(kind: ControllerLogKind, v: unknown): Classified {
+  const e = expectationsValue(v);
+  const c: Classified = { kind };
+  if (e.key) c.rsKey = e.key;
+  else c.keyless = true;
+  if (e.add !== undefined) c.add = e.add;
+  if (e.del !== undefined) c.del = e.del;
+  return c;
+}
+
+function setNum(c: Classified, name: string, v: unknown): void {
+  const n = num(v);
+  if (n === undefined) return;
+  (c.numbers ??= {})[name] = n;
+}
+
+const SYNC_FAILED_RE = /^sync "((?:[^"\\]|\\.)*)" failed with ([\s\S]*)$/;
+
+function syncFailed(text: string): Classified | undefined {
+  const m = SYNC_FAILED_RE.exec(text);
+  if (!m) return undefined;
+  return { kind: 'sync-failed', rsKey: m[1]!.replace(/\\(.)/g, '$1') };
+}
+
+const STATUS_RE = /^Updating status for (\w*): ([^\s/]+)\/([^\s,]+), replicas (-?\d+)->(-?\d+) \(need (-?\d+)\),?([\s\S]*)$/;
+
+function statusUpdate(msg: string): Classified | undefined {
+  const m = STATUS_RE.exec(msg);
+  if (!m) return undefined;
+  const c: Classified = { kind: 'status-update', rsKey: `${m[2]}/${m[3]}` };
+  if (m[1]) c.contentFamily = kindFamily(m[1])!;
+  const numbers: Record<string, number> = { replicasFrom: Number(m[4]), replicasTo: Number(m[5]), need: Number(m[6]) };
+  const rest = m[7]!;
+  const re = /(fullyLabeledReplicas|readyReplicas|availableReplicas|terminatingReplicas) (-?\d+|nil)->(-?\d+|nil)/g;
+  for (let r = re.exec(rest); r; r = re.exec(rest)) {
+    if (r[2] !== 'nil') numbers[`${r[1]}From`] = Number(r[2]);
+    if (r[3] !== 'nil') numbers[`${r[1]}To`] = Number(r[3]);
+  }
+  const g = /sequence No: (-?\d+)->(-?\d+)/.exec(rest);
+  if (g) {
+    numbers.observedGenerationFrom = Number(g[1]);
+    numbers.observedGenerationTo = Number(g[2]);
+  }
+  c.numbers = numbers;
+  return c;
+}
+
+function withDuration(c: Classified, d: unknown): Classified {
+  let ms: number | undefined;
+  if (typeof d === 'string') ms = parseGoDuration(d);
+  else if (typeof d === 'number') ms = d * 1000; // zap's default duration encoding: float seconds
+  if (ms !== undefined) (c.numbers ??= {}).durationMs = Math.round(ms * 1e6) / 1e6;
+  return c;
+}
+
+/** Structured messages (exact text) → extractor. */
+const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
+  'Controller either never recorded expectations, or the ttl expired': (kv) => {
+    const c: Classified = { kind: 'never-recorded' };
+    const k = objKey(kv.controller);
+    if (k) c.rsKey = k;
+    return c;
+  },
+  'Controller waiting on deletions': (kv) => {
+    const c: Classified = { kind: 'waiting-on-deletions', keys: keyList(kv.keys) };
+    const k = objKey(kv.controller);
+    if (k) c.rsKey = k;
+    return c;
+  },
+  'Clobbering existing delete keys': (kv) => ({ kind: 'clobbering-delete-keys', keys: keyList(kv.keys) }),
+  'Controller received delete for pod': (kv) => {
+    const c: Classified = { kind: 'received-delete' };
+    const k = objKey(kv.controller);
+    const p = objKey(kv.key);
+    if (k) c.rsKey = k;
+    if (p) {
+      c.podKey = p;
+      c.keys = [p];
+    }
+    return c;
+  },
+  'Too few replicas': (kv) => {
+    const c: Classified = { kind: 'too-few-replicas' };
+    const k = objKey(kv.replicaSet ?? kv.rs);
+    if (k) c.rsKey = k;
+    setNum(c, 'need', kv.need);
+    setNum(c, 'creating', kv.creating);
+    return c;
+  },
+  'Too many replicas': (kv) => {
+    const c: Classified = { kind: 'too-many-replicas' };
+    const k = objKey(kv.replicaSet ?? kv.rs);
+    if (k) c.rsKey = k;
+    setNum(c, 'need', kv.need);
+    setNum(c, 'deleting', kv.deleting);
+    return c;
+  },
+  'Slow-start failure. Skipping creation of pods, decrementing expectations': (kv) => {
+    const c: Classified = { kind: 'slow-start-failure' };
+    const k = objKey(kv.replicaSet);
+    if (k) c.rsKey = k;
+    const f = kindFamily(kv.kind);
+    if (f) c.contentFamily = f;
+    setNum(c, 'podsSkipped', kv.podsSkipped);
+    return c;
+  },
+  'Failed to delete pod, decremented expectations': (kv) => {
+    const c: Classified = { kind: 'failed-delete' };
+    const k = objKey(kv.replicaSet);
+    const p = objKey(kv.pod);
+    if (k) c.rsKey = k;
+    if (p) c.podKey = p;
+    const f = kindFamily(kv.kind);
+    if (f) c.contentFamily = f;
+    return c;
+  },
+  'Finished syncing': (kv) => {
+    const c: Classified = { kind: 'finished-syncing' };
+    const k = objKey(kv.key);
+    if (k) c.rsKey = k;
+    const f = kindFamily(kv.kind);
+    if (f) c.contentFamily = f;
+    return withDuration(c, kv.duration);
+  },
+  deleted: (kv) => {
+    const c: Classified = { kind: 'rs-deleted-sync' };
+    const k = objKey(kv.key);
+    if (k) c.rsKey = k;
+    const f = kindFamily(kv.kind);
+    if (f) c.contentFamily = f;
+    return c;
+  },
+  'Unhandled Error': (kv) => (typeof kv.err === 'string' ? syncFailed(kv.err) : undefined),
+  'Starting controller': (kv) => {
+    const f = kindFamily(kv.name ?? kv.controller);
+    const c: Classified = { kind: 'controller-started' };
+    if (f) c.contentFamily = f;
+    return c;
+  },
+  'Shutting down controller': (kv) => {
+    const f = kindFamily(kv.name ?? kv.controller);
+    const c: Classified = { kind: 'other', aux: 'controller-stopped' };
+    if (f) c.contentFamily = f;
+    return c;
+  },
+  'Controller created pod': (kv) => podControl('controller-created-pod', kv.controller, kv.pod),
+  'Deleting pod': (kv) => podControl('deleting-pod', kv.controller, kv.pod),
+  Adding: (kv) => rsHandler('rs-added', kv.replicaSet),
+  Deleting: (kv) => rsHandler('rs-deleting', kv.replicaSet),
+  'replicaSet updated. Desired pod count change.': (kv) => {
+    const c = rsHandler('rs-updated', kv.replicaSet);
+    if (c) {
+      setNum(c, 'oldReplicas', kv.oldReplicas);
+      setNum(c, 'newReplicas', kv.newReplicas);
+    }
+    return c;
+  },
+  'Pod created': (kv) => podHandler('pod-added', kv.pod),
+  'Pod deleted': (kv) => podHandler('pod-deleted', kv.pod),
+};
+
+function podControl(kind: ControllerLogKind, controller: unknown, pod: unknown): Classified {
+  const c: Classified = { kind };
+  const p = objKey(pod);
+  if (p) c.podKey = p;
+  const name = typeof controller === 'string' ? controller : objKey(controller);
+  if (name) {
+    if (name.includes('/')) c.rsKey = name;
+    else {
+      c.rsName = name;
+      const slash = p?.indexOf('/') ?? -1;
+      if (p && slash > 0) c.rsKey = `${p.slice(0, slash)}/${name}`;
+    }
+  }
+  return c;
+}
+
+function rsHandler(aux: AuxKind, rs: unknown): Classified | undefined {
+  const k = objKey(rs);
+  const c: Classified = { kind: 'other', aux };
+  if (k) c.rsKey = k;
+  return c;
+}
+
+function podHandler(aux: AuxKind, pod: unknown): Classified {
+  const c: Classified = { kind: 'other', aux };
+  const p = objKey(pod);
+  if (p) c.podKey = p;
+  return c;
+}
+
+/** printf (≤1.26) messages. Each returns undefined when its regexp does not match. */
+const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = [
+  [
+    /^(Setting expectations|Lowered expectations|Raised expectations|Controller expectations fulfilled|Controller expectations expired|Controller still waiting on expectations) ([\s\S]*)$/,
+    (m) => fromExpectations(EXPECTATION_KIND[m[1]!]!, m[2]!),
+  ],
+  [
+    /^Controller (\S+) either never recorded expectations, or the ttl expired\.?$/,
+    (m) => ({ kind: 'never-recorded', rsKey: m[1]! }),
+  ],
+  [/^Controller (\S+) waiting on deletions for: ([\s\S]*)$/, (m) => ({ kind: 'waiting-on-deletions', rsKey: m[1]!, keys: keyList(m[2]!) })],
+  [/^Clobbering existing delete keys: ([\s\S]*)$/, (m) => ({ kind: 'clobbering-delete-keys', keys: keyList(m[1]!) })],
+  [
+    /^Controller (\S+) received delete for pod (\S+)$/,
+    (m) => ({ kind: 'received-delete', rsKey: m[1]!, podKey: m[2]!, keys: [m[2]!] }),
+  ],
+  [
+    /^Too few replicas for (\w+) ([^\s,]+), need (-?\d+), creating (-?\d+)$/,
+    (m) => ({
+      kind: 'too-few-replicas',
+      contentFamily: kindFamily(m[1])!,
+      rsKey: m[2]!,
+      numbers: { need: Number(m[3]), creating: Number(m[4]) },
+    }),
+  ],
+  [
+    /^Too many replicas for (\w+) ([^\s,]+), need (-?\d+), deleting (-?\d+)$/,
+    (m) => ({
+      kind: 'too-many-replicas',
+      contentFamily: kindFamily(m[1])!,
+      rsKey: m[2]!,
+      numbers: { need: Number(m[3]), deleting: Number(m[4]) },
+    }),
+  ],
+  [
+    /^Slow-start failure\. Skipping creation of (\d+) pods, decrementing expectations for (\w+) (\S+)$/,
+    (m) => ({ kind: 'slow-start-failure', contentFamily: kindFamily(m[2])!, rsKey: m[3]!, numbers: { podsSkipped: Number(m[1]) } }),
+  ],
+  [
+    /^Failed to delete (\S+), decrement(?:ed|ing) expectations for (\w+) (\S+)$/,
+    (m) => ({ kind: 'failed-delete', contentFamily: kindFamily(m[2])!, rsKey: m[3]!, podKey: m[1]! }),
+  ],
+  [
+    /^Finished syncing (\w+) "((?:[^"\\]|\\.)*)" \(([^)]*)\)$/,
+    (m) => withDuration({ kind: 'finished-syncing', contentFamily: kindFamily(m[1])!, rsKey: m[2]! }, m[3]!),
+  ],
+  [/^(ReplicaSet|ReplicationController) (\S+) has been deleted$/, (m) => ({ kind: 'rs-deleted-sync', contentFamily: kindFamily(m[1])!, rsKey: m[2]! })],
+  [/^Starting (\w+) controller$/, (m) => ({ kind: 'controller-started', contentFamily: kindFamily(m[1])! })],
+  [/^Shutting down (\w+) controller$/, (m) => ({ kind: 'other', aux: 'controller-stopped', contentFamily: kindFamily(m[1])! })],
+  [/^Controller (\S+) created pod (\S+)$/, (m) => podControl('controller-created-pod', m[1], m[2])],
+  [/^Controller (\S+) deleting pod (\S+)\/(\S+)$/, (m) => podControl('deleting-pod', m[1], `${m[2]}/${m[3]}`)],
+  [
+    /^Adding (ReplicaSet|ReplicationController) (\S+\/\S+)$/,
+    (m) => ({ kind: 'other', aux: 'rs-added', contentFamily: kindFamily(m[1])!, rsKey: m[2]! }),
+  ],
+  [
+    /^Deleting (ReplicaSet|ReplicationController) "((?:[^"\\]|\\.)*)"$/,
+    (m) => ({ kind: 'other', aux: 'rs-deleting', contentFamily: kindFamily(m[1])!, rsKey: m[2]! }),
+  ],
+  [
+    /^(ReplicaSet|ReplicationController) (\S+) updated\. Desired pod count change: (-?\d+)->(-?\d+)$/,
+    (m) => ({
+      kind: 'other',
+      aux: 'rs-updated',
+      contentFamily: kindFamily(m[1])!,
+      rsName: m[2]!,
+      numbers: { oldReplicas: Number(m[3]), newReplicas: Number(m[4]) },
+    }),
+  ],
+  [/^Pod ([^\s/]+)\/(\S+) deleted through /, (m) => ({ kind: 'other', aux: 'pod-deleted', podKey: `${m[1]}/${m[2]}` })],
+];
+
+/**
+ * Classifies one log record. `msg` is the (unquoted) message; `kv()` yields its key/values
+ * (parsed lazily: most lines of a -v=4 KCM log are about other controllers).
+ * Returns undefined for lines outside the catalogue.
+ */
+export function classifyMessage(msg: string, structured: boolean, kv: () => KV): Classified | undefined {
+  if (structured) {
+    const ek = EXPECTATION_KIND[msg];
+    if (ek) return fromExpectations(ek, kv().expectations);
+    const f = STRUCTURED[msg];
+    if (f) return f(kv());
+    if (msg.startsWith('Updating status for ')) return statusUpdate(msg);
+    if (msg.startsWith('sync "')) return syncFailed(msg);
+    return undefined;
+  }
+  // printf: cheap prefix screen before the regexps.
+  const c0 = msg.charCodeAt(0);
+  // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od)
+  if (!'SLRCTFUADP'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
+  if (msg.startsWith('sync "')) return syncFailed(msg);
+  if (msg.startsWith('Updating status for ')) return statusUpdate(msg);
+  for (const [re, f] of PRINTF) {
+    const m = re.exec(msg);
+    if (m) return f(m);
+  }
+  return undefined;
+}
+
+/**
+ * Keys named by lines of other controllers that kexp does not catalogue in detail (≤1.26
+ * printf), so the ≤1.26 attribution rule can tell a DaemonSet/Job key from a ReplicaSet key.
+ */
+const OTHER_KEY_RES: Array<[RegExp, ControllerFamily]> = [
+  [/^Finished syncing daemon set "((?:[^"\\]|\\.)*)"/, 'daemonset'],
+  [/^Finished syncing job "((?:[^"\\]|\\.)*)"/, 'job'],
+  [/^Finished syncing (?:deployment|statefulset|stateful set) "((?:[^"\\]|\\.)*)"/, 'other'],
+];
+
+export function otherControllerKey(msg: string, kv: () => KV): { key: string; family: ControllerFamily } | undefined {
+  if (msg.startsWith('Finished syncing ')) {
+    for (const [re, family] of OTHER_KEY_RES) {
+      const m = re.exec(msg);
+      if (m) return { key: m[1]!, family };
+    }
+    // Structured: "Finished syncing daemon set" daemonset="ns/name", "Finished syncing job" key=…
+    const v = kv();
+    const key = objKey(v.daemonset ?? v.job ?? v.key ?? v.deployment ?? v.statefulSet);
+    const family = msg.includes('daemon') ? 'daemonset' : msg.includes('job') ? 'job' : 'other';
+    if (key) return { key, family };
+  }
+  return undefined;
+}

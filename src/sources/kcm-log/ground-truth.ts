@@ -1,0 +1,317 @@
+/**
+ * Ground truth from a -v=4 kube-controller-manager log: what the ReplicaSet controller's own
+ * expectations bookkeeping said, per ReplicaSet. Pure; no I/O, no clock.
+ *
+ * The signals (controller-semantics.md §1, §2, §8.3; pkg/controller/controller_utils.go):
+ * - `SetExpectations` (reached through `ExpectCreations` / `ExpectDeletions`) logs
+ *   "Setting expectations" and REPLACES the record {add, del, timestamp=now};
+ * - `LowerExpectations` (through `CreationObserved` / `DeletionObserved`) logs
+ *   "Lowered expectations" (only when a record exists); `RaiseExpectations` "Raised expectations";
+ * - `SatisfiedExpectations`, called once at the start of every sync, logs exactly one of
+ *   "Controller expectations fulfilled" (add ≤ 0 && del ≤ 0 → sync), "Controller expectations
+ *   expired" (unfulfilled but older than 5 min → sync anyway: a leak), "Controller still waiting
+ *   on expectations" (GATED: no create/delete this sync), "Controller either never recorded
+ *   expectations, or the ttl expired" (no record → sync);
+ * - `UIDTrackingControllerExpectations.ExpectDeletions` logs "Controller waiting on deletions"
+ *   (the delete keys) and, when an unfinished key set is replaced, "Clobbering existing delete keys";
+ * - `deleteRS` / a sync that finds the RS gone ("deleted") call `DeleteExpectations`;
+ * - the store is process-local: "Starting controller" (a KCM restart or leader change) starts
+ *   every ReplicaSet with no record.
+ *
+ * Gated windows: a window starts at a "Setting expectations" whose record is unfulfilled (or, when
+ * the log starts inside one, at the first "still waiting" sync) and ends at the first sync that
+ * logs fulfilled / never-recorded (`fulfilled`), expired (`expired`; `leaked` = the counters left),
+ * at "deleted" / the RS handler's "Deleting" (`deleted`), at a controller restart (`restart`: the
+ * record is gone), at a later Setting (`superseded`; only when the sync line in between is
+ * missing from the log), or stays `open`.
+ *
+ * v1.27+ logs the expectations as `{}`; the source then fills rsKey/add/del of "Setting
+ * expectations" from the neighbouring "Too few replicas" / "waiting on deletions" line and marks
+ * each "Lowered expectations" with numbers.lowerAdd / lowerDel. Counters that the log does not
+ * print are reconstructed from those (basis `reconstructed`).
+ */
+import type { ControllerLogEvent, SourceRef } from '../../timeline/event.js';
+
+export type SyncDecision = 'gated' | 'fulfilled' | 'expired' | 'never-recorded';
+export type CountsBasis = 'logged' | 'reconstructed';
+
+export interface GroundTruthSync {
+  at: number;
+  decision: SyncDecision;
+  /** Counters at the check: as logged (≤1.26, old klog), or reconstructed (see countsBasis). */
+  add?: number;
+  del?: number;
+  countsBasis?: CountsBasis;
+  source: SourceRef;
+}
+
+/** A "Setting expectations" (SetExpectations) or "Raised expectations" (RaiseExpectations). */
+export interface GroundTruthRaise {
+  at: number;
+  add: number;
+  del: number;
+  source: SourceRef;
+  /** Delete keys of the ExpectDeletions call ("Controller waiting on deletions"). */
+  keys?: string[];
+  op: 'set' | 'raise';
+}
+
+export interface GroundTruthLower {
+  at: number;
+  /** Counters after the lower, when logged. */
+  add?: number;
+  del?: number;
+  /** What this line decremented, when known from context (v1.27+). */
+  lowerAdd?: number;
+  lowerDel?: number;
+  source: SourceRef;
+}
+
+export interface GroundTruthClobber {
+  at: number;
+  keys: string[];
+  source: SourceRef;
+}
+
+export interface GroundTruthSlowStart {
+  at: number;
+  podsSkipped?: number;
+  source: SourceRef;
+}
+
+export type WindowEnd = 'fulfilled' | 'expired' | 'deleted' | 'restart' | 'superseded' | 'open';
+
+export interface GatedWindow {
+  start: number;
+  startSource: SourceRef;
+  /** How the window was found to start: at the Setting, or at a gated sync (log began inside it). */
+  startedBy: 'setting' | 'gated-sync';
+  /** Counters the Setting asked for, when known. */
+  expected?: { add: number; del: number };
+  end?: number;
+  endSource?: SourceRef;
+  ended: WindowEnd;
+  /** For `expired`: the counters never observed (from the expired line, or reconstructed). */
+  leaked?: { add: number; del: number };
+  leakedBasis?: CountsBasis;
+  /** Syncs that logged "still waiting" inside the window. */
+  gatedSyncs: number;
+}
+
+export interface GroundTruth {
+  rsKey: string;
+  syncs: GroundTruthSync[];
+  raises: GroundTruthRaise[];
+  lowers: GroundTruthLower[];
+  clobbers: GroundTruthClobber[];
+  slowStartFailures: GroundTruthSlowStart[];
+  gatedWindows: GatedWindow[];
+  /** Times of controller (KCM) restarts in the log; the same list for every ReplicaSet. */
+  restarts: number[];
+}
+
+interface Counters {
+  add: number;
+  del: number;
+  basis: CountsBasis;
+}
+
+interface State {
+  gt: GroundTruth;
+  /** The record as far as known; undefined = no record; `unknown` = exists, counts unknown. */
+  record: Counters | 'unknown' | undefined;
+  open: GatedWindow | undefined;
+  pendingKeys: { at: number; keys: string[] } | undefined;
+}
+
+/** The deleteRS handler line: `"Deleting" replicaSet=…` (text), `"msg":"Deleting"` (JSON), `Deleting ReplicaSet "…"` (≤1.26). */
+const RS_DELETING_RE = /\] "Deleting"(?: |$)|"msg":"Deleting"|\] Deleting (?:ReplicaSet|ReplicationController) "/;
+
+/** How long after "Controller waiting on deletions" its "Setting expectations" may come. */
+const KEYS_PAIRING_MS = 1000;
+
+/**
+ * Builds the per-ReplicaSet ground truth from the controller-log events of one KCM log.
+ * Events without rsKey are ignored except "Starting controller" (a restart).
+ */
+export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, GroundTruth> {
+  const order = events.map((e, i) => ({ e, i }));
+  order.sort((a, b) => a.e.at - b.e.at || a.i - b.i);
+  const states = new Map<string, State>();
+  const restarts: number[] = [];
+
+  const state = (key: string): State => {
+    let s = states.get(key);
+    if (!s) {
+      s = {
+        gt: { rsKey: key, syncs: [], raises: [], lowers: [], clobbers: [], slowStartFailures: [], gatedWindows: [], restarts },
+        record: undefined,
+        open: undefined,
+        pendingKeys: undefined,
+      };
+      states.set(key, s);
+    }
+    return s;
+  };
+
+  const close = (s: State, ev: ControllerLogEvent, ended: WindowEnd): GatedWindow | undefined => {
+    const w = s.open;
+    if (!w) return undefined;
+    w.end = ev.at;
+    w.endSource = ev.source;
+    w.ended = ended;
+    s.open = undefined;
+    return w;
+  };
+
+  for (const { e } of order) {
+    if (e.logKind === 'controller-started') {
+      restarts.push(e.at);
+      for (const s of states.values()) {
+        close(s, e, 'restart');
+        s.record = undefined;
+        s.pendingKeys = undefined;
+      }
+      continue;
+    }
+    if (!e.rsKey) continue;
+    const s = state(e.rsKey);
+    const gt = s.gt;
+    const logged = e.add !== undefined && e.del !== undefined ? { add: e.add, del: e.del } : undefined;
+
+    switch (e.logKind) {
+      case 'waiting-on-deletions':
+        s.pendingKeys = { at: e.at, keys: e.keys ?? [] };
+        break;
+
+      case 'setting-expectations': {
+        const r: GroundTruthRaise = { at: e.at, add: e.add ?? 0, del: e.del ?? 0, source: e.source, op: 'set' };
+        if (s.pendingKeys && e.at - s.pendingKeys.at <= KEYS_PAIRING_MS && (e.add ?? 0) === 0) {
+          r.keys = s.pendingKeys.keys;
+          if (e.del === undefined) r.del = new Set(s.pendingKeys.keys).size;
+        }
+        s.pendingKeys = undefined;
+        gt.raises.push(r);
+        const known = e.add !== undefined || e.del !== undefined || r.keys !== undefined;
+        s.record = known ? { add: r.add, del: r.del, basis: logged ? 'logged' : 'reconstructed' } : 'unknown';
+        close(s, e, 'superseded');
+        const unfulfilled = !known || r.add > 0 || r.del > 0;
+        if (unfulfilled) {
+          const w: GatedWindow = { start: e.at, startSource: e.source, startedBy: 'setting', ended: 'open', gatedSyncs: 0 };
+          if (known) w.expected = { add: r.add, del: r.del };
+          gt.gatedWindows.push(w);
+          s.open = w;
+        }
+        break;
+      }
+
+      case 'raised-expectations': {
+        const prev = s.record;
+        if (logged) {
+          gt.raises.push({ at: e.at, add: logged.add, del: logged.del, source: e.source, op: 'raise' });
+          s.record = { ...logged, basis: 'logged' };
+        } else if (prev !== undefined) {
+          // A raise with counts not logged: the record still exists, its counts are unknown.
+          s.record = 'unknown';
+        }
+        break;
+      }
+
+      case 'lowered-expectations': {
+        const l: GroundTruthLower = { at: e.at, source: e.source };
+        if (e.add !== undefined) l.add = e.add;
+        if (e.del !== undefined) l.del = e.del;
+        const la = e.numbers?.lowerAdd;
+        const ld = e.numbers?.lowerDel;
+        if (la !== undefined) l.lowerAdd = la;
+        if (ld !== undefined) l.lowerDel = ld;
+        gt.lowers.push(l);
+        if (logged) s.record = { ...logged, basis: 'logged' };
+        else if (s.record && s.record !== 'unknown' && (la !== undefined || ld !== undefined)) {
+          s.record = { add: s.record.add - (la ?? 0), del: s.record.del - (ld ?? 0), basis: 'reconstructed' };
+        } else if (s.record === undefined) s.record = 'unknown'; // a lower is only logged when a record exists
+        else if (s.record !== 'unknown' && la === undefined && ld === undefined) s.record = 'unknown';
+        break;
+      }
+
+      case 'expectations-fulfilled':
+      case 'expectations-expired':
+      case 'still-waiting':
+      case 'never-recorded': {
+        const decision: SyncDecision =
+          e.logKind === 'expectations-fulfilled'
+            ? 'fulfilled'
+            : e.logKind === 'expectations-expired'
+              ? 'expired'
+              : e.logKind === 'still-waiting'
+                ? 'gated'
+                : 'never-recorded';
+        const sync: GroundTruthSync = { at: e.at, decision, source: e.source };
+        const counts: Counters | undefined = logged
+          ? { ...logged, basis: 'logged' }
+          : s.record && s.record !== 'unknown'
+            ? s.record
+            : undefined;
+        if (counts && decision !== 'never-recorded') {
+          sync.add = counts.add;
+          sync.del = counts.del;
+          sync.countsBasis = counts.basis;
+        }
+        gt.syncs.push(sync);
+        if (logged) s.record = { ...logged, basis: 'logged' };
+        if (decision === 'never-recorded') s.record = undefined;
+        else if (s.record === undefined) s.record = counts ?? 'unknown';
+
+        if (decision === 'gated') {
+          if (!s.open) {
+            const w: GatedWindow = { start: e.at, startSource: e.source, startedBy: 'gated-sync', ended: 'open', gatedSyncs: 0 };
+            gt.gatedWindows.push(w);
+            s.open = w;
+          }
+          s.open.gatedSyncs++;
+        } else if (decision === 'expired') {
+          const w = close(s, e, 'expired');
+          if (w && counts) {
+            w.leaked = { add: counts.add, del: counts.del };
+            w.leakedBasis = counts.basis;
+          }
+        } else close(s, e, 'fulfilled');
+        break;
+      }
+
+      case 'rs-deleted-sync':
+        close(s, e, 'deleted');
+        s.record = undefined;
+        s.pendingKeys = undefined;
+        break;
+
+      case 'other':
+        // deleteRS ("Deleting" replicaSet=…) calls DeleteExpectations.
+        if (RS_DELETING_RE.test(e.message)) {
+          close(s, e, 'deleted');
+          s.record = undefined;
+          s.pendingKeys = undefined;
+        }
+        break;
+
+      case 'clobbering-delete-keys':
+        gt.clobbers.push({ at: e.at, keys: e.keys ?? [], source: e.source });
+        break;
+
+      case 'slow-start-failure': {
+        const ss: GroundTruthSlowStart = { at: e.at, source: e.source };
+        const n = e.numbers?.podsSkipped;
+        if (n !== undefined) ss.podsSkipped = n;
+        gt.slowStartFailures.push(ss);
+        break;
+      }
+
+      default:
+        break;
+    }
+  }
+
+  const out = new Map<string, GroundTruth>();
+  for (const [k, s] of states) out.set(k, s.gt);
+  return out;
+}

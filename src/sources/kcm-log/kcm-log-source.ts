@@ -1,0 +1,473 @@
+/**
+ * kube-controller-manager log → ControllerLogEvents (`kexp kcm-log`).
+ *
+ * Reads klog text or JSON logs (plain, gzip, stdin; optionally CRI / docker json-file /
+ * `kubectl logs --timestamps` wrapped) written at -v=4, keeps the ReplicaSet controller's
+ * lines from the catalogue (controller-semantics.md §8) and emits them as ControllerLogEvents
+ * (atBasis `log`, source = file:first line of the record), in time order.
+ *
+ * - Lines of other controllers and uncatalogued lines are skipped silently and counted
+ *   (`stats()`); malformed wrapper lines, impossible klog dates and cut-off partial lines are
+ *   reported as input problems (FILE:LINE) and skipped.
+ * - A file that is not a KCM log (an audit log, a watch dump, a recording, YAML) is rejected
+ *   with an InputError that names the command that reads it.
+ * - Which ReplicaSet a line is about, and whether it is about a ReplicaSet at all, follows the
+ *   attribution rule documented in attribute.ts. That rule needs facts from the whole file
+ *   (which keys are ReplicaSets, every sync's interval), so the file is read twice; stdin is
+ *   first spooled to a temporary file. Memory does not grow with the file.
+ * - klog headers have no year and are in KCM's local time zone: see clock.ts
+ *   (`year`/`tzOffsetMinutes` options, defaults from wrapper timestamps or the file's mtime, UTC).
+ * - Log lines from concurrent goroutines can be a little out of order; a reorder window of
+ *   REORDER_MS restores time order (later stragglers are emitted late and counted).
+ * - Coverage `start`/`end` are the times of the first/last log record of the file (any
+ *   controller), i.e. the span the log covers, not only the span of ReplicaSet lines.
+ */
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import type { ControllerLogEvent, TimelineEvent } from '../../timeline/event.js';
+import { openInputBytes, splitLines } from '../input-stream.js';
+import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
+import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
+import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
+import { KLOG_HEADER_RE } from './klog-text.js';
+import { unwrapLine } from './parse-line.js';
+import { type PhysicalLine, type RecordItem, assembleRecords } from './records.js';
+
+export interface KcmLogOptions {
+  diagnostics: Diagnostics;
+  /** Year of the first klog header (klog prints none). Default: see clock.ts. */
+  year?: number;
+  /** KCM's time zone, minutes east of UTC. Default: from wrapper timestamps, else UTC. */
+  tzOffsetMinutes?: number;
+  /** Stream read when path is `-` (default process.stdin). */
+  stdin?: NodeJS.ReadableStream;
+  /** Reference time for the default year instead of the file's mtime (epoch ms; tests). */
+  mtime?: number;
+}
+
+export type KcmLogFormat = 'kcm-log-text' | 'kcm-log-json';
+
+/** What was read and what was skipped, beyond FileCoverage. Valid once events are consumed. */
+export interface KcmLogStats {
+  physicalLines: number;
+  /** Log records (klog text or JSON), continuation lines not counted. */
+  records: number;
+  textRecords: number;
+  jsonRecords: number;
+  wrapped: { cri: number; docker: number; timestamp: number };
+  continuationLines: number;
+  blankLines: number;
+  /** Non-empty lines that are no log record (e.g. Go panic output). */
+  unrecognisedLines: number;
+  /** Records outside the catalogue (most of a -v=4 log: other controllers, informers, …). */
+  uncatalogued: number;
+  /** Catalogued lines written by other controllers, per controller family. */
+  excluded: Record<string, number>;
+  /** Shared-code lines (≤1.26, no logger) that could not be attributed; skipped. */
+  ambiguous: number;
+  /** ReplicaSet events emitted. */
+  events: number;
+  /** Keyless (1.27+ `{}`) / clobbering lines whose ReplicaSet came from neighbouring lines. */
+  contextResolved: number;
+  /** … and those for which no neighbouring line told (emitted without rsKey). */
+  contextUnresolved: number;
+  /** Events that arrived after later ones had been emitted (beyond the reorder window). */
+  late: number;
+  problems: number;
+  tzOffsetMinutes?: number;
+  tzBasis?: TzBasis;
+  yearBasis?: YearBasis;
+}
+
+export interface KcmOpenedSource extends OpenedSource {
+  format: KcmLogFormat;
+  stats(): KcmLogStats;
+}
+
+const SNIFF_LINES = 200;
+const REORDER_MS = 5000;
+
+/** Opens a kube-controller-manager log. Throws InputError when the file is unreadable or is not a KCM log. */
+export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promise<KcmOpenedSource> {
+  const file = path;
+  let readPath = path;
+  let tmp: string | undefined;
+  const clockOpts: ClockOptions = {};
+  if (opts.year !== undefined) clockOpts.year = opts.year;
+  if (opts.tzOffsetMinutes !== undefined) clockOpts.tzOffsetMinutes = opts.tzOffsetMinutes;
+
+  if (path === '-') {
+    tmp = await mkdtemp(join(tmpdir(), 'kexp-kcm-'));
+    readPath = join(tmp, 'stdin.log');
+    try {
+      await spool(file, opts.stdin, readPath);
+    } catch (e) {
+      await rm(tmp, { recursive: true, force: true });
+      throw e;
+    }
+    clockOpts.reference = opts.mtime ?? Date.now();
+    clockOpts.referenceKind = opts.mtime !== undefined ? 'mtime' : 'now';
+  } else {
+    if (opts.mtime !== undefined) clockOpts.reference = opts.mtime;
+    else {
+      try {
+        clockOpts.reference = (await stat(path)).mtimeMs;
+      } catch {
+        /* openInputBytes reports it */
+      }
+    }
+    clockOpts.referenceKind = 'mtime';
+  }
+
+  let format: KcmLogFormat;
+  try {
+    format = await sniff(readPath, file);
+  } catch (e) {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+    throw e;
+  }
+
+  const stats: KcmLogStats = {
+    physicalLines: 0,
+    records: 0,
+    textRecords: 0,
+    jsonRecords: 0,
+    wrapped: { cri: 0, docker: 0, timestamp: 0 },
+    continuationLines: 0,
+    blankLines: 0,
+    unrecognisedLines: 0,
+    uncatalogued: 0,
+    excluded: {},
+    ambiguous: 0,
+    events: 0,
+    contextResolved: 0,
+    contextUnresolved: 0,
+    late: 0,
+    problems: 0,
+  };
+  let first: number | undefined;
+  let last: number | undefined;
+
+  async function* events(): AsyncGenerator<TimelineEvent> {
+    try {
+      // Pass 1: facts for the attribution rule.
+      const facts = await collectFacts(readPath, file, clockOpts);
+      // Pass 2: resolve and emit.
+      const clock = new RecordClock(clockOpts);
+      const resolver = new Resolver(facts, file);
+      const buffer = new Reorder(REORDER_MS);
+      const problem = (line: number, message: string): void => {
+        stats.problems++;
+        opts.diagnostics.problem({ file, line, message });
+      };
+      for await (const item of recordItems(readPath, file, stats)) {
+        if (item.type !== 'record') {
+          if (item.type === 'problem') problem(item.line, item.message);
+          else if (item.type === 'continuation') stats.continuationLines++;
+          else if (item.type === 'blank') stats.blankLines++;
+          else stats.unrecognisedLines++;
+          continue;
+        }
+        const r = item.record;
+        let reported = false;
+        const rec = clock.parse(r, (m) => {
+          reported = true;
+          problem(r.line, m);
+        });
+        if (!rec) {
+          if (!reported) stats.unrecognisedLines++;
+          continue;
+        }
+        stats.records++;
+        if (rec.format === 'json') stats.jsonRecords++;
+        else stats.textRecords++;
+        if (rec.wrapper) stats.wrapped[rec.wrapper]++;
+        if (first === undefined || rec.at < first) first = rec.at;
+        if (last === undefined || rec.at > last) last = rec.at;
+        const res = resolver.resolve(rec, r.line, r.text);
+        switch (res.status) {
+          case 'uncatalogued':
+            stats.uncatalogued++;
+            break;
+          case 'ambiguous':
+            stats.ambiguous++;
+            break;
+          case 'excluded':
+            stats.excluded[res.family] = (stats.excluded[res.family] ?? 0) + 1;
+            break;
+          case 'rs':
+            if (res.context === 'resolved') stats.contextResolved++;
+            else if (res.context === 'unresolved') stats.contextUnresolved++;
+            buffer.push(res.event);
+            for (const e of buffer.drain(false)) {
+              stats.events++;
+              yield e;
+            }
+        }
+      }
+      for (const e of buffer.drain(true)) {
+        stats.events++;
+        yield e;
+      }
+      stats.late = buffer.late;
+      if (clock.tzOffsetMinutes !== undefined) stats.tzOffsetMinutes = clock.tzOffsetMinutes;
+      if (clock.tzBasis) stats.tzBasis = clock.tzBasis;
+      if (clock.yearBasis) stats.yearBasis = clock.yearBasis;
+      warnings(file, stats, opts.diagnostics);
+    } finally {
+      if (tmp) await rm(tmp, { recursive: true, force: true });
+    }
+  }
+
+  return {
+    file,
+    format,
+    timeBasis: 'log',
+    events: events(),
+    coverage(): FileCoverage {
+      const c: FileCoverage = {
+        file,
+        format,
+        timeBasis: 'log',
+        endMarker: false,
+        events: stats.events,
+        problems: stats.problems,
+      };
+      if (first !== undefined) c.start = first;
+      if (last !== undefined) c.end = last;
+      return c;
+    },
+    stats: () => stats,
+  };
+}
+
+function warnings(file: string, s: KcmLogStats, d: Diagnostics): void {
+  if (s.records > 0 && s.events === 0) {
+    d.warn(
+      `${file}: no ReplicaSet controller lines found in ${s.records} log records; ` +
+        'kexp needs kube-controller-manager logs written at -v=4 (--v=4) with the replicaset controller enabled',
+    );
+  }
+  if (s.ambiguous > 0) {
+    d.warn(
+      `${file}: ${s.ambiguous} line(s) from code the ReplicaSet controller shares with other controllers (no logger name, ` +
+        'key not seen on any ReplicaSet line) could not be attributed and were skipped',
+    );
+  }
+  if (s.contextUnresolved > 0) {
+    d.warn(
+      `${file}: ${s.contextUnresolved} expectations line(s) name no ReplicaSet (v1.27+ logs the expectations as {}) and ` +
+        'could not be matched to one from neighbouring lines; they are reported without a ReplicaSet',
+    );
+  }
+  if (s.late > 0) d.warn(`${file}: ${s.late} log line(s) were more than ${REORDER_MS / 1000}s out of time order`);
+}
+
+async function spool(file: string, stdin: NodeJS.ReadableStream | undefined, to: string): Promise<void> {
+  const input = await openInputBytes('-', stdin);
+  const out = createWriteStream(to);
+  try {
+    for await (const chunk of input.stream) {
+      if (!out.write(chunk)) await once(out, 'drain');
+    }
+  } finally {
+    out.end();
+    await once(out, 'close');
+  }
+  void file;
+}
+
+async function* physicalLines(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<PhysicalLine> {
+  const input = await openInputBytes(readPath);
+  try {
+    for await (const l of splitLines(input.stream)) {
+      if (stats) stats.physicalLines++;
+      const p: PhysicalLine = { line: l.line, text: l.text };
+      if (l.tooLongBytes !== undefined) p.tooLongBytes = l.tooLongBytes;
+      if (l.truncatedFinal) p.truncatedFinal = true;
+      yield p;
+    }
+  } catch (e) {
+    // Errors name the temporary file for stdin; name what the user gave.
+    if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
+    throw e;
+  }
+}
+
+function recordItems(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<RecordItem> {
+  return assembleRecords(physicalLines(readPath, file, stats));
+}
+
+async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions): Promise<FileFacts> {
+  const clock = new RecordClock(clockOpts);
+  const facts = new FactsBuilder();
+  for await (const item of recordItems(readPath, file)) {
+    if (item.type !== 'record') continue;
+    const rec = clock.parse(item.record);
+    if (rec && rec.kind !== undefined) facts.add(rec, item.record.line);
+    else if (rec?.otherKey) facts.add(rec, item.record.line);
+  }
+  return facts.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// sniffing
+
+interface Foreign {
+  what: string;
+  hint: string;
+}
+
+const AUDIT_HINT = 'read it with `kexp audit`';
+const REPLAY_HINT = 'read it with `kexp replay`';
+
+function foreignJson(v: unknown): Foreign | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  if (Array.isArray(v)) return { what: 'a JSON array', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
+  const o = v as Record<string, unknown>;
+  if ('kexpRecording' in o || ('recv' in o && 'event' in o)) return { what: 'a kexp recording', hint: REPLAY_HINT };
+  const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
+  if (apiVersion.startsWith('audit.k8s.io') || 'auditID' in o) return { what: 'an apiserver audit log', hint: AUDIT_HINT };
+  if ('protoPayload' in o || 'logEvents' in o || ('records' in o && Array.isArray(o.records)) || 'messageType' in o) {
+    return { what: 'a cloud audit-log export', hint: AUDIT_HINT };
+  }
+  if (typeof o.type === 'string' && /^(ADDED|MODIFIED|DELETED|BOOKMARK|ERROR)$/.test(o.type) && 'object' in o) {
+    return { what: 'a watch stream', hint: REPLAY_HINT };
+  }
+  if (apiVersion && typeof o.kind === 'string') return { what: `a Kubernetes ${o.kind} document`, hint: REPLAY_HINT };
+  return undefined;
+}
+
+function foreignText(line: string): Foreign | undefined {
+  const t = line.trim();
+  if (/^\S+ AUDIT: id="/.test(t)) return { what: 'a legacy text audit log', hint: AUDIT_HINT };
+  if (/^(apiVersion|kind):\s/.test(t) || t === '---') return { what: 'a YAML document (kubectl get -o yaml)', hint: REPLAY_HINT };
+  if (t === '{' || t === '[') return { what: 'a pretty-printed JSON document', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
+  return undefined;
+}
+
+async function sniff(readPath: string, file: string): Promise<KcmLogFormat> {
+  let text = 0;
+  let json = 0;
+  let nonEmpty = 0;
+  let firstForeign: { line: number; f: Foreign } | undefined;
+  for await (const l of physicalLines(readPath, file)) {
+    if (l.line > SNIFF_LINES) break;
+    if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
+    nonEmpty++;
+    const u = unwrapLine(l.text);
+    if (u.error) continue;
+    const inner = u.inner;
+    if (KLOG_HEADER_RE.test(inner)) {
+      text++;
+      continue;
+    }
+    if (inner.charCodeAt(0) === 0x7b) {
+      let v: unknown;
+      try {
+        v = JSON.parse(inner);
+      } catch {
+        v = undefined;
+      }
+      const o = v as Record<string, unknown> | undefined;
+      if (o && typeof o === 'object' && typeof o.ts === 'number' && typeof o.msg === 'string') {
+        json++;
+        continue;
+      }
+      if (text + json === 0 && !firstForeign) {
+        const f = foreignJson(v);
+        if (f) firstForeign = { line: l.line, f };
+      }
+      continue;
+    }
+    if (text + json === 0 && !firstForeign && nonEmpty === 1) {
+      const f = foreignText(inner);
+      if (f) firstForeign = { line: l.line, f };
+    }
+  }
+  if (firstForeign && text + json === 0) {
+    throw new InputError(file, firstForeign.line, `this is ${firstForeign.f.what}, not a kube-controller-manager log; ${firstForeign.f.hint}`);
+  }
+  if (nonEmpty === 0) throw new InputError(file, 0, 'file holds no log lines');
+  if (text + json === 0) {
+    throw new InputError(
+      file,
+      0,
+      `not a kube-controller-manager log: none of the first ${Math.min(nonEmpty, SNIFF_LINES)} lines is a klog line ` +
+        '(`I0304 10:15:02.123456 1 file.go:123] …`) or a JSON log line (`{"ts":…,"msg":…}`)',
+    );
+  }
+  return json > text ? 'kcm-log-json' : 'kcm-log-text';
+}
+
+// ---------------------------------------------------------------------------------------------
+// reorder window
+
+class Reorder {
+  private heap: Array<{ e: ControllerLogEvent; seq: number }> = [];
+  private seq = 0;
+  private newest = -Infinity;
+  private released = -Infinity;
+  late = 0;
+
+  constructor(private readonly windowMs: number) {}
+
+  push(e: ControllerLogEvent): void {
+    if (e.at < this.released) this.late++;
+    if (e.at > this.newest) this.newest = e.at;
+    const h = this.heap;
+    const item = { e, seq: this.seq++ };
+    h.push(item);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(item, h[p]!)) break;
+      h[i] = h[p]!;
+      i = p;
+    }
+    h[i] = item;
+  }
+
+  *drain(all: boolean): Generator<ControllerLogEvent> {
+    const limit = all ? Infinity : this.newest - this.windowMs;
+    while (this.heap.length > 0 && (all || this.heap[0]!.e.at <= limit)) {
+      const top = this.pop();
+      if (top.e.at > this.released) this.released = top.e.at;
+      yield top.e;
+    }
+  }
+
+  private pop(): { e: ControllerLogEvent; seq: number } {
+    const h = this.heap;
+    const top = h[0]!;
+    const lastItem = h.pop()!;
+    if (h.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = -1;
+      let best = lastItem;
+      if (l < h.length && less(h[l]!, best)) {
+        m = l;
+        best = h[l]!;
+      }
+      if (r < h.length && less(h[r]!, best)) {
+        m = r;
+        best = h[r]!;
+      }
+      if (m < 0) break;
+      h[i] = h[m]!;
+      i = m;
+    }
+    h[i] = lastItem;
+    return top;
+  }
+}
+
+function less(a: { e: ControllerLogEvent; seq: number }, b: { e: ControllerLogEvent; seq: number }): boolean {
+  return a.e.at < b.e.at || (a.e.at === b.e.at && a.seq < b.seq);
+}

@@ -1,0 +1,321 @@
+/**
+ * One kube-controller-manager log record → a classified line (controller-semantics.md §8,
+ * input-formats.md §5).
+ *
+ * Accepted shapes (input-formats.md §5):
+ * - klog text: `I0304 10:15:02.123456   1 replica_set.go:598] "Too few replicas" logger="replicaset-controller" …`
+ *   (structured) or `I0304 … controller_utils.go:232] Setting expectations &controller.ControlleeExpectations{…}`
+ *   (≤1.26 printf). A record may span lines: continuation lines start with a TAB (and a
+ *   multi-line value ends with a line ` >`); pass them joined with `\n`.
+ * - JSON (`--logging-format=json`): `{"ts":1741083302481.2346,"caller":"…","msg":"…","v":4,…}`.
+ * - wrappers around either: CRI (`2025-03-04T10:15:02.123456789Z stderr F <line>`), docker
+ *   json-file (`{"log":"I0304 …\n","stream":"stderr","time":"…"}`), `kubectl logs --timestamps`
+ *   (`<RFC3339Nano> <line>`).
+ *
+ * Which controller a line is about is decided, in this order, by: the contextual logger name
+ * (`logger="replicaset-controller"`, 1.27+), a `kind=` key, the kind the printf message names
+ * (`Too few replicas for ReplicaSet …`), the caller file (replica_set.go → RS or RC;
+ * daemon_controller.go, job_controller.go → not RS; controller_utils.go → unknown). The source
+ * (kcm-log-source.ts) settles `rs-or-rc`/`unknown` lines with the key rule documented there.
+ */
+import type { ControllerLogKind } from '../../timeline/event.js';
+import {
+  type AuxKind,
+  type ControllerFamily,
+  type FamilyBasis,
+  classifyMessage,
+  fileFamily,
+  kindFamily,
+  loggerFamily,
+  otherControllerKey,
+} from './catalogue.js';
+import { type KlogClock, parseKlogHeader, parseKlogKV, parseRfc3339, readGoQuoted } from './klog-text.js';
+
+export type { AuxKind, ControllerFamily, FamilyBasis } from './catalogue.js';
+
+export type WrapperKind = 'cri' | 'docker' | 'timestamp';
+
+export interface Unwrapped {
+  /** The log line inside the wrapper (the whole line when there is none). */
+  inner: string;
+  wrapper?: WrapperKind;
+  /** Epoch ms of the wrapper's timestamp (container runtime / kubectl clock, UTC, with year). */
+  wrapperAt?: number;
+  /** CRI `P` tag, or a docker `log` without a trailing newline: the line continues in the next record. */
+  partial?: boolean;
+  /** Set when the line looks like a wrapper but is malformed (reported as an input problem). */
+  error?: string;
+}
+
+const CRI_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) (stdout|stderr)(?: ([PF]))?(?: (.*))?$/s;
+const TS_PREFIX_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) (.*)$/s;
+
+/** Strips a CRI / docker json-file / `kubectl logs --timestamps` wrapper, if any. */
+export function unwrapLine(line: string): Unwrapped {
+  const c0 = line.charCodeAt(0);
+  if (c0 === 0x7b /* { */) {
+    // docker json-file, or a JSON log line (which has no wrapper).
+    if (!line.includes('"log"')) return { inner: line };
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch {
+      if (line.includes('"ts"') && line.includes('"msg"')) return { inner: line };
+      return { inner: '', error: 'malformed docker json-file line (not valid JSON)' };
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { inner: line };
+    const o = v as Record<string, unknown>;
+    if (typeof o.log !== 'string') return { inner: line };
+    if (!('stream' in o) && !('time' in o)) return { inner: line };
+    const out: Unwrapped = { inner: o.log.endsWith('\n') ? o.log.slice(0, -1) : o.log, wrapper: 'docker' };
+    if (!o.log.endsWith('\n')) out.partial = true;
+    if (typeof o.time === 'string') {
+      const t = parseRfc3339(o.time);
+      if (t === undefined) return { inner: '', error: `malformed docker json-file line (bad time ${JSON.stringify(o.time)})` };
+      out.wrapperAt = t;
+    }
+    return out;
+  }
+  if (c0 >= 0x30 && c0 <= 0x39 && line.length > 20 && line[4] === '-' && line[10] === 'T') {
+    const m = CRI_RE.exec(line);
+    if (m) {
+      const t = parseRfc3339(m[1]!);
+      if (t === undefined) return { inner: '', error: `malformed CRI log line (bad timestamp ${m[1]})` };
+      const out: Unwrapped = { inner: m[4] ?? '', wrapper: 'cri', wrapperAt: t };
+      if (m[3] === 'P') out.partial = true;
+      return out;
+    }
+    const p = TS_PREFIX_RE.exec(line);
+    if (p) {
+      const t = parseRfc3339(p[1]!);
+      if (t === undefined) return { inner: '', error: `malformed timestamp prefix ${p[1]}` };
+      return { inner: p[2]!, wrapper: 'timestamp', wrapperAt: t };
+    }
+    if (/^\d{4}-\d\d-\d\dT\S+ (stdout|stderr)\b/.test(line)) return { inner: '', error: 'malformed CRI log line' };
+  }
+  return { inner: line };
+}
+
+export interface ParseContext extends KlogClock {
+  /** Receives the reason when the text looks like a log record but is malformed. */
+  problem?: (message: string) => void;
+}
+
+/** One KCM log record, classified against the catalogue. */
+export interface ParsedKcmLine {
+  /** Epoch ms (µs fraction kept). */
+  at: number;
+  severity: 'I' | 'W' | 'E' | 'F';
+  format: 'klog-text' | 'json';
+  wrapper?: WrapperKind;
+  wrapperAt?: number;
+  /** klog header pid (text only). */
+  pid?: number;
+  /** Caller file basename (`controller_utils.go`). */
+  file?: string;
+  callerLine?: number;
+  logger?: string;
+  /** The message (unquoted for structured lines; the whole preformatted text for printf lines). */
+  msg: string;
+  /** True for a quoted message followed by key/values (or any JSON line). */
+  structured: boolean;
+  /** Who wrote the line, as far as the line tells (see module doc). */
+  family: ControllerFamily;
+  familyBasis: FamilyBasis;
+  /** Catalogue kind; undefined for lines outside the catalogue. */
+  kind?: ControllerLogKind;
+  /** For kind `other`: which catalogued handler/lifecycle line. */
+  aux?: AuxKind;
+  rsKey?: string;
+  /** `controller=<name>` of pod-control lines whose namespace could not be taken from the pod. */
+  rsName?: string;
+  podKey?: string;
+  add?: number;
+  del?: number;
+  keys?: string[];
+  numbers?: Record<string, number>;
+  /** Expectations line whose value names no key (v1.27+ renders it `{}`); the key must come from context. */
+  keyless?: boolean;
+  /** A key named by an uncatalogued line of a non-ReplicaSet controller (≤1.26 attribution). */
+  otherKey?: { key: string; family: ControllerFamily };
+}
+
+/**
+ * Parses one record. `text` may carry a wrapper (CRI, docker, --timestamps) and, for klog
+ * text, continuation lines joined with `\n` (already unwrapped). Returns undefined when the
+ * text is not a KCM log record (ctx.problem is told when it looks like a malformed one).
+ */
+export function parseKcmLine(text: string, ctx: ParseContext): ParsedKcmLine | undefined {
+  const u = unwrapLine(text);
+  if (u.error) {
+    ctx.problem?.(u.error);
+    return undefined;
+  }
+  const rec = parseInner(u.inner, ctx);
+  if (rec && u.wrapper) {
+    rec.wrapper = u.wrapper;
+    if (u.wrapperAt !== undefined) rec.wrapperAt = u.wrapperAt;
+  }
+  return rec;
+}
+
+/** Parses an unwrapped record (klog text or JSON). */
+export function parseInner(inner: string, ctx: ParseContext): ParsedKcmLine | undefined {
+  const c0 = inner.charCodeAt(0);
+  if (c0 === 0x7b /* { */) return parseJsonRecord(inner, ctx);
+  if (c0 === 0x49 || c0 === 0x57 || c0 === 0x45 || c0 === 0x46 /* I W E F */) return parseTextRecord(inner, ctx);
+  return undefined;
+}
+
+function parseTextRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefined {
+  const h = parseKlogHeader(s, ctx);
+  if (!h) return undefined;
+  if (Number.isNaN(h.at)) {
+    ctx.problem?.(`klog header has an impossible date (${s.slice(1, 5)})`);
+    return undefined;
+  }
+  let msg: string;
+  let structured = false;
+  let kvStart = -1;
+  if (s.charCodeAt(h.length) === 0x22 /* " */) {
+    const q = readGoQuoted(s, h.length);
+    if (q) {
+      msg = q.value;
+      structured = true;
+      kvStart = q.end;
+    } else msg = s.slice(h.length);
+  } else msg = s.slice(h.length);
+  let kvCache: Record<string, unknown> | undefined;
+  const kv = (): Record<string, unknown> => (kvCache ??= kvStart >= 0 ? parseKlogKV(s, kvStart) : {});
+  // The logger key is cheap to find without parsing everything (it follows the message).
+  let logger: string | undefined;
+  if (structured) {
+    const li = s.indexOf(' logger="', kvStart);
+    if (li >= 0) {
+      const q = readGoQuoted(s, li + 8);
+      if (q) logger = q.value;
+    }
+  }
+  return finish(
+    {
+      at: h.at,
+      severity: h.severity,
+      format: 'klog-text',
+      pid: h.pid,
+      file: h.file,
+      callerLine: h.callerLine,
+      msg,
+      structured,
+      family: 'unknown',
+      familyBasis: 'none',
+    },
+    logger,
+    kv,
+  );
+}
+
+function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(s);
+  } catch {
+    if (s.startsWith('{"ts":')) ctx.problem?.('malformed JSON log line');
+    return undefined;
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.ts !== 'number' || typeof o.msg !== 'string') return undefined;
+  const caller = typeof o.caller === 'string' ? o.caller : undefined;
+  let file: string | undefined;
+  let callerLine: number | undefined;
+  if (caller) {
+    const m = /([^/]+):(\d+)$/.exec(caller);
+    if (m) {
+      file = m[1]!;
+      callerLine = Number(m[2]);
+    } else file = caller.slice(caller.lastIndexOf('/') + 1);
+  }
+  const kv: Record<string, unknown> = {};
+  for (const [k, val] of Object.entries(o)) {
+    if (k !== 'ts' && k !== 'caller' && k !== 'msg' && k !== 'v' && k !== 'logger') kv[k] = val;
+  }
+  const rec: ParsedKcmLine = {
+    at: o.ts,
+    // component-base JSON has no level key: info lines carry "v", error lines do not.
+    severity: 'v' in o ? 'I' : 'E',
+    format: 'json',
+    msg: o.msg,
+    structured: true,
+    family: 'unknown',
+    familyBasis: 'none',
+  };
+  if (file !== undefined) rec.file = file;
+  if (callerLine !== undefined) rec.callerLine = callerLine;
+  // A printf message logged through the JSON logger is classified like klog printf text.
+  return finish(rec, typeof o.logger === 'string' ? o.logger : undefined, () => kv, true);
+}
+
+function finish(
+  rec: ParsedKcmLine,
+  logger: string | undefined,
+  kv: () => Record<string, unknown>,
+  alsoPrintf = false,
+): ParsedKcmLine {
+  if (logger !== undefined) rec.logger = logger;
+  let c = classifyMessage(rec.msg, rec.structured, kv);
+  if (!c && alsoPrintf) c = classifyMessage(rec.msg, false, kv);
+  if (c) applyClassified(rec, c);
+  else {
+    const ok = otherControllerKey(rec.msg, kv);
+    if (ok) rec.otherKey = ok;
+  }
+  decideFamily(rec, rec.kind !== undefined ? kv : undefined);
+  return rec;
+}
+
+function applyClassified(rec: ParsedKcmLine, c: ReturnType<typeof classifyMessage> & object): void {
+  rec.kind = c.kind;
+  if (c.aux) rec.aux = c.aux;
+  if (c.rsKey !== undefined) rec.rsKey = c.rsKey;
+  if (c.rsName !== undefined) rec.rsName = c.rsName;
+  if (c.podKey !== undefined) rec.podKey = c.podKey;
+  if (c.add !== undefined) rec.add = c.add;
+  if (c.del !== undefined) rec.del = c.del;
+  if (c.keys) rec.keys = c.keys;
+  if (c.numbers) rec.numbers = c.numbers;
+  if (c.keyless) rec.keyless = true;
+  if (c.contentFamily) (rec as { contentFamily?: ControllerFamily }).contentFamily = c.contentFamily;
+}
+
+/** Logger → kind= key → kind named in the message → caller file. */
+function decideFamily(rec: ParsedKcmLine, kv: (() => Record<string, unknown>) | undefined): void {
+  const withContent = rec as ParsedKcmLine & { contentFamily?: ControllerFamily };
+  const content = withContent.contentFamily;
+  delete withContent.contentFamily;
+  const lf = loggerFamily(rec.logger);
+  if (lf) {
+    rec.family = lf;
+    rec.familyBasis = 'logger';
+    return;
+  }
+  if (kv) {
+    const kf = kindFamily(kv().kind);
+    if (kf) {
+      rec.family = kf;
+      rec.familyBasis = 'kind';
+      return;
+    }
+  }
+  if (content) {
+    rec.family = content;
+    rec.familyBasis = 'message';
+    return;
+  }
+  if (rec.otherKey) {
+    rec.family = rec.otherKey.family;
+    rec.familyBasis = 'message';
+    return;
+  }
+  rec.family = fileFamily(rec.file);
+  rec.familyBasis = rec.file ? 'file' : 'none';
+}

@@ -1,0 +1,125 @@
+/**
+ * WorkQueue (src/model/workqueue.ts) against controller-semantics.md §6 and client-go's
+ * rate-limiting / delaying workqueue.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { BACKOFF_BASE_MS, BACKOFF_MAX_MS, WorkQueue } from '../../src/model/workqueue.js';
+
+const K = 'd/foo';
+const T = 1_000_000;
+
+function drain(q: WorkQueue, before = Number.POSITIVE_INFINITY, inclusive = true): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  for (let n = q.next(before, inclusive); n; n = q.next(before, inclusive)) out.push([n.key, n.at]);
+  return out;
+}
+
+test('§6 Add de-duplicates: a key already waiting is queued once', () => {
+  const q = new WorkQueue();
+  q.add(K, T);
+  q.add(K, T);
+  q.add(K, T + 3);
+  assert.equal(q.size, 1);
+  assert.equal(q.dueAt(K), T);
+  assert.deepEqual(drain(q), [[K, T]]);
+  assert.equal(q.size, 0);
+  assert.equal(q.dueAt(K), undefined);
+});
+
+test('§6 AddAfter: due at now + d; between two delayed adds the earliest due wins', () => {
+  const q = new WorkQueue();
+  q.addAfter(K, T, 30_000);
+  assert.equal(q.dueAt(K), T + 30_000);
+  q.addAfter(K, T + 1_000, 10_000); // due T+11 s: earlier → wins
+  assert.equal(q.dueAt(K), T + 11_000);
+  q.addAfter(K, T + 2_000, 60_000); // later → ignored
+  assert.equal(q.dueAt(K), T + 11_000);
+  assert.equal(q.size, 1);
+  // A non-positive delay is a plain Add.
+  const q2 = new WorkQueue();
+  q2.addAfter(K, T, 0);
+  assert.equal(q2.dueAt(K), T);
+  q2.addAfter('d/bar', T, -5);
+  assert.equal(q2.dueAt('d/bar'), T);
+});
+
+test('§6 next(): earliest first, strict "before" unless inclusive', () => {
+  const q = new WorkQueue();
+  q.add('d/b', T + 10);
+  q.add('d/a', T + 5);
+  q.add('d/c', T + 20);
+  assert.equal(q.next(T + 5), undefined, 'due exactly at `before` is excluded when not inclusive');
+  assert.deepEqual(q.next(T + 5, true), { key: 'd/a', at: T + 5 });
+  assert.deepEqual(drain(q, T + 20, false), [['d/b', T + 10]]);
+  assert.deepEqual(drain(q, T + 20, true), [['d/c', T + 20]]);
+});
+
+test('§6 AddRateLimited: 5, 10, 20, 40 ms … per key; returns the delay used', () => {
+  const q = new WorkQueue();
+  assert.equal(BACKOFF_BASE_MS, 5);
+  const delays: number[] = [];
+  let now = T;
+  for (let i = 0; i < 6; i++) {
+    const d = q.addRateLimited(K, now);
+    delays.push(d);
+    assert.equal(q.dueAt(K), now + d);
+    assert.deepEqual(q.next(Number.POSITIVE_INFINITY, true), { key: K, at: now + d });
+    now += d;
+  }
+  assert.deepEqual(delays, [5, 10, 20, 40, 80, 160]);
+  // Per item: another key starts at 5 ms.
+  assert.equal(q.addRateLimited('d/bar', T), 5);
+});
+
+test('§6 AddRateLimited is capped at 1000 s (5 ms · 2^17 = 655.36 s, 2^18 would be 1310.72 s)', () => {
+  const q = new WorkQueue();
+  assert.equal(BACKOFF_MAX_MS, 1_000_000);
+  const delays: number[] = [];
+  for (let i = 0; i < 22; i++) {
+    delays.push(q.addRateLimited(K, T));
+    q.next(Number.POSITIVE_INFINITY, true);
+  }
+  assert.equal(delays[17], 655_360);
+  assert.equal(delays[18], 1_000_000);
+  assert.deepEqual(delays.slice(18), [1_000_000, 1_000_000, 1_000_000, 1_000_000]);
+});
+
+test('§6 Forget resets the backoff of that key only', () => {
+  const q = new WorkQueue();
+  q.addRateLimited(K, T);
+  q.addRateLimited(K, T);
+  q.addRateLimited('d/bar', T);
+  assert.equal(q.addRateLimited(K, T), 20);
+  q.forget(K);
+  assert.equal(q.addRateLimited(K, T), 5);
+  assert.equal(q.addRateLimited('d/bar', T), 10);
+});
+
+test('§6 a rate-limited retry does not push back a key already due earlier', () => {
+  const q = new WorkQueue();
+  q.add(K, T);
+  assert.equal(q.addRateLimited(K, T), 5);
+  assert.equal(q.dueAt(K), T);
+  assert.equal(q.size, 1);
+});
+
+test(
+  '§6/§4 step 14: Add(now) and a pending AddAfter(later) are two wake-ups (ready queue vs waiting heap)',
+  () => {
+    const q = new WorkQueue();
+    // updatePod: enqueue owner, then AddAfter(minReadySeconds [+1 s]) for the availability check.
+    q.add(K, T);
+    q.addAfter(K, T, 31_000);
+    assert.deepEqual(q.next(T, true), { key: K, at: T });
+    assert.deepEqual(q.next(T + 31_000, true), { key: K, at: T + 31_000 });
+
+    // Reverse order: a sync requeued the key for later, then an event adds it now.
+    const q2 = new WorkQueue();
+    q2.addAfter(K, T, 30_000);
+    q2.add(K, T + 1_000);
+    assert.deepEqual(q2.next(T + 1_000, true), { key: K, at: T + 1_000 });
+    assert.deepEqual(q2.next(T + 30_000, true), { key: K, at: T + 30_000 });
+  },
+);
