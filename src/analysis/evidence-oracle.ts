@@ -30,6 +30,14 @@ import type { Basis } from './report-types.js';
 /** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
 export const DEFAULT_MATCH_WINDOW_MS = 5000;
 
+/**
+ * A watch shows when a write's consequence arrived, not when the API call returned. A sync
+ * lasts until its last call returns (events meanwhile only mark the key dirty), so the
+ * arrival time is used as the call's completion, capped at this long after the sync started:
+ * a later arrival means a slow informer, not a slow call.
+ */
+export const MAX_WATCH_CALL_MS = 1000;
+
 /** Read access to the upcoming events (the engine's lookahead buffer). */
 export interface Lookahead {
   /** Upcoming events in order, starting with the next unprocessed one. */
@@ -168,10 +176,10 @@ export class EvidenceOracle implements PodControl {
         if (uid) this.attributedPods.add(uid);
         const name = (e.responseObject as Pod | undefined)?.metadata?.name;
         if (name) pods.push(`${rs.metadata.namespace}/${name}`);
-        plan.push({ ok: true, pod: name });
+        plan.push({ ok: true, pod: name, doneAt: e.at });
       } else {
         const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
-        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm });
+        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, doneAt: e.at });
       }
     }
     if (plan.length > 0) {
@@ -194,7 +202,7 @@ export class EvidenceOracle implements PodControl {
       pending.add(uid);
       sources.push(e.source);
       pods.push(objectKey(p.metadata));
-      plan.push({ ok: true, pod: p.metadata.name });
+      plan.push({ ok: true, pod: p.metadata.name, doneAt: Math.min(e.at, at + MAX_WATCH_CALL_MS) });
     }
     if (pending.size) this.pendingOwnWrites.set(rsKey, pending);
     let basis: Basis = 'inferred';
@@ -304,11 +312,12 @@ export class EvidenceOracle implements PodControl {
       if (!isRSControllerPodWrite(e, 'delete') || this.consumedWrites.has(e)) continue;
       if (`${e.namespace}/${e.name}` !== key) continue;
       this.consumedWrites.add(e);
-      if (e.status.code === 404) return { ok: false, notFound: true };
-      if (e.status.code >= 200 && e.status.code < 300) return { ok: true };
-      return { ok: false, error: e.status.message ?? `HTTP ${e.status.code}` };
+      if (e.status.code === 404) return { ok: false, notFound: true, doneAt: e.at };
+      if (e.status.code >= 200 && e.status.code < 300) return { ok: true, doneAt: e.at };
+      return { ok: false, error: e.status.message ?? `HTTP ${e.status.code}`, doneAt: e.at };
     }
-    if (this.deletionAhead(pod, call.at)) return { ok: true };
+    const seen = this.deletionAhead(pod, call.at);
+    if (seen) return { ok: true, doneAt: Math.min(seen.at, call.at + MAX_WATCH_CALL_MS) };
     const sources: SourceRef[] = [];
     const messages: string[] = [];
     if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources, messages) > 0) {

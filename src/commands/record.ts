@@ -57,7 +57,7 @@ export default class Record extends Command {
         signal: ac.signal,
         durationMs,
         requestTimeoutMs,
-        now: () => Date.now(),
+        now: () => performance.timeOrigin + performance.now(),
         onProgress: (c) => {
           spinner.text = `recording ${access.namespace}/${target.name}: ${c.events} events (${Object.entries(c.byResource).map(([k, v]) => `${k} ${v}`).join(', ')}), ${Math.round((Date.now() - started) / 1000)}s`;
         },

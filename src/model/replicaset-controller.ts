@@ -25,12 +25,19 @@ export const BURST_REPLICAS = 500;
 export const SLOW_START_INITIAL_BATCH_SIZE = 1;
 
 /** Result of one pod create call (RealPodControl.CreatePods). */
-export type CreateResult =
+export type CreateResult = (
   | { ok: true; pod?: string }
-  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean };
+  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean }
+) & {
+  /**
+   * When the call completed, if known (epoch ms). The sync lasts until its last call returns;
+   * events arriving meanwhile only mark the key dirty (one more sync after it ends).
+   */
+  doneAt?: number;
+};
 
 /** Result of one pod delete call (RealPodControl.DeletePod). */
-export type DeleteResult = { ok: true } | { ok: false; notFound: true } | { ok: false; notFound?: false; error: string };
+export type DeleteResult = ({ ok: true } | { ok: false; notFound: true } | { ok: false; notFound?: false; error: string }) & { doneAt?: number };
 
 /** Everything the controller would ask the API server, answered by the caller. */
 export interface PodControl {
@@ -109,6 +116,8 @@ export interface SyncRecord {
   claimErrors?: string[];
   /** The error the sync returned (rate-limited requeue), if any. */
   error?: string;
+  /** When the sync's last API call completed, if later than `at` (the sync occupies the key until then). */
+  doneAt?: number;
   /** Requeue: 'rate-limited' after an error, 'after' for the availability check. */
   requeue?: { kind: 'rate-limited' | 'after'; delayMs: number };
   /** ReplicaSet has no controllerRef: the "ReplicaSet has no controller" ERROR line on scale-down. */
@@ -174,6 +183,8 @@ export class ReplicaSetController {
   readonly replicaSets = new Map<string, ReplicaSet>();
   private round = 0;
   private readonly burst: number;
+  /** Key → time its current sync ends (a sync that made API calls takes as long as they do). */
+  private readonly busyUntil = new Map<string, number>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
@@ -392,6 +403,14 @@ export class ReplicaSetController {
   runDue(before: number, inclusive = false): SyncRecord[] {
     const out: SyncRecord[] = [];
     for (let n = this.queue.next(before, inclusive); n; n = this.queue.next(before, inclusive)) {
+      const busy = this.busyUntil.get(n.key);
+      if (busy !== undefined && n.at < busy) {
+        // The key is still being processed by an earlier sync: the workqueue marks it dirty
+        // and hands it out once more when that sync is Done.
+        this.queue.add(n.key, busy);
+        continue;
+      }
+      if (busy !== undefined) this.busyUntil.delete(n.key);
       out.push(this.syncReplicaSet(n.key, n.at));
     }
     return out;
@@ -420,6 +439,19 @@ export class ReplicaSetController {
   }
 
   private sync(key: string, at: number): SyncRecord {
+    this.doneAt = at;
+    const rec = this.syncInner(key, at);
+    if (this.doneAt > at) {
+      this.busyUntil.set(key, this.doneAt);
+      rec.doneAt = this.doneAt;
+    }
+    return rec;
+  }
+
+  /** Latest completion time of the API calls made by the sync in progress. */
+  private doneAt = 0;
+
+  private syncInner(key: string, at: number): SyncRecord {
     const rs = this.replicaSets.get(key);
     if (!rs) {
       this.expectations.delete(key, at);
@@ -529,6 +561,7 @@ export class ReplicaSetController {
         let failed = 0;
         for (let i = 0; i < size; i++) {
           const res = this.opts.podControl.createPod(rs, { round, index: index++, n, at });
+          if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
           r.calls++;
           if (res.ok) continue;
           if (res.namespaceTerminating) {
@@ -564,6 +597,7 @@ export class ReplicaSetController {
       const d: DeleteRound = { n, keys, uids: victims.map((p) => p.metadata.uid ?? ''), failed: [], notFound: [], errors: [], note };
       for (const pod of victims) {
         const res = this.opts.podControl.deletePod(rs, pod, { round, at });
+        if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
         if (res.ok) continue;
         const pk = objectKey(pod.metadata);
         this.expectations.deletionObserved(key, pk, at);

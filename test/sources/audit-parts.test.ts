@@ -211,11 +211,11 @@ describe('BoundedMap and ReorderBuffer', () => {
     push(105, 'c');
     push(103, 'b');
     push(105, 'd');
-    assert.deepEqual(out, []);
+    assert.deepEqual([...out], []);
     push(116, 'e');
-    assert.deepEqual(out, ['a', 'b', 'c', 'd']);
+    assert.deepEqual([...out], ['a', 'b', 'c', 'd']);
     push(90, 'late');
-    assert.deepEqual(out, ['a', 'b', 'c', 'd', 'late']);
+    assert.deepEqual([...out], ['a', 'b', 'c', 'd', 'late']);
     assert.equal(b.late, 1);
     assert.equal(b.maxLateMs, 15);
     for (const x of b.drain(true)) out.push(x.id);

@@ -85,4 +85,5 @@ test('sniffPrefix decides from the first line or the first keys of a pretty valu
   assert.deepEqual(s('apiVersion: v1\nkind: Pod\nmetadata:\n  name: web-7d9c6b8f5d-x7k2p\n'), { format: 'yaml', framing: 'yaml' });
   assert.deepEqual(s('object:\n  apiVersion: v1\n', false), { format: 'yaml', framing: 'yaml' });
   assert.deepEqual(s('\uFEFF{"type":"ADDED","object":{}}\n'), { format: 'watch-events', framing: 'lines' });
+  assert.deepEqual(s('[]\n'), { format: 'list', framing: 'values' });
 });

@@ -98,7 +98,7 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   let synced!: () => void;
   const syncedP = new Promise<void>((r) => (synced = r));
   const rec = recordLive({
-    access, target: parseTarget(s.target), file: recording, redact: true, signal: ac.signal, now: () => Date.now(),
+    access, target: parseTarget(s.target), file: recording, redact: true, signal: ac.signal, now: () => performance.timeOrigin + performance.now(),
     allowMissingTarget: true, onSynced: () => synced(), onWarning: (m) => log(`  recorder: ${m}`),
   });
   await Promise.race([syncedP, sleep(10000)]);
