@@ -14,7 +14,8 @@
  * stageTimestamps increase at ~2000 requests/s with up to 5 ms of jitter (files are nearly,
  * not exactly, ordered). All names are invented.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: string) => {
@@ -437,6 +438,7 @@ function next(): string {
   });
 }
 
+mkdirSync(dirname(outPath), { recursive: true });
 const out = createWriteStream(outPath);
 let written = 0;
 let lines = 0;

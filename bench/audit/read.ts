@@ -12,6 +12,7 @@ if (!file) {
   process.stderr.write('usage: read.ts FILE [--no-prefilter] [--summary]\n');
   process.exit(2);
 }
+async function main(file: string): Promise<void> {
 let problems = 0;
 const t0 = process.hrtime.bigint();
 const src = await openAuditSource(file, {
@@ -44,3 +45,10 @@ const out: Record<string, unknown> = {
 };
 if (args.includes('--summary')) out.summary = s;
 process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+// No top-level await, so run.sh can bundle this file to CommonJS with esbuild.
+main(file).catch((e: unknown) => {
+  process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -182,6 +182,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const controller = new ReplicaSetController({
     version: opts.version,
     podControl: oracle,
+    recordClaimDecisions: false,
     onSync: (s) => onSync(s),
   });
 

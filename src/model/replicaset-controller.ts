@@ -13,9 +13,9 @@
  */
 import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome } from './expectations.js';
 import { controllerRefOf, objectKey, parseTime, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
-import { labelSelectorMatches, validateLabelSelector } from './selector.js';
+import { compileLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
 import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
-import { claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
+import { claimError, claimPods, decideClaim, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
 import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
 import { WorkQueue } from './workqueue.js';
 
@@ -143,6 +143,11 @@ export interface ControllerOptions {
   /** Receives each sync as it happens. */
   onSync?: (s: SyncRecord) => void;
   onHandler?: (h: HandlerRecord) => void;
+  /**
+   * Record the ClaimObject decision for every candidate on every sync (default true). A
+   * replay turns it off: the decisions only matter when a pod is adopted or released.
+   */
+  recordClaimDecisions?: boolean;
 }
 
 /** A DeletedFinalStateUnknown tombstone: the informer missed the delete; `obj` may be stale. */
@@ -174,6 +179,36 @@ export function desiredReplicas(rs: ReplicaSet): number {
   return r === undefined || r === null ? 1 : r;
 }
 
+/** Per-ReplicaSet pod counts kept up to date on every pod delivery. */
+interface RsAggregate {
+  uid?: string;
+  selectorJSON: string;
+  matches: (labels: Record<string, string> | null | undefined) => boolean;
+  /** Active pods controlled by the RS that match its selector (what ClaimPods keeps). */
+  owned: number;
+  ready: number;
+  /** Active pods that would be adopted or released (owned-not-matching, orphan-matching). */
+  needsClaim: number;
+  terminating: number;
+}
+
+function podContribution(agg: RsAggregate, p: Pod | undefined, sign: 1 | -1): void {
+  if (!p) return;
+  const ref = controllerRefOf(p.metadata);
+  if (ref && ref.uid !== agg.uid) return;
+  const matching = agg.matches(p.metadata.labels);
+  if (isPodActive(p)) {
+    if (ref) {
+      if (matching) {
+        agg.owned += sign;
+        if (isPodReady(p)) agg.ready += sign;
+      } else agg.needsClaim += sign;
+    } else if (matching) agg.needsClaim += sign;
+  } else if (ref && matching && p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') {
+    agg.terminating += sign;
+  }
+}
+
 export class ReplicaSetController {
   readonly expectations: ControllerExpectations;
   readonly queue = new WorkQueue();
@@ -185,6 +220,14 @@ export class ReplicaSetController {
   private readonly burst: number;
   /** Key → time its current sync ends (a sync that made API calls takes as long as they do). */
   private readonly busyUntil = new Map<string, number>();
+  /**
+   * Incrementally maintained per-ReplicaSet counts of its candidate pods, so a steady-state
+   * sync (nothing to adopt or release, no availability delay) costs O(1) instead of a scan of
+   * the namespace. Only used when `recordClaimDecisions` is false (replays); the result is
+   * identical to the scan (checked by test/model/aggregate.test.ts).
+   */
+  private readonly aggs = new Map<string, RsAggregate>();
+  private readonly rsByNamespace = new Map<string, Set<string>>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
@@ -201,6 +244,18 @@ export class ReplicaSetController {
    */
   deliverPod(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, at: number): void {
     const key = objectKey(pod.metadata);
+    if (this.opts.recordClaimDecisions === false) {
+      const rsKeys = this.rsByNamespace.get(pod.metadata.namespace ?? '');
+      if (rsKeys) {
+        const before = this.pods.get(key);
+        for (const k of rsKeys) {
+          const agg = this.aggs.get(k);
+          if (!agg) continue;
+          podContribution(agg, before, -1);
+          if (watchType !== 'DELETED') podContribution(agg, pod, 1);
+        }
+      }
+    }
     if (watchType === 'DELETED') {
       this.pods.delete(key);
       this.deletePod(pod, at);
@@ -215,6 +270,7 @@ export class ReplicaSetController {
   /** Same as deliverPod for ReplicaSets. */
   deliverReplicaSet(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', rs: ReplicaSet, at: number): void {
     const key = objectKey(rs.metadata);
+    if (this.opts.recordClaimDecisions === false) this.reindex(key, watchType === 'DELETED' ? undefined : rs);
     if (watchType === 'DELETED') {
       this.replicaSets.delete(key);
       this.deleteRS(rs, at);
@@ -226,9 +282,35 @@ export class ReplicaSetController {
     else this.addRS(rs, at);
   }
 
+  /** Rebuilds (or drops) the aggregate of one ReplicaSet when its UID or selector changes. */
+  private reindex(key: string, rs: ReplicaSet | undefined): void {
+    const ns = key.slice(0, key.indexOf('/'));
+    if (!rs) {
+      this.aggs.delete(key);
+      this.rsByNamespace.get(ns)?.delete(key);
+      return;
+    }
+    const selectorJSON = JSON.stringify(rs.spec?.selector ?? null);
+    const prev = this.aggs.get(key);
+    if (prev && prev.uid === rs.metadata.uid && prev.selectorJSON === selectorJSON) return;
+    const agg: RsAggregate = { uid: rs.metadata.uid, selectorJSON, matches: compileLabelSelector(rs.spec?.selector), owned: 0, ready: 0, needsClaim: 0, terminating: 0 };
+    for (const p of this.pods.values()) if (p.metadata.namespace === ns) podContribution(agg, p, 1);
+    this.aggs.set(key, agg);
+    let set = this.rsByNamespace.get(ns);
+    if (!set) this.rsByNamespace.set(ns, (set = new Set()));
+    set.add(key);
+  }
+
   /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
   deliverPodTombstone(stale: Pod, at: number): void {
     const key = objectKey(stale.metadata);
+    if (this.opts.recordClaimDecisions === false) {
+      const before = this.pods.get(key);
+      for (const k of this.rsByNamespace.get(stale.metadata.namespace ?? '') ?? []) {
+        const agg = this.aggs.get(k);
+        if (agg) podContribution(agg, before, -1);
+      }
+    }
     this.pods.delete(key);
     this.deletePod({ tombstone: true, key, obj: stale }, at);
   }
@@ -472,36 +554,78 @@ export class ReplicaSetController {
       this.queue.forget(key);
       return { ...base, outcome: 'selector-error', error: `error converting pod selector to selector for rs ${key}: ${selErr ?? 'nil selector'}` };
     }
-    const candidates = this.candidatePods(rs);
-    const allActive = candidates.filter(isPodActive);
-    let canAdoptResult: CanAdoptCheck | undefined;
-    const claim = claimPods(
-      rs,
-      allActive,
-      () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
-      (pod, action) => this.opts.podControl.patchPod(pod, action, at),
-    );
-    base.claims = claim.decisions;
-    if (claim.errors.length > 0) {
-      const delay = this.queue.addRateLimited(key, at);
-      return { ...base, outcome: 'claim-error', claimErrors: claim.errors, error: claimError(claim.errors) ?? claim.errors.join(', '), requeue: { kind: 'rate-limited', delayMs: delay } };
+    const agg = this.opts.recordClaimDecisions === false ? this.aggs.get(key) : undefined;
+    if (agg && agg.uid === rs.metadata.uid && agg.needsClaim === 0 && !(rs.spec?.minReadySeconds) && agg.owned === desiredReplicas(rs)) {
+      // Steady state: ClaimPods keeps the owned pods, diff = 0, manageReplicas does nothing.
+      base.active = agg.owned;
+      base.ready = agg.ready;
+      base.available = agg.ready;
+      base.terminatingPods = agg.terminating;
+      if (this.features.terminatingReplicas) base.terminating = agg.terminating;
+      base.diff = 0;
+      if (!sat.satisfied) base.outcome = 'gated';
+      else if (rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
+      this.queue.forget(key);
+      return base;
     }
-    const active = claim.claimed;
-    const terminating = candidates.filter(
-      (p) => p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' &&
-        controllerRefOf(p.metadata)?.uid === rs.metadata.uid && labelSelectorMatches(rs.spec?.selector, p.metadata.labels),
-    );
+    const candidates = this.candidatePods(rs);
+    const matches = compileLabelSelector(rs.spec.selector);
+    const rsUid = rs.metadata.uid;
+    // Fast path: when every active candidate is owned-and-matching (keep), owned by another
+    // controller, or a non-matching orphan (ignore), ClaimPods makes no API call and its
+    // result is simply the owned pods; only adopt/release candidates need the full table.
+    const allActive: Pod[] = [];
+    const owned: Pod[] = [];
+    let needsClaim = false;
+    for (const p of candidates) {
+      if (!isPodActive(p)) continue;
+      allActive.push(p);
+      const ref = controllerRefOf(p.metadata);
+      if (ref) {
+        if (ref.uid !== rsUid) continue;
+        if (matches(p.metadata.labels)) owned.push(p);
+        else needsClaim = true;
+      } else if (matches(p.metadata.labels)) needsClaim = true;
+    }
+    let active: Pod[] = owned;
+    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map((p) => decideClaim(rs, p));
+    if (needsClaim) {
+      let canAdoptResult: CanAdoptCheck | undefined;
+      const claim = claimPods(
+        rs,
+        allActive,
+        () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
+        (pod, action) => this.opts.podControl.patchPod(pod, action, at),
+      );
+      base.claims = claim.decisions;
+      if (claim.errors.length > 0) {
+        const delay = this.queue.addRateLimited(key, at);
+        return { ...base, outcome: 'claim-error', claimErrors: claim.errors, error: claimError(claim.errors) ?? claim.errors.join(', '), requeue: { kind: 'rate-limited', delayMs: delay } };
+      }
+      active = claim.claimed;
+    }
+    let terminatingCount = 0;
+    for (const p of candidates) {
+      if (p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed' &&
+        controllerRefOf(p.metadata)?.uid === rsUid && matches(p.metadata.labels)) terminatingCount++;
+    }
     base.active = active.length;
-    base.terminatingPods = terminating.length;
-    if (this.features.terminatingReplicas) base.terminating = terminating.length;
-    base.ready = active.filter(isPodReady).length;
+    base.terminatingPods = terminatingCount;
+    if (this.features.terminatingReplicas) base.terminating = terminatingCount;
     const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
-    base.available = active.filter((p) => {
-      if (!isPodReady(p)) return false;
-      if (minReadyMs === 0) return true;
-      const since = podReadySince(p);
-      return since !== undefined && since + minReadyMs < at;
-    }).length;
+    let ready = 0;
+    let available = 0;
+    for (const p of active) {
+      if (!isPodReady(p)) continue;
+      ready++;
+      if (minReadyMs === 0) available++;
+      else {
+        const since = podReadySince(p);
+        if (since !== undefined && since + minReadyMs < at) available++;
+      }
+    }
+    base.ready = ready;
+    base.available = available;
     base.diff = active.length - desiredReplicas(rs);
 
     let manageErr: string | undefined;

@@ -430,3 +430,34 @@ function parseValueList(toks: Token[], start: number, s: string): { values: stri
     }
   }
 }
+
+const compiled = new WeakMap<object, (labels: Labels) => boolean>();
+const NOTHING = () => false;
+
+/**
+ * A matcher equivalent to `labelSelectorMatches(selector, ·)`, validated once and cached per
+ * selector object. The controller model matches every candidate pod on every sync; validating
+ * the selector each time dominated replay profiles.
+ */
+export function compileLabelSelector(selector: LabelSelector | null | undefined): (labels: Labels) => boolean {
+  if (selector == null) return NOTHING;
+  const hit = compiled.get(selector);
+  if (hit) return hit;
+  let fn: (labels: Labels) => boolean;
+  if (validateLabelSelector(selector) !== undefined) fn = NOTHING;
+  else {
+    const eq = Object.entries(selector.matchLabels ?? {});
+    const exprs = selector.matchExpressions ?? [];
+    fn = (labels) => {
+      const set = labels ?? {};
+      for (let i = 0; i < eq.length; i++) {
+        const [k, v] = eq[i]!;
+        if (set[k] !== v || !has(set, k)) return false;
+      }
+      for (let i = 0; i < exprs.length; i++) if (!requirementMatches(exprs[i]!, set)) return false;
+      return true;
+    };
+  }
+  compiled.set(selector, fn);
+  return fn;
+}

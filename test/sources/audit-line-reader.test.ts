@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { findStringValue, InputReader, JsonValueSplitter, keyNeedle, type Line } from '../../src/sources/audit/line-reader.js';
+import { findStringValue, InputReader, JsonValueSplitter, keyScanner, NeedleScanner, type Line } from '../../src/sources/audit/line-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-lines-'));
 function file(name: string, content: string | Buffer): string {
@@ -145,28 +145,57 @@ describe('JsonValueSplitter', () => {
   });
 });
 
-describe('findStringValue (byte-level prefilter)', () => {
-  const plain = keyNeedle('resource');
-  const esc = keyNeedle('resource', true);
+describe('findStringValue / NeedleScanner (byte-level prefilter)', () => {
   const is = (v: string) => v === 'pods' || v === 'replicasets';
+  const find = (text: string, escaped = false) => {
+    const b = Buffer.from(text);
+    return findStringValue(b, 0, b.length, keyScanner('resource', escaped), escaped, is);
+  };
 
   it('finds the value of a key inside a line, tolerating whitespace', () => {
-    assert.equal(findStringValue(Buffer.from('{"objectRef":{"resource":"pods","name":"x"}}'), plain, false, is), 'pods');
-    assert.equal(findStringValue(Buffer.from('{"objectRef": {"resource" : "replicasets"}}'), plain, false, is), 'replicasets');
-    assert.equal(findStringValue(Buffer.from('{"objectRef":{"resource":"leases"}}'), plain, false, is), undefined);
+    assert.equal(find('{"objectRef":{"resource":"pods","name":"x"}}'), 'pods');
+    assert.equal(find('{"objectRef": {"resource" : "replicasets"}}'), 'replicasets');
+    assert.equal(find('{"objectRef":{"resource":"leases"}}'), undefined);
   });
 
   it('looks at every occurrence, not only the first', () => {
-    const line = Buffer.from('{"requestObject":{"env":[{"resource":"limits.cpu"}]},"objectRef":{"resource":"pods"}}');
-    assert.equal(findStringValue(line, plain, false, is), 'pods');
+    assert.equal(find('{"requestObject":{"env":[{"resource":"limits.cpu"}]},"objectRef":{"resource":"pods"}}'), 'pods');
   });
 
   it('does not match keys that only start with the name, nor escaped text in the plain mode', () => {
-    assert.equal(findStringValue(Buffer.from('{"resourceVersion":"pods"}'), plain, false, is), undefined);
-    assert.equal(findStringValue(Buffer.from('{"message":"{\\"resource\\":\\"pods\\"}"}'), plain, false, is), undefined);
+    assert.equal(find('{"resourceVersion":"pods"}'), undefined);
+    assert.equal(find('{"message":"{\\"resource\\":\\"pods\\"}"}'), undefined);
+  });
+
+  it('an anchored occurrence (right after `"objectRef":{`) decides alone', () => {
+    const b = Buffer.from('{"objectRef":{"resource":"leases"},"requestObject":{"resource":"pods"}}');
+    const anchor = Buffer.from('"objectRef":{');
+    assert.equal(findStringValue(b, 0, b.length, keyScanner('resource'), false, is, anchor), undefined);
+    assert.equal(findStringValue(b, 0, b.length, keyScanner('resource'), false, is), 'pods');
+    const sorted = Buffer.from('{"objectRef":{"apiVersion":"v1","resource":"leases"},"requestObject":{"resource":"pods"}}');
+    assert.equal(findStringValue(sorted, 0, sorted.length, keyScanner('resource'), false, is, anchor), 'pods');
   });
 
   it('escaped mode finds keys inside JSON-encoded strings (EKS message, AKS properties.log)', () => {
-    assert.equal(findStringValue(Buffer.from('{"message":"{\\"resource\\":\\"pods\\"}"}'), esc, true, is), 'pods');
+    assert.equal(find('{"message":"{\\"resource\\":\\"pods\\"}"}', true), 'pods');
+  });
+
+  it('stays inside the line range even when the next occurrence is in a later line', () => {
+    const b = Buffer.from('{"a":1}\n{"b":2}\n{"resource":"pods"}\n{"resource":"leases"}\n');
+    const sc = keyScanner('resource');
+    const lines: Array<[number, number]> = [];
+    let p = 0;
+    for (let nl = b.indexOf(10); nl >= 0; nl = b.indexOf(10, p)) {
+      lines.push([p, nl]);
+      p = nl + 1;
+    }
+    assert.deepEqual(
+      lines.map(([s, e]) => findStringValue(b, s, e, sc, false, () => true) ?? null),
+      [null, null, 'pods', 'leases'],
+    );
+    const ns = new NeedleScanner(Buffer.from('pods'));
+    assert.equal(ns.find(b, 0, 7), -1);
+    assert.equal(ns.find(b, 8, 15), -1);
+    assert.equal(ns.find(b, 16, 35), 29);
   });
 });

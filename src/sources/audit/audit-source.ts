@@ -24,16 +24,15 @@
  * out of order and counted (`outOfOrder`).
  */
 import type { Readable } from 'node:stream';
-import { LineCounter, parseAllDocuments } from 'yaml';
 import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import {
-  containsAny,
   findStringValue,
   InputReader,
+  NeedleScanner,
   JsonValueSplitter,
-  keyNeedle,
+  keyScanner,
   type Line,
   type LineFilter,
 } from './line-reader.js';
@@ -169,31 +168,72 @@ const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'pr
 // Prefilters (byte level, inside the line; see line-reader.ts). They may let through lines
 // the semantic check then drops, never the other way round.
 
-const RS_NEEDLES = [Buffer.from('ReplicaSet'), Buffer.from('replicaset')];
+const RESOURCE_VALUES = Object.keys(RESOURCES).map((r) => ({ name: r, bytes: Buffer.from(`${r}"`) }));
 
-function auditLineFilter(escaped: boolean, allEvents: boolean): LineFilter {
-  const resourceKey = keyNeedle('resource', escaped);
-  const verbKey = keyNeedle('verb', escaped);
+/** Which of `values` (`name"`) starts at `buf[p]`, without decoding. */
+function matchValue(buf: Buffer, p: number, end: number, values: ReadonlyArray<{ name: string; bytes: Buffer }>): string | undefined {
+  next: for (const v of values) {
+    const b = v.bytes;
+    if (p + b.length > end) continue;
+    for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) continue next;
+    return v.name;
+  }
+  return undefined;
+}
+
+/** `ReplicaSet` (involvedObject.kind) and `replicaset` (RS controller user / user agent) share `eplica`. */
+const RS_NEEDLE = Buffer.from('eplica');
+function mentionsReplicaSet(buf: Buffer, start: number, end: number): boolean {
+  const line = buf.subarray(start, end);
+  for (let i = line.indexOf(RS_NEEDLE); i >= 0; i = line.indexOf(RS_NEEDLE, i + 6)) {
+    // eplicaSet / eplicaset
+    if ((line[i + 6] === 83 || line[i + 6] === 115) && line[i + 7] === 101 && line[i + 8] === 116 && (line[i - 1] === 82 || line[i - 1] === 114)) return true;
+  }
+  return false;
+}
+
+/**
+ * Prefilter for lines holding native audit JSON: `escaped` when the audit events are
+ * JSON-encoded strings inside a wrapper (EKS/AKS); `oneRecordPerLine` when each line is a
+ * single audit event (log backend), which lets the objectRef's resource decide alone.
+ */
+export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordPerLine = !escaped): LineFilter {
+  // Fast path for the apiserver's own encoding (Go field order): `"objectRef":{"resource":"…"` —
+  // a long needle (quicker to scan for) that lands right on the value, once per line.
+  const canonical = oneRecordPerLine && !escaped ? new NeedleScanner(Buffer.from('"objectRef":{"resource":"')) : undefined;
+  const resourceKey = keyScanner('resource', escaped);
+  const anchor = oneRecordPerLine ? Buffer.from(escaped ? '\\"objectRef\\":{' : '"objectRef":{') : undefined;
+  const verbKey = keyScanner('verb', escaped);
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
+  const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
   return (buf, start, end) => {
     // A line that cannot be a JSON object goes to the parser, which reports it (cheap check).
     let p = start;
     while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
     if (buf[p] !== 123) return true;
-    const line = buf.subarray(start, end);
-    const r = findStringValue(line, resourceKey, escaped, isResource);
-    if (r === undefined) return false;
-    if (findStringValue(line, verbKey, escaped, isWrite) === undefined) return false;
-    if (!allEvents && r === 'events' && findStringValue(line, resourceKey, escaped, (v) => v !== 'events' && isResource(v)) === undefined) {
-      return containsAny(line, RS_NEEDLES);
+    let r: string | undefined;
+    const c = canonical?.find(buf, start, end) ?? -1;
+    if (c >= 0) {
+      r = matchValue(buf, c + canonical!.needle.length, end, RESOURCE_VALUES);
+      if (r === undefined) return false;
+    } else {
+      r = findStringValue(buf, start, end, resourceKey, escaped, isResource, anchor);
+      if (r === undefined) return false;
+    }
+    if (findStringValue(buf, start, end, verbKey, escaped, isWrite) === undefined) return false;
+    if (!allEvents && r === 'events') {
+      // Only Events about a ReplicaSet or by the RS controller are kept. A line holding several
+      // records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
+      if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
+      return mentionsReplicaSet(buf, start, end);
     }
     return true;
   };
 }
 
-function gkeLineFilter(allEvents: boolean): LineFilter {
-  const methodKey = keyNeedle('methodName');
+export function gkeLineFilter(allEvents: boolean): LineFilter {
+  const methodKey = keyScanner('methodName');
   const relevant = (v: string) => {
     const m = parseGkeMethod(v);
     return m !== undefined && RESOURCE_NAMES.has(m.resource) && WRITE_VERBS.has(m.verb);
@@ -202,10 +242,9 @@ function gkeLineFilter(allEvents: boolean): LineFilter {
     let p = start;
     while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
     if (buf[p] !== 123) return true;
-    const line = buf.subarray(start, end);
-    const v = findStringValue(line, methodKey, false, relevant);
+    const v = findStringValue(buf, start, end, methodKey, false, relevant);
     if (v === undefined) return false;
-    if (!allEvents && parseGkeMethod(v)!.resource === 'events') return containsAny(line, RS_NEEDLES);
+    if (!allEvents && parseGkeMethod(v)!.resource === 'events') return mentionsReplicaSet(buf, start, end);
     return true;
   };
 }
@@ -443,9 +482,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 
   const setFilter = (f: AuditFormat | undefined): void => {
     if (!usePrefilter || sniffed.mode !== 'lines' || f === undefined) return;
-    if (f === 'audit-log' || f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents);
+    if (f === 'audit-log') reader.filter = auditLineFilter(false, allEvents, true);
+    else if (f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents, false);
     else if (f === 'gke') reader.filter = gkeLineFilter(allEvents);
-    else if (f === 'eks' || f === 'aks') reader.filter = auditLineFilter(true, allEvents);
+    else if (f === 'eks' || f === 'aks') reader.filter = auditLineFilter(true, allEvents, false);
   };
   setFilter(format);
 
@@ -646,6 +686,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   // audit YAML is rejected here rather than halfway through the stream.
   let yamlDocs: Array<{ line: number; value: unknown }> = [];
   if (sniffed.mode === 'yaml') {
+    // Loaded only for YAML input: keeps start-up of the common NDJSON case lean.
+    const { LineCounter, parseAllDocuments } = await import('yaml');
     const buf = await reader.readAll(opts.maxDocumentBytes ?? 256 << 20);
     const lc = new LineCounter();
     const docs = parseAllDocuments(buf.toString('utf8'), { lineCounter: lc });
@@ -691,11 +733,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
         for await (const batch of batches) {
           for (const line of batch) {
             handleText(line);
-            if (reorder.ready()) {
-              for (const ev of reorder.drain()) {
-                emitted++;
-                yield ev;
-              }
+            for (let ev = reorder.popReady(); ev !== undefined; ev = reorder.popReady()) {
+              emitted++;
+              yield ev;
             }
           }
           if (reorder.windowMs === Infinity && reorder.size > SORT_ALL_CAP) {
@@ -704,7 +744,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
           }
         }
       }
-      for (const ev of reorder.drain(true)) {
+      for (let ev = reorder.popReady(true); ev !== undefined; ev = reorder.popReady(true)) {
         emitted++;
         yield ev;
       }

@@ -487,54 +487,99 @@ export class JsonValueSplitter {
 // ---------------------------------------------------------------------------------------
 // Prefilter building blocks. All of them look only inside `buf[start, end)`.
 
-const WS = new Set([32, 9, 10, 13]);
+const isWs = (c: number | undefined) => c === 32 || c === 9 || c === 10 || c === 13;
+
+/**
+ * Finds a needle inside lines of one chunk without re-scanning: it remembers where the next
+ * occurrence after the previous query is, so consecutive queries on increasing line ranges of
+ * the same Buffer scan every byte at most once (an unbounded `indexOf` from each line start
+ * would walk the rest of the chunk for every line lacking the needle — libraries.md §B.6).
+ */
+export class NeedleScanner {
+  private buf: Buffer | undefined;
+  private from = 0;
+  /** Next occurrence at or after `from`; -1 = unknown, Infinity = none left in `buf`. */
+  private next = -1;
+
+  constructor(readonly needle: Buffer) {}
+
+  /** First occurrence in `buf[start, end)`, or -1. */
+  find(buf: Buffer, start: number, end: number): number {
+    if (buf !== this.buf || start < this.from) {
+      this.buf = buf;
+      this.next = -1;
+    }
+    this.from = start;
+    if (this.next < start) {
+      const i = buf.indexOf(this.needle, start);
+      this.next = i < 0 ? Infinity : i;
+    }
+    return this.next + this.needle.length <= end ? this.next : -1;
+  }
+}
 
 /**
  * Finds `"key"` (or `\"key\"` when `escaped`, i.e. inside a JSON-encoded string such as an
- * EKS `message` or AKS `properties.log`) followed by `:` and a string value, and returns the
- * first value for which `accept` is true — without decoding the line. Values longer than
+ * EKS `message` or AKS `properties.log`) followed by `:` and a string value, inside
+ * `buf[start, end)`, and returns the first value for which `accept` is true — without decoding
+ * the line. Every occurrence of the key is tried (key order in re-serialised files is not
+ * fixed, and pod specs contain `"resource"` keys of their own) — unless the occurrence is
+ * immediately preceded by `anchor`, which makes it decisive: e.g. `"objectRef":{` before
+ * `"resource"` can only be the audit objectRef's own resource (its first field), so an
+ * unaccepted value there ends the search without scanning the rest of the line (most lines
+ * are irrelevant, and the bodies after objectRef are most of their bytes). Values longer than
  * 64 bytes or containing escapes are not considered.
  */
 export function findStringValue(
-  line: Buffer,
-  keyNeedle: Buffer,
+  buf: Buffer,
+  start: number,
+  end: number,
+  key: NeedleScanner,
   escaped: boolean,
   accept: (value: string) => boolean,
+  anchor?: Buffer,
 ): string | undefined {
-  let i = line.indexOf(keyNeedle);
-  const n = line.length;
-  while (i >= 0) {
-    let p = i + keyNeedle.length;
-    while (p < n && WS.has(line[p]!)) p++;
-    if (line[p] === 58) {
+  const klen = key.needle.length;
+  let from = start;
+  for (;;) {
+    const i = key.find(buf, from, end);
+    if (i < 0) return undefined;
+    from = i + klen;
+    const decisive = anchor !== undefined && i - anchor.length >= start && endsWith(buf, i, anchor);
+    let p = from;
+    while (p < end && isWs(buf[p])) p++;
+    if (buf[p] !== 58) continue;
+    p++;
+    while (p < end && isWs(buf[p])) p++;
+    if (escaped) {
+      if (buf[p] !== 92 || buf[p + 1] !== 34) continue;
+      p += 2;
+    } else {
+      if (buf[p] !== 34) continue;
       p++;
-      while (p < n && WS.has(line[p]!)) p++;
-      if (escaped) {
-        if (line[p] === 92 && line[p + 1] === 34) p += 2;
-        else p = -1;
-      } else if (line[p] === 34) p++;
-      else p = -1;
-      if (p >= 0) {
-        const limit = Math.min(n, p + 64);
-        let q = p;
-        while (q < limit && line[q] !== 34 && line[q] !== 92) q++;
-        if (q < limit) {
-          const closes = escaped ? line[q] === 92 && line[q + 1] === 34 : line[q] === 34;
-          if (closes) {
-            const v = line.toString('latin1', p, q);
-            if (accept(v)) return v;
-          }
-        }
-      }
     }
-    i = line.indexOf(keyNeedle, i + keyNeedle.length);
+    const limit = Math.min(end, p + 64);
+    let q = p;
+    while (q < limit && buf[q] !== 34 && buf[q] !== 92) q++;
+    if (q >= limit) continue;
+    const closes = escaped ? buf[q] === 92 && buf[q + 1] === 34 : buf[q] === 34;
+    if (!closes) continue;
+    const v = buf.toString('latin1', p, q);
+    if (accept(v)) return v;
+    if (decisive) return undefined;
   }
-  return undefined;
 }
 
-/** The needle for `findStringValue`: `"key"` or, escaped, `\"key\"`. */
-export function keyNeedle(key: string, escaped = false): Buffer {
-  return Buffer.from(escaped ? `\\"${key}\\"` : `"${key}"`, 'latin1');
+/** True when `buf[.., at)` ends with `suffix`. */
+function endsWith(buf: Buffer, at: number, suffix: Buffer): boolean {
+  const n = suffix.length;
+  for (let k = 1; k <= n; k++) if (buf[at - k] !== suffix[n - k]) return false;
+  return true;
+}
+
+/** A scanner for `"key"` or, escaped, `\"key\"`. */
+export function keyScanner(key: string, escaped = false): NeedleScanner {
+  return new NeedleScanner(Buffer.from(escaped ? `\\"${key}\\"` : `"${key}"`, 'latin1'));
 }
 
 /** True when any of the needles occurs inside the line slice. */

@@ -60,14 +60,18 @@ export class ReorderBuffer<T extends Timed> {
     return this.heap.length > 0 && this.heap[0]!.at <= this.newest - this.windowMs;
   }
 
+  /** The oldest item if it is at least `windowMs` older than the newest (any item when `all`). */
+  popReady(all = false): T | undefined {
+    const h = this.heap;
+    if (h.length === 0 || (!all && h[0]!.at > this.newest - this.windowMs)) return undefined;
+    const e = this.pop();
+    if (e.at > this.released) this.released = e.at;
+    return e.item;
+  }
+
   /** Releases, in order, every item at least `windowMs` older than the newest (all when `all`). */
   *drain(all = false): Generator<T> {
-    const limit = all ? Infinity : this.newest - this.windowMs;
-    while (this.heap.length > 0 && this.heap[0]!.at <= limit) {
-      const e = this.pop();
-      if (e.at > this.released) this.released = e.at;
-      yield e.item;
-    }
+    for (let x = this.popReady(all); x !== undefined; x = this.popReady(all)) yield x;
   }
 
   private pop(): Entry<T> {

@@ -21,6 +21,7 @@
  *    its key is the key of a ReplicaSet named by a certain RS line elsewhere in the file and of
  *    no object named by a certain non-RS line. Otherwise it is `ambiguous`: skipped and counted.
  * 3. 1.27+ expectations lines render the expectations struct as `{}` (no key, no counters),
+ *    (events whose rsKey/add/del were filled this way carry numbers.fromContext = 1),
  *    and `"Clobbering existing delete keys"` never names its controller. Their ReplicaSet comes
  *    from the lines the same call path writes next to them (controller-semantics.md §1–§5):
  *    - `Setting expectations`: the `"Controller waiting on deletions"` just before it
@@ -44,6 +45,15 @@ import type { ControllerFamily, ParsedKcmLine } from './parse-line.js';
 export const CONTEXT_MS = 1000;
 /** Tolerance when placing a line inside a sync interval (header times are truncated to µs). */
 const SYNC_TOL_MS = 0.01;
+/**
+ * A sync's start is computed as (time of "Finished syncing") − duration. The header time is
+ * taken when the line is written, after `time.Since` was evaluated, so a preempted goroutine
+ * makes the computed start late (≈0.1 ms seen on an idle machine). Lines up to this much
+ * before the computed start still count as inside.
+ */
+const SYNC_START_SLACK_MS = 5;
+/** ExpectationsTimeout (controller_utils.go): 5 minutes, in every version. */
+const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 /** Longest message text kept on an event. */
 const MESSAGE_MAX = 1000;
 
@@ -106,14 +116,17 @@ export class FactsBuilder {
     const facts: FileFacts = { rsKeys: this.rsKeys, otherKeys: this.otherKeys, syncs: this.syncs, maxSyncMs, tooFew: this.tooFew };
     // A sync that logged "never recorded" (or found its RS deleted) has no keyless gate line.
     for (const n of [...this.neverRecorded, ...this.deleted]) {
-      const s = findSyncs(facts, n.at).find((c) => c.key === n.key && !c.taken);
+      const s = nearestStart(
+        findSyncs(facts, n.at).filter((c) => c.key === n.key && !c.taken),
+        n.at,
+      );
       if (s) s.taken = true;
     }
     return facts;
   }
 }
 
-/** Syncs whose interval contains `t`, nearest start first. */
+/** Syncs whose interval (with the start slack) contains `t`. */
 function findSyncs(facts: FileFacts, t: number): SyncSpan[] {
   const s = facts.syncs;
   // last index with start <= t + tol
@@ -121,16 +134,32 @@ function findSyncs(facts: FileFacts, t: number): SyncSpan[] {
   let hi = s.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (s[mid]!.start <= t + SYNC_TOL_MS) lo = mid + 1;
+    if (s[mid]!.start <= t + SYNC_START_SLACK_MS) lo = mid + 1;
     else hi = mid;
   }
   const out: SyncSpan[] = [];
   for (let i = lo - 1; i >= 0; i--) {
     const c = s[i]!;
-    if (c.start < t - facts.maxSyncMs - SYNC_TOL_MS) break;
+    if (c.start < t - facts.maxSyncMs - SYNC_START_SLACK_MS) break;
     if (c.end + SYNC_TOL_MS >= t) out.push(c);
   }
   return out;
+}
+
+/**
+ * How well a gate line at `t` fits a sync's start: a line normally follows the computed start
+ * by a few µs; a line before it happens only when the "Finished syncing" header was delayed,
+ * so lines before the start cost more.
+ */
+function startCost(t: number, s: SyncSpan): number {
+  const d = t - s.start;
+  return d >= 0 ? d : -4 * d;
+}
+
+function nearestStart(c: SyncSpan[], t: number): SyncSpan | undefined {
+  let best: SyncSpan | undefined;
+  for (const s of c) if (!best || Math.abs(t - s.start) < Math.abs(t - best.start)) best = s;
+  return best;
 }
 
 export type Resolution =
@@ -165,6 +194,8 @@ export class Resolver {
   private readonly byNsName = new Map<string, Map<string, string>>();
   /** rs name → keys (any namespace), for ≤1.26 pod-control lines that give no namespace. */
   private readonly byName = new Map<string, string[]>();
+  /** Each ReplicaSet's expectations record as far as the attributed lines tell. */
+  private readonly records = new Map<string, { add: number; del: number; setAt: number } | 'unknown' | 'none'>();
 
   constructor(
     private readonly facts: FileFacts,
@@ -294,6 +325,9 @@ export class Resolver {
       if (n > 0) this.anchors.push({ key: rec.rsKey, at: rec.at, remaining: n, dir: 'add' });
     } else if (rec.kind === 'other' && rec.aux === 'pod-added') this.anchors.push({ key: rec.rsKey, at: rec.at, remaining: 1, dir: 'add' });
 
+    if (context === 'resolved') (rec.numbers ??= {}).fromContext = 1;
+    this.track(rec);
+
     const ev: ControllerLogEvent = {
       type: 'controller-log',
       at: rec.at,
@@ -371,14 +405,83 @@ export class Resolver {
     return false;
   }
 
+  /**
+   * A keyless gate line goes to an open sync that contains it. Preference: the sync whose
+   * ReplicaSet's record (as tracked from the lines already attributed) would give this very
+   * decision, then the nearest start (SatisfiedExpectations is the first thing a sync does).
+   * Two syncs started within a few µs that log the same decision cannot be told apart; which
+   * of them gets which line is then arbitrary, but both get a line with the right decision.
+   */
   private matchSync(rec: ParsedKcmLine): boolean {
-    const c = findSyncs(this.facts, rec.at).filter((s) => !s.taken);
-    if (c.length === 0) return false;
-    // Nearest start before the line (SatisfiedExpectations is the first thing a sync does).
-    let best = c[0]!;
-    for (const s of c) if (Math.abs(rec.at - s.start) < Math.abs(rec.at - best.start)) best = s;
+    let best: SyncSpan | undefined;
+    let bestScore = -1;
+    for (const s of findSyncs(this.facts, rec.at)) {
+      if (s.taken) continue;
+      const score = this.consistency(s.key, rec);
+      if (score > bestScore || (score === bestScore && startCost(rec.at, s) < startCost(rec.at, best!))) {
+        best = s;
+        bestScore = score;
+      }
+    }
+    if (!best) return false;
     best.taken = true;
     rec.rsKey = best.key;
     return true;
+  }
+
+  /** 2: the tracked record gives this decision; 1: unknown; 0: it would give another one. */
+  private consistency(key: string, rec: ParsedKcmLine): number {
+    const r = this.records.get(key);
+    if (r === undefined || r === 'unknown') return 1;
+    if (r === 'none') return 0; // no record: the sync would log "never recorded" (with its key)
+    const fulfilled = r.add <= 0 && r.del <= 0;
+    const expired = rec.at - r.setAt > EXPECTATIONS_TIMEOUT_MS;
+    const decision = fulfilled ? 'expectations-fulfilled' : expired ? 'expectations-expired' : 'still-waiting';
+    return decision === rec.kind ? 2 : 0;
+  }
+
+  /** Tracks each ReplicaSet's expectations record from attributed lines (for matchSync). */
+  private track(rec: ParsedKcmLine): void {
+    if (rec.kind === 'controller-started') {
+      this.records.clear();
+      return;
+    }
+    const k = rec.rsKey;
+    if (!k) return;
+    const r = this.records.get(k);
+    switch (rec.kind) {
+      case 'setting-expectations':
+        this.records.set(k, rec.add !== undefined && rec.del !== undefined ? { add: rec.add, del: rec.del, setAt: rec.at } : 'unknown');
+        break;
+      case 'lowered-expectations':
+      case 'raised-expectations':
+        if (rec.add !== undefined && rec.del !== undefined) {
+          const setAt = r && r !== 'unknown' && r !== 'none' ? r.setAt : -Infinity;
+          this.records.set(k, { add: rec.add, del: rec.del, setAt });
+        } else if (r && r !== 'unknown' && r !== 'none' && rec.kind === 'lowered-expectations') {
+          const la = rec.numbers?.lowerAdd;
+          const ld = rec.numbers?.lowerDel;
+          if (la === undefined && ld === undefined) this.records.set(k, 'unknown');
+          else this.records.set(k, { add: r.add - (la ?? 0), del: r.del - (ld ?? 0), setAt: r.setAt });
+        } else this.records.set(k, 'unknown');
+        break;
+      case 'expectations-fulfilled':
+      case 'expectations-expired':
+      case 'still-waiting':
+        if (rec.add !== undefined && rec.del !== undefined) {
+          const setAt = r && r !== 'unknown' && r !== 'none' ? r.setAt : -Infinity;
+          this.records.set(k, { add: rec.add, del: rec.del, setAt });
+        } else if (r === undefined || r === 'none') this.records.set(k, 'unknown');
+        break;
+      case 'never-recorded':
+      case 'rs-deleted-sync':
+        this.records.set(k, 'none');
+        break;
+      case 'other':
+        if (rec.aux === 'rs-deleting') this.records.set(k, 'none');
+        break;
+      default:
+        break;
+    }
   }
 }

@@ -162,7 +162,8 @@ export function kindFamily(s: unknown): ControllerFamily | undefined {
  */
 export function loggerFamily(logger: string | undefined): ControllerFamily | undefined {
   if (!logger || logger === 'UnhandledError') return undefined;
-  const head = logger.split('/')[0]!;
+  const slash = logger.indexOf('/');
+  const head = slash < 0 ? logger : logger.slice(0, slash);
   switch (head) {
     case 'replicaset-controller':
     case 'replicaset':

@@ -177,7 +177,8 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
     if (!e.rsKey) continue;
     const s = state(e.rsKey);
     const gt = s.gt;
-    const logged = e.add !== undefined && e.del !== undefined ? { add: e.add, del: e.del } : undefined;
+    // Counters printed on the line itself (not filled in from neighbouring lines).
+    const logged = e.add !== undefined && e.del !== undefined && !e.numbers?.fromContext ? { add: e.add, del: e.del } : undefined;
 
     switch (e.logKind) {
       case 'waiting-on-deletions':

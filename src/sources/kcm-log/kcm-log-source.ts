@@ -28,13 +28,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { ControllerLogEvent, TimelineEvent } from '../../timeline/event.js';
-import { openInputBytes, splitLines } from '../input-stream.js';
+import { LineSplitter, openInputBytes, type SplitLine, splitLines } from '../input-stream.js';
 import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
 import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { unwrapLine } from './parse-line.js';
-import { type PhysicalLine, type RecordItem, assembleRecords } from './records.js';
+import { type PhysicalLine, RecordAssembler, type RecordItem } from './records.js';
 
 export interface KcmLogOptions {
   diagnostics: Diagnostics;
@@ -163,13 +163,13 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         stats.problems++;
         opts.diagnostics.problem({ file, line, message });
       };
-      for await (const item of recordItems(readPath, file, stats)) {
+      const handle = (item: RecordItem, ready: ControllerLogEvent[]): void => {
         if (item.type !== 'record') {
           if (item.type === 'problem') problem(item.line, item.message);
           else if (item.type === 'continuation') stats.continuationLines++;
           else if (item.type === 'blank') stats.blankLines++;
           else stats.unrecognisedLines++;
-          continue;
+          return;
         }
         const r = item.record;
         let reported = false;
@@ -179,7 +179,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         });
         if (!rec) {
           if (!reported) stats.unrecognisedLines++;
-          continue;
+          return;
         }
         stats.records++;
         if (rec.format === 'json') stats.jsonRecords++;
@@ -202,11 +202,15 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
             if (res.context === 'resolved') stats.contextResolved++;
             else if (res.context === 'unresolved') stats.contextUnresolved++;
             buffer.push(res.event);
-            for (const e of buffer.drain(false)) {
-              stats.events++;
-              yield e;
-            }
+            for (const e of buffer.drain(false)) ready.push(e);
         }
+      };
+      const ready: ControllerLogEvent[] = [];
+      for await (const batch of recordBatches(readPath, file, stats)) {
+        for (const item of batch) handle(item, ready);
+        stats.events += ready.length;
+        yield* ready;
+        ready.length = 0;
       }
       for (const e of buffer.drain(true)) {
         stats.events++;
@@ -280,35 +284,70 @@ async function spool(file: string, stdin: NodeJS.ReadableStream | undefined, to:
   void file;
 }
 
-async function* physicalLines(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<PhysicalLine> {
+/**
+ * Reads the file and yields its record items in batches (one batch per read chunk), so the
+ * per-line work stays synchronous.
+ */
+async function* recordBatches(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<RecordItem[]> {
   const input = await openInputBytes(readPath);
+  const splitter = new LineSplitter();
+  const assembler = new RecordAssembler();
+  const lines: SplitLine[] = [];
   try {
-    for await (const l of splitLines(input.stream)) {
-      if (stats) stats.physicalLines++;
-      const p: PhysicalLine = { line: l.line, text: l.text };
-      if (l.tooLongBytes !== undefined) p.tooLongBytes = l.tooLongBytes;
-      if (l.truncatedFinal) p.truncatedFinal = true;
-      yield p;
+    for await (const chunk of input.stream) {
+      lines.length = 0;
+      splitter.push(chunk, lines);
+      const out: RecordItem[] = [];
+      for (const l of lines) assembler.push(physical(l), out);
+      if (stats) stats.physicalLines += lines.length;
+      if (out.length > 0) yield out;
     }
   } catch (e) {
     // Errors name the temporary file for stdin; name what the user gave.
     if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
     throw e;
   }
+  lines.length = 0;
+  splitter.end(lines);
+  const out: RecordItem[] = [];
+  for (const l of lines) assembler.push(physical(l), out);
+  if (stats) stats.physicalLines += lines.length;
+  assembler.end(out);
+  if (out.length > 0) yield out;
 }
 
-function recordItems(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<RecordItem> {
-  return assembleRecords(physicalLines(readPath, file, stats));
+function physical(l: SplitLine): PhysicalLine {
+  const p: PhysicalLine = { line: l.line, text: l.text };
+  if (l.tooLongBytes !== undefined) p.tooLongBytes = l.tooLongBytes;
+  if (l.truncatedFinal) p.truncatedFinal = true;
+  return p;
+}
+
+/** First lines of the input, for sniffing. */
+async function headLines(readPath: string, file: string, max: number): Promise<SplitLine[]> {
+  const input = await openInputBytes(readPath);
+  const out: SplitLine[] = [];
+  try {
+    for await (const l of splitLines(input.stream)) {
+      if (l.line > max) break;
+      out.push(l);
+    }
+  } catch (e) {
+    if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
+    throw e;
+  }
+  return out;
 }
 
 async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions): Promise<FileFacts> {
   const clock = new RecordClock(clockOpts);
   const facts = new FactsBuilder();
-  for await (const item of recordItems(readPath, file)) {
-    if (item.type !== 'record') continue;
-    const rec = clock.parse(item.record);
-    if (rec && rec.kind !== undefined) facts.add(rec, item.record.line);
-    else if (rec?.otherKey) facts.add(rec, item.record.line);
+  for await (const batch of recordBatches(readPath, file)) {
+    for (const item of batch) {
+      if (item.type !== 'record') continue;
+      const rec = clock.parse(item.record);
+      if (rec && (rec.kind !== undefined || rec.otherKey)) facts.add(rec, item.record.line);
+    }
   }
   return facts.finish();
 }
@@ -354,8 +393,7 @@ async function sniff(readPath: string, file: string): Promise<KcmLogFormat> {
   let json = 0;
   let nonEmpty = 0;
   let firstForeign: { line: number; f: Foreign } | undefined;
-  for await (const l of physicalLines(readPath, file)) {
-    if (l.line > SNIFF_LINES) break;
+  for (const l of await headLines(readPath, file, SNIFF_LINES)) {
     if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
     nonEmpty++;
     const u = unwrapLine(l.text);

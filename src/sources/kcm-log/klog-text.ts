@@ -47,7 +47,33 @@ export interface KlogHeader {
 }
 
 /** Epoch ms for a klog date/time, or NaN when the calendar date does not exist. */
+/** Cache of the last (year, month, day, h, m, s, tz) → epoch second (consecutive lines share it). */
+let lastKey = -1;
+let lastTz = NaN;
+let lastBase = NaN;
+
 export function klogEpoch(
+  clock: KlogClock,
+  month: number,
+  day: number,
+  h: number,
+  m: number,
+  s: number,
+  micros: number,
+): number {
+  if (clock.notAfter === undefined) {
+    const key = ((((clock.year * 13 + month) * 32 + day) * 24 + h) * 60 + m) * 61 + s;
+    if (key !== lastKey || clock.tzOffsetMinutes !== lastTz) {
+      lastKey = key;
+      lastTz = clock.tzOffsetMinutes;
+      lastBase = klogEpochUncached(clock, month, day, h, m, s, 0);
+    }
+    return lastBase + micros / 1000;
+  }
+  return klogEpochUncached(clock, month, day, h, m, s, micros);
+}
+
+function klogEpochUncached(
   clock: KlogClock,
   month: number,
   day: number,
@@ -202,12 +228,14 @@ const KEY_RE = /[A-Za-z_][\w.\-/]*=/y;
  * Parses the ` key=value …` part of a structured klog line. Values: Go-quoted strings,
  * multi-line `<…>` strings, JSON (objects/arrays/numbers/bools/null), old-klog `%+v`
  * composites (`{add:2 del:0 key:x}`, `[a b]`, `map[a:{}]` — kept as raw text), bare tokens.
+ * With `until`, stops once that key has been read (to skip e.g. a pod dump that follows it).
  */
-export function parseKlogKV(s: string, start = 0): Record<string, unknown> {
+export function parseKlogKV(s: string, start = 0, until?: string): Record<string, unknown> {
   const kv: Record<string, unknown> = {};
   let i = start;
   const n = s.length;
   while (i < n) {
+    if (until !== undefined && until in kv) break;
     while (i < n && (s[i] === ' ' || s[i] === '\n' || s[i] === '\t')) i++;
     if (i >= n) break;
     KEY_RE.lastIndex = i;
@@ -289,6 +317,7 @@ export function parseGoDuration(s: string): number | undefined {
   let total = 0;
   const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
   for (let r = re.exec(t); r; r = re.exec(t)) total += Number(r[1]) * DURATION_UNIT_MS[r[2]!]!;
+  total = Math.round(total * 1e6) / 1e6; // nanosecond resolution, without float noise
   return m[1] === '-' ? -total : total;
 }
 
@@ -301,6 +330,10 @@ export function parseRfc3339(s: string): number | undefined {
   if (!m) return undefined;
   const base = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
   if (Number.isNaN(base)) return undefined;
+  const d = new Date(base);
+  if (d.getUTCMonth() !== Number(m[2]) - 1 || d.getUTCDate() !== Number(m[3]) || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) {
+    return undefined;
+  }
   const frac = m[7] ? Number(`0.${m[7]}`) * 1000 : 0;
   let off = 0;
   if (m[8] !== 'Z') {

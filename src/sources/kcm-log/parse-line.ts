@@ -186,7 +186,9 @@ function parseTextRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
     } else msg = s.slice(h.length);
   } else msg = s.slice(h.length);
   let kvCache: Record<string, unknown> | undefined;
-  const kv = (): Record<string, unknown> => (kvCache ??= kvStart >= 0 ? parseKlogKV(s, kvStart) : {});
+  // "Pod created" carries the whole pod (`detail=…`, kilobytes) after the `pod` key kexp needs.
+  const until = msg === 'Pod created' ? 'pod' : undefined;
+  const kv = (): Record<string, unknown> => (kvCache ??= kvStart >= 0 ? parseKlogKV(s, kvStart, until) : {});
   // The logger key is cheap to find without parsing everything (it follows the message).
   let logger: string | undefined;
   if (structured) {

@@ -39,70 +39,97 @@ export function looksLikeRecordStart(inner: string): boolean {
   return inner.charCodeAt(0) === 0x7b || KLOG_HEADER_RE.test(inner);
 }
 
-export async function* assembleRecords(lines: AsyncIterable<PhysicalLine>): AsyncGenerator<RecordItem> {
-  let pending: RawRecord | undefined;
-  let pendingIsText = false;
-  let partial: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } | undefined;
+/**
+ * Synchronous record assembler: feed physical lines in order with `push`, then call `end`.
+ * Items are appended to the array passed in (no promise per line on the hot path).
+ */
+export class RecordAssembler {
+  private pending: RawRecord | undefined;
+  private pendingIsText = false;
+  private partial: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } | undefined;
 
-  for await (const l of lines) {
+  push(l: PhysicalLine, out: RecordItem[]): void {
     if (l.tooLongBytes !== undefined) {
-      yield { type: 'problem', line: l.line, message: `line of ${l.tooLongBytes} bytes is too long; skipped` };
-      continue;
+      out.push({ type: 'problem', line: l.line, message: `line of ${l.tooLongBytes} bytes is too long; skipped` });
+      return;
     }
     const u = unwrapLine(l.text);
     if (u.error) {
-      yield { type: 'problem', line: l.line, message: u.error };
-      continue;
+      out.push({ type: 'problem', line: l.line, message: u.error });
+      return;
     }
     let inner = u.inner;
     let first = l.line;
     let wrapper = u.wrapper;
     let wrapperAt = u.wrapperAt;
+    const partial = this.partial;
     if (partial) {
       partial.text += inner;
-      if (u.partial) continue;
+      if (u.partial) return;
       inner = partial.text;
       first = partial.line;
       wrapper = partial.wrapper;
       wrapperAt = partial.wrapperAt;
-      partial = undefined;
+      this.partial = undefined;
     } else if (u.partial) {
-      partial = { text: inner, line: l.line };
-      if (wrapper) partial.wrapper = wrapper;
-      if (wrapperAt !== undefined) partial.wrapperAt = wrapperAt;
-      continue;
+      const p: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } = { text: inner, line: l.line };
+      if (wrapper) p.wrapper = wrapper;
+      if (wrapperAt !== undefined) p.wrapperAt = wrapperAt;
+      this.partial = p;
+      return;
     }
-    if (pending && pendingIsText && isContinuation(inner)) {
+    const pending = this.pending;
+    if (pending && this.pendingIsText && isContinuation(inner)) {
       pending.text += `\n${inner}`;
-      yield { type: 'continuation', line: first };
-      continue;
+      out.push({ type: 'continuation', line: first });
+      return;
     }
     if (pending) {
-      yield { type: 'record', record: pending };
-      pending = undefined;
+      out.push({ type: 'record', record: pending });
+      this.pending = undefined;
     }
     if (inner.trim() === '') {
-      yield { type: 'blank', line: first };
-      continue;
+      out.push({ type: 'blank', line: first });
+      return;
     }
     if (looksLikeRecordStart(inner)) {
-      pending = { text: inner, line: first };
-      if (wrapper) pending.wrapper = wrapper;
-      if (wrapperAt !== undefined) pending.wrapperAt = wrapperAt;
-      pendingIsText = inner.charCodeAt(0) !== 0x7b;
-      continue;
+      const r: RawRecord = { text: inner, line: first };
+      if (wrapper) r.wrapper = wrapper;
+      if (wrapperAt !== undefined) r.wrapperAt = wrapperAt;
+      this.pending = r;
+      this.pendingIsText = inner.charCodeAt(0) !== 0x7b;
+      return;
     }
-    yield { type: 'unrecognised', line: first };
+    out.push({ type: 'unrecognised', line: first });
   }
-  if (pending) yield { type: 'record', record: pending };
-  if (partial) {
-    yield { type: 'problem', line: partial.line, message: 'the input ends inside a partial (CRI "P" / docker) line' };
-    // Still use what was written: a record cut short is better than none.
-    if (looksLikeRecordStart(partial.text)) {
-      const r: RawRecord = { text: partial.text, line: partial.line };
-      if (partial.wrapper) r.wrapper = partial.wrapper;
-      if (partial.wrapperAt !== undefined) r.wrapperAt = partial.wrapperAt;
-      yield { type: 'record', record: r };
+
+  end(out: RecordItem[]): void {
+    if (this.pending) out.push({ type: 'record', record: this.pending });
+    this.pending = undefined;
+    const partial = this.partial;
+    this.partial = undefined;
+    if (partial) {
+      out.push({ type: 'problem', line: partial.line, message: 'the input ends inside a partial (CRI "P" / docker) line' });
+      // Still use what was written: a record cut short is better than none.
+      if (looksLikeRecordStart(partial.text)) {
+        const r: RawRecord = { text: partial.text, line: partial.line };
+        if (partial.wrapper) r.wrapper = partial.wrapper;
+        if (partial.wrapperAt !== undefined) r.wrapperAt = partial.wrapperAt;
+        out.push({ type: 'record', record: r });
+      }
     }
   }
+}
+
+/** Async convenience over RecordAssembler (tests, small inputs). */
+export async function* assembleRecords(lines: AsyncIterable<PhysicalLine>): AsyncGenerator<RecordItem> {
+  const a = new RecordAssembler();
+  const out: RecordItem[] = [];
+  for await (const l of lines) {
+    a.push(l, out);
+    yield* out;
+    out.length = 0;
+  }
+  a.end(out);
+  yield* out;
 }

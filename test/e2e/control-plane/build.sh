@@ -24,7 +24,10 @@ run() {
   out="$("$@" 2>&1)" || rc=$?
   if [ "$rc" -ne 0 ]; then
     local last
-    last="$(printf '%s\n' "$out" | grep -v '^\s*$' | tail -n 1)"
+    # the most telling line: the first "go: ..." / error line, else the last non-empty one
+    last="$(printf '%s\n' "$out" | grep -m1 -E '^go: |[Ee]rror|cannot |undefined:|not available|: [0-9]{3} ' || true)"
+    [ -n "$last" ] || last="$(printf '%s\n' "$out" | grep -v '^[[:space:]]*$' | tail -n 1)"
+    last="$(printf '%s' "$last" | sed 's/^[[:space:]]*//')"
     printf '%s\n' "$out" | tail -n 30 >&2
     fail "$what failed: ${last:-exit status $rc}"
   fi
@@ -58,7 +61,9 @@ start_all=$(date +%s)
 # ---------------------------------------------------------------- kube-apiserver + kube-controller-manager
 build_k8s() {
   if [ -x "$K8S_BIN/kube-apiserver" ] && [ -x "$K8S_BIN/kube-controller-manager" ] &&
-     { [ -z "${KEXP_BUILD_KUBECTL:-}" ] || [ -x "$K8S_BIN/kubectl" ]; }; then
+     { [ -z "${KEXP_BUILD_KUBECTL:-}" ] || [ -x "$K8S_BIN/kubectl" ]; } &&
+     [ "$("$K8S_BIN/kube-apiserver" --version 2>/dev/null || true)" = "Kubernetes v$K8S_VERSION" ] &&
+     [ "$("$K8S_BIN/kube-controller-manager" --version 2>/dev/null || true)" = "Kubernetes v$K8S_VERSION" ]; then
     echo "build: kubernetes v$K8S_VERSION cached in $K8S_BIN"
     return 0
   fi
@@ -71,7 +76,7 @@ build_k8s() {
 
   local json gomod
   json="$(go mod download -json "k8s.io/kubernetes@v$K8S_VERSION" 2>&1)" ||
-    fail "go mod download k8s.io/kubernetes@v$K8S_VERSION failed: $(printf '%s\n' "$json" | grep -E '"Error"|error|Error' | head -n1)"
+    fail "go mod download k8s.io/kubernetes@v$K8S_VERSION failed: $(printf '%s\n' "$json" | grep -m1 -E '"Error"|error|Error' | sed 's/^[[:space:]]*"Error": "//; s/",\{0,1\}$//; s/\\n\\t/ /g')"
   gomod="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p' | head -n1)"
 
   local mods=""
@@ -128,7 +133,7 @@ build_k8s() {
 
 # ---------------------------------------------------------------- etcd
 build_etcd() {
-  if [ -x "$ETCD_BIN/etcd" ]; then
+  if [ -x "$ETCD_BIN/etcd" ] && [ "$("$ETCD_BIN/etcd" --version 2>/dev/null | head -n1 || true)" = "etcd Version: $ETCD_VERSION" ]; then
     echo "build: etcd v$ETCD_VERSION cached in $ETCD_BIN"
     return 0
   fi

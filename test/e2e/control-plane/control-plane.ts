@@ -354,8 +354,10 @@ function uninstallHandlersIfIdle(): void {
 }
 
 function startProc(name: Proc['name'], bin: string, args: string[], runDir: string, logFile: string): Proc {
+  // The log holds nothing but the component's own output (ground truth for parsers); the command
+  // line is in <runDir>/<name>.cmdline and, at -v>=1, in the component's own FLAG: lines.
+  fs.writeFileSync(path.join(runDir, `${name}.cmdline`), [bin, ...args].join('\n') + '\n');
   const fd = fs.openSync(logFile, 'w');
-  fs.writeSync(fd, `# ${new Date().toISOString()} ${bin} ${args.join(' ')}\n`);
   let child: ChildProcess;
   try {
     child = spawn(bin, args, { cwd: runDir, stdio: ['ignore', fd, fd], env: { ...process.env } });
@@ -388,15 +390,25 @@ async function stopProc(p: Proc | undefined, graceMs = 10_000): Promise<void> {
   } catch {
     /* gone */
   }
-  const killed = await Promise.race([p.exited.then(() => false), sleep(graceMs).then(() => true)]);
-  if (killed) {
+  if (!(await exitsWithin(p, graceMs))) {
     try {
       process.kill(p.child.pid, 'SIGKILL');
     } catch {
       /* gone */
     }
-    await Promise.race([p.exited, sleep(5000)]);
+    await exitsWithin(p, 5000);
   }
+}
+
+/** Resolves true if p exits within ms (without leaving a timer behind that keeps the event loop alive). */
+function exitsWithin(p: Proc, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    void p.exited.then(() => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 /** Poll `check` every 200 ms until it returns true; fail early if `proc` exits. */

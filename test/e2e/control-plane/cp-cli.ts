@@ -1,6 +1,6 @@
 // Small CLI around control-plane.ts, for manual poking and for CI scripts.
 //
-//   npx tsx test/e2e/control-plane/cp-cli.ts start [--run-dir DIR] [--k8s-version 1.37.2] [--env-file FILE]
+//   npx tsx test/e2e/control-plane/cp-cli.ts start [--run-dir DIR] [--k8s-version 1.37.2] [--write-env FILE]
 //       Starts etcd + kube-apiserver + KCM, writes <run-dir>/control-plane.json (and FILE with
 //       KUBECONFIG=… / KEXP_* lines, if given), prints them, then stays in the foreground until
 //       SIGINT/SIGTERM, which stops everything (children are killed, etcd data deleted, logs kept).
@@ -60,7 +60,7 @@ async function main(): Promise<void> {
       `KEXP_CP_APISERVER_LOG=${cp.apiserverLogPath}`,
       '',
     ].join('\n');
-    const envFile = arg('--env-file');
+    const envFile = arg('--write-env');
     if (envFile) fs.writeFileSync(envFile, env);
     console.log(JSON.stringify(info, null, 2));
     console.log(`control plane ready in ${(cp.startupMs / 1000).toFixed(1)}s; Ctrl-C (or SIGTERM to pid ${process.pid}) stops it`);
@@ -70,7 +70,10 @@ async function main(): Promise<void> {
       if (stopping) return;
       stopping = true;
       console.log(`${sig}: stopping control plane`);
-      void cp.stop().finally(() => process.exit(0));
+      void cp.stop().finally(() => {
+        fs.rmSync(path.join(cp.runDir, 'control-plane.json'), { force: true });
+        process.exit(0);
+      });
     };
     process.prependListener('SIGINT', onSig);
     process.prependListener('SIGTERM', onSig);
@@ -80,7 +83,7 @@ async function main(): Promise<void> {
     if (!runDir) throw new Error('usage: cp-cli.ts stop --run-dir DIR');
     await stopLeftovers(runDir);
   } else {
-    throw new Error('usage: cp-cli.ts start [--run-dir DIR] [--k8s-version V] [--env-file FILE] | stop --run-dir DIR');
+    throw new Error('usage: cp-cli.ts start [--run-dir DIR] [--k8s-version V] [--write-env FILE] | stop --run-dir DIR');
   }
 }
 
