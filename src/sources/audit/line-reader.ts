@@ -18,7 +18,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { pipeline, Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { InputError } from '../source.js';
 
 export const CHUNK_SIZE = 1 << 20;
@@ -64,6 +64,8 @@ export interface InputReaderOptions {
 }
 
 const GZIP_MAGIC0 = 0x1f;
+/** Decompressed bytes gunzip may buffer ahead of the reader. */
+const GUNZIP_READ_AHEAD = 16 << 20;
 const GZIP_MAGIC1 = 0x8b;
 
 /**
@@ -347,8 +349,11 @@ export class InputReader {
     };
     if (first.length >= 2 && first[0] === GZIP_MAGIC0 && first[1] === GZIP_MAGIC1) {
       this.stats.compressed = true;
-      // gunzip reads concatenated members (rotated logs joined with `cat a.gz b.gz`).
-      const gunzip = createGunzip({ chunkSize: this.chunkSize });
+      // gunzip reads concatenated members (rotated logs joined with `cat a.gz b.gz`). A deep
+      // output buffer lets inflate (thread pool) run ahead while the line splitter works;
+      // with the default it stalls on back-pressure and the two take turns.
+      // (zlib passes its options on to the Transform constructor; @types/node omits highWaterMark.)
+      const gunzip = createGunzip({ chunkSize: this.chunkSize, highWaterMark: GUNZIP_READ_AHEAD } as ZlibOptions);
       pipeline(Readable.from(rest(), { objectMode: false }), gunzip, () => {
         /* errors surface through the async iterator below */
       });

@@ -507,27 +507,52 @@ export function classifyMessage(msg: string, structured: boolean, kv: () => KV):
   return undefined;
 }
 
+/** A key (and, for a sync, its duration) named by an uncatalogued line of another controller. */
+export interface OtherControllerLine {
+  key: string;
+  family: ControllerFamily;
+  /** Set for the DaemonSet / Job "Finished syncing …" lines: those syncs also call SatisfiedExpectations. */
+  durationMs?: number;
+}
+
 /**
- * Keys named by lines of other controllers that kexp does not catalogue in detail (≤1.26
- * printf), so the ≤1.26 attribution rule can tell a DaemonSet/Job key from a ReplicaSet key.
+ * Lines of other controllers that kexp does not catalogue in detail but needs: their keys (the
+ * ≤1.26 attribution rule must tell a DaemonSet/Job key from a ReplicaSet key) and the DaemonSet
+ * and Job sync intervals (their gate lines look exactly like the ReplicaSet's).
+ *   1.37: "Finished syncing daemon set" daemonset=… time=…; "Finished syncing job" key=… elapsed=…
+ *   ≤1.26: Finished syncing daemon set "ns/name" (1.2ms)   (the job form is caught by the catalogue)
  */
-const OTHER_KEY_RES: Array<[RegExp, ControllerFamily]> = [
-  [/^Finished syncing daemon set "((?:[^"\\]|\\.)*)"/, 'daemonset'],
-  [/^Finished syncing job "((?:[^"\\]|\\.)*)"/, 'job'],
+const OTHER_PRINTF_RES: Array<[RegExp, ControllerFamily]> = [
+  [/^Finished syncing daemon set "((?:[^"\\]|\\.)*)"(?: \(([^)]*)\))?/, 'daemonset'],
   [/^Finished syncing (?:deployment|statefulset|stateful set) "((?:[^"\\]|\\.)*)"/, 'other'],
 ];
 
-export function otherControllerKey(msg: string, kv: () => KV): { key: string; family: ControllerFamily } | undefined {
-  if (msg.startsWith('Finished syncing ')) {
-    for (const [re, family] of OTHER_KEY_RES) {
-      const m = re.exec(msg);
-      if (m) return { key: m[1]!, family };
+export function otherControllerKey(msg: string, kv: () => KV): OtherControllerLine | undefined {
+  if (!msg.startsWith('Finished syncing ')) return undefined;
+  for (const [re, family] of OTHER_PRINTF_RES) {
+    const m = re.exec(msg);
+    if (m) {
+      const out: OtherControllerLine = { key: m[1]!, family };
+      const d = m[2] !== undefined ? parseGoDuration(m[2]) : undefined;
+      if (d !== undefined) out.durationMs = d;
+      return out;
     }
-    // Structured: "Finished syncing daemon set" daemonset="ns/name", "Finished syncing job" key=…
-    const v = kv();
-    const key = objKey(v.daemonset ?? v.job ?? v.key ?? v.deployment ?? v.statefulSet);
-    const family = msg.includes('daemon') ? 'daemonset' : msg.includes('job') ? 'job' : 'other';
-    if (key) return { key, family };
   }
-  return undefined;
+  const v = kv();
+  let out: OtherControllerLine | undefined;
+  if (msg === 'Finished syncing daemon set') {
+    const key = objKey(v.daemonset);
+    if (key) out = { key, family: 'daemonset' };
+    const d = typeof v.time === 'string' ? parseGoDuration(v.time) : undefined;
+    if (out && d !== undefined) out.durationMs = d;
+  } else if (msg === 'Finished syncing job') {
+    const key = objKey(v.key);
+    if (key) out = { key, family: 'job' };
+    const d = typeof v.elapsed === 'string' ? parseGoDuration(v.elapsed) : undefined;
+    if (out && d !== undefined) out.durationMs = d;
+  } else if (msg === 'Finished syncing deployment' || msg === 'Finished syncing statefulset') {
+    const key = objKey(v.deployment ?? v.key);
+    if (key) out = { key, family: 'other' };
+  }
+  return out;
 }

@@ -23,6 +23,7 @@ import {
   type AuxKind,
   type ControllerFamily,
   type FamilyBasis,
+  type OtherControllerLine,
   classifyMessage,
   fileFamily,
   kindFamily,
@@ -136,8 +137,8 @@ export interface ParsedKcmLine {
   numbers?: Record<string, number>;
   /** Expectations line whose value names no key (v1.27+ renders it `{}`); the key must come from context. */
   keyless?: boolean;
-  /** A key named by an uncatalogued line of a non-ReplicaSet controller (≤1.26 attribution). */
-  otherKey?: { key: string; family: ControllerFamily };
+  /** Key (and sync duration) named by an uncatalogued line of another controller ("Finished syncing daemon set" …). */
+  otherKey?: OtherControllerLine;
 }
 
 /**

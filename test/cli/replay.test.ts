@@ -1,0 +1,104 @@
+/** `kexp replay` as a user runs it: spawn bin/run.js, check stdout, stderr and exit codes. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { kexp } from '../support/cli.js';
+import { RecordingBuilder } from '../support/recording-builder.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-cli-'));
+function write(name: string, text: string | Buffer): string {
+  const f = path.join(tmp, name);
+  fs.writeFileSync(f, text);
+  return f;
+}
+
+function leakRecording(): string {
+  const b = new RecordingBuilder();
+  b.namespace().replicaSet(0, 'ADDED');
+  b.advance(1000).namespace('Terminating');
+  b.advance(10).replicaSet(2);
+  b.advance(60_000).end();
+  return b.text();
+}
+
+function noStack(s: string): void {
+  assert.doesNotMatch(s, /\n\s+at .+\(.+:\d+:\d+\)/, 'no stack trace');
+}
+
+test('replay of a leaking recording: table on stdout, exit code 4 (leak)', () => {
+  const f = write('leak.kexp.jsonl', leakRecording());
+  const r = kexp(['replay', f]);
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stdout, /Verdict: LEAKED \[inferred\]/);
+  assert.match(r.stdout, /Controller gated by a leaked expectation/);
+  assert.equal(r.stderr, '');
+});
+
+test('replay -o json prints the Report only', () => {
+  const f = write('leak2.kexp.jsonl', leakRecording());
+  const r = kexp(['replay', f, '-o', 'json']);
+  const report = JSON.parse(r.stdout);
+  assert.equal(report.schemaVersion, 'kexp.report/v1');
+  assert.equal(report.replicaSets[0].verdict.state, 'leaked');
+});
+
+test('gzip input and stdin ("-") give the same verdict', () => {
+  const text = leakRecording();
+  const gz = write('leak.kexp.jsonl.gz', zlib.gzipSync(text));
+  const a = kexp(['replay', gz, '-o', 'json']);
+  const b = kexp(['replay', '-', '-o', 'json'], { input: text });
+  assert.equal(JSON.parse(a.stdout).replicaSets[0].verdict.state, 'leaked');
+  assert.equal(JSON.parse(b.stdout).replicaSets[0].verdict.state, 'leaked');
+});
+
+test('a malformed line: FILE:LINE on stderr, the rest is replayed, exit code 6', () => {
+  const lines = leakRecording().split('\n');
+  lines.splice(3, 0, '{"recv":"2026-11-30T10:00:01.000000Z","src":"pods","event":{"type":"ADDED"');
+  const f = write('bad.kexp.jsonl', lines.join('\n'));
+  const r = kexp(['replay', f]);
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, new RegExp(`${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:4: `));
+  assert.match(r.stdout, /Verdict: LEAKED/);
+  noStack(r.stderr);
+});
+
+test('an empty file: one line, exit code 6', () => {
+  const f = write('empty.jsonl', '');
+  const r = kexp(['replay', f]);
+  assert.equal(r.code, 6);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  assert.match(r.stderr, /empty/);
+  noStack(r.stderr);
+});
+
+test('an audit log given to replay points to kexp audit', () => {
+  const f = write('audit.log', JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'Metadata', auditID: 'x', stage: 'ResponseComplete', verb: 'get', requestURI: '/api' }) + '\n');
+  const r = kexp(['replay', f]);
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, /kexp audit/);
+});
+
+test('a missing file: one line naming it, exit code 6', () => {
+  const r = kexp(['replay', path.join(tmp, 'nope.jsonl')]);
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, /nope\.jsonl/);
+  noStack(r.stderr);
+});
+
+test('bad flags: --rs without a namespace and an unknown --k8s-version exit 2', () => {
+  const f = write('ok.kexp.jsonl', leakRecording());
+  assert.equal(kexp(['replay', f, '--rs', 'web']).code, 2);
+  const r = kexp(['replay', f, '--k8s-version', 'v2.0']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /outside what kexp models/);
+});
+
+test('--rs filters to one ReplicaSet and warns when it is absent', () => {
+  const f = write('ok2.kexp.jsonl', leakRecording());
+  const r = kexp(['replay', f, '--rs', 'shop/other', '-o', 'json']);
+  assert.equal(JSON.parse(r.stdout).replicaSets.length, 0);
+  assert.match(r.stderr, /shop\/other does not appear/);
+});
