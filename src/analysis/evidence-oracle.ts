@@ -23,6 +23,7 @@
  * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
  */
 import type { CreateResult, DeleteResult, PodControl } from '../model/replicaset-controller.js';
+import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../model/pod-ranking.js';
 import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
 import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
 import type { Basis } from './report-types.js';
@@ -33,8 +34,8 @@ export const DEFAULT_MATCH_WINDOW_MS = 5000;
 /**
  * A watch shows when a write's consequence arrived, not when the API call returned. A sync
  * lasts until its last call returns (events meanwhile only mark the key dirty), so the
- * arrival time is used as the call's completion, capped at this long after the sync started:
- * a later arrival means a slow informer, not a slow call.
+ * arrival time is used as the call's completion, capped at this long after the previous
+ * call completed: a longer pause means a slow informer, not a slow call.
  */
 export const MAX_WATCH_CALL_MS = 1000;
 
@@ -84,6 +85,13 @@ export class EvidenceOracle implements PodControl {
   sawEvents = false;
   /** True when the input declares it watches Events (recording header), even if none arrived. */
   eventsWatched = false;
+  /**
+   * Creation rounds still running past the look-ahead window (e.g. 500 creates throttled at
+   * 20 qps take ~25 s): later ADDs of the ReplicaSet's new pods keep extending the sync.
+   */
+  private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; evidence?: RoundEvidence }>();
+  /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
+  onRoundProgress?: (rsKey: string, doneAt: number) => void;
 
   constructor(
     private readonly look: Lookahead,
@@ -189,6 +197,7 @@ export class EvidenceOracle implements PodControl {
     }
     // 2. Watch evidence: ADDs of new pods controlled by this RS.
     const pending = new Set<string>();
+    let lastDone = at;
     for (const e of this.window(at, 0)) {
       if (plan.length >= n) break;
       if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType === 'DELETED') continue;
@@ -202,9 +211,13 @@ export class EvidenceOracle implements PodControl {
       pending.add(uid);
       sources.push(e.source);
       pods.push(objectKey(p.metadata));
-      plan.push({ ok: true, pod: p.metadata.name, doneAt: Math.min(e.at, at + MAX_WATCH_CALL_MS) });
+      // Calls run in slow-start batches one after another: a long round keeps progressing as
+      // long as its ADDs keep coming; a pause longer than a call means a slow informer.
+      lastDone = Math.min(e.at, lastDone + MAX_WATCH_CALL_MS);
+      plan.push({ ok: true, pod: p.metadata.name, doneAt: lastDone });
     }
     if (pending.size) this.pendingOwnWrites.set(rsKey, pending);
+    const assumedBefore = plan.length;
     let basis: Basis = 'inferred';
     let note: string | undefined;
     if (plan.length < n) {
@@ -241,8 +254,50 @@ export class EvidenceOracle implements PodControl {
         }
       }
     }
-    this.roundEvidence.set(round, { basis, note, sources, pods });
+    const assumed = plan.slice(assumedBefore).filter((r) => r.ok).length;
+    if (assumed > 0 && !this.look.exhausted() && rs.metadata.uid) {
+      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: assumed, lastDone, pods });
+      // Still running: expect its next call to return within MAX_WATCH_CALL_MS.
+      const last = plan[plan.length - 1]!;
+      last.doneAt = lastDone + MAX_WATCH_CALL_MS;
+    } else this.runningRounds.delete(rsKey);
+    const evidence: RoundEvidence = { basis, note, sources, pods };
+    const running = this.runningRounds.get(rsKey);
+    if (running) running.evidence = evidence;
+    this.roundEvidence.set(round, evidence);
     return plan;
+  }
+
+  /**
+   * Called for each event before the syncs due ahead of it run: an ADD that continues a
+   * running creation round (a new pod of the ReplicaSet arriving within MAX_WATCH_CALL_MS
+   * of the previous one) is attributed to it and extends the sync's duration.
+   */
+  beforeSyncs(e: TimelineEvent): void {
+    if (this.runningRounds.size === 0 || e.type !== 'observed' || e.kind !== 'Pod' || e.watchType !== 'ADDED') return;
+    const p = e.object;
+    const owner = podOwnerUid(p);
+    const uid = p.metadata.uid;
+    if (!owner || !uid || this.attributedPods.has(uid)) return;
+    const key = `${p.metadata.namespace}/${controllerRefOf(p.metadata)?.name}`;
+    const r = this.runningRounds.get(key);
+    if (!r || r.rsUid !== owner) return;
+    if (e.at > r.lastDone + MAX_WATCH_CALL_MS) {
+      this.runningRounds.delete(key);
+      return;
+    }
+    this.attributedPods.add(uid);
+    r.lastDone = e.at;
+    r.pods.push(objectKey(p.metadata));
+    if (--r.pending <= 0) {
+      this.runningRounds.delete(key);
+      // Every create of the round has now been observed: the outcome is no longer a guess.
+      if (r.evidence) {
+        r.evidence.basis = 'inferred';
+        r.evidence.note = undefined;
+      }
+      this.onRoundProgress?.(key, e.at);
+    } else this.onRoundProgress?.(key, e.at + MAX_WATCH_CALL_MS);
   }
 
   /**
@@ -299,10 +354,18 @@ export class EvidenceOracle implements PodControl {
       if (chosen.length >= n) break;
       if (!chosenKeys.has(objectKey(p.metadata))) chosen.push(p);
     }
-    const differ = chosen.filter((p) => !predictedKeys.has(objectKey(p.metadata))).map((p) => objectKey(p.metadata));
+    const differ = chosen.filter((p) => !predictedKeys.has(objectKey(p.metadata)));
+    const chosenSet = new Set(chosen.map((p) => objectKey(p.metadata)));
+    const dropped = predicted.filter((p) => !chosenSet.has(objectKey(p.metadata)));
+    // Pods the ranking cannot tell apart are ordered by Go's unstable sort: not a disagreement.
+    const ranks = new Map(active.map((p, i) => [p, rankPodsByRelatedPodsOnSameNode(active, active)[i] ?? 0]));
+    const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at }) === 0));
+    const names = differ.map((p) => objectKey(p.metadata)).join(', ');
     return {
       pods: chosen,
-      note: `the input shows ${differ.join(', ')} deleted, which kexp's ranking did not predict (ties in the controller's unstable sort, or another actor deleting pods)`,
+      note: tied
+        ? `tie: ${names} ranked equal to kexp's choice; the controller's unstable sort picked it (taken from the input)`
+        : `the input shows ${names} deleted, which kexp's ranking did not predict (another actor deleting pods, or state kexp did not see)`,
     };
   }
 

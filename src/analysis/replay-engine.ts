@@ -169,6 +169,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   let done = false;
   const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs);
   oracle.eventsWatched = opts.eventsWatched ?? false;
+  oracle.onRoundProgress = (key, until) => controller.extendBusy(key, until);
   const tracks = new Map<string, RsTrack>();
   const track = (key: string): RsTrack => {
     let t = tracks.get(key);
@@ -343,6 +344,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (!(await pull())) break;
     }
     current = undefined;
+    oracle.beforeSyncs(e);
     controller.runDue(e.at);
     drainExpectations();
     buf.shift();

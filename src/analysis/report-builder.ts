@@ -378,7 +378,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end:
     });
   }
   // 10. Prediction differences.
-  const notes = t.rounds.filter((r) => r.sync.delete?.note || r.evidence?.basis === 'unknown');
+  const notes = t.rounds.filter((r) => (r.sync.delete?.note && !r.sync.delete.note.startsWith('tie:')) || r.evidence?.basis === 'unknown');
   if (notes.length) {
     f.push({
       id: 'input-disagrees-with-model',

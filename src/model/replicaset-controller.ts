@@ -301,6 +301,11 @@ export class ReplicaSetController {
     set.add(key);
   }
 
+  /** The sync of `key` in progress is now known to last until `until` (its calls are still returning). */
+  extendBusy(key: string, until: number): void {
+    if (this.busyUntil.has(key)) this.busyUntil.set(key, until);
+  }
+
   /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
   deliverPodTombstone(stale: Pod, at: number): void {
     const key = objectKey(stale.metadata);

@@ -6,6 +6,7 @@
  */
 import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
+import { renderChart } from './chart.js';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 const MAX_ROUNDS = 20;
@@ -42,7 +43,7 @@ function table(head: string[]): Table.Table {
   return new Table({ head, style: PLAIN, wordWrap: false });
 }
 
-function renderRS(r: ReplicaSetReport, width: number): string {
+function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; start?: string; end?: string }): string {
   const out: string[] = [];
   out.push(`ReplicaSet ${r.key}${r.uid ? `  (uid ${r.uid})` : ''}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`);
   out.push(`  Verdict: ${r.verdict.state.toUpperCase()} [${r.verdict.basis}] — ${r.verdict.summary}`);
@@ -53,6 +54,8 @@ function renderRS(r: ReplicaSetReport, width: number): string {
       (r.syncs.byOutcome.gated ? ` (${r.syncs.byOutcome.gated} gated)` : ''),
   );
   out.push(`  Before ${t(r.initialState.until) === '—' ? 'any round' : t(r.initialState.until)}: expectations unknown (${r.initialState.reason}).`);
+  out.push('');
+  out.push(renderChart(r, { width, ...chart }));
   out.push('');
   out.push('  Gated windows');
   if (r.gatedWindows.length === 0) out.push('    none: the controller was never gated on its own writes in the covered time');
@@ -101,12 +104,16 @@ function renderRS(r: ReplicaSetReport, width: number): string {
   return out.join('\n');
 }
 
-/** The whole report as text, `width` columns wide (default 100). */
-export function renderTable(report: Report, width = 100): string {
+/**
+ * The whole report as text, `width` columns wide (default 100). `color` (default false) colours
+ * the per-ReplicaSet timeline chart; decide it with useColor() from ./color.js.
+ */
+export function renderTable(report: Report, width = 100, opts: { color?: boolean } = {}): string {
   const out: string[] = [];
   if (report.replicaSets.length === 0) out.push('No ReplicaSet found in the input.');
+  const chart = { color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
   for (const r of report.replicaSets) {
-    out.push(renderRS(r, width));
+    out.push(renderRS(r, width, chart));
     out.push('');
   }
   const cov = report.coverage;

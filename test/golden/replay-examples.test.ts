@@ -10,7 +10,7 @@ import path from 'node:path';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
 import { validateReport } from '../support/report-schema.js';
 
-const examples = fs.readdirSync('examples').filter((f) => f.endsWith('.kexp.jsonl')).sort();
+const examples = fs.readdirSync('examples').filter((f) => /\.kexp\.jsonl(\.gz)?$/.test(f)).sort();
 const update = process.env.KEXP_UPDATE_GOLDEN === '1';
 
 test('examples/ holds at least four recordings', () => {
@@ -23,7 +23,7 @@ for (const f of examples) {
     const { report, problems } = await replayFiles({ files: [file] });
     assert.deepEqual(problems, []);
     assert.deepEqual(validateReport(report), []);
-    const golden = path.join('examples', 'golden', f.replace(/\.kexp\.jsonl$/, '.report.json'));
+    const golden = path.join('examples', 'golden', f.replace(/\.kexp\.jsonl(\.gz)?$/, '.report.json'));
     const text = JSON.stringify(report, null, 2) + '\n';
     if (update || !fs.existsSync(golden)) {
       if (!update) assert.fail(`${golden} is missing; run npm run update-golden`);

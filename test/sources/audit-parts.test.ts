@@ -15,6 +15,11 @@ describe('parseMicroTime', () => {
     assert.equal(parseMicroTime('2025-03-04T12:15:02.131977+02:00'), Date.parse('2025-03-04T10:15:02.131Z') + 0.977);
     assert.equal(parseMicroTime('2025-03-04T10:15:02.1320000Z'), Date.parse('2025-03-04T10:15:02.132Z'));
     assert.equal(parseMicroTime('yesterday'), undefined);
+    assert.equal(parseMicroTime('2025-03-04T10:15:61.000000Z'), undefined);
+    assert.equal(parseMicroTime('2025-03-04T10:15:0x.000000Z'), undefined);
+    // the minute cache must not leak between different minutes
+    assert.equal(parseMicroTime('2025-03-04T10:16:00.000001Z'), Date.parse('2025-03-04T10:16:00Z') + 0.001);
+    assert.equal(parseMicroTime('2025-03-04T10:15:59.999999Z'), Date.parse('2025-03-04T10:15:59.999Z') + 0.999);
     assert.equal(parseMicroTime(17), undefined);
   });
 });

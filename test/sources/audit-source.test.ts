@@ -567,6 +567,15 @@ describe('audit source: gzip and stdin', () => {
     assert.equal(z.source.summary().compressed, true);
   });
 
+  it('a UTF-8 BOM and CRLF line endings change nothing', async () => {
+    const crlf = join(dir, 'windows.log');
+    writeFileSync(crlf, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(plain.toString('utf8').replace(/\n/g, '\r\n'))]));
+    const p = await collect(fx('v1-requestresponse.log'));
+    const w = await collect(crlf);
+    assert.deepEqual(w.problems, []);
+    assert.deepEqual(withoutSource(w.events), withoutSource(p.events));
+  });
+
   it('damaged gzip → InputError naming the file', async () => {
     const bad = join(dir, 'damaged.log.gz');
     writeFileSync(bad, gz.subarray(0, gz.length - 40));

@@ -108,7 +108,7 @@ test('real v1.37.2 output (expectations logged as {}): the leak is reconstructed
     const leak = gt.gatedWindows[3]!;
     assert.deepEqual(leak.leaked, { add: 0, del: 1 });
     assert.equal(leak.leakedBasis, 'reconstructed');
-    assert.equal(leak.gatedSyncs, 17);
+    assert.equal(leak.gatedSyncs, 18);
     assert.ok(leak.end! - leak.start > 5 * 60_000, 'expired only after ExpectationsTimeout');
     assert.equal(gt.clobbers.length, 1);
     assert.ok(gt.clobbers[0]!.at > leak.end! && gt.clobbers[0]!.at - leak.end! < 1);

@@ -109,7 +109,9 @@ export interface AuditFileSummary {
   /** Epoch ms of the earliest / latest audit record read (incl. the file's last line). */
   start?: number;
   end?: number;
+  /** Uncompressed bytes read. */
   bytes: number;
+  /** Lines (NDJSON), top-level JSON values (pretty/array input) or YAML documents read. */
   linesRead: number;
   linesSkippedByPrefilter: number;
   /** Wrapped records (EKS/AKS) skipped by the prefilter without parsing. */
@@ -277,10 +279,6 @@ const PEEK_BYTES = 8 << 20;
 /** A YAML stream starts with `---`, a directive, a comment, a `key:` line or a `- ` list item. */
 const YAML_START_RE = /^(---|%YAML|#|"?[A-Za-z_][\w./-]*"?\s*:(\s|$)|- )/;
 
-function formatOf(c: ReturnType<typeof classifyValue>): AuditFormat | undefined {
-  return c.audit ? c.format : undefined;
-}
-
 function rejectValue(file: string, line: number, what: string, hint: string): InputError {
   return new InputError(file, line, `this is ${what}, not an apiserver audit log; ${hint}`);
 }
@@ -395,7 +393,7 @@ const V1BETA1_TS_RE = /"timestamp"\s*:\s*"([^"]+)"/;
 interface ObjMemo {
   uid?: string;
   rv?: string;
-  /** Full last object (not kept for pods; their deletes return the pod). */
+  /** Full last object (ReplicaSets and Namespaces only; pod deletes return the pod). */
   obj?: unknown;
 }
 
@@ -649,7 +647,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       const memo: ObjMemo = {};
       if (uid !== undefined) memo.uid = uid;
       if (rv !== undefined) memo.rv = rv;
-      if (kind !== 'Pod') memo.obj = obj;
+      // Full objects only for the few, small-numbered kinds whose delete answers with a Status.
+      if (kind === 'ReplicaSet' || kind === 'Namespace') memo.obj = obj;
       objects.set(key, memo);
     }
     const ev = { type: 'observed', at, atBasis: 'audit-stage', source, kind, watchType, object: obj } as ObservedEvent;
@@ -660,7 +659,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   const handleText = (line: Line): void => {
     let v: unknown;
     try {
-      v = JSON.parse(line.text);
+      v = JSON.parse(line.no === 1 && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text);
     } catch (e) {
       summary.malformedLines++;
       const t = line.text.trimStart();

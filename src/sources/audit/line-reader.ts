@@ -10,14 +10,17 @@
  * readline / split2 manage ~80–90 MB/s, an own Buffer splitter (`indexOf(10)`, parse per line)
  * ~200 MB/s, and the same splitter with a byte-level prefilter (parse only ~1 % of lines)
  * ~670 MB/s plain and ~740 MB/s gzip. Audit logs are GBs of leases, configmaps and node
- * heartbeats of which kexp needs a few percent, so the prefilter is the hot path. The needle
- * must be searched only inside the line slice: an unbounded `buf.indexOf(needle, start)` walks
- * the rest of the chunk for every line that lacks it (the §B.6 run dropped to 6 MB/s).
+ * heartbeats of which kexp needs a few percent, so the prefilter is the hot path. A needle
+ * must never be searched past the line: an unbounded `buf.indexOf(needle, start)` from every
+ * line start walks the rest of the chunk for each line that lacks it (the §B.6 run dropped to
+ * 6 MB/s). `NeedleScanner` below keeps the position of the next occurrence instead, so each
+ * byte is scanned once and no per-line Buffer views are allocated. Our own numbers, on a
+ * generated 1 GB log, are in bench/audit/RESULTS.md.
  * Over-long lines are kept as a list of pieces (one `Buffer.concat` at the end) and are
  * dropped once they exceed `maxLineBytes`; gzip/stream errors propagate as InputError.
  */
 import { createReadStream } from 'node:fs';
-import { pipeline, Readable } from 'node:stream';
+import { PassThrough, pipeline, Readable } from 'node:stream';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { InputError } from '../source.js';
 
@@ -64,9 +67,11 @@ export interface InputReaderOptions {
 }
 
 const GZIP_MAGIC0 = 0x1f;
+const GZIP_MAGIC1 = 0x8b;
 /** Decompressed bytes gunzip may buffer ahead of the reader. */
 const GUNZIP_READ_AHEAD = 16 << 20;
-const GZIP_MAGIC1 = 0x8b;
+/** File bytes read ahead of the reader. */
+const READ_AHEAD = 8 << 20;
 
 /**
  * One input, read once. Use `peek()` to sniff the format, then exactly one of `lines()`,
@@ -89,6 +94,7 @@ export class InputReader {
   private readonly maxLineBytes: number;
   private iter: AsyncIterator<Buffer> | undefined;
   private source: Readable | undefined;
+  private file_: Readable | undefined;
   private readonly peeked: Buffer[] = [];
   private ended = false;
   /** Raw bytes of the last line seen by `lines()` (its buffer stays referenced, nothing copied). */
@@ -276,7 +282,10 @@ export class InputReader {
   close(): void {
     this.ended = true;
     this.peeked.length = 0;
-    if (this.source && this.file !== '-') this.source.destroy();
+    if (this.file !== '-') {
+      this.file_?.destroy();
+      this.source?.destroy();
+    }
   }
 
   private async next(): Promise<Buffer | undefined> {
@@ -318,10 +327,19 @@ export class InputReader {
   }
 
   private async open(): Promise<AsyncIterator<Buffer>> {
-    const source: Readable =
-      this.file === '-'
-        ? (this.opts.stdin ?? process.stdin)
-        : createReadStream(this.file, { highWaterMark: this.chunkSize });
+    let source: Readable;
+    if (this.file === '-') source = this.opts.stdin ?? process.stdin;
+    else {
+      // 1 MiB reads, but up to READ_AHEAD bytes buffered in front of the splitter so the
+      // thread-pool reads keep going while a chunk is being scanned (otherwise the two take turns).
+      const file = createReadStream(this.file, { highWaterMark: this.chunkSize });
+      const ahead = new PassThrough({ highWaterMark: READ_AHEAD });
+      pipeline(file, ahead, () => {
+        /* errors surface through the async iterator below */
+      });
+      source = ahead;
+      this.file_ = file;
+    }
     this.source = source;
     const raw = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];
@@ -585,12 +603,6 @@ function endsWith(buf: Buffer, at: number, suffix: Buffer): boolean {
 /** A scanner for `"key"` or, escaped, `\"key\"`. */
 export function keyScanner(key: string, escaped = false): NeedleScanner {
   return new NeedleScanner(Buffer.from(escaped ? `\\"${key}\\"` : `"${key}"`, 'latin1'));
-}
-
-/** True when any of the needles occurs inside the line slice. */
-export function containsAny(line: Buffer, needles: readonly Buffer[]): boolean {
-  for (const n of needles) if (line.indexOf(n) >= 0) return true;
-  return false;
 }
 
 function countByte(b: Buffer, byte: number): number {

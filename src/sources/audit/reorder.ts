@@ -55,11 +55,6 @@ export class ReorderBuffer<T extends Timed> {
     h[i] = e;
   }
 
-  /** True when `drain()` would release something. */
-  ready(): boolean {
-    return this.heap.length > 0 && this.heap[0]!.at <= this.newest - this.windowMs;
-  }
-
   /** The oldest item if it is at least `windowMs` older than the newest (any item when `all`). */
   popReady(all = false): T | undefined {
     const h = this.heap;

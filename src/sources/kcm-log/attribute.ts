@@ -1,48 +1,64 @@
 /**
  * Deciding which ReplicaSet a parsed KCM line is about — and whether it is about a ReplicaSet
- * at all. Two passes over the file:
+ * at all. Two passes over the file.
  *
- * Pass 1 (`FactsBuilder`) collects, from lines whose controller is certain:
- * - the keys of ReplicaSets (`rsKeys`) and of other controllers' objects (`otherKeys`);
- * - every ReplicaSet sync as an interval [end − duration, end] from `"Finished syncing"`;
- * - every `"Too few replicas"` line (its `creating` is the `add` of the Setting before it).
+ * Pass 1 (`FactsBuilder`) collects:
+ * - the keys named by lines whose controller is certain: ReplicaSets (`rsKeys`) and objects of
+ *   other controllers (`otherKeys`: ReplicationControllers, DaemonSets, Jobs, …);
+ * - every sync as an interval [end − duration, end]: ReplicaSet / ReplicationController
+ *   `"Finished syncing"` (kind=…), DaemonSet `"Finished syncing daemon set"`, Job
+ *   `"Finished syncing job"` (these controllers share the expectations code);
+ * - the `"Too few replicas"` and `"Controller waiting on deletions"` lines and the positions of
+ *   the keyless `"Setting expectations"` lines, which it pairs (see rule 3).
  *
  * Pass 2 (`Resolver`) applies the ATTRIBUTION RULE to each catalogued line:
  *
- * 1. A line whose writer is certain keeps that writer: contextual logger name (1.27+:
- *    `replicaset-controller`, `replicationcontroller-controller`, `daemonset-controller`,
- *    `job-controller`, …), else a `kind=` key, else the kind named in a printf message
- *    (`Finished syncing ReplicaSet "…"`, `Too few replicas for ReplicationController …`), else
- *    the caller file of controller-specific code (daemon_controller.go, job_controller.go).
- *    Only `replicaset` lines are kept; the rest are excluded and counted per controller.
- * 2. A line from shared code without a logger — controller_utils.go (expectations and pod
- *    control serve the RS, RC, DaemonSet and Job controllers), replica_set.go (RS and RC share
- *    it), `"Unhandled Error"` (logger `UnhandledError`) — is attributed to a ReplicaSet only if
- *    its key is the key of a ReplicaSet named by a certain RS line elsewhere in the file and of
- *    no object named by a certain non-RS line. Otherwise it is `ambiguous`: skipped and counted.
- * 3. 1.27+ expectations lines render the expectations struct as `{}` (no key, no counters),
- *    (events whose rsKey/add/del were filled this way carry numbers.fromContext = 1),
- *    and `"Clobbering existing delete keys"` never names its controller. Their ReplicaSet comes
- *    from the lines the same call path writes next to them (controller-semantics.md §1–§5):
- *    - `Setting expectations`: the `"Controller waiting on deletions"` just before it
- *      (ExpectDeletions; del = number of distinct keys) or the `"Too few replicas"` just after
- *      it (ExpectCreations; add = creating), whichever is nearer in time;
- *    - `Lowered expectations`: the most recent unconsumed anchor — `"Controller received delete
- *      for pod"` (1 deletion), `"Slow-start failure"` (podsSkipped creations), `"Pod created"`
- *      (1 creation; its ReplicaSet from the pod name `<rs-name>-xxxxx` when that names exactly
- *      one known ReplicaSet);
- *    - fulfilled / expired / still waiting: the ReplicaSet sync whose interval contains the line
- *      and that started closest before it (SatisfiedExpectations runs first in syncReplicaSet);
- *      syncs that logged "never recorded" or "deleted" are not candidates;
+ * 1. A line whose writer is certain keeps that writer: the contextual logger name
+ *    (`replicaset-controller`, `replicationcontroller-controller`, `daemonset-controller`,
+ *    `job-controller`, …), else a `kind=` key, else the kind a printf message names
+ *    (`Finished syncing ReplicaSet "…"`, `Too few replicas for ReplicationController …`), else the
+ *    caller file of controller-specific code (daemon_controller.go, job_controller.go).
+ *    Only ReplicaSet lines are emitted; the others are counted per controller and skipped.
+ * 2. A line from shared code without a logger — controller_utils.go (expectations and pod control
+ *    serve the RS, RC, DaemonSet and Job controllers), replica_set.go (RS and RC share it),
+ *    `"Unhandled Error"` (logger `UnhandledError`) — that names a key is a ReplicaSet line only if
+ *    that key is named by a certain ReplicaSet line elsewhere in the file and by no certain line
+ *    of another controller; a key named only by other controllers' lines excludes it; otherwise
+ *    the line is `ambiguous`: skipped and counted. NOTE: the real v1.37 KCM writes the sync path
+ *    (Setting/gate/"Too few replicas"/"waiting on deletions"/…) WITHOUT a logger name; only the
+ *    informer-handler lines ("Adding", "Pod created", "Lowered expectations" after it, …) have
+ *    `logger="replicaset-controller"`. So this rule, not rule 1, decides most sync lines.
+ * 3. v1.27+ renders the expectations struct as `{}` (no key, no counters), and
+ *    `"Clobbering existing delete keys"` never names its controller. Such a line takes its key —
+ *    and, without a logger, its controller — from the lines the same call path writes next to it
+ *    (controller-semantics.md §1–§5):
+ *    - `Setting expectations`: ExpectDeletions logs `"Controller waiting on deletions"` just
+ *      before it (del = number of distinct keys); manageReplicas logs `"Too few replicas"` just
+ *      after ExpectCreations (add = creating). Pairs are formed over the whole file, nearest in
+ *      time first, within PAIR_MS;
+ *    - `Lowered expectations`: the most recent unconsumed anchor within CONTEXT_MS —
+ *      `"Controller received delete for pod"` (1 deletion), `"Slow-start failure"` (podsSkipped
+ *      creations), `"Pod created"` (1 creation; its ReplicaSet from the pod name `<rs-name>-xxxxx`
+ *      when that names exactly one known ReplicaSet);
+ *    - fulfilled / expired / still waiting: a sync whose interval contains the line. Each RS/RC
+ *      sync logs one such line (SatisfiedExpectations is the first thing syncReplicaSet does);
+ *      syncs that logged "never recorded" or "deleted" have none. DaemonSet and Job syncs absorb
+ *      their own gate lines. All (line, sync) candidates of the file are ranked by how well the
+ *      line fits the sync's start (a few µs after it; a line before the computed start costs
+ *      4×) and assigned greedily. Two syncs started within a few µs that log the same decision
+ *      cannot be told apart; which gets which line is then arbitrary, both get the right decision;
  *    - clobbering: the `"Controller waiting on deletions"` just before it.
- *    Anchors are only looked for within CONTEXT_MS. A line left without a ReplicaSet is still
- *    emitted (rsKey undefined) and counted as unresolved.
+ *    Events whose rsKey/add/del were filled this way carry numbers.fromContext = 1. A line with
+ *    `logger="replicaset-controller"` but no matching context is still emitted (rsKey undefined)
+ *    and counted as unresolved; a line without a logger and without context is ambiguous.
  */
 import type { ControllerLogEvent } from '../../timeline/event.js';
 import type { ControllerFamily, ParsedKcmLine } from './parse-line.js';
 
-/** How far (log time) context anchors are looked for. The paired lines are µs apart. */
+/** How far (log time) anchors of Lowered / Clobbering lines are looked for. The pairs are µs apart. */
 export const CONTEXT_MS = 1000;
+/** How far apart a keyless Setting and its "Too few replicas" / "waiting on deletions" may be. */
+export const PAIR_MS = 100;
 /** Tolerance when placing a line inside a sync interval (header times are truncated to µs). */
 const SYNC_TOL_MS = 0.01;
 /**
@@ -52,24 +68,37 @@ const SYNC_TOL_MS = 0.01;
  * before the computed start still count as inside.
  */
 const SYNC_START_SLACK_MS = 5;
-/** ExpectationsTimeout (controller_utils.go): 5 minutes, in every version. */
-const EXPECTATIONS_TIMEOUT_MS = 5 * 60_000;
 /** Longest message text kept on an event. */
 const MESSAGE_MAX = 1000;
+
+/** A family after the key rule: decided, or `ambiguous`. */
+type Resolved = ControllerFamily | 'ambiguous';
+
+const DECIDED_NON_RS = new Set<ControllerFamily>(['replicationcontroller', 'daemonset', 'job', 'other']);
+const UNDECIDED = new Set<ControllerFamily>(['rs-or-rc', 'unknown']);
 
 interface SyncSpan {
   key: string;
   start: number;
   end: number;
+  family: Resolved;
+  /** DaemonSet / Job syncs: may hold any number of gate lines (never taken). */
+  absorber: boolean;
   taken: boolean;
 }
 
-interface TooFew {
+interface Anchor {
   line: number;
   at: number;
   key: string;
-  creating?: number;
-  claimed: boolean;
+  family: Resolved;
+}
+
+interface SettingMatch {
+  key: string;
+  family: Resolved;
+  add: number;
+  del: number;
 }
 
 export interface FileFacts {
@@ -77,59 +106,185 @@ export interface FileFacts {
   otherKeys: Map<string, ControllerFamily>;
   syncs: SyncSpan[];
   maxSyncMs: number;
-  tooFew: TooFew[];
+  /** Keyless "Setting expectations" line → what the paired line says. */
+  settings: Map<number, SettingMatch>;
+  /** Keyless gate line (fulfilled / expired / still waiting) → the sync it belongs to. */
+  gates: Map<number, { key: string; family: Resolved }>;
 }
 
-const DECIDED_NON_RS = new Set<ControllerFamily>(['replicationcontroller', 'daemonset', 'job', 'other']);
+function keyRule(facts: Pick<FileFacts, 'rsKeys' | 'otherKeys'>, key: string | undefined): Resolved {
+  if (!key) return 'ambiguous';
+  const rs = facts.rsKeys.has(key);
+  const other = facts.otherKeys.get(key);
+  if (rs && !other) return 'replicaset';
+  if (other && !rs) return other;
+  return 'ambiguous';
+}
+
+function settle(facts: Pick<FileFacts, 'rsKeys' | 'otherKeys'>, family: ControllerFamily, key: string | undefined): Resolved {
+  return UNDECIDED.has(family) ? keyRule(facts, key) : family;
+}
 
 export class FactsBuilder {
   private readonly rsKeys = new Set<string>();
   private readonly otherKeys = new Map<string, ControllerFamily>();
-  private readonly syncs: SyncSpan[] = [];
-  private readonly tooFew: TooFew[] = [];
-  private readonly neverRecorded: Array<{ key: string; at: number }> = [];
-  private readonly deleted: Array<{ key: string; at: number }> = [];
+  private readonly syncs: Array<SyncSpan & { rawFamily: ControllerFamily }> = [];
+  private readonly tooFew: Array<Anchor & { rawFamily: ControllerFamily; creating?: number }> = [];
+  private readonly waitings: Array<Anchor & { rawFamily: ControllerFamily; count: number }> = [];
+  private readonly keylessSettings: Array<{ line: number; at: number; rsLogger: boolean }> = [];
+  private readonly keylessGates: Array<{ line: number; at: number; rsLogger: boolean }> = [];
+  private readonly gateless: Array<{ key: string; at: number }> = [];
 
   add(rec: ParsedKcmLine, line: number): void {
     if (rec.family === 'replicaset') {
       if (rec.rsKey) this.rsKeys.add(rec.rsKey);
-      const k = rec.rsKey;
-      if (!k) return;
-      if (rec.kind === 'finished-syncing' && rec.numbers?.durationMs !== undefined) {
-        this.syncs.push({ key: k, start: rec.at - rec.numbers.durationMs, end: rec.at, taken: false });
-      } else if (rec.kind === 'too-few-replicas') {
-        const t: TooFew = { line, at: rec.at, key: k, claimed: false };
-        if (rec.numbers?.creating !== undefined) t.creating = rec.numbers.creating;
-        this.tooFew.push(t);
-      } else if (rec.kind === 'never-recorded') this.neverRecorded.push({ key: k, at: rec.at });
-      else if (rec.kind === 'rs-deleted-sync') this.deleted.push({ key: k, at: rec.at });
     } else if (DECIDED_NON_RS.has(rec.family)) {
       if (rec.rsKey) this.otherKeys.set(rec.rsKey, rec.family);
       if (rec.otherKey) this.otherKeys.set(rec.otherKey.key, rec.otherKey.family);
     }
+    if (rec.otherKey?.durationMs !== undefined && (rec.otherKey.family === 'daemonset' || rec.otherKey.family === 'job')) {
+      this.pushSync(rec.otherKey.key, rec.at, rec.otherKey.durationMs, rec.otherKey.family);
+    }
+    const k = rec.rsKey;
+    switch (rec.kind) {
+      case 'finished-syncing':
+        if (k && rec.numbers?.durationMs !== undefined) this.pushSync(k, rec.at, rec.numbers.durationMs, rec.family);
+        break;
+      case 'too-few-replicas':
+        if (k) {
+          const a: Anchor & { rawFamily: ControllerFamily; creating?: number } = { line, at: rec.at, key: k, family: 'ambiguous', rawFamily: rec.family };
+          if (rec.numbers?.creating !== undefined) a.creating = rec.numbers.creating;
+          this.tooFew.push(a);
+        }
+        break;
+      case 'waiting-on-deletions':
+        if (k) this.waitings.push({ line, at: rec.at, key: k, family: 'ambiguous', rawFamily: rec.family, count: new Set(rec.keys ?? []).size });
+        break;
+      case 'setting-expectations':
+        if (rec.keyless && !DECIDED_NON_RS.has(rec.family)) this.keylessSettings.push({ line, at: rec.at, rsLogger: rec.family === 'replicaset' });
+        break;
+      case 'expectations-fulfilled':
+      case 'expectations-expired':
+      case 'still-waiting':
+        if (rec.keyless && !DECIDED_NON_RS.has(rec.family)) this.keylessGates.push({ line, at: rec.at, rsLogger: rec.family === 'replicaset' });
+        break;
+      case 'never-recorded':
+      case 'rs-deleted-sync':
+        if (k) this.gateless.push({ key: k, at: rec.at });
+        break;
+      default:
+        break;
+    }
+  }
+
+  private pushSync(key: string, end: number, durationMs: number, family: ControllerFamily): void {
+    const absorber = family === 'daemonset' || family === 'job';
+    this.syncs.push({ key, start: end - durationMs, end, family: 'ambiguous', rawFamily: family, absorber, taken: false });
   }
 
   finish(): FileFacts {
+    const base = { rsKeys: this.rsKeys, otherKeys: this.otherKeys };
+    for (const s of this.syncs) s.family = settle(base, s.rawFamily, s.key);
+    for (const a of this.tooFew) a.family = settle(base, a.rawFamily, a.key);
+    for (const a of this.waitings) a.family = settle(base, a.rawFamily, a.key);
     this.syncs.sort((a, b) => a.start - b.start || a.end - b.end);
     let maxSyncMs = 0;
     for (const s of this.syncs) maxSyncMs = Math.max(maxSyncMs, s.end - s.start);
-    const facts: FileFacts = { rsKeys: this.rsKeys, otherKeys: this.otherKeys, syncs: this.syncs, maxSyncMs, tooFew: this.tooFew };
+    const facts: FileFacts = { ...base, syncs: this.syncs, maxSyncMs, settings: this.pairSettings(), gates: new Map() };
     // A sync that logged "never recorded" (or found its RS deleted) has no keyless gate line.
-    for (const n of [...this.neverRecorded, ...this.deleted]) {
-      const s = nearestStart(
-        findSyncs(facts, n.at).filter((c) => c.key === n.key && !c.taken),
-        n.at,
-      );
-      if (s) s.taken = true;
+    for (const n of this.gateless) {
+      let best: SyncSpan | undefined;
+      for (const c of findSyncs(facts, n.at)) {
+        if (c.key === n.key && !c.taken && (!best || startCost(n.at, c) < startCost(n.at, best))) best = c;
+      }
+      if (best) best.taken = true;
     }
+    this.matchGates(facts);
     return facts;
+  }
+
+  /**
+   * Assigns each keyless gate line to a sync containing it. All (line, sync) candidates are
+   * ranked by how well the line fits the sync's start (startCost) and taken greedily, over the
+   * whole file: goroutines write a little out of order under load, so deciding line by line in
+   * file order lets an early-written line take a sync that fits a later-written one better.
+   */
+  private matchGates(facts: FileFacts): void {
+    const pairs: Array<{ cost: number; g: number; s: SyncSpan }> = [];
+    const G = this.keylessGates;
+    for (let i = 0; i < G.length; i++) {
+      const g = G[i]!;
+      for (const s of findSyncs(facts, g.at)) {
+        if (s.taken || (g.rsLogger && s.family !== 'replicaset')) continue;
+        pairs.push({ cost: startCost(g.at, s), g: i, s });
+      }
+    }
+    pairs.sort((a, b) => a.cost - b.cost || a.g - b.g);
+    const done = new Set<number>();
+    for (const p of pairs) {
+      if (done.has(p.g) || p.s.taken) continue;
+      done.add(p.g);
+      if (!p.s.absorber) p.s.taken = true;
+      facts.gates.set(G[p.g]!.line, { key: p.s.key, family: p.s.family });
+    }
+  }
+
+  /**
+   * Pairs each keyless Setting with the "waiting on deletions" just before it or the "Too few
+   * replicas" just after it. All candidate pairs within PAIR_MS are ranked by time distance and
+   * taken greedily, so interleaved syncs of different controllers pair up nearest first.
+   */
+  private pairSettings(): Map<number, SettingMatch> {
+    type Cand = { cost: number; s: number; kind: 'w' | 'f'; a: number };
+    const cands: Cand[] = [];
+    const S = this.keylessSettings; // in line order
+    const W = this.waitings;
+    const F = this.tooFew;
+    let wi = 0;
+    let fi = 0;
+    for (let i = 0; i < S.length; i++) {
+      const s = S[i]!;
+      // waitings before s (line < s.line, at >= s.at - PAIR_MS)
+      while (wi < W.length && W[wi]!.line < s.line) wi++;
+      for (let j = wi - 1; j >= 0; j--) {
+        const w = W[j]!;
+        if (s.at - w.at > PAIR_MS) break;
+        if (s.rsLogger && w.family !== 'replicaset') continue;
+        cands.push({ cost: Math.abs(s.at - w.at), s: i, kind: 'w', a: j });
+      }
+      // too-few after s
+      while (fi < F.length && F[fi]!.line <= s.line) fi++;
+      for (let j = fi; j < F.length; j++) {
+        const f = F[j]!;
+        if (f.at - s.at > PAIR_MS) break;
+        if (s.rsLogger && f.family !== 'replicaset') continue;
+        cands.push({ cost: Math.abs(f.at - s.at), s: i, kind: 'f', a: j });
+      }
+    }
+    cands.sort((x, y) => x.cost - y.cost || x.s - y.s);
+    const usedS = new Set<number>();
+    const usedW = new Set<number>();
+    const usedF = new Set<number>();
+    const out = new Map<number, SettingMatch>();
+    for (const c of cands) {
+      if (usedS.has(c.s) || (c.kind === 'w' ? usedW : usedF).has(c.a)) continue;
+      usedS.add(c.s);
+      (c.kind === 'w' ? usedW : usedF).add(c.a);
+      if (c.kind === 'w') {
+        const w = W[c.a]!;
+        out.set(S[c.s]!.line, { key: w.key, family: w.family, add: 0, del: w.count });
+      } else {
+        const f = F[c.a]!;
+        out.set(S[c.s]!.line, { key: f.key, family: f.family, add: f.creating ?? 0, del: 0 });
+      }
+    }
+    return out;
   }
 }
 
 /** Syncs whose interval (with the start slack) contains `t`. */
 function findSyncs(facts: FileFacts, t: number): SyncSpan[] {
   const s = facts.syncs;
-  // last index with start <= t + tol
   let lo = 0;
   let hi = s.length;
   while (lo < hi) {
@@ -156,12 +311,6 @@ function startCost(t: number, s: SyncSpan): number {
   return d >= 0 ? d : -4 * d;
 }
 
-function nearestStart(c: SyncSpan[], t: number): SyncSpan | undefined {
-  let best: SyncSpan | undefined;
-  for (const s of c) if (!best || Math.abs(t - s.start) < Math.abs(t - best.start)) best = s;
-  return best;
-}
-
 export type Resolution =
   | { status: 'rs'; event: ControllerLogEvent; context?: 'resolved' | 'unresolved' }
   | { status: 'excluded'; family: ControllerFamily }
@@ -170,17 +319,14 @@ export type Resolution =
 
 interface WaitingEntry {
   key: string | undefined;
-  family: ControllerFamily;
+  family: Resolved;
   at: number;
-  line: number;
-  count: number;
-  keys: string[];
-  settingUsed: boolean;
   clobberUsed: boolean;
 }
 
 interface LowerAnchor {
   key: string | undefined;
+  family: Resolved;
   at: number;
   remaining: number;
   dir: 'add' | 'del';
@@ -189,13 +335,10 @@ interface LowerAnchor {
 export class Resolver {
   private waiting: WaitingEntry[] = [];
   private anchors: LowerAnchor[] = [];
-  private tooFewFrom = 0;
   /** namespace → rs name → key, for `<rs-name>-xxxxx` pod names. */
   private readonly byNsName = new Map<string, Map<string, string>>();
   /** rs name → keys (any namespace), for ≤1.26 pod-control lines that give no namespace. */
   private readonly byName = new Map<string, string[]>();
-  /** Each ReplicaSet's expectations record as far as the attributed lines tell. */
-  private readonly records = new Map<string, { add: number; del: number; setAt: number } | 'unknown' | 'none'>();
 
   constructor(
     private readonly facts: FileFacts,
@@ -225,15 +368,6 @@ export class Resolver {
     return this.byNsName.get(podKey.slice(0, slash))?.get(name.slice(0, -6));
   }
 
-  private keyRule(key: string | undefined): 'replicaset' | 'excluded' | 'ambiguous' {
-    if (!key) return 'ambiguous';
-    const rs = this.facts.rsKeys.has(key);
-    const other = this.facts.otherKeys.has(key);
-    if (rs && !other) return 'replicaset';
-    if (other && !rs) return 'excluded';
-    return 'ambiguous';
-  }
-
   private prune(t: number): void {
     if (this.waiting.length > 0 && t - this.waiting[0]!.at > CONTEXT_MS) this.waiting = this.waiting.filter((w) => t - w.at <= CONTEXT_MS);
     if (this.anchors.length > 0 && t - this.anchors[0]!.at > CONTEXT_MS)
@@ -249,84 +383,70 @@ export class Resolver {
       const ks = this.byName.get(rec.rsName);
       if (ks && ks.length === 1) rec.rsKey = ks[0]!;
     }
-
-    // Which controller?
-    let family: ControllerFamily = rec.family;
-    if (rec.kind === 'clobbering-delete-keys') {
-      // Logged right after the "waiting on deletions" line of the same ExpectDeletions call.
-      const w = this.clobberAnchor(rec);
-      if (w) {
-        w.clobberUsed = true;
-        if (w.key) rec.rsKey = w.key;
-        if (family === 'rs-or-rc' || family === 'unknown') family = w.family;
-      } else if (rec.keys && rec.keys.length > 0) {
-        const owners = new Set(rec.keys.map((k) => this.rsForPod(k)));
-        const only = owners.size === 1 ? [...owners][0] : undefined;
-        if (only) rec.rsKey = only;
-      }
-    }
-    if (family === 'rs-or-rc' || family === 'unknown') {
-      const key = rec.rsKey ?? (rec.kind === 'other' ? this.rsForPod(rec.podKey) : undefined);
-      const verdict = this.keyRule(key);
-      if (verdict === 'excluded') family = this.facts.otherKeys.get(key!) ?? 'other';
-      else if (verdict === 'replicaset') family = 'replicaset';
+    if (!rec.rsKey && rec.kind === 'other' && (rec.aux === 'pod-added' || rec.aux === 'pod-deleted')) {
+      const k = this.rsForPod(rec.podKey);
+      if (k) rec.rsKey = k;
     }
 
-    // Waiting-on-deletions lines are context for Setting/Clobbering whatever their family.
-    if (rec.kind === 'waiting-on-deletions') {
-      const keys = rec.keys ?? [];
-      this.waiting.push({
-        key: rec.rsKey,
-        family,
-        at: rec.at,
-        line,
-        count: new Set(keys).size,
-        keys,
-        settingUsed: false,
-        clobberUsed: false,
-      });
-    }
-
-    if (family !== 'replicaset') {
-      if (family === 'rs-or-rc' || family === 'unknown') return { status: 'ambiguous' };
-      return { status: 'excluded', family };
-    }
-
+    const undecided = UNDECIDED.has(rec.family);
+    const rsOnly = rec.family === 'replicaset';
+    let family: Resolved = rec.family;
     let context: 'resolved' | 'unresolved' | undefined;
-    switch (rec.kind) {
-      case 'setting-expectations':
-        if (rec.keyless) context = this.matchSetting(rec, line) ? 'resolved' : 'unresolved';
-        break;
-      case 'lowered-expectations':
-        if (rec.keyless) context = this.matchLowered(rec) ? 'resolved' : 'unresolved';
-        break;
-      case 'raised-expectations':
-        if (rec.keyless) context = 'unresolved'; // the RS controller never raises
-        break;
-      case 'expectations-fulfilled':
-      case 'expectations-expired':
-      case 'still-waiting':
-        if (rec.keyless) context = this.matchSync(rec) ? 'resolved' : 'unresolved';
-        break;
-      case 'clobbering-delete-keys':
-        context = rec.rsKey ? 'resolved' : 'unresolved';
-        break;
-      default:
-        if (!rec.rsKey && rec.kind === 'other' && (rec.aux === 'pod-added' || rec.aux === 'pod-deleted')) {
-          const k = this.rsForPod(rec.podKey);
-          if (k) rec.rsKey = k;
+    const needsContext =
+      (rec.keyless && !DECIDED_NON_RS.has(rec.family)) || (rec.kind === 'clobbering-delete-keys' && !DECIDED_NON_RS.has(rec.family));
+
+    if (needsContext) {
+      let found: { key: string | undefined; family: Resolved } | undefined;
+      switch (rec.kind) {
+        case 'setting-expectations': {
+          const m = this.facts.settings.get(line);
+          if (m) {
+            found = m;
+            rec.add = m.add;
+            rec.del = m.del;
+          }
+          break;
         }
+        case 'lowered-expectations':
+          found = this.matchLowered(rec, rsOnly);
+          break;
+        case 'expectations-fulfilled':
+        case 'expectations-expired':
+        case 'still-waiting':
+          found = this.facts.gates.get(line);
+          break;
+        case 'clobbering-delete-keys':
+          found = this.matchClobber(rec, rsOnly);
+          break;
+        default:
+          break; // raised-expectations: the RS controller never raises
+      }
+      if (found?.key) {
+        rec.rsKey = found.key;
+        if (undecided) family = found.family;
+        context = 'resolved';
+      } else {
+        if (found && undecided) family = found.family; // e.g. a "Pod created" anchor of unknown RS
+        context = 'unresolved';
+      }
+    } else if (undecided) {
+      family = keyRule(this.facts, rec.rsKey ?? (rec.kind === 'other' ? this.rsForPod(rec.podKey) : undefined));
     }
 
-    // Anchors for later keyless "Lowered expectations".
-    if (rec.kind === 'received-delete') this.anchors.push({ key: rec.rsKey, at: rec.at, remaining: 1, dir: 'del' });
+    // Context for later lines, whatever their controller.
+    if (rec.kind === 'waiting-on-deletions') this.waiting.push({ key: rec.rsKey, family, at: rec.at, clobberUsed: false });
+    else if (rec.kind === 'received-delete') this.anchors.push({ key: rec.rsKey, family, at: rec.at, remaining: 1, dir: 'del' });
     else if (rec.kind === 'slow-start-failure') {
       const n = rec.numbers?.podsSkipped ?? 0;
-      if (n > 0) this.anchors.push({ key: rec.rsKey, at: rec.at, remaining: n, dir: 'add' });
-    } else if (rec.kind === 'other' && rec.aux === 'pod-added') this.anchors.push({ key: rec.rsKey, at: rec.at, remaining: 1, dir: 'add' });
+      if (n > 0) this.anchors.push({ key: rec.rsKey, family, at: rec.at, remaining: n, dir: 'add' });
+    } else if (rec.kind === 'other' && rec.aux === 'pod-added') this.anchors.push({ key: rec.rsKey, family, at: rec.at, remaining: 1, dir: 'add' });
 
     if (context === 'resolved') (rec.numbers ??= {}).fromContext = 1;
-    this.track(rec);
+
+    if (family !== 'replicaset') {
+      if (family === 'ambiguous' || UNDECIDED.has(family)) return { status: 'ambiguous' };
+      return { status: 'excluded', family };
+    }
 
     const ev: ControllerLogEvent = {
       type: 'controller-log',
@@ -346,142 +466,29 @@ export class Resolver {
     return out;
   }
 
-  private clobberAnchor(rec: ParsedKcmLine): WaitingEntry | undefined {
+  private matchClobber(rec: ParsedKcmLine, rsOnly: boolean): { key: string | undefined; family: Resolved } | undefined {
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       const w = this.waiting[i]!;
       if (w.clobberUsed || rec.at - w.at > CONTEXT_MS || w.at > rec.at + SYNC_TOL_MS) continue;
-      if (rec.family === 'replicaset' && w.family !== 'replicaset') continue;
+      if (rsOnly && w.family !== 'replicaset') continue;
+      w.clobberUsed = true;
       return w;
     }
-    return undefined;
+    // No "waiting on deletions" line: the old keys' pod names may name the ReplicaSet.
+    const owners = new Set((rec.keys ?? []).map((k) => this.rsForPod(k)));
+    const only = owners.size === 1 ? [...owners][0] : undefined;
+    return only ? { key: only, family: keyRule(this.facts, only) } : undefined;
   }
 
-  private matchSetting(rec: ParsedKcmLine, line: number): boolean {
-    let w: WaitingEntry | undefined;
-    for (let i = this.waiting.length - 1; i >= 0; i--) {
-      const c = this.waiting[i]!;
-      if (c.family === 'replicaset' && !c.settingUsed && rec.at - c.at <= CONTEXT_MS) {
-        w = c;
-        break;
-      }
-    }
-    const tf = this.facts.tooFew;
-    // Entries at or before this line can never pair with a later Setting.
-    while (this.tooFewFrom < tf.length && tf[this.tooFewFrom]!.line <= line) this.tooFewFrom++;
-    let f: TooFew | undefined;
-    for (let i = this.tooFewFrom; i < tf.length; i++) {
-      const c = tf[i]!;
-      if (c.at - rec.at > CONTEXT_MS) break;
-      if (c.line > line && !c.claimed) {
-        f = c;
-        break;
-      }
-    }
-    if (!w && !f) return false;
-    const useWaiting = w !== undefined && (f === undefined || Math.abs(rec.at - w.at) <= Math.abs(f.at - rec.at));
-    if (useWaiting) {
-      w!.settingUsed = true;
-      if (w!.key) rec.rsKey = w!.key;
-      rec.add = 0;
-      rec.del = w!.count;
-    } else {
-      f!.claimed = true;
-      rec.rsKey = f!.key;
-      if (f!.creating !== undefined) rec.add = f!.creating;
-      rec.del = 0;
-    }
-    return rec.rsKey !== undefined;
-  }
-
-  private matchLowered(rec: ParsedKcmLine): boolean {
+  private matchLowered(rec: ParsedKcmLine, rsOnly: boolean): { key: string | undefined; family: Resolved } | undefined {
     for (let i = this.anchors.length - 1; i >= 0; i--) {
       const a = this.anchors[i]!;
       if (a.remaining <= 0 || rec.at - a.at > CONTEXT_MS) continue;
+      if (rsOnly && a.family !== 'replicaset') continue;
       a.remaining--;
       (rec.numbers ??= {})[a.dir === 'add' ? 'lowerAdd' : 'lowerDel'] = 1;
-      if (a.key) rec.rsKey = a.key;
-      return a.key !== undefined;
+      return a;
     }
-    return false;
-  }
-
-  /**
-   * A keyless gate line goes to an open sync that contains it. Preference: the sync whose
-   * ReplicaSet's record (as tracked from the lines already attributed) would give this very
-   * decision, then the nearest start (SatisfiedExpectations is the first thing a sync does).
-   * Two syncs started within a few µs that log the same decision cannot be told apart; which
-   * of them gets which line is then arbitrary, but both get a line with the right decision.
-   */
-  private matchSync(rec: ParsedKcmLine): boolean {
-    let best: SyncSpan | undefined;
-    let bestScore = -1;
-    for (const s of findSyncs(this.facts, rec.at)) {
-      if (s.taken) continue;
-      const score = this.consistency(s.key, rec);
-      if (score > bestScore || (score === bestScore && startCost(rec.at, s) < startCost(rec.at, best!))) {
-        best = s;
-        bestScore = score;
-      }
-    }
-    if (!best) return false;
-    best.taken = true;
-    rec.rsKey = best.key;
-    return true;
-  }
-
-  /** 2: the tracked record gives this decision; 1: unknown; 0: it would give another one. */
-  private consistency(key: string, rec: ParsedKcmLine): number {
-    const r = this.records.get(key);
-    if (r === undefined || r === 'unknown') return 1;
-    if (r === 'none') return 0; // no record: the sync would log "never recorded" (with its key)
-    const fulfilled = r.add <= 0 && r.del <= 0;
-    const expired = rec.at - r.setAt > EXPECTATIONS_TIMEOUT_MS;
-    const decision = fulfilled ? 'expectations-fulfilled' : expired ? 'expectations-expired' : 'still-waiting';
-    return decision === rec.kind ? 2 : 0;
-  }
-
-  /** Tracks each ReplicaSet's expectations record from attributed lines (for matchSync). */
-  private track(rec: ParsedKcmLine): void {
-    if (rec.kind === 'controller-started') {
-      this.records.clear();
-      return;
-    }
-    const k = rec.rsKey;
-    if (!k) return;
-    const r = this.records.get(k);
-    switch (rec.kind) {
-      case 'setting-expectations':
-        this.records.set(k, rec.add !== undefined && rec.del !== undefined ? { add: rec.add, del: rec.del, setAt: rec.at } : 'unknown');
-        break;
-      case 'lowered-expectations':
-      case 'raised-expectations':
-        if (rec.add !== undefined && rec.del !== undefined) {
-          const setAt = r && r !== 'unknown' && r !== 'none' ? r.setAt : -Infinity;
-          this.records.set(k, { add: rec.add, del: rec.del, setAt });
-        } else if (r && r !== 'unknown' && r !== 'none' && rec.kind === 'lowered-expectations') {
-          const la = rec.numbers?.lowerAdd;
-          const ld = rec.numbers?.lowerDel;
-          if (la === undefined && ld === undefined) this.records.set(k, 'unknown');
-          else this.records.set(k, { add: r.add - (la ?? 0), del: r.del - (ld ?? 0), setAt: r.setAt });
-        } else this.records.set(k, 'unknown');
-        break;
-      case 'expectations-fulfilled':
-      case 'expectations-expired':
-      case 'still-waiting':
-        if (rec.add !== undefined && rec.del !== undefined) {
-          const setAt = r && r !== 'unknown' && r !== 'none' ? r.setAt : -Infinity;
-          this.records.set(k, { add: rec.add, del: rec.del, setAt });
-        } else if (r === undefined || r === 'none') this.records.set(k, 'unknown');
-        break;
-      case 'never-recorded':
-      case 'rs-deleted-sync':
-        this.records.set(k, 'none');
-        break;
-      case 'other':
-        if (rec.aux === 'rs-deleting') this.records.set(k, 'none');
-        break;
-      default:
-        break;
-    }
+    return undefined;
   }
 }

@@ -96,6 +96,12 @@ export interface GatedWindow {
   leakedBasis?: CountsBasis;
   /** Syncs that logged "still waiting" inside the window. */
   gatedSyncs: number;
+  /**
+   * When the counters (as logged or reconstructed) first reached add ≤ 0 && del ≤ 0 inside the
+   * window: from then on the next sync passes the gate. A window still `open` at the end of the
+   * log with this set was not gating any more, the log just ends before the next sync.
+   */
+  satisfiedAt?: number;
 }
 
 export interface GroundTruth {
@@ -232,6 +238,9 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
           s.record = { add: s.record.add - (la ?? 0), del: s.record.del - (ld ?? 0), basis: 'reconstructed' };
         } else if (s.record === undefined) s.record = 'unknown'; // a lower is only logged when a record exists
         else if (s.record !== 'unknown' && la === undefined && ld === undefined) s.record = 'unknown';
+        if (s.open && s.open.satisfiedAt === undefined && s.record && s.record !== 'unknown' && s.record.add <= 0 && s.record.del <= 0) {
+          s.open.satisfiedAt = e.at;
+        }
         break;
       }
 

@@ -82,6 +82,21 @@ export function sliceKcm(text: string, ns: string): string {
   return out.join('\n') + (out.length ? '\n' : '');
 }
 
+/**
+ * Stops all background activity of a finished scenario (a ReplicaSet failing on quota retries
+ * for minutes, and its keyless log lines would land in the next scenario's slice): deletes its
+ * workloads and lets the namespace go (removing the test finalizer that holds it).
+ */
+async function cleanupNamespace(cp: ControlPlane, ns: string): Promise<void> {
+  const { apiRequest } = await import('../control-plane/control-plane.js');
+  await apiRequest(cp, 'DELETE', `/apis/apps/v1/namespaces/${ns}/deployments`, { propagationPolicy: 'Background' });
+  await apiRequest(cp, 'DELETE', `/apis/apps/v1/namespaces/${ns}/replicasets`, { propagationPolicy: 'Background' });
+  const cm = await apiRequest<any>(cp, 'GET', `/api/v1/namespaces/${ns}/configmaps/hold`);
+  if (cm.status === 200) await apiRequest(cp, 'PATCH', `/api/v1/namespaces/${ns}/configmaps/hold`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
+  await apiRequest(cp, 'DELETE', `/api/v1/namespaces/${ns}`);
+  await sleep(1000);
+}
+
 export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: string, log: (m: string) => void): Promise<Capture> {
   const ns = `kexp-${s.name}`.slice(0, 63);
   const dir = path.join(outDir, s.name);
@@ -119,6 +134,7 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   }
   const res = await rec;
   if (res.error) throw res.error;
+  await cleanupNamespace(cp, ns);
   await sleep(500); // the audit ResponseComplete line can land after the response (control-plane.md §7.14)
   const audit = path.join(dir, 'audit.jsonl');
   const kcmLog = path.join(dir, 'kcm.log');

@@ -1,0 +1,264 @@
+/**
+ * A point-in-time read of everything `kexp explain` and `kexp adopt` need about one
+ * ReplicaSet (or a Deployment's ReplicaSets), straight from the API server as wire JSON:
+ *
+ * - the ReplicaSet (`get replicasets`) or the Deployment (`get deployments`) and the
+ *   ReplicaSets it controls (`list replicasets`);
+ * - every pod of the namespace (`list pods`, in pages of 500 like kubectl): owned pods, the
+ *   orphans a ReplicaSet could adopt and pods owned by others that match its selector;
+ * - the core/v1 Events about those ReplicaSets and the Deployment (`list events` with an
+ *   `involvedObject` field selector), aggregated ones included;
+ * - the ResourceQuotas (`list resourcequotas`), the Namespace (`get namespaces`) and the
+ *   owning Deployment (`get deployments`), which are optional: a 403 on them is recorded in
+ *   `unavailable` and the analysis says what it could not check;
+ * - the server version.
+ *
+ * Every read is stamped with its receive time. Errors are ClusterErrors with one line that
+ * names the verb, resource and namespace; credentials never appear.
+ */
+import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../../model/objects.js';
+import { ClusterError, getJSON } from './api-client.js';
+import type { ClusterAccess } from './kubeconfig.js';
+
+export interface SnapshotTarget {
+  kind: 'rs' | 'deployment';
+  name: string;
+}
+
+export interface ResourceQuota {
+  metadata: { name?: string; namespace?: string };
+  spec?: { hard?: Record<string, string> };
+  status?: { hard?: Record<string, string>; used?: Record<string, string> };
+}
+
+export interface Deployment {
+  metadata: { name?: string; namespace?: string; uid?: string; generation?: number; deletionTimestamp?: string | null };
+  spec?: { replicas?: number; paused?: boolean };
+  status?: { observedGeneration?: number; replicas?: number; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
+}
+
+/** A read that was skipped because RBAC forbids it (the analysis says what it could not check). */
+export interface UnavailableRead {
+  verb: string;
+  resource: string;
+  namespace?: string;
+  message: string;
+}
+
+export interface LiveSnapshot {
+  /** Epoch ms when the last read of the snapshot returned. */
+  takenAt: number;
+  startedAt: number;
+  server: string;
+  context: string;
+  namespace: string;
+  serverVersion?: string;
+  target: SnapshotTarget;
+  /** The Deployment named by a `deployment/NAME` target. */
+  deployment?: Deployment;
+  /** The ReplicaSets to explain: the named one, or those the Deployment controls. */
+  replicaSets: ReplicaSet[];
+  /** The controlling owner of each target ReplicaSet, when it is a Deployment that could be read (key: RS uid). */
+  owners: Map<string, Deployment | { notFound: true }>;
+  /** All pods of the namespace. */
+  pods: Pod[];
+  /** Events about the target ReplicaSets (and the Deployment). */
+  events: CoreEvent[];
+  quotas?: ResourceQuota[];
+  ns?: Namespace;
+  unavailable: UnavailableRead[];
+  /** Objects read per resource, for the input summary. */
+  counts: Record<string, number>;
+}
+
+export interface SnapshotOptions {
+  access: ClusterAccess;
+  target: SnapshotTarget;
+  now: () => number;
+  requestTimeoutMs?: number;
+  signal?: AbortSignal;
+  /** Page size for pod lists (default 500, kubectl's chunk size). */
+  pageSize?: number;
+}
+
+interface List<T> {
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: T[];
+}
+
+const ROLE_HINT = 'see "Permissions" in the README (docs/rbac.md) for the minimal Role';
+
+/** The one line a 403 turns into: verb, resource, namespace, the API server's own words, and the fix. */
+export function forbiddenLine(verb: string, resource: string, namespace: string | undefined, err: ClusterError): string {
+  const detail = err.message.split('\n')[0];
+  return `forbidden: cannot ${verb} ${resource}${namespace ? ` in namespace ${namespace}` : ''} (${detail}); ${ROLE_HINT}`;
+}
+
+/** Rewrites a 403 into the forbiddenLine; other errors pass through. */
+function explainForbidden(err: unknown, verb: string, resource: string, ns?: string): unknown {
+  if (err instanceof ClusterError && err.kind === 'forbidden') return new ClusterError('forbidden', forbiddenLine(verb, resource, ns, err), err.status, err.body);
+  return err;
+}
+
+async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: string, ns?: string): Promise<T> {
+  try {
+    return await getJSON<T>(o.access.kc, path, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+  } catch (err) {
+    throw explainForbidden(err, verb, resource, ns);
+  }
+}
+
+/** LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped. */
+async function listAll<T extends object>(o: SnapshotOptions, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}): Promise<T[]> {
+  const out: T[] = [];
+  let cont = '';
+  const ns = o.access.namespace;
+  for (let page = 0; page < 10_000; page++) {
+    const q = new URLSearchParams({ ...query, limit: String(o.pageSize ?? 500) });
+    if (cont) q.set('continue', cont);
+    const body = await get<List<T>>(o, `${path}?${q.toString()}`, 'list', resource, ns);
+    for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
+    cont = body.metadata?.continue ?? '';
+    if (!cont) break;
+  }
+  return out;
+}
+
+/** An optional read: a 403 (or 404 for single objects) is recorded instead of failing the snapshot. */
+async function optional<T>(snap: { unavailable: UnavailableRead[] }, verb: string, resource: string, ns: string | undefined, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ClusterError && err.kind === 'forbidden') {
+      snap.unavailable.push({ verb, resource, namespace: ns, message: err.message });
+      return undefined;
+    }
+    throw err;
+  }
+}
+
+function notFoundMessage(kind: string, ns: string, name: string, hint = ''): ClusterError {
+  return new ClusterError('not-found', `${kind} ${ns}/${name} not found${hint}`);
+}
+
+/** Reads the target ReplicaSet(s). Throws ClusterError not-found (with a Deployment hint) or forbidden. */
+async function readTargets(o: SnapshotOptions): Promise<{ deployment?: Deployment; replicaSets: ReplicaSet[] }> {
+  const ns = o.access.namespace;
+  const { target } = o;
+  if (target.kind === 'rs') {
+    try {
+      const rs = await get<ReplicaSet>(o, `/apis/apps/v1/namespaces/${ns}/replicasets/${encodeURIComponent(target.name)}`, 'get', 'replicasets.apps', ns);
+      return { replicaSets: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', ...rs }] };
+    } catch (err) {
+      if (!(err instanceof ClusterError) || err.kind !== 'not-found') throw err;
+      let hint = '';
+      try {
+        await getJSON(o.access.kc, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(target.name)}`, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+        hint = `; a Deployment of that name exists: use deployment/${target.name}`;
+      } catch {
+        /* no hint */
+      }
+      throw notFoundMessage('ReplicaSet', ns, target.name, hint);
+    }
+  }
+  let deployment: Deployment;
+  try {
+    deployment = await get<Deployment>(o, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(target.name)}`, 'get', 'deployments.apps', ns);
+  } catch (err) {
+    if (err instanceof ClusterError && err.kind === 'not-found') throw notFoundMessage('Deployment', ns, target.name);
+    throw err;
+  }
+  const all = await listAll<ReplicaSet>(o, `/apis/apps/v1/namespaces/${ns}/replicasets`, 'replicasets.apps', 'ReplicaSet', 'apps/v1');
+  const uid = deployment.metadata.uid;
+  const replicaSets = all.filter((rs) => (rs.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid));
+  replicaSets.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  return { deployment, replicaSets };
+}
+
+/** Takes the snapshot. Throws ClusterError for unreachable/TLS/401/403 on a required read/not found. */
+export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
+  const startedAt = o.now();
+  const ns = o.access.namespace;
+  const unavailable: UnavailableRead[] = [];
+  const serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch((err: unknown) => {
+    // /version is readable by everyone; a failure here is the first sign of an unreachable server or bad credentials.
+    if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
+    return undefined;
+  }))?.gitVersion;
+  const { deployment, replicaSets } = await readTargets(o);
+  const names = new Set(replicaSets.map((r) => r.metadata.name ?? ''));
+  const eventQuery: Record<string, string> = o.target.kind === 'rs'
+    ? { fieldSelector: `involvedObject.name=${o.target.name}` }
+    : { fieldSelector: 'involvedObject.kind=ReplicaSet' };
+  const [pods, rsEvents, depEvents, quotas, nsObj] = await Promise.all([
+    listAll<Pod>(o, `/api/v1/namespaces/${ns}/pods`, 'pods', 'Pod', 'v1'),
+    listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', eventQuery),
+    o.target.kind === 'deployment'
+      ? listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', { fieldSelector: `involvedObject.kind=Deployment,involvedObject.name=${o.target.name}` })
+      : Promise.resolve([] as CoreEvent[]),
+    optional({ unavailable }, 'list', 'resourcequotas', ns, () => listAll<ResourceQuota>(o, `/api/v1/namespaces/${ns}/resourcequotas`, 'resourcequotas', 'ResourceQuota', 'v1')),
+    optional({ unavailable }, 'get', 'namespaces', undefined, () => get<Namespace>(o, `/api/v1/namespaces/${ns}`, 'get', 'namespaces')),
+  ]);
+  const events = [...rsEvents.filter((e) => e.involvedObject?.kind === 'ReplicaSet' && names.has(e.involvedObject.name ?? '')), ...depEvents];
+  // The controlling owner of each ReplicaSet (a Deployment, when it is one).
+  const owners = new Map<string, Deployment | { notFound: true }>();
+  const ownerCache = new Map<string, Promise<Deployment | { notFound: true } | undefined>>();
+  for (const rs of replicaSets) {
+    const ref = (rs.metadata.ownerReferences ?? []).find((r) => r.controller === true);
+    if (!ref || ref.kind !== 'Deployment') continue;
+    if (deployment && deployment.metadata.uid === ref.uid) {
+      owners.set(rs.metadata.uid ?? '', deployment);
+      continue;
+    }
+    let p = ownerCache.get(ref.name);
+    if (!p) {
+      p = optional({ unavailable }, 'get', 'deployments.apps', ns, async () => {
+        try {
+          return await get<Deployment>(o, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(ref.name)}`, 'get', 'deployments.apps', ns);
+        } catch (err) {
+          if (err instanceof ClusterError && err.kind === 'not-found') return { notFound: true as const };
+          throw err;
+        }
+      });
+      ownerCache.set(ref.name, p);
+    }
+    const d = await p;
+    if (d) owners.set(rs.metadata.uid ?? '', 'notFound' in d || d.metadata.uid === ref.uid ? d : { notFound: true });
+  }
+  // The same 403 may be recorded twice (one per ReplicaSet); keep one.
+  const seen = new Set<string>();
+  const uniq = unavailable.filter((u) => {
+    const k = `${u.verb} ${u.resource} ${u.namespace ?? ''}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return {
+    takenAt: o.now(),
+    startedAt,
+    server: o.access.server,
+    context: o.access.context,
+    namespace: ns,
+    serverVersion,
+    target: o.target,
+    deployment,
+    replicaSets,
+    owners,
+    pods,
+    events,
+    quotas,
+    ns: nsObj ? { apiVersion: 'v1', kind: 'Namespace', ...nsObj } : undefined,
+    unavailable: uniq,
+    counts: { replicasets: replicaSets.length, pods: pods.length, events: events.length, resourcequotas: quotas?.length ?? 0, namespaces: nsObj ? 1 : 0 },
+  };
+}
+
+/** A fresh GET of the ReplicaSet for CanAdopt's RecheckDeletionTimestamp (`getFresh`). */
+export async function getFreshReplicaSet(o: { access: ClusterAccess; requestTimeoutMs?: number; signal?: AbortSignal }, name: string): Promise<ReplicaSet | { notFound: true } | { error: string }> {
+  try {
+    return await getJSON<ReplicaSet>(o.access.kc, `/apis/apps/v1/namespaces/${o.access.namespace}/replicasets/${encodeURIComponent(name)}`, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+  } catch (err) {
+    if (err instanceof ClusterError && err.kind === 'not-found') return { notFound: true };
+    return { error: err instanceof Error ? err.message.split('\n')[0] : String(err) };
+  }
+}
