@@ -102,6 +102,9 @@ export interface RsTrack {
   chosen: Map<string, string>;
   nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
   firstSetAt?: number;
+  /** First time the ReplicaSet was seen, and whether it was created after the input started. */
+  firstSeenAt?: number;
+  createdInCoverage?: boolean;
   expiredSyncs: Array<{ at: number; add: number; del: number; created?: number }>;
   noControllerNoise: number;
   syncErrors: Array<{ at: number; error: string }>;
@@ -410,6 +413,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       const key = objectKey(rs.metadata);
       const t = track(key);
       lastTrigger.set(key, e.source);
+      if (t.firstSeenAt === undefined) {
+        t.firstSeenAt = e.at;
+        // Created after the input started (not part of the initial list): the controller cannot
+        // hold expectations for this key yet (a deleted namesake's were cleared by deleteRS).
+        const created = rs.metadata.creationTimestamp ? Date.parse(rs.metadata.creationTimestamp) : NaN;
+        t.createdInCoverage = e.watchType === 'ADDED' && start !== undefined && e.at - start > 200 &&
+          !Number.isNaN(created) && created >= Math.floor(start / 1000) * 1000;
+      }
       const uid = rs.metadata.uid;
       const prevUid = t.rs?.metadata.uid ?? t.uids[t.uids.length - 1];
       if (uid && !t.uids.includes(uid)) {

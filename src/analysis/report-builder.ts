@@ -481,7 +481,11 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
       verdict: verdictFor(t, res, findings, end),
       counts: { desired: pick('desired'), active: pick('active'), terminating: pick('terminating'), ready: pick('ready') },
       series,
-      initialState: {
+      initialState: t.createdInCoverage ? {
+        basis: 'inferred',
+        until: iso(t.firstSeenAt),
+        reason: 'the ReplicaSet was created after the input started, so the controller held no expectations for it',
+      } : {
         basis: 'unknown',
         until: iso(t.firstSetAt),
         reason: t.firstSetAt !== undefined

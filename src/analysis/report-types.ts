@@ -142,8 +142,12 @@ export interface ReplicaSetReport {
   verdict: { state: VerdictState; basis: Basis; summary: string };
   counts: { desired: CountRange; active: CountRange; terminating: CountRange; ready: CountRange };
   series: SeriesPoint[];
-  /** The controller's expectations before the first round kexp saw are unknown. */
-  initialState: { basis: 'unknown'; until?: string; reason: string };
+  /**
+   * What kexp knows of the controller's expectations when the input starts: `unknown` until
+   * the first round kexp saw, or `inferred` (none) when the ReplicaSet was created inside the
+   * covered time — a new key starts without a record.
+   */
+  initialState: { basis: 'unknown' | 'inferred'; until?: string; reason: string };
   syncs: { total: number; byOutcome: Record<string, number> };
   rounds: RoundReport[];
   gatedWindows: GatedWindow[];

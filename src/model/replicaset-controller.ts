@@ -157,6 +157,16 @@ export interface Tombstone<T> {
   obj: T;
 }
 
+const selectorErrors = new WeakMap<object, string | undefined>();
+/** validateLabelSelector, cached per selector object (every sync checks it). */
+function cachedSelectorError(sel: ReplicaSet['spec'] extends infer S ? (S extends { selector?: infer L } ? L : never) : never): string | undefined {
+  if (!sel) return validateLabelSelector(sel);
+  if (selectorErrors.has(sel)) return selectorErrors.get(sel);
+  const e = validateLabelSelector(sel);
+  selectorErrors.set(sel, e);
+  return e;
+}
+
 function isTombstone<T>(x: T | Tombstone<T>): x is Tombstone<T> {
   return (x as Tombstone<T>).tombstone === true;
 }
@@ -322,8 +332,9 @@ export class ReplicaSetController {
 
   // ───────────────────────────── handlers (§3) ─────────────────────────────
 
-  private report(h: HandlerRecord): void {
-    this.opts.onHandler?.(h);
+  /** Handler records are only built when someone listens (they are the hot path of a replay). */
+  private report(h: HandlerRecord | (() => HandlerRecord)): void {
+    if (this.opts.onHandler) this.opts.onHandler(typeof h === 'function' ? h() : h);
   }
 
   /** resolveControllerRef: the RS named by the ref, only if Kind is ReplicaSet and the UID matches the lister's. */
@@ -358,7 +369,7 @@ export class ReplicaSetController {
     const name = objectKey(pod.metadata);
     if (pod.metadata.deletionTimestamp) {
       // A pod first seen already terminating (e.g. after a restart) is a deletion, never a creation.
-      this.report({ at, handler: 'addPod', object: name, effects: ['routed to deletePod (deletionTimestamp set)'] });
+      this.report(() => ({ at, handler: 'addPod', object: name, effects: ['routed to deletePod (deletionTimestamp set)'] }));
       this.deletePod(pod, at);
       return;
     }
@@ -366,25 +377,25 @@ export class ReplicaSetController {
     if (ref) {
       const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
       if (!rs) {
-        this.report({ at, handler: 'addPod', object: name, effects: ['controllerRef does not resolve: ignored'] });
+        this.report(() => ({ at, handler: 'addPod', object: name, effects: ['controllerRef does not resolve: ignored'] }));
         return;
       }
       const key = objectKey(rs.metadata);
       this.expectations.creationObserved(key, at);
       this.queue.add(key, at);
-      this.report({ at, handler: 'addPod', object: name, effects: [`CreationObserved(${key})`, `enqueue ${key}`] });
+      this.report(() => ({ at, handler: 'addPod', object: name, effects: [`CreationObserved(${key})`, `enqueue ${key}`] }));
       return;
     }
     const rss = this.getPodReplicaSets(pod);
     for (const rs of rss) this.enqueue(rs, at);
-    this.report({ at, handler: 'addPod', object: name, effects: rss.map((r) => `enqueue ${objectKey(r.metadata)} (orphan)`) });
+    this.report(() => ({ at, handler: 'addPod', object: name, effects: rss.map((r) => `enqueue ${objectKey(r.metadata)} (orphan)`) }));
   }
 
   /** updatePod in replica_set.go. */
   updatePod(old: Pod, cur: Pod, at: number): void {
     const name = objectKey(cur.metadata);
     if (cur.metadata.resourceVersion !== undefined && cur.metadata.resourceVersion === old.metadata.resourceVersion) {
-      this.report({ at, handler: 'updatePod', object: name, effects: ['same resourceVersion (resync): ignored'] });
+      this.report(() => ({ at, handler: 'updatePod', object: name, effects: ['same resourceVersion (resync): ignored'] }));
       return;
     }
     const labelChanged = !sameLabels(cur.metadata.labels, old.metadata.labels);
@@ -404,7 +415,7 @@ export class ReplicaSetController {
     if (curRef) {
       const rs = this.resolveControllerRef(cur.metadata.namespace ?? '', curRef);
       if (!rs) {
-        this.report({ at, handler: 'updatePod', object: name, effects: [...effects, 'controllerRef does not resolve'] });
+        this.report(() => ({ at, handler: 'updatePod', object: name, effects: [...effects, 'controllerRef does not resolve'] }));
         return;
       }
       effects.push(`enqueue ${this.enqueue(rs, at)}`);
@@ -415,13 +426,13 @@ export class ReplicaSetController {
         this.queue.addAfter(objectKey(rs.metadata), at, delay);
         effects.push(`enqueue after ${delay} ms for availability check`);
       }
-      this.report({ at, handler: 'updatePod', object: name, effects });
+      this.report(() => ({ at, handler: 'updatePod', object: name, effects }));
       return;
     }
     if (labelChanged || refChanged) {
       for (const rs of this.getPodReplicaSets(cur)) effects.push(`enqueue ${this.enqueue(rs, at)} (orphan)`);
     }
-    this.report({ at, handler: 'updatePod', object: name, effects });
+    this.report(() => ({ at, handler: 'updatePod', object: name, effects }));
   }
 
   /** deletePod in replica_set.go; accepts a tombstone whose object may be stale. */
@@ -430,30 +441,30 @@ export class ReplicaSetController {
     const name = objectKey(pod.metadata);
     const ref = controllerRefOf(pod.metadata);
     if (!ref) {
-      this.report({ at, handler: caller, object: name, effects: ['deletion of an orphan: ignored'] });
+      this.report(() => ({ at, handler: caller, object: name, effects: ['deletion of an orphan: ignored'] }));
       return;
     }
     const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
     if (!rs) {
-      this.report({ at, handler: caller, object: name, effects: ['controllerRef does not resolve: deletion ignored'] });
+      this.report(() => ({ at, handler: caller, object: name, effects: ['controllerRef does not resolve: deletion ignored'] }));
       return;
     }
     const key = objectKey(rs.metadata);
     const counted = this.expectations.deletionObserved(key, name, at);
     this.queue.add(key, at);
-    this.report({
+    this.report(() => ({
       at,
       handler: caller,
       object: name,
       uid: pod.metadata.uid,
       effects: [counted ? `DeletionObserved(${key}, ${name})` : `deletion of ${name} not expected: no change`, `enqueue ${key}`],
-    });
+    }));
   }
 
   /** addRS in replica_set.go. */
   addRS(rs: ReplicaSet, at: number): void {
     const key = this.enqueue(rs, at);
-    this.report({ at, handler: 'addRS', object: key, effects: [`enqueue ${key}`] });
+    this.report(() => ({ at, handler: 'addRS', object: key, effects: [`enqueue ${key}`] }));
   }
 
   /** updateRS in replica_set.go: a UID change is a delete+recreate; always enqueues (no RV check). */
@@ -469,7 +480,7 @@ export class ReplicaSetController {
     }
     this.queue.add(key, at);
     effects.push(`enqueue ${key}`);
-    this.report({ at, handler: 'updateRS', object: key, effects });
+    this.report(() => ({ at, handler: 'updateRS', object: key, effects }));
   }
 
   /** deleteRS in replica_set.go: DeleteExpectations, then enqueue. */
@@ -478,7 +489,7 @@ export class ReplicaSetController {
     const key = objectKey(rs.metadata);
     this.expectations.delete(key, at);
     this.queue.add(key, at);
-    this.report({ at, handler: 'deleteRS', object: key, effects: ['DeleteExpectations', `enqueue ${key}`] });
+    this.report(() => ({ at, handler: 'deleteRS', object: key, effects: ['DeleteExpectations', `enqueue ${key}`] }));
   }
 
   // ───────────────────────────── sync (§4) ─────────────────────────────
@@ -553,7 +564,7 @@ export class ReplicaSetController {
     const sat = this.expectations.satisfied(key, at);
     base.expectations = sat.outcome;
     base.recordBefore = sat.record;
-    const selErr = validateLabelSelector(rs.spec?.selector ?? null);
+    const selErr = cachedSelectorError(rs.spec?.selector ?? null);
     if (selErr || !rs.spec?.selector) {
       // HandleError and return nil: no requeue, and the nil return resets the backoff.
       this.queue.forget(key);

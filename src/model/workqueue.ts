@@ -55,23 +55,31 @@ export class WorkQueue {
 
   /** Removes and returns the earliest key due strictly before `before` (or at it when inclusive). */
   next(before: number, inclusive = false): { key: string; at: number } | undefined {
-    let best: { key: string; at: number; from: 'queued' | 'waiting' } | undefined;
-    const consider = (key: string, at: number, from: 'queued' | 'waiting') => {
-      if (inclusive ? at > before : at >= before) return;
-      if (!best || at < best.at) best = { key, at, from };
-    };
-    for (const [key, at] of this.queued) consider(key, at, 'queued');
-    for (const [key, at] of this.waiting) consider(key, at, 'waiting');
-    if (!best) return undefined;
-    const b = best as { key: string; at: number; from: 'queued' | 'waiting' };
-    if (b.from === 'queued') this.queued.delete(b.key);
-    else {
-      this.waiting.delete(b.key);
-      // A queued entry for the same key at or before this time is merged into this sync.
-      const q = this.queued.get(b.key);
-      if (q !== undefined && q <= b.at) this.queued.delete(b.key);
+    let bestKey: string | undefined;
+    let bestAt = Infinity;
+    let fromWaiting = false;
+    for (const [key, at] of this.queued) {
+      if ((inclusive ? at <= before : at < before) && at < bestAt) {
+        bestKey = key;
+        bestAt = at;
+      }
     }
-    return { key: b.key, at: b.at };
+    for (const [key, at] of this.waiting) {
+      if ((inclusive ? at <= before : at < before) && at < bestAt) {
+        bestKey = key;
+        bestAt = at;
+        fromWaiting = true;
+      }
+    }
+    if (bestKey === undefined) return undefined;
+    if (!fromWaiting) this.queued.delete(bestKey);
+    else {
+      this.waiting.delete(bestKey);
+      // A queued entry for the same key at or before this time is merged into this sync.
+      const q = this.queued.get(bestKey);
+      if (q !== undefined && q <= bestAt) this.queued.delete(bestKey);
+    }
+    return { key: bestKey, at: bestAt };
   }
 
   /** Earliest time the key is due (queued or delayed), if any. */

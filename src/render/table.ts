@@ -53,7 +53,8 @@ function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; s
       `terminating ${c.terminating.last} (max ${c.terminating.max})   ready ${c.ready.last}   syncs ${r.syncs.total}` +
       (r.syncs.byOutcome.gated ? ` (${r.syncs.byOutcome.gated} gated)` : ''),
   );
-  out.push(`  Before ${t(r.initialState.until) === '—' ? 'any round' : t(r.initialState.until)}: expectations unknown (${r.initialState.reason}).`);
+  if (r.initialState.basis === 'unknown') out.push(`  Before ${t(r.initialState.until) === '—' ? 'any round' : t(r.initialState.until)}: expectations unknown (${r.initialState.reason}).`);
+  else out.push(`  Expectations known from the start: ${r.initialState.reason}.`);
   out.push('');
   out.push(renderChart(r, { width, ...chart }));
   out.push('');
