@@ -39,6 +39,13 @@ export const DEFAULT_MATCH_WINDOW_MS = 5000;
  */
 export const MAX_WATCH_CALL_MS = 1000;
 
+/**
+ * A sync ends with its status write (updateReplicaSetStatus), which a client-side throttled
+ * client may delay; the ReplicaSet MODIFIED carrying it marks the end of the sync when it
+ * arrives within this long after the round's last call.
+ */
+export const STATUS_WRITE_MS = 500;
+
 /** Read access to the upcoming events (the engine's lookahead buffer). */
 export interface Lookahead {
   /** Upcoming events in order, starting with the next unprocessed one. */
@@ -90,6 +97,8 @@ export class EvidenceOracle implements PodControl {
    * 20 qps take ~25 s): later ADDs of the ReplicaSet's new pods keep extending the sync.
    */
   private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; evidence?: RoundEvidence }>();
+  /** Rounds whose calls are done and whose sync now waits for its status write: key → deadline. */
+  private readonly awaitingStatus = new Map<string, number>();
   /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
   onRoundProgress?: (rsKey: string, doneAt: number) => void;
 
@@ -260,7 +269,15 @@ export class EvidenceOracle implements PodControl {
       // Still running: expect its next call to return within MAX_WATCH_CALL_MS.
       const last = plan[plan.length - 1]!;
       last.doneAt = lastDone + MAX_WATCH_CALL_MS;
-    } else this.runningRounds.delete(rsKey);
+    } else {
+      this.runningRounds.delete(rsKey);
+      // All calls accounted for: the sync still writes status before it is done.
+      const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
+      if (plan.some((r) => r.ok) && !this.look.exhausted()) {
+        this.awaitingStatus.set(rsKey, lastCall + STATUS_WRITE_MS);
+        plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;
+      }
+    }
     const evidence: RoundEvidence = { basis, note, sources, pods };
     const running = this.runningRounds.get(rsKey);
     if (running) running.evidence = evidence;
@@ -274,6 +291,15 @@ export class EvidenceOracle implements PodControl {
    * of the previous one) is attributed to it and extends the sync's duration.
    */
   beforeSyncs(e: TimelineEvent): void {
+    if (this.awaitingStatus.size > 0 && e.type === 'observed' && e.kind === 'ReplicaSet' && e.watchType === 'MODIFIED') {
+      const key = objectKey(e.object.metadata);
+      const deadline = this.awaitingStatus.get(key);
+      if (deadline !== undefined) {
+        this.awaitingStatus.delete(key);
+        if (e.at <= deadline) this.onRoundProgress?.(key, e.at);
+      }
+      return;
+    }
     if (this.runningRounds.size === 0 || e.type !== 'observed' || e.kind !== 'Pod' || e.watchType !== 'ADDED') return;
     const p = e.object;
     const owner = podOwnerUid(p);
@@ -296,7 +322,8 @@ export class EvidenceOracle implements PodControl {
         r.evidence.basis = 'inferred';
         r.evidence.note = undefined;
       }
-      this.onRoundProgress?.(key, e.at);
+      this.awaitingStatus.set(key, e.at + STATUS_WRITE_MS);
+      this.onRoundProgress?.(key, e.at + STATUS_WRITE_MS);
     } else this.onRoundProgress?.(key, e.at + MAX_WATCH_CALL_MS);
   }
 

@@ -111,7 +111,8 @@ test('real v1.37.2 output (expectations logged as {}): the leak is reconstructed
     assert.equal(leak.gatedSyncs, 18);
     assert.ok(leak.end! - leak.start > 5 * 60_000, 'expired only after ExpectationsTimeout');
     assert.equal(gt.clobbers.length, 1);
-    assert.ok(gt.clobbers[0]!.at > leak.end! && gt.clobbers[0]!.at - leak.end! < 1);
+    // The clobbering comes from the ExpectDeletions of the very sync that logged "expired".
+    assert.ok(gt.clobbers[0]!.at > leak.end! && gt.clobbers[0]!.at - leak.end! < 100, 'clobbering right after the expiry');
     assert.equal(gt.slowStartFailures.length, 1);
     assert.equal(gt.slowStartFailures[0]!.podsSkipped, 2);
     // The sync after the slow-start failure: both skipped creations lowered, so fulfilled.

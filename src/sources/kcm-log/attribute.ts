@@ -43,10 +43,11 @@
  *    - fulfilled / expired / still waiting: a sync whose interval contains the line. Each RS/RC
  *      sync logs one such line (SatisfiedExpectations is the first thing syncReplicaSet does);
  *      syncs that logged "never recorded" or "deleted" have none. DaemonSet and Job syncs absorb
- *      their own gate lines. All (line, sync) candidates of the file are ranked by how well the
- *      line fits the sync's start (a few µs after it; a line before the computed start costs
- *      4×) and assigned greedily. Two syncs started within a few µs that log the same decision
- *      cannot be told apart; which gets which line is then arbitrary, both get the right decision;
+ *      their own gate lines. The (line, sync) candidates of the whole file are matched: a line
+ *      with one candidate left takes it, otherwise the pair where the line fits the sync's start
+ *      best (a few µs after it; a line before the computed start costs 4×) goes first. Two syncs
+ *      started within a few µs that log the same decision cannot be told apart; which gets which
+ *      line is then arbitrary, both get the right decision;
  *    - clobbering: the `"Controller waiting on deletions"` just before it.
  *    Events whose rsKey/add/del were filled this way carry numbers.fromContext = 1. A line with
  *    `logger="replicaset-controller"` but no matching context is still emitted (rsKey undefined)
@@ -68,6 +69,8 @@ const SYNC_TOL_MS = 0.01;
  * before the computed start still count as inside.
  */
 const SYNC_START_SLACK_MS = 5;
+/** Candidate syncs kept per keyless gate line. */
+const MAX_GATE_CANDIDATES = 8;
 /** Longest message text kept on an event. */
 const MESSAGE_MAX = 1000;
 
@@ -194,38 +197,75 @@ export class FactsBuilder {
     // A sync that logged "never recorded" (or found its RS deleted) has no keyless gate line.
     for (const n of this.gateless) {
       let best: SyncSpan | undefined;
-      for (const c of findSyncs(facts, n.at)) {
+      forEachSync(facts, n.at, (c) => {
         if (c.key === n.key && !c.taken && (!best || startCost(n.at, c) < startCost(n.at, best))) best = c;
-      }
-      if (best) best.taken = true;
+      });
+      if (best) (best as SyncSpan).taken = true;
     }
     this.matchGates(facts);
     return facts;
   }
 
   /**
-   * Assigns each keyless gate line to a sync containing it. All (line, sync) candidates are
-   * ranked by how well the line fits the sync's start (startCost) and taken greedily, over the
-   * whole file: goroutines write a little out of order under load, so deciding line by line in
-   * file order lets an early-written line take a sync that fits a later-written one better.
+   * Assigns each keyless gate line to a sync containing it, over the whole file (goroutines
+   * write a little out of order under load, so line-by-line decisions in file order go wrong).
+   * A line with a single candidate left gets it first; otherwise the (line, sync) pair that fits
+   * best (startCost) is taken; repeat. So a line is not left without a sync because a line with
+   * other options took its only one.
    */
   private matchGates(facts: FileFacts): void {
-    const pairs: Array<{ cost: number; g: number; s: SyncSpan }> = [];
+    type Pair = { cost: number; g: number; s: SyncSpan };
     const G = this.keylessGates;
+    const byGate: Pair[][] = [];
+    const bySync = new Map<SyncSpan, number[]>();
+    const pairs: Pair[] = [];
     for (let i = 0; i < G.length; i++) {
       const g = G[i]!;
-      for (const s of findSyncs(facts, g.at)) {
-        if (s.taken || (g.rsLogger && s.family !== 'replicaset')) continue;
-        pairs.push({ cost: startCost(g.at, s), g: i, s });
+      const mine: Pair[] = [];
+      forEachSync(facts, g.at, (s) => {
+        if (s.taken || (g.rsLogger && s.family !== 'replicaset')) return;
+        mine.push({ cost: startCost(g.at, s), g: i, s });
+      });
+      // Only the best few candidates of a line can matter (long concurrent syncs add many).
+      mine.sort((x, y) => x.cost - y.cost);
+      if (mine.length > MAX_GATE_CANDIDATES) mine.length = MAX_GATE_CANDIDATES;
+      byGate.push(mine);
+      for (const p of mine) {
+        pairs.push(p);
+        if (!p.s.absorber) {
+          const l = bySync.get(p.s);
+          if (l) l.push(i);
+          else bySync.set(p.s, [i]);
+        }
       }
     }
-    pairs.sort((a, b) => a.cost - b.cost || a.g - b.g);
-    const done = new Set<number>();
-    for (const p of pairs) {
-      if (done.has(p.g) || p.s.taken) continue;
-      done.add(p.g);
-      if (!p.s.absorber) p.s.taken = true;
+    pairs.sort((x, y) => x.cost - y.cost || x.g - y.g);
+    const left = byGate.map((c) => c.length);
+    const done = new Uint8Array(G.length);
+    const forced: number[] = [];
+    for (let i = 0; i < G.length; i++) if (left[i] === 1) forced.push(i);
+    const assign = (p: Pair): void => {
+      done[p.g] = 1;
       facts.gates.set(G[p.g]!.line, { key: p.s.key, family: p.s.family });
+      if (p.s.absorber) return;
+      p.s.taken = true;
+      for (const other of bySync.get(p.s) ?? []) {
+        if (done[other] || other === p.g) continue;
+        left[other]!--;
+        if (left[other] === 1) forced.push(other);
+      }
+    };
+    let next = 0;
+    for (;;) {
+      while (forced.length > 0) {
+        const g = forced.pop()!;
+        if (done[g]) continue;
+        const p = byGate[g]!.find((c) => !c.s.taken);
+        if (p) assign(p);
+      }
+      while (next < pairs.length && (done[pairs[next]!.g] || pairs[next]!.s.taken)) next++;
+      if (next >= pairs.length) break;
+      assign(pairs[next]!);
     }
   }
 
@@ -282,8 +322,8 @@ export class FactsBuilder {
   }
 }
 
-/** Syncs whose interval (with the start slack) contains `t`. */
-function findSyncs(facts: FileFacts, t: number): SyncSpan[] {
+/** Calls `fn` for every sync whose interval (with the start slack) contains `t`. */
+function forEachSync(facts: FileFacts, t: number, fn: (s: SyncSpan) => void): void {
   const s = facts.syncs;
   let lo = 0;
   let hi = s.length;
@@ -292,13 +332,12 @@ function findSyncs(facts: FileFacts, t: number): SyncSpan[] {
     if (s[mid]!.start <= t + SYNC_START_SLACK_MS) lo = mid + 1;
     else hi = mid;
   }
-  const out: SyncSpan[] = [];
+  const floor = t - facts.maxSyncMs - SYNC_START_SLACK_MS;
   for (let i = lo - 1; i >= 0; i--) {
     const c = s[i]!;
-    if (c.start < t - facts.maxSyncMs - SYNC_START_SLACK_MS) break;
-    if (c.end + SYNC_TOL_MS >= t) out.push(c);
+    if (c.start < floor) break;
+    if (c.end + SYNC_TOL_MS >= t) fn(c);
   }
-  return out;
 }
 
 /**

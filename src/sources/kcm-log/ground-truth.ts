@@ -26,9 +26,10 @@
  * missing from the log), or stays `open`.
  *
  * v1.27+ logs the expectations as `{}`; the source then fills rsKey/add/del of "Setting
- * expectations" from the neighbouring "Too few replicas" / "waiting on deletions" line and marks
- * each "Lowered expectations" with numbers.lowerAdd / lowerDel. Counters that the log does not
- * print are reconstructed from those (basis `reconstructed`).
+ * expectations" from the neighbouring "Too few replicas" / "waiting on deletions" line, marks
+ * each "Lowered expectations" with numbers.lowerAdd / lowerDel, and flags such events with
+ * numbers.fromContext = 1. Counters that the log does not print are reconstructed from those
+ * (basis `reconstructed`); counters printed on the line itself (≤1.26, older klog) are `logged`.
  */
 import type { ControllerLogEvent, SourceRef } from '../../timeline/event.js';
 

@@ -13,8 +13,9 @@
  *   with an InputError that names the command that reads it.
  * - Which ReplicaSet a line is about, and whether it is about a ReplicaSet at all, follows the
  *   attribution rule documented in attribute.ts. That rule needs facts from the whole file
- *   (which keys are ReplicaSets, every sync's interval), so the file is read twice; stdin is
- *   first spooled to a temporary file. Memory does not grow with the file.
+ *   (which keys are ReplicaSets, every sync's interval, the pairing of keyless lines), so the
+ *   file is read twice; stdin is first spooled to a temporary file. Memory grows with the number
+ *   of syncs and keyless expectations lines (tens of bytes each), not with the file size.
  * - klog headers have no year and are in KCM's local time zone: see clock.ts
  *   (`year`/`tzOffsetMinutes` options, defaults from wrapper timestamps or the file's mtime, UTC).
  * - Log lines from concurrent goroutines can be a little out of order; a reorder window of
@@ -103,7 +104,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     tmp = await mkdtemp(join(tmpdir(), 'kexp-kcm-'));
     readPath = join(tmp, 'stdin.log');
     try {
-      await spool(file, opts.stdin, readPath);
+      await spool(opts.stdin, readPath);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
       throw e;
@@ -270,7 +271,7 @@ function warnings(file: string, s: KcmLogStats, d: Diagnostics): void {
   if (s.late > 0) d.warn(`${file}: ${s.late} log line(s) were more than ${REORDER_MS / 1000}s out of time order`);
 }
 
-async function spool(file: string, stdin: NodeJS.ReadableStream | undefined, to: string): Promise<void> {
+async function spool(stdin: NodeJS.ReadableStream | undefined, to: string): Promise<void> {
   const input = await openInputBytes('-', stdin);
   const out = createWriteStream(to);
   try {
@@ -281,7 +282,6 @@ async function spool(file: string, stdin: NodeJS.ReadableStream | undefined, to:
     out.end();
     await once(out, 'close');
   }
-  void file;
 }
 
 /**

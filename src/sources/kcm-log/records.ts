@@ -120,16 +120,3 @@ export class RecordAssembler {
     }
   }
 }
-
-/** Async convenience over RecordAssembler (tests, small inputs). */
-export async function* assembleRecords(lines: AsyncIterable<PhysicalLine>): AsyncGenerator<RecordItem> {
-  const a = new RecordAssembler();
-  const out: RecordItem[] = [];
-  for await (const l of lines) {
-    a.push(l, out);
-    yield* out;
-    out.length = 0;
-  }
-  a.end(out);
-  yield* out;
-}
