@@ -1,0 +1,41 @@
+/** `kexp kcm-log` on the real captured logs in examples/captures. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { kexp } from '../support/cli.js';
+
+test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slow-start failures, no gated sync', () => {
+  const r = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log', '-o', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.equal(out.schemaVersion, 'kexp.kcm-log/v1');
+  const rs = out.replicaSets.find((x: { key: string }) => x.key === 'kexp-quota-rejected/web');
+  assert.deepEqual(rs.raises.map((x: { add: number }) => x.add), [5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]);
+  assert.equal(rs.slowStartFailures.length, 11);
+  assert.equal(rs.syncs.gated, 0);
+});
+
+test('kcm-log --compare scores a replay of the same scenario: every decision and Set matches', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-kcm-'));
+  const rep = kexp(['replay', 'examples/scale-down-graceful.kexp.jsonl', '-o', 'json']);
+  const f = path.join(dir, 'report.json');
+  fs.writeFileSync(f, rep.stdout);
+  const r = kexp(['kcm-log', 'examples/captures/scale-down-graceful/kcm.log', '--compare', f, '-o', 'json']);
+  const out = JSON.parse(r.stdout);
+  const o = out.compare.overall;
+  assert.ok(o.syncs.total > 10);
+  assert.equal(o.syncs.matched, o.syncs.total);
+  assert.equal(o.raises.exact, o.raises.total);
+  assert.deepEqual(out.replicaSets[0].raises.map((x: { add: number; del: number }) => [x.add, x.del]), [[5, 0], [0, 3]]);
+});
+
+test('kcm-log on a watch recording points to kexp replay; --compare with a non-report fails clearly', () => {
+  const r = kexp(['kcm-log', 'examples/scale-up-gated.kexp.jsonl']);
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, /kexp replay/);
+  const r2 = kexp(['kcm-log', 'examples/captures/scale-up-gated/kcm.log', '--compare', 'package.json']);
+  assert.equal(r2.code, 6);
+  assert.match(r2.stderr, /not a kexp report/);
+});
