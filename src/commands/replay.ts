@@ -1,9 +1,12 @@
+import fs from 'node:fs';
 import { Args, Command, Flags } from '@oclif/core';
 import { k8sVersionFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
 import { replayFiles } from '../pipeline/replay-files.js';
+import { useColor } from '../render/color.js';
+import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
 import { InputError } from '../sources/source.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
@@ -30,6 +33,8 @@ export default class Replay extends Command {
     'k8s-version': k8sVersionFlag,
     format: Flags.string({ summary: 'Force the input format instead of sniffing it.', options: [...WATCH_FORMATS] }),
     'match-window': matchWindowFlag,
+    html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file (no network needed to view it).', helpValue: 'FILE' }),
+    color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal; NO_COLOR turns it off).', allowNo: true }),
   };
 
   async run(): Promise<void> {
@@ -51,8 +56,9 @@ export default class Replay extends Command {
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
       });
+      if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
-      else process.stdout.write(renderTable(res.report));
+      else process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
     } catch (err) {

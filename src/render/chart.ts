@@ -19,8 +19,8 @@
  * is `-` (or `=` where it lies inside the active bar). Up to five rows; with more pods than
  * rows each row stands for max/rows pods, and any non-zero count shows at least one row.
  * Gated row: `F` fulfilled, `L` leaked (expired, or the ReplicaSet deleted while gated),
- * `O` still open at the end of input, `.` expectations unknown (before the first round kexp
- * saw). Writes row: `C` create round, `D` delete round, `X` a round with failed or rejected
+ * `O` still open at the end of input, `.` expectations unknown (initialState basis `unknown`:
+ * before the first round kexp saw). Writes row: `C` create round, `D` delete round, `X` a round with failed or rejected
  * writes (API errors, walked-back creates, NamespaceTerminating). Where several marks share
  * a column the more severe one wins (O > L > F > ., X > D > C).
  *
@@ -32,7 +32,7 @@ import type { GatedWindow, ReplicaSetReport, RoundReport } from '../analysis/rep
 import { paint, SGR } from './color.js';
 
 export interface ChartOptions {
-  /** Total columns the chart may use (lines are never longer). */
+  /** Total columns the chart may use (lines are never longer); at least 40 is used. */
   width: number;
   /** ANSI colours and Unicode glyphs; false → plain ASCII. */
   color: boolean;
@@ -44,6 +44,8 @@ export interface ChartOptions {
 const INDENT = '  ';
 const MAX_ROWS = 5;
 const MIN_PLOT = 10;
+/** Narrower widths are drawn at this width. */
+const MIN_WIDTH = 40;
 
 interface Glyphs {
   bar: string;
@@ -167,6 +169,7 @@ function blank(n: number): Cell[] {
 
 export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   const color = opts.color;
+  const width = Math.max(MIN_WIDTH, Math.floor(opts.width));
   const g = color ? UNICODE : ASCII;
   const st = (s: string): string | undefined => (color ? s : undefined);
 
@@ -184,8 +187,9 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
     add(w.fulfilledAt);
   }
   add(rs.initialState.until);
-  const t0 = ms(opts.start) ?? (times.length ? Math.min(...times) : undefined);
-  const t1 = ms(opts.end) ?? (times.length ? Math.max(...times) : undefined);
+  // (Loops, not Math.min(...times): reports can hold many thousands of times.)
+  const t0 = ms(opts.start) ?? (times.length ? times.reduce((a, b) => (b < a ? b : a)) : undefined);
+  const t1 = ms(opts.end) ?? (times.length ? times.reduce((a, b) => (b > a ? b : a)) : undefined);
   if (t0 === undefined || t1 === undefined || t1 < t0) return `${INDENT}Timeline: no timed events for this ReplicaSet`;
   const span = Math.max(t1 - t0, 1);
 
@@ -194,14 +198,14 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
     .map((p) => ({ t: ms(p.at), desired: p.desired, active: p.active }))
     .filter((p): p is { t: number; desired: number; active: number } => p.t !== undefined && p.t <= t1)
     .sort((a, b) => a.t - b.t);
-  const ymax = Math.max(1, ...series.map((p) => Math.max(p.desired, p.active)));
+  const ymax = series.reduce((m, p) => Math.max(m, p.desired, p.active), 1);
   const field = Math.max(9, 5 + String(ymax).length);
   const gutter = (label: string): Cell[] => [
     ...[...`${INDENT}${label.padEnd(field)} `].map((ch) => ({ ch, style: st(STYLE.label) })),
     { ch: g.vbar, style: st(STYLE.axis) },
   ];
   const gutterLen = INDENT.length + field + 2;
-  const W = Math.max(MIN_PLOT, opts.width - gutterLen);
+  const W = Math.max(MIN_PLOT, width - gutterLen);
   const col = (t: number): number => Math.min(W - 1, Math.max(0, Math.floor(((t - t0) * W) / span)));
 
   // Column values: the last series point in or before each column.
@@ -230,7 +234,8 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   const gatedSyncs = rs.syncs.byOutcome.gated ?? 0;
   const head = `Timeline ${d0.slice(0, 10)} ${d0.slice(11, 23)} ${g.arrow} ${endText} UTC, 1 col = ${shortDuration(span / W)}`;
   const syncs = `; ${rs.syncs.total} sync${rs.syncs.total === 1 ? '' : 's'}${gatedSyncs ? ` (${gatedSyncs} gated)` : ''}`;
-  const full = INDENT.length + head.length + syncs.length <= opts.width ? head + syncs : head;
+  const candidates = [head + syncs, head, `Timeline ${d0.slice(11, 23)} ${g.arrow} ${d1.slice(11, 23)} UTC`, 'Timeline (UTC)'];
+  const full = candidates.find((h) => INDENT.length + [...h].length <= width) ?? 'Timeline';
   lines.push(INDENT + (color ? paint('Timeline', STYLE.title) + full.slice('Timeline'.length) : full));
 
   // Pod rows, top (ymax) to bottom.
@@ -254,8 +259,10 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
     for (let c = col(from); c <= col(to); c++) if (!gate[c] || GATE_RANK[gate[c]!] < GATE_RANK[cls]) gate[c] = cls;
   };
   const until = ms(rs.initialState.until);
-  if (until === undefined) mark(t0, t1, 'unknown');
-  else if (until > t0) mark(t0, Math.min(until, t1) - 1e-9, 'unknown');
+  if (rs.initialState.basis === 'unknown') {
+    if (until === undefined) mark(t0, t1, 'unknown');
+    else if (until > t0) mark(t0, Math.min(until, t1) - 1e-9, 'unknown');
+  }
   for (const w of rs.gatedWindows) {
     const s = ms(w.start);
     if (s === undefined) continue;
@@ -302,7 +309,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   const place = (t: number, text: string): boolean => {
     const c = col(t);
     if (c < nextFree || c + text.length > W) return false;
-    axis[gutterLen + c] = { ch: g.tick, style: st(STYLE.axis) };
+    if (c > 0) axis[gutterLen + c] = { ch: g.tick, style: st(STYLE.axis) }; // column 0 sits on the corner
     for (let i = 0; i < text.length; i++) labels[c + i] = { ch: text[i]! };
     nextFree = c + text.length + 1;
     return true;
@@ -320,7 +327,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   };
   item(g.bar, STYLE.bar, 'active');
   item(g.desired, STYLE.desired, 'desired');
-  if (!color) item(g.both, STYLE.both, 'desired (met)');
+  item(g.both, STYLE.both, 'desired (met)');
   const gates = new Set(gate);
   if (gates.has('fulfilled')) item('F', STYLE.fulfilled, 'gated, fulfilled');
   if (gates.has('leaked')) item('L', STYLE.leaked, 'gated, leaked');
@@ -333,7 +340,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   let line: Cell[] = [];
   let len = 0;
   for (const it of items) {
-    if (len > 0 && INDENT.length + len + 2 + it.length > opts.width) {
+    if (len > 0 && INDENT.length + len + 2 + it.length > width) {
       lines.push(INDENT + serialize(line, color));
       line = [];
       len = 0;
