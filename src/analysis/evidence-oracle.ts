@@ -174,7 +174,13 @@ export class EvidenceOracle implements PodControl {
     const sources: SourceRef[] = [];
     const pods: string[] = [];
     const plan: CreateResult[] = [];
-    // 1. Audit writes by the ReplicaSet controller for this ReplicaSet.
+    // 1. Audit writes by the ReplicaSet controller for this ReplicaSet, consumed batch by batch
+    //    like slowStartBatch: 1, 2, 4, … calls; the round stops after the first batch with a
+    //    failure, and a pause longer than a call between writes ends it too.
+    let batch = Math.min(n, 1);
+    let inBatch = 0;
+    let batchFailed = false;
+    let lastWrite = at;
     for (const e of this.window(at, 50)) {
       if (plan.length >= n) break;
       if (!isRSControllerPodWrite(e, 'create') || this.consumedWrites.has(e)) continue;
@@ -185,6 +191,8 @@ export class EvidenceOracle implements PodControl {
         const gen = (e.requestObject as Pod | undefined)?.metadata?.generateName;
         if (gen !== `${rs.metadata.name}-`) continue;
       }
+      if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS) break;
+      lastWrite = e.at;
       this.consumedWrites.add(e);
       sources.push(e.source);
       const code = e.status.code;
@@ -196,11 +204,23 @@ export class EvidenceOracle implements PodControl {
         plan.push({ ok: true, pod: name, doneAt: e.at });
       } else {
         const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+        if (!nsTerm) batchFailed = true;
         plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, doneAt: e.at });
+      }
+      if (++inBatch === batch) {
+        if (batchFailed) break;
+        inBatch = 0;
+        batch = Math.min(2 * batch, n - plan.length);
       }
     }
     if (plan.length > 0) {
       this.roundEvidence.set(round, { basis: 'observed', sources, pods });
+      const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
+      if (plan.some((r) => r.ok)) {
+        // Pods were created, so the sync still writes status (an RS-controller update of replicasets/status) before it is done.
+        this.awaitingStatus.set(rsKey, lastCall + STATUS_WRITE_MS);
+        plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;
+      }
       while (plan.length < n) plan.push({ ok: false, error: 'not attempted' });
       return plan;
     }
@@ -273,7 +293,7 @@ export class EvidenceOracle implements PodControl {
       this.runningRounds.delete(rsKey);
       // All calls accounted for: the sync still writes status before it is done.
       const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
-      if (plan.some((r) => r.ok) && !this.look.exhausted()) {
+      if (plan.some((r) => r.ok)) {
         this.awaitingStatus.set(rsKey, lastCall + STATUS_WRITE_MS);
         plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;
       }
@@ -368,9 +388,34 @@ export class EvidenceOracle implements PodControl {
 
   chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
     const n = predicted.length;
+    const byKey = new Map(active.map((p) => [objectKey(p.metadata), p]));
     const observed: Pod[] = [];
-    for (const p of active) {
-      if (this.deletionAhead(p, at)) observed.push(p);
+    const seen = new Set<string>();
+    // The controller issues all its DELETEs at once: take the ReplicaSet controller's delete
+    // writes (audit) or else the first deletion observations of its active pods right after
+    // the sync, in time order.
+    let sawWrites = false;
+    for (const e of this.window(at, 50)) {
+      if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
+      if (!isRSControllerPodWrite(e, 'delete')) continue;
+      sawWrites = true;
+      const p = byKey.get(`${e.namespace}/${e.name}`);
+      if (p && !seen.has(objectKey(p.metadata))) {
+        seen.add(objectKey(p.metadata));
+        observed.push(p);
+      }
+    }
+    if (!sawWrites) {
+      for (const e of this.window(at, 0)) {
+        if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
+        if (e.type !== 'observed' || e.kind !== 'Pod') continue;
+        if (!(e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) continue;
+        const p = byKey.get(objectKey(e.object.metadata));
+        if (p && !seen.has(objectKey(p.metadata))) {
+          seen.add(objectKey(p.metadata));
+          observed.push(p);
+        }
+      }
     }
     const predictedKeys = new Set(predicted.map((p) => objectKey(p.metadata)));
     if (observed.length === 0 || observed.every((p) => predictedKeys.has(objectKey(p.metadata)))) return { pods: predicted };

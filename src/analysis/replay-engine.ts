@@ -39,6 +39,8 @@ export interface ReplayOptions {
    * recording's end line, later than its last event. Syncs due until then still run.
    */
   coverageEnd?: () => number | undefined;
+  /** Start of what the input covers (epoch ms), if earlier than its first event (e.g. the first audit record read). */
+  coverageStart?: () => number | undefined;
 }
 
 export interface WindowTrack {
@@ -418,8 +420,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         // Created after the input started (not part of the initial list): the controller cannot
         // hold expectations for this key yet (a deleted namesake's were cleared by deleteRS).
         const created = rs.metadata.creationTimestamp ? Date.parse(rs.metadata.creationTimestamp) : NaN;
-        t.createdInCoverage = e.watchType === 'ADDED' && start !== undefined && e.at - start > 200 &&
-          !Number.isNaN(created) && created >= Math.floor(start / 1000) * 1000;
+        const from = Math.min(start ?? e.at, opts.coverageStart?.() ?? Infinity);
+        t.createdInCoverage = e.watchType === 'ADDED' && e.at - from > 200 &&
+          !Number.isNaN(created) && created >= Math.floor(from / 1000) * 1000;
       }
       const uid = rs.metadata.uid;
       const prevUid = t.rs?.metadata.uid ?? t.uids[t.uids.length - 1];

@@ -6,7 +6,7 @@
  */
 import { ClusterError, getJSON } from '../sources/live/api-client.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
-import { Reflector } from '../sources/live/reflector.js';
+import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';
 import { RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
 import type { RecordingWatch } from '../sources/watch/recording-format.js';
 import { formatRecvTime } from '../sources/watch/recording-format.js';
@@ -27,7 +27,7 @@ export function parseTarget(s: string): RecordTarget {
 
 /** Turns a 403 on a watched resource into the one line the README's Role fixes. */
 export function forbiddenMessage(verb: string, resource: string, namespace: string | undefined, err: ClusterError): string {
-  return `forbidden: cannot ${verb} ${resource}${namespace ? ` in namespace ${namespace}` : ''} (${err.message.split('\n')[0]}); see "Permissions" in the README for the minimal Role`;
+  return `forbidden: cannot ${verb} ${resource}${namespace ? ` in namespace ${namespace}` : ''} (${err.message.split('\n')[0]}); see "Permissions" in the README (docs/rbac.md) for the minimal Role`;
 }
 
 export interface RecordOptions {
@@ -119,36 +119,61 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
   let timer: NodeJS.Timeout | undefined;
   if (o.durationMs) timer = setTimeout(() => inner.abort(), o.durationMs);
   let fatal: ClusterError | undefined;
-  const runs = watches.map((w) =>
-    new Reflector({
-      kc: o.access.kc,
-      path: w.path,
-      kind: w.kind,
-      apiVersion: w.apiVersion,
-      fieldSelector: w.fieldSelector,
-      signal: inner.signal,
-      now: o.now,
-      requestTimeoutMs: o.requestTimeoutMs,
-      sink: {
-        event: (type, obj, at, synthetic) => {
-          writer.event(w.resource, type, obj, at, synthetic);
-          o.onProgress?.(writer.counts);
-        },
-        synced: () => {
-          if (--pendingSync === 0) o.onSynced?.();
-        },
-        gap: (reason, detail, at) => {
-          writer.gap(w.resource, reason, detail, at);
-          o.onWarning?.(`${w.resource}: ${reason} (${detail})`);
-        },
+  // The ReplicaSets' initial list is written after the others' (namespace, Events, pods), the
+  // way kube-controller-manager's informer caches are all synced before its workers run: a
+  // replay then syncs each existing ReplicaSet with its pods and namespace already known,
+  // instead of predicting a bogus creation round for pods that are merely listed later.
+  let othersSynced!: () => void;
+  const othersReady = new Promise<void>((resolve) => (othersSynced = resolve));
+  inner.signal.addEventListener('abort', () => othersSynced(), { once: true });
+  let pendingOthers = watches.length - 1;
+  const runs = watches.map(async (w) => {
+    if (w.resource === 'replicasets') {
+      await othersReady;
+      if (inner.signal.aborted) return;
+    }
+    const sink: ReflectorSink = {
+      event: (type, obj, at, synthetic) => {
+        writer.event(w.resource, type, obj, at, synthetic);
+        o.onProgress?.(writer.counts);
       },
-    }).run().catch((err: unknown) => {
+      synced: () => {
+        if (w.resource !== 'replicasets' && --pendingOthers === 0) othersSynced();
+        if (--pendingSync === 0) o.onSynced?.();
+      },
+      gap: (reason, detail, at) => {
+        writer.gap(w.resource, reason, detail, at);
+        o.onWarning?.(`${w.resource}: ${reason} (${detail})`);
+      },
+    };
+    const reflector = new Reflector({
+      kc: o.access.kc, path: w.path, kind: w.kind, apiVersion: w.apiVersion, fieldSelector: w.fieldSelector,
+      signal: inner.signal, now: o.now, requestTimeoutMs: o.requestTimeoutMs, sink,
+    });
+    let started = false;
+    const run = w.resource !== 'namespaces'
+      ? reflector.run()
+      : reflector.run().catch((err: unknown) => {
+        // A namespaced Role can grant `get` on its own Namespace but never list/watch of the
+        // cluster-scoped collection: poll the object instead (docs/rbac.md).
+        if (started || !(err instanceof ClusterError && err.kind === 'forbidden')) throw err;
+        o.onWarning?.(`cannot list/watch namespaces at cluster scope; polling namespace ${ns} every 2 s instead (its changes are seen up to 2 s late)`);
+        return new ObjectPoller({ kc: o.access.kc, path: `/api/v1/namespaces/${ns}`, kind: 'Namespace', apiVersion: 'v1', signal: inner.signal, now: o.now, requestTimeoutMs: o.requestTimeoutMs, sink }).run();
+      });
+    const origSynced = sink.synced;
+    sink.synced = () => {
+      started = true;
+      origSynced?.();
+    };
+    return run.catch((err: unknown) => {
       if (inner.signal.aborted) return;
       const ce = err instanceof ClusterError ? err : new ClusterError('http', String((err as Error)?.message ?? err));
-      fatal ??= ce.kind === 'forbidden' ? new ClusterError('forbidden', forbiddenMessage('list/watch', w.resource, w.namespace, ce)) : ce;
+      // The API server's 403 message names the verb ("cannot list resource …"); a refused WATCH is reported as "cannot watch resource …".
+      const verb = /cannot (\w+) resource/.exec(ce.message)?.[1] ?? 'list/watch';
+      fatal ??= ce.kind === 'forbidden' ? new ClusterError('forbidden', forbiddenMessage(verb, w.resource, w.namespace, ce)) : ce;
       inner.abort();
-    }),
-  );
+    });
+  });
   await Promise.all(runs);
   if (timer) clearTimeout(timer);
   o.signal.removeEventListener('abort', onAbort);

@@ -14,6 +14,7 @@ import { captureScenario } from './scenarios/run-scenarios.js';
 import { SCENARIOS } from './scenarios/scenarios.js';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
 import { kcmLogFiles } from '../../src/pipeline/kcm-log-files.js';
+import { auditFiles } from '../../src/pipeline/audit-files.js';
 import { scoreReplicaSet, sumScores } from '../../src/analysis/fidelity.js';
 import { openKcmLogSource } from '../../src/sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth } from '../../src/sources/kcm-log/ground-truth.js';
@@ -49,6 +50,12 @@ for (const name of selected) {
     assert.equal(score.raises.exact, score.raises.total, score.mismatches.join('\n'));
     assert.equal(score.leaks.found, score.leaks.truePositive, 'no false leak');
     assert.equal(score.leaks.truePositive, score.leaks.truth, 'every leak found');
+    // From the apiserver's audit log alone: the same decisions and raises.
+    const audit = await auditFiles({ files: [cap.audit] });
+    const ascore = sumScores([scoreReplicaSet(g!, audit.report.replicaSets.find((r) => r.key === g!.rsKey))]);
+    assert.equal(ascore.syncs.mismatched, 0, 'audit: ' + ascore.mismatches.join('\n'));
+    assert.equal(ascore.raises.exact, ascore.raises.total, 'audit: ' + ascore.mismatches.join('\n'));
+    assert.equal(ascore.leaks.found, ascore.leaks.truePositive, 'audit: no false leak');
     // The same through the CLI pipeline used by `kexp kcm-log --compare`.
     const rf = path.join(cap.dir, 'report.json');
     fs.writeFileSync(rf, JSON.stringify(report));

@@ -494,6 +494,25 @@ describe('audit source: EKS CloudWatch exports', () => {
   });
 });
 
+describe('audit source: Firehose objects concatenated without separators (`}{`)', () => {
+  it('reads them as consecutive JSON values', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kexp-firehose-'));
+    const p = join(dir, 'firehose-00001');
+    writeFileSync(p, readFileSync(fx('eks-subscription.ndjson'), 'utf8').trim().split('\n').join(''));
+    const r = await collect(p);
+    assert.equal(r.source.summary().format, 'eks');
+    assert.deepEqual(
+      r.writes.map((w) => [w.verb, w.resource, w.status.code]),
+      [
+        ['create', 'pods', 201],
+        ['update', 'replicasets', 200],
+        ['delete', 'pods', 200],
+      ],
+    );
+    assert.deepEqual(r.problems, []);
+  });
+});
+
 describe('audit source: AKS diagnostic records', () => {
   it('kube-audit and kube-audit-admin records; other categories skipped', async () => {
     const r = await collect(fx('aks-records.json'));

@@ -393,8 +393,29 @@ const V1BETA1_TS_RE = /"timestamp"\s*:\s*"([^"]+)"/;
 interface ObjMemo {
   uid?: string;
   rv?: string;
-  /** Full last object (ReplicaSets and Namespaces only; pod deletes return the pod). */
+  /**
+   * Last object: full for ReplicaSets and Namespaces; for pods only what metadata-only
+   * writes cannot carry (spec.nodeName, status.phase/conditions), to complete a
+   * PartialObjectMetadata response (the garbage collector patches through the metadata client).
+   */
   obj?: unknown;
+}
+
+/** The parts of a pod the controller model reads outside metadata. */
+function podRest(obj: unknown): unknown {
+  if (!isObj(obj)) return undefined;
+  const spec = isObj(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
+  const st = isObj(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
+  return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
+}
+
+/** True when a write's result is an object that no longer exists (deletion finished by it). */
+function finishedDeletion(obj: unknown, kind: string): boolean {
+  const meta = isObj(obj) && isObj(obj.metadata) ? obj.metadata : undefined;
+  if (!meta || !meta.deletionTimestamp) return false;
+  if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
+  if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
+  return kind === 'ReplicaSet';
 }
 
 type Obj = Record<string, unknown>;
@@ -620,9 +641,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       observe(kind, 'DELETED', last?.obj ?? stub, at, src, ref.namespace);
       return;
     }
-    if (!kindMatches(resp, kind)) return; // e.g. a Scale, Binding or Eviction response
-    const wt = rec.verb === 'create' ? 'ADDED' : rec.verb === 'delete' ? deleteOutcome(resp, code, kind) : 'MODIFIED';
-    if (wt) observe(kind, wt, resp, at, src, ref.namespace);
+    let body: unknown = resp;
+    if (isObj(resp) && resp.kind === 'PartialObjectMetadata' && isObj(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
+      // A metadata-only write (garbage collector, other metadata clients): complete it with the
+      // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
+      const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
+      if (!isObj(last)) return;
+      body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
+    } else if (!kindMatches(resp, kind)) return; // e.g. a Scale, Binding or Eviction response
+    let wt: 'ADDED' | 'MODIFIED' | 'DELETED' | undefined = rec.verb === 'create' ? 'ADDED' : rec.verb === 'delete' ? deleteOutcome(body, code, kind) : 'MODIFIED';
+    if (wt === 'MODIFIED' && (rec.verb === 'update' || rec.verb === 'patch') && finishedDeletion(body, kind)) wt = 'DELETED';
+    if (wt) observe(kind, wt, body, at, src, ref.namespace);
   };
 
   const observe = (
@@ -649,6 +678,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (rv !== undefined) memo.rv = rv;
       // Full objects only for the few, small-numbered kinds whose delete answers with a Status.
       if (kind === 'ReplicaSet' || kind === 'Namespace') memo.obj = obj;
+      else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }
     const ev = { type: 'observed', at, atBasis: 'audit-stage', source, kind, watchType, object: obj } as ObservedEvent;

@@ -20,7 +20,7 @@
  * dropped once they exceed `maxLineBytes`; gzip/stream errors propagate as InputError.
  */
 import { createReadStream } from 'node:fs';
-import { PassThrough, pipeline, Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { createGunzip, type ZlibOptions } from 'node:zlib';
 import { InputError } from '../source.js';
 
@@ -70,8 +70,6 @@ const GZIP_MAGIC0 = 0x1f;
 const GZIP_MAGIC1 = 0x8b;
 /** Decompressed bytes gunzip may buffer ahead of the reader. */
 const GUNZIP_READ_AHEAD = 16 << 20;
-/** File bytes read ahead of the reader. */
-const READ_AHEAD = 8 << 20;
 
 /**
  * One input, read once. Use `peek()` to sniff the format, then exactly one of `lines()`,
@@ -94,7 +92,6 @@ export class InputReader {
   private readonly maxLineBytes: number;
   private iter: AsyncIterator<Buffer> | undefined;
   private source: Readable | undefined;
-  private file_: Readable | undefined;
   private readonly peeked: Buffer[] = [];
   private ended = false;
   /** Raw bytes of the last line seen by `lines()` (its buffer stays referenced, nothing copied). */
@@ -282,10 +279,7 @@ export class InputReader {
   close(): void {
     this.ended = true;
     this.peeked.length = 0;
-    if (this.file !== '-') {
-      this.file_?.destroy();
-      this.source?.destroy();
-    }
+    if (this.source && this.file !== '-') this.source.destroy();
   }
 
   private async next(): Promise<Buffer | undefined> {
@@ -327,19 +321,10 @@ export class InputReader {
   }
 
   private async open(): Promise<AsyncIterator<Buffer>> {
-    let source: Readable;
-    if (this.file === '-') source = this.opts.stdin ?? process.stdin;
-    else {
-      // 1 MiB reads, but up to READ_AHEAD bytes buffered in front of the splitter so the
-      // thread-pool reads keep going while a chunk is being scanned (otherwise the two take turns).
-      const file = createReadStream(this.file, { highWaterMark: this.chunkSize });
-      const ahead = new PassThrough({ highWaterMark: READ_AHEAD });
-      pipeline(file, ahead, () => {
-        /* errors surface through the async iterator below */
-      });
-      source = ahead;
-      this.file_ = file;
-    }
+    const source: Readable =
+      this.file === '-'
+        ? (this.opts.stdin ?? process.stdin)
+        : createReadStream(this.file, { highWaterMark: this.chunkSize });
     this.source = source;
     const raw = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];

@@ -204,7 +204,7 @@ export class AuditNormaliser {
       }
       const items = Array.isArray(v.items) ? v.items : [];
       for (const item of items) {
-        // Items of a webhook batch omit nothing; tolerate items without kind/apiVersion.
+        // Tolerate batch items written without kind/apiVersion (they inherit the list's).
         if (isObj(item) && item.kind === undefined) item.kind = 'Event';
         if (isObj(item) && item.apiVersion === undefined) item.apiVersion = apiVersion;
         this.fromValue(item, line, out, origin === 'log' ? 'webhook' : origin);

@@ -14,6 +14,8 @@
  *   items as ADDED and, for objects that disappeared meanwhile, a synthetic DELETED of the
  *   last known object (the informer's DeletedFinalStateUnknown);
  * - a client-side idle timeout aborts a half-open connection that delivers nothing;
+ * - 401/403 on a WATCH (credentials expired, RBAC lacks `watch`) ends the loop with a
+ *   ClusterError: retrying cannot help;
  * - an AbortSignal (Ctrl-C) ends the loop cleanly.
  *
  * Every event is stamped with its receive time from the injected clock.
@@ -72,6 +74,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+type WatchResult = { kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string } | { kind: 'fatal'; error: ClusterError };
+
+/** A watch request the API server refused for good (401/403): retrying cannot help. */
+function fatalWatchStatus(status: number | undefined, path: string): ClusterError | undefined {
+  const resource = path.split('/').filter(Boolean).pop() ?? path;
+  if (status === 403) return new ClusterError('forbidden', `cannot watch resource "${resource}" (403 Forbidden on WATCH ${path})`, 403);
+  if (status === 401) return new ClusterError('unauthorized', `the API server rejected the credentials (401 Unauthorized): expired or invalid; WATCH ${path}`, 401);
+  return undefined;
+}
+
 export class Reflector {
   private rv = '';
   private known = new Map<string, Record<string, unknown>>(); // uid → last object
@@ -124,6 +136,7 @@ export class Reflector {
     while (!signal.aborted) {
       const r = await this.watchOnce();
       if (signal.aborted) return;
+      if (r.kind === 'fatal') throw r.error;
       if (r.kind === 'closed') {
         backoff = 1000;
         continue;
@@ -155,7 +168,7 @@ export class Reflector {
     }
   }
 
-  private async watchOnce(): Promise<{ kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string }> {
+  private async watchOnce(): Promise<WatchResult> {
     const { signal } = this.o;
     const w = new Watch(this.o.kc);
     const query: Record<string, string | number | boolean> = {
@@ -169,7 +182,7 @@ export class Reflector {
       let settled = false;
       let controller: AbortController | undefined;
       let idle: NodeJS.Timeout | undefined;
-      let result: { kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string } = { kind: 'closed' };
+      let result: WatchResult = { kind: 'closed' };
       const finish = () => {
         if (settled) return;
         settled = true;
@@ -215,7 +228,9 @@ export class Reflector {
         (err: unknown) => {
           if (err && !signal.aborted && result.kind === 'closed') {
             const e = err as { message?: string; statusCode?: number; code?: string };
-            if (e.statusCode === 410) result = { kind: 'expired', detail: '410 Gone' };
+            const fatal = fatalWatchStatus(e.statusCode, this.o.path);
+            if (fatal) result = { kind: 'fatal', error: fatal };
+            else if (e.statusCode === 410) result = { kind: 'expired', detail: '410 Gone' };
             else result = { kind: 'error', detail: e.code ?? e.message ?? String(err) };
           }
           finish();
@@ -225,9 +240,63 @@ export class Reflector {
         if (settled) c.abort();
       }, (err: unknown) => {
         const e = err as { message?: string; statusCode?: number; code?: string };
-        result = e?.statusCode === 410 ? { kind: 'expired', detail: '410 Gone' } : { kind: 'error', detail: e?.code ?? e?.message ?? String(err) };
+        const fatal = fatalWatchStatus(e?.statusCode, this.o.path);
+        result = fatal ? { kind: 'fatal', error: fatal } : e?.statusCode === 410 ? { kind: 'expired', detail: '410 Gone' } : { kind: 'error', detail: e?.code ?? e?.message ?? String(err) };
         finish();
       });
     });
+  }
+}
+
+export interface ObjectPollerOptions {
+  kc: KubeConfig;
+  /** Object path, e.g. `/api/v1/namespaces/shop`. */
+  path: string;
+  kind: string;
+  apiVersion: string;
+  sink: ReflectorSink;
+  signal: AbortSignal;
+  now: () => number;
+  /** Poll interval (ms). Default 2000. */
+  intervalMs?: number;
+  requestTimeoutMs?: number;
+}
+
+/**
+ * The fallback for a single object the user may `get` but not list/watch (a namespaced Role can
+ * grant `get` on its own Namespace object, never `list`/`watch` of the cluster-scoped collection):
+ * GET it every `intervalMs`, emit ADDED first, MODIFIED when its resourceVersion changes and
+ * DELETED (of the last known object) on 404. Receive times are then late by up to one interval.
+ * 401/403 end the loop with the ClusterError; other errors are retried on the next tick.
+ */
+export class ObjectPoller {
+  constructor(private readonly o: ObjectPollerOptions) {}
+
+  async run(): Promise<void> {
+    const { signal } = this.o;
+    let last: Record<string, unknown> | undefined;
+    let first = true;
+    while (!signal.aborted) {
+      try {
+        const obj = { apiVersion: this.o.apiVersion, kind: this.o.kind, ...(await getJSON<Record<string, unknown>>(this.o.kc, this.o.path, { signal, timeoutMs: this.o.requestTimeoutMs })) };
+        const at = this.o.now();
+        if (!last) this.o.sink.event('ADDED', obj, at, first ? 'initial-list' : undefined);
+        else if (metaOf(last).resourceVersion !== metaOf(obj).resourceVersion) this.o.sink.event('MODIFIED', obj, at);
+        last = obj;
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof ClusterError && (err.kind === 'forbidden' || err.kind === 'unauthorized')) throw err;
+        if (err instanceof ClusterError && err.kind === 'not-found' && last) {
+          this.o.sink.event('DELETED', last, this.o.now());
+          last = undefined;
+        }
+        if (first && !(err instanceof ClusterError && err.kind === 'not-found')) throw err;
+      }
+      if (first) {
+        first = false;
+        this.o.sink.synced?.();
+      }
+      await sleep(this.o.intervalMs ?? 2000, signal);
+    }
   }
 }

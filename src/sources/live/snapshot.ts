@@ -142,7 +142,7 @@ function notFoundMessage(kind: string, ns: string, name: string, hint = ''): Clu
 }
 
 /** Reads the target ReplicaSet(s). Throws ClusterError not-found (with a Deployment hint) or forbidden. */
-async function readTargets(o: SnapshotOptions): Promise<{ deployment?: Deployment; replicaSets: ReplicaSet[] }> {
+export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: Deployment; replicaSets: ReplicaSet[] }> {
   const ns = o.access.namespace;
   const { target } = o;
   if (target.kind === 'rs') {
@@ -185,13 +185,16 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
     return undefined;
   }))?.gitVersion;
+  // The pod list is the big read (thousands of pods): start it at once, next to the target read.
+  const podsP = listAll<Pod>(o, `/api/v1/namespaces/${ns}/pods`, 'pods', 'Pod', 'v1');
+  podsP.catch(() => undefined); // awaited below; do not let an early failure go unhandled meanwhile
   const { deployment, replicaSets } = await readTargets(o);
   const names = new Set(replicaSets.map((r) => r.metadata.name ?? ''));
   const eventQuery: Record<string, string> = o.target.kind === 'rs'
     ? { fieldSelector: `involvedObject.name=${o.target.name}` }
     : { fieldSelector: 'involvedObject.kind=ReplicaSet' };
   const [pods, rsEvents, depEvents, quotas, nsObj] = await Promise.all([
-    listAll<Pod>(o, `/api/v1/namespaces/${ns}/pods`, 'pods', 'Pod', 'v1'),
+    podsP,
     listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', eventQuery),
     o.target.kind === 'deployment'
       ? listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', { fieldSelector: `involvedObject.kind=Deployment,involvedObject.name=${o.target.name}` })
@@ -251,6 +254,11 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     unavailable: uniq,
     counts: { replicasets: replicaSets.length, pods: pods.length, events: events.length, resourcequotas: quotas?.length ?? 0, namespaces: nsObj ? 1 : 0 },
   };
+}
+
+/** Every pod of the namespace (paged). Throws ClusterError (403 names `list pods`). */
+export async function listNamespacePods(o: SnapshotOptions): Promise<Pod[]> {
+  return listAll<Pod>(o, `/api/v1/namespaces/${o.access.namespace}/pods`, 'pods', 'Pod', 'v1');
 }
 
 /** A fresh GET of the ReplicaSet for CanAdopt's RecheckDeletionTimestamp (`getFresh`). */

@@ -1,0 +1,81 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
+import { EXIT } from '../cli/exit-codes.js';
+import { exitCodeForError } from '../cli/cluster-errors.js';
+import { oneLine } from '../cli/messages.js';
+import { loadClusterAccess } from '../sources/live/kubeconfig.js';
+import { parseTarget } from '../pipeline/record-live.js';
+import { adoptFromFile, adoptLive, renderAdoptText } from '../pipeline/adopt.js';
+import { InputError } from '../sources/source.js';
+import { ClusterError } from '../sources/live/api-client.js';
+
+export default class Adopt extends Command {
+  static override summary = 'Show the ClaimObject decision (keep / adopt / release / ignore) for every candidate pod of a ReplicaSet, and why.';
+  static override description =
+    'Candidates are the pods the ReplicaSet controls and the pods in its namespace that match its selector. Live, kexp also ' +
+    're-reads the ReplicaSet the way CanAdopt does (RecheckDeletionTimestamp: same UID, no deletionTimestamp) and says whether ' +
+    'adoptions would be patched right now. With --from FILE the decisions are those at the end of a recording (or other watch dump); ' +
+    'the live re-read is then not available.';
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop',
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --from web.kexp.jsonl',
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --output json',
+  ];
+  static override args = { target: Args.string({ description: 'ReplicaSet name.', required: true }) };
+  static override flags = {
+    ...clusterFlags,
+    from: Flags.string({ summary: 'Decide from a recording or watch dump instead of the live cluster (repeatable).', helpValue: 'FILE', multiple: true }),
+    output: outputFlag,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Adopt);
+    let name: string;
+    let requestTimeoutMs: number;
+    try {
+      const t = parseTarget(args.target);
+      if (t.kind !== 'rs') throw new Error('kexp adopt takes a ReplicaSet name (adoption is per ReplicaSet); list them with `kubectl get rs -l …`');
+      name = t.name;
+      requestTimeoutMs = parseDuration(flags['request-timeout']);
+    } catch (err) {
+      this.logToStderr(`kexp: ${oneLine(err)}`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
+    const ac = new AbortController();
+    const onSig = () => ac.abort();
+    process.once('SIGINT', onSig);
+    process.once('SIGTERM', onSig);
+    try {
+      const res = flags.from?.length
+        ? await adoptFromFile({
+          files: flags.from,
+          name,
+          namespace: flags.namespace,
+          onWarning: (m) => this.logToStderr(`warning: ${m}`),
+          onProblem: (m) => this.logToStderr(m),
+        })
+        : await adoptLive({
+          access: loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace }),
+          name,
+          now: () => Date.now(),
+          requestTimeoutMs,
+          signal: ac.signal,
+        });
+      if (flags.output === 'json') process.stdout.write(JSON.stringify(res, null, 2) + '\n');
+      else process.stdout.write(renderAdoptText(res));
+      process.exitCode = res.problems > 0 ? EXIT.INPUT : EXIT.OK;
+    } catch (err) {
+      if (ac.signal.aborted) {
+        this.logToStderr('kexp: interrupted');
+        process.exitCode = EXIT.INTERRUPTED;
+      } else {
+        this.logToStderr(`kexp: ${oneLine(err)}`);
+        process.exitCode = err instanceof InputError ? EXIT.INPUT : err instanceof ClusterError && err.kind === 'config' && flags.from?.length ? EXIT.USAGE : exitCodeForError(err);
+      }
+    } finally {
+      process.off('SIGINT', onSig);
+      process.off('SIGTERM', onSig);
+    }
+  }
+}

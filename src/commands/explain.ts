@@ -1,0 +1,105 @@
+import fs from 'node:fs';
+import { Args, Command, Flags } from '@oclif/core';
+import ora from 'ora';
+import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
+import { EXIT } from '../cli/exit-codes.js';
+import { exitCodeForError } from '../cli/cluster-errors.js';
+import { exitCodeFor } from '../cli/report-exit.js';
+import { oneLine } from '../cli/messages.js';
+import { loadClusterAccess } from '../sources/live/kubeconfig.js';
+import { parseTarget } from '../pipeline/record-live.js';
+import { explainLive, renderExplainHtml, renderExplainText } from '../pipeline/explain-live.js';
+
+export default class Explain extends Command {
+  static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing or blocked.';
+  static override description =
+    'Reads the ReplicaSet (or the Deployment\'s ReplicaSets), its pods and the orphans in the namespace, its Events (aggregated ones too), ' +
+    'the ResourceQuotas, the namespace phase and the owner; with --watch it then follows the controller for DURATION through the same ' +
+    'watch and model as `kexp record` + `kexp replay`. Prints the verdict with its basis (observed / inferred / unknown), the evidence, the ' +
+    'reconstructed recent timeline, gated windows and leaks, the adoption table and the next steps. The exit code follows the verdict ' +
+    '(0 healthy/converging/deleting, 3 gated, 4 leak, 5 failing; 7 cluster access, 8 not found, 130 Ctrl-C).';
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop',
+    '<%= config.bin %> <%= command.id %> deployment/web --namespace shop --watch 30s',
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --output json',
+    '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --watch 1m --html web.html --record web.kexp.jsonl',
+  ];
+  static override args = { target: Args.string({ description: 'ReplicaSet name, or deployment/NAME.', required: true }) };
+  static override flags = {
+    ...clusterFlags,
+    watch: Flags.string({ summary: 'After the snapshot, watch the controller for this long (e.g. 30s, 2m).', helpValue: 'DURATION' }),
+    output: outputFlag,
+    html: Flags.string({ summary: 'Also write a self-contained HTML report to FILE.', helpValue: 'FILE' }),
+    record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`).', helpValue: 'FILE' }),
+    quiet: Flags.boolean({ char: 'q', summary: 'No spinner or progress on stderr.' }),
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Explain);
+    let target;
+    let watchMs = 0;
+    let requestTimeoutMs: number;
+    try {
+      target = parseTarget(args.target);
+      if (flags.watch) {
+        watchMs = parseDuration(flags.watch);
+        if (watchMs <= 0) throw new Error(`--watch must be longer than 0, got "${flags.watch}"`);
+      }
+      requestTimeoutMs = parseDuration(flags['request-timeout']);
+      if (flags.record && !flags.watch) throw new Error('--record needs --watch DURATION');
+    } catch (err) {
+      this.logToStderr(`kexp: ${oneLine(err)}`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
+    const ac = new AbortController();
+    const onSig = () => ac.abort();
+    process.once('SIGINT', onSig);
+    process.once('SIGTERM', onSig);
+    const spinner = ora({ text: 'reading', stream: process.stderr, isEnabled: !flags.quiet && Boolean(process.stderr.isTTY), discardStdin: false });
+    if (spinner.isEnabled) spinner.start();
+    try {
+      const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });
+      const res = await explainLive({
+        access,
+        target,
+        watchMs,
+        recordFile: flags.record,
+        signal: ac.signal,
+        now: () => performance.timeOrigin + performance.now(),
+        requestTimeoutMs,
+        onWarning: (m) => {
+          if (spinner.isSpinning) spinner.clear();
+          this.logToStderr(`warning: ${m}`);
+        },
+        onProgress: (p) => {
+          const text = p === 'reading' ? `reading ${access.namespace}/${target.name}` : p === 'watching' ? `watching for ${flags.watch}` : p === 'watching-synced' ? `watching for ${flags.watch} (synced)` : 'replaying';
+          spinner.text = text;
+          if (!spinner.isEnabled && !flags.quiet && p === 'watching-synced') this.logToStderr(`kexp: watching ${access.namespace}/${target.name} for ${flags.watch}…`);
+        },
+      });
+      spinner.stop();
+      if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      else process.stdout.write(renderExplainText(res));
+      if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
+      if (ac.signal.aborted) {
+        this.logToStderr('kexp: interrupted; the explanation covers what was seen until then');
+        process.exitCode = EXIT.INTERRUPTED;
+      } else {
+        process.exitCode = exitCodeFor(res.report, res.watch?.problems ?? 0);
+      }
+    } catch (err) {
+      spinner.stop();
+      if (ac.signal.aborted) {
+        this.logToStderr('kexp: interrupted');
+        process.exitCode = EXIT.INTERRUPTED;
+      } else {
+        this.logToStderr(`kexp: ${oneLine(err)}`);
+        process.exitCode = exitCodeForError(err);
+      }
+    } finally {
+      process.off('SIGINT', onSig);
+      process.off('SIGTERM', onSig);
+    }
+  }
+}
