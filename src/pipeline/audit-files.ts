@@ -10,7 +10,8 @@
  */
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary } from '../sources/audit/audit-source.js';
 import { mergeSources } from '../sources/watch/index.js';
-import type { Diagnostics, FileCoverage, InputProblem } from '../sources/source.js';
+import type { FileCoverage, InputProblem } from '../sources/source.js';
+import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
@@ -44,14 +45,8 @@ function versionFromUserAgent(ua: string | undefined): string | undefined {
 }
 
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {
-  const problems: InputProblem[] = [];
-  const diagnostics: Diagnostics = {
-    problem: (p) => {
-      problems.push(p);
-      o.onProblem?.(p);
-    },
-    warn: (m) => o.onWarning?.(m),
-  };
+  const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
+  const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
   const sources: AuditOpenedSource[] = [];
   for (const f of o.files) {

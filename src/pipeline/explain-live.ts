@@ -23,6 +23,7 @@
  * Renderers for the terminal and a self-contained HTML page are at the end; they only read
  * the result.
  */
+import { wrap } from '../render/text.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -803,19 +804,6 @@ function ts(ms: number, coarse: boolean): string {
   return coarse ? s.slice(0, 19) : s.slice(0, 23);
 }
 
-function wrap(text: string, width: number, indent: string): string {
-  const words = text.split(/\s+/);
-  const lines: string[] = [];
-  let cur = '';
-  for (const w of words) {
-    if (cur && cur.length + 1 + w.length > width) {
-      lines.push(cur);
-      cur = w;
-    } else cur = cur ? `${cur} ${w}` : w;
-  }
-  if (cur) lines.push(cur);
-  return lines.map((l) => indent + l).join('\n');
-}
 
 function pad(s: string, n: number): string {
   return s.length >= n ? s : s + ' '.repeat(n - s.length);

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { openKcmLogSource, type KcmLogStats } from '../sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth, type GroundTruth } from '../sources/kcm-log/ground-truth.js';
-import type { Diagnostics, InputProblem } from '../sources/source.js';
+import type { InputProblem } from '../sources/source.js';
+import { collectDiagnostics } from '../sources/diagnostics.js';
 import { InputError } from '../sources/source.js';
 import type { ControllerLogEvent } from '../timeline/event.js';
 import { compareTimeline } from '../timeline/event.js';
@@ -67,14 +68,8 @@ export interface KcmLogOptions {
 
 /** Throws InputError for unreadable inputs or a --compare file that is not a kexp report. */
 export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogResult; problems: InputProblem[] }> {
-  const problems: InputProblem[] = [];
-  const diagnostics: Diagnostics = {
-    problem: (p) => {
-      problems.push(p);
-      o.onProblem?.(p);
-    },
-    warn: (m) => o.onWarning?.(m),
-  };
+  const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
+  const problems = diagnostics.problems;
   let report: Report | undefined;
   if (o.compare) {
     let text: string;

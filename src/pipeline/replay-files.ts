@@ -4,7 +4,8 @@
  * Used by `kexp replay` and the golden tests.
  */
 import { openWatchSource, mergeSources } from '../sources/watch/index.js';
-import type { Diagnostics, FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
+import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
+import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
@@ -50,18 +51,8 @@ function chooseVersion(flag: string | undefined, sources: OpenedSource[]): { ver
  * --k8s-version); malformed lines are collected in `problems` and do not stop the replay.
  */
 export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFilesResult> {
-  const problems: InputProblem[] = [];
-  const warnings: string[] = [];
-  const diagnostics: Diagnostics = {
-    problem: (p) => {
-      problems.push(p);
-      opts.onProblem?.(p);
-    },
-    warn: (m) => {
-      warnings.push(m);
-      opts.onWarning?.(m);
-    },
-  };
+  const diagnostics = collectDiagnostics(opts.onProblem, opts.onWarning);
+  const { problems, warnings } = diagnostics;
   if (opts.k8sVersion) parseK8sVersion(opts.k8sVersion); // fail fast on a bad flag
   const sources: OpenedSource[] = [];
   for (const f of opts.files) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));

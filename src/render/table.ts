@@ -4,6 +4,7 @@
  * Reads the Report only; computes nothing. Tables use cli-table3 with colour off
  * (summary-sized tables only: cli-table3 is slow for thousands of rows, libraries.md B.4).
  */
+import { wrap } from './text.js';
 import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
 import { renderChart } from './chart.js';
@@ -25,19 +26,6 @@ function dur(ms: number | undefined): string {
   return m < 120 ? `${m}m${Math.round(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
 }
 
-function wrap(text: string, width: number, indent: string): string {
-  const words = text.split(/\s+/);
-  const lines: string[] = [];
-  let cur = '';
-  for (const w of words) {
-    if (cur && cur.length + 1 + w.length > width) {
-      lines.push(cur);
-      cur = w;
-    } else cur = cur ? `${cur} ${w}` : w;
-  }
-  if (cur) lines.push(cur);
-  return lines.map((l) => indent + l).join('\n');
-}
 
 function table(head: string[]): Table.Table {
   return new Table({ head, style: PLAIN, wordWrap: false });
