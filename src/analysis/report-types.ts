@@ -34,6 +34,19 @@ export interface GapSummary {
   evidence: string;
 }
 
+/** Pod writes made by the ReplicaSet controller, per owning ReplicaSet (audit logs). */
+export interface ControllerWrites {
+  replicaSet: string;
+  creates: number;
+  createFailures: number;
+  deletes: number;
+  deleteFailures: number;
+  first: string;
+  last: string;
+  /** False when the ReplicaSet object itself is not in the input, so it has no full report. */
+  inReport: boolean;
+}
+
 export interface Coverage {
   start?: string;
   end?: string;
@@ -42,6 +55,7 @@ export interface Coverage {
   assumptions: string[];
   gaps: GapSummary[];
   problems: { count: number; examples: string[] };
+  controllerWrites?: ControllerWrites[];
 }
 
 export interface CountRange {

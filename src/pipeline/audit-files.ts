@@ -8,7 +8,7 @@
  * 403 NamespaceTerminating counted as success, other failures walked back), so rounds and
  * walk-backs are `observed`; the gating itself stays `inferred` (no audit record shows it).
  */
-import { openAuditSource, type AuditOpenedSource, type AuditFileSummary } from '../sources/audit/audit-source.js';
+import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
@@ -54,9 +54,22 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   let uaVersion: string | undefined;
   const merged = mergeSources(sources);
+  const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
   async function* tap() {
     for await (const e of merged) {
-      if (!uaVersion && e.type === 'write' && e.actor.replicaSetController) uaVersion = versionFromUserAgent(e.actor.userAgent);
+      if (e.type === 'write' && e.actor.replicaSetController) {
+        if (!uaVersion) uaVersion = versionFromUserAgent(e.actor.userAgent);
+        const owner = (e as unknown as AuditWriteEvent).owner;
+        if (e.resource === 'pods' && !e.subresource && (e.verb === 'create' || e.verb === 'delete') && owner?.state === 'owned' && owner.kind === 'ReplicaSet') {
+          const key = `${e.namespace}/${owner.name}`;
+          let w = byRS.get(key);
+          if (!w) byRS.set(key, (w = { creates: 0, createFailures: 0, deletes: 0, deleteFailures: 0, first: e.at, last: e.at }));
+          const failed = e.status.code >= 300 && e.status.code !== 404;
+          if (e.verb === 'create') failed ? w.createFailures++ : w.creates++;
+          else failed ? w.deleteFailures++ : w.deletes++;
+          w.last = e.at;
+        }
+      }
       yield e;
     }
   }
@@ -93,5 +106,17 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
   const report = buildReport(result, { command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions });
+  const inReport = new Set(report.replicaSets.map((r) => r.key));
+  const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
+  if (writes.length) {
+    report.coverage.controllerWrites = writes.map(([k, w]) => ({
+      replicaSet: k, creates: w.creates, createFailures: w.createFailures, deletes: w.deletes, deleteFailures: w.deleteFailures,
+      first: new Date(w.first).toISOString(), last: new Date(w.last).toISOString(), inReport: inReport.has(k),
+    }));
+  }
+  const missing = writes.filter(([k]) => !inReport.has(k)).length;
+  if (missing) {
+    report.coverage.assumptions.push(`${missing} ReplicaSet(s) had pod writes by the ReplicaSet controller but their ReplicaSet object is not in the log (no create/update of it at RequestResponse level), so only their writes are counted (coverage.controllerWrites).`);
+  }
   return { report, problems, summaries, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) };
 }

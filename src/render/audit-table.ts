@@ -20,7 +20,9 @@ export function rankReplicaSets(rss: ReplicaSetReport[]): ReplicaSetReport[] {
 export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]): string {
   const out: string[] = [];
   const rss = rankReplicaSets(report.replicaSets);
-  if (rss.length === 0) out.push('No ReplicaSet controller activity in the audit log (no ReplicaSet or controller-owned pod writes with bodies).');
+  const writesOnly = (report.coverage.controllerWrites ?? []).filter((w) => !w.inReport);
+  if (rss.length === 0 && writesOnly.length === 0) out.push('No ReplicaSet controller activity in the audit log: no ReplicaSet objects and no pod writes by the ReplicaSet controller.');
+  else if (rss.length === 0) out.push('No ReplicaSet object in the audit log, so no ReplicaSet can be reconstructed (see the writes below).');
   else {
     const tb = new Table({ head: ['ReplicaSet', 'Verdict', 'Worst finding', 'Findings', 'Rounds', 'Failed calls', 'Gated windows', 'Leaks'], style: PLAIN });
     for (const r of rss) {
@@ -31,6 +33,13 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     }
     out.push(tb.toString());
     out.push('Run with --rs NAMESPACE/NAME for the full report of one ReplicaSet.');
+  }
+  if (writesOnly.length) {
+    out.push('');
+    out.push('Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log (no model, writes only) [observed]:');
+    const tb = new Table({ head: ['ReplicaSet', 'Creates ok', 'Creates failed', 'Deletes ok', 'Deletes failed', 'First', 'Last'], style: PLAIN });
+    for (const w of writesOnly) tb.push([w.replicaSet, String(w.creates), String(w.createFailures), String(w.deletes), String(w.deleteFailures), w.first, w.last]);
+    out.push(tb.toString());
   }
   out.push('');
   for (const s of summaries) {

@@ -39,3 +39,15 @@ test('kcm-log on a watch recording points to kexp replay; --compare with a non-r
   assert.equal(r2.code, 6);
   assert.match(r2.stderr, /not a kexp report/);
 });
+
+test('audit on the shared real falco captures: the ReplicaSet controller\'s pod creates are found and attributed to their ReplicaSets', { skip: !fs.existsSync('/work/shared/realdata/falco-k8s-audit') && 'shared realdata not present' }, () => {
+  const dir = '/work/shared/realdata/falco-k8s-audit';
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f));
+  const r = kexp(['audit', ...files, '-o', 'json']);
+  const rep = JSON.parse(r.stdout);
+  const w = rep.coverage.controllerWrites as Array<{ replicaSet: string; creates: number; inReport: boolean }>;
+  assert.ok(w.length >= 3, JSON.stringify(w));
+  assert.ok(w.every((x) => /^(default|kube-system)\/nginx-deployment-/.test(x.replicaSet) && x.creates === 1 && !x.inReport));
+  const t = kexp(['audit', ...files]);
+  assert.match(t.stdout, /Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log/);
+});
