@@ -21,6 +21,7 @@ import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import type { K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
+import { invalidObservedObject } from '../timeline/validate.js';
 import type { Basis } from './report-types.js';
 
 export interface ReplayOptions {
@@ -41,6 +42,8 @@ export interface ReplayOptions {
   coverageEnd?: () => number | undefined;
   /** Start of what the input covers (epoch ms), if earlier than its first event (e.g. the first audit record read). */
   coverageStart?: () => number | undefined;
+  /** Receives events whose object the model cannot use (wrong shapes); they are not delivered. */
+  onInvalidEvent?: (source: SourceRef, message: string) => void;
 }
 
 export interface WindowTrack {
@@ -345,6 +348,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   while (true) {
     if (buf.length === 0 && !(await pull())) break;
     const e = buf.peek()!;
+    if (e.type === 'observed') {
+      const why = invalidObservedObject(e);
+      if (why) {
+        buf.shift();
+        opts.onInvalidEvent?.(e.source, why);
+        continue;
+      }
+    }
     while (!done && (buf.last()!.at <= e.at + matchWindowMs)) {
       if (!(await pull())) break;
     }
@@ -358,7 +369,12 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     end = e.at;
     current = e;
     oracle.observe(e);
-    deliver(e);
+    try {
+      deliver(e);
+    } catch (err) {
+      // A shape the validator did not anticipate: report it, keep replaying.
+      opts.onInvalidEvent?.(e.source, `event could not be processed (${(err as Error)?.message ?? String(err)})`);
+    }
     drainExpectations();
     current = undefined;
   }
@@ -446,6 +462,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   }
 
+  // A window whose counters reached zero but whose next sync falls after the end of the input
+  // (e.g. a recording stopped right after the last ADD) is not gating any more.
+  for (const t of tracks.values()) {
+    if (t.open && t.open.fulfilledAt !== undefined && t.record && t.record.add <= 0 && t.record.del <= 0) {
+      t.open.note = 'fulfilled by the last observations; the input ends before the next sync';
+      closeWindow(t, t.open.fulfilledAt, 'fulfilled');
+    }
+  }
   // The filter only narrows what is reported.
   if (opts.rsFilter) {
     for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);

@@ -35,8 +35,10 @@ export interface BuildOptions {
   assumptions?: string[];
 }
 
+/** RFC 3339 with ms; undefined for absent or unrepresentable times (never throws). */
 export function iso(ms: number | undefined): string | undefined {
-  return ms === undefined ? undefined : new Date(Math.floor(ms)).toISOString();
+  if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined;
+  return new Date(Math.floor(ms)).toISOString();
 }
 
 function ref(s: SourceRef | undefined): string | undefined {
@@ -377,6 +379,18 @@ function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end:
       evidence: [],
     });
   }
+  // 9b. The controller cannot sync the ReplicaSet at all (invalid selector).
+  if ((t.syncsByOutcome['selector-error'] ?? 0) > 0) {
+    f.push({
+      id: 'invalid-selector',
+      severity: 'critical',
+      title: 'The controller cannot sync this ReplicaSet: its selector does not convert',
+      basis: 'inferred',
+      explanation: `syncReplicaSet fails with "${t.syncErrors.find((e) => /selector/.test(e.error))?.error ?? 'error converting pod selector'}" (logged through HandleError, no requeue): it never claims, creates or deletes pods and never updates status (${plural(t.syncsByOutcome['selector-error']!, 'sync')}).`,
+      nextStep: 'Fix spec.selector (the API server normally rejects such selectors; this ReplicaSet was written around validation or the input is damaged).',
+      evidence: [],
+    });
+  }
   // 10. Prediction differences.
   const notes = t.rounds.filter((r) => (r.sync.delete?.note && !r.sync.delete.note.startsWith('tie:')) || r.evidence?.basis === 'unknown');
   if (notes.length) {
@@ -420,6 +434,9 @@ function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: num
     state = 'deleting';
     summary = 'being deleted: the controller will not create or delete pods';
     basis = 'observed';
+  } else if (has('invalid-selector')) {
+    state = 'failing';
+    summary = has('invalid-selector')!.title;
   } else if (has('expectation-leak-open')) {
     state = 'leaked';
     summary = has('expectation-leak-open')!.title;

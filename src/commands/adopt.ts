@@ -1,4 +1,5 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForError } from '../cli/cluster-errors.js';
@@ -9,7 +10,7 @@ import { adoptFromFile, adoptLive, renderAdoptText } from '../pipeline/adopt.js'
 import { InputError } from '../sources/source.js';
 import { ClusterError } from '../sources/live/api-client.js';
 
-export default class Adopt extends Command {
+export default class Adopt extends KexpCommand {
   static override summary = 'Show the ClaimObject decision (keep / adopt / release / ignore) for every candidate pod of a ReplicaSet, and why.';
   static override description =
     'Candidates are the pods the ReplicaSet controls and the pods in its namespace that match its selector. Live, kexp also ' +

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import { k8sVersionFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
@@ -18,7 +19,7 @@ function parseTime(flag: string, v: string | undefined): number | undefined {
   return t;
 }
 
-export default class Audit extends Command {
+export default class Audit extends KexpCommand {
   static override summary = 'Reconstruct the ReplicaSet controller from kube-apiserver audit logs.';
   static override description =
     'Reads audit.k8s.io/v1 and v1beta1 events (JSON lines, webhook EventList batches, YAML, gzip, stdin) and GKE, EKS and AKS ' +

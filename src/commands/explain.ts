@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import ora from 'ora';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
@@ -10,7 +11,7 @@ import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { explainLive, renderExplainHtml, renderExplainText } from '../pipeline/explain-live.js';
 
-export default class Explain extends Command {
+export default class Explain extends KexpCommand {
   static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing or blocked.';
   static override description =
     'Reads the ReplicaSet (or the Deployment\'s ReplicaSets), its pods and the orphans in the namespace, its Events (aggregated ones too), ' +

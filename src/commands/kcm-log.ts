@@ -1,4 +1,5 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { oneLine } from '../cli/messages.js';
@@ -6,7 +7,7 @@ import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
 import { InputError } from '../sources/source.js';
 
-export default class KcmLog extends Command {
+export default class KcmLog extends KexpCommand {
   static override summary = 'Read kube-controller-manager logs (-v=4) as the ground-truth timeline of the ReplicaSet controller.';
   static override description =
     'Parses klog text or --logging-format=json logs (also CRI/docker-wrapped, gzip, stdin), keeps ReplicaSet lines apart from ' +

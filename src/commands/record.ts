@@ -1,4 +1,5 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import ora from 'ora';
 import { clusterFlags, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
@@ -7,7 +8,7 @@ import { oneLine } from '../cli/messages.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget, recordLive } from '../pipeline/record-live.js';
 
-export default class Record extends Command {
+export default class Record extends KexpCommand {
   static override summary = 'Record the watch stream of a ReplicaSet (or a Deployment\'s ReplicaSets) into a kexp recording.';
   static override description =
     'Watches the ReplicaSets, pods and Events of the namespace and the namespace itself, stamping every event with its ' +

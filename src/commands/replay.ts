@@ -1,5 +1,6 @@
 import fs from 'node:fs';
-import { Args, Command, Flags } from '@oclif/core';
+import { Args, Flags } from '@oclif/core';
+import { KexpCommand } from '../cli/base-command.js';
 import { k8sVersionFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
@@ -11,7 +12,7 @@ import { renderTable } from '../render/table.js';
 import { InputError } from '../sources/source.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
 
-export default class Replay extends Command {
+export default class Replay extends KexpCommand {
   static override summary = 'Replay recorded watch streams through the ReplicaSet controller model.';
   static override description =
     'Reads kexp recordings and other watch dumps (raw API watch lines, kubectl get -w -o json/yaml, ' +
@@ -56,11 +57,23 @@ export default class Replay extends Command {
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
       });
-      if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));
+      let htmlError: string | undefined;
+      if (flags.html) {
+        try {
+          fs.writeFileSync(flags.html, renderHtml(res.report));
+        } catch (err) {
+          htmlError = `cannot write --html ${flags.html}: ${(err as NodeJS.ErrnoException).code ?? oneLine(err)}`;
+        }
+      }
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
       else process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
+      if (flags.rs && res.report.replicaSets.length === 0 && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
+      if (htmlError) {
+        this.logToStderr(`kexp: ${htmlError}`);
+        process.exitCode = EXIT.USAGE;
+      }
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;

@@ -96,9 +96,39 @@ test('bad flags: --rs without a namespace and an unknown --k8s-version exit 2', 
   assert.match(r.stderr, /outside what kexp models/);
 });
 
-test('--rs filters to one ReplicaSet and warns when it is absent', () => {
+test('--rs filters to one ReplicaSet and warns when it is absent (exit 8)', () => {
   const f = write('ok2.kexp.jsonl', leakRecording());
   const r = kexp(['replay', f, '--rs', 'shop/other', '-o', 'json']);
   assert.equal(JSON.parse(r.stdout).replicaSets.length, 0);
   assert.match(r.stderr, /shop\/other does not appear/);
+});
+
+test('objects of the wrong shape are input problems at FILE:LINE, never crashes', () => {
+  const lines = fs.readFileSync('examples/scale-up-gated.kexp.jsonl', 'utf8').split('\n');
+  const podLine = lines.findIndex((l) => l.includes('"kind":"Pod"'));
+  const d = JSON.parse(lines[podLine]!);
+  d.event.object.metadata.ownerReferences = { kind: 'ReplicaSet' };
+  lines[podLine] = JSON.stringify(d);
+  const rsLine = lines.findIndex((l) => l.includes('"kind":"ReplicaSet"'));
+  const r0 = JSON.parse(lines[rsLine]!);
+  r0.event.object.spec.replicas = -5;
+  lines[rsLine] = JSON.stringify(r0);
+  const f = write('shapes.kexp.jsonl', lines.join('\n'));
+  const r = kexp(['replay', f]);
+  assert.equal(r.code, 6);
+  assert.match(r.stderr, new RegExp(`shapes\\.kexp\\.jsonl:${podLine + 1}: Pod metadata\\.ownerReferences is not a list`));
+  assert.match(r.stderr, new RegExp(`shapes\\.kexp\\.jsonl:${rsLine + 1}: ReplicaSet .*spec\\.replicas -5 is not an integer`));
+  noStack(r.stderr);
+});
+
+test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exits 8; an unwritable --html exits 2', () => {
+  const f = write('flags.kexp.jsonl', leakRecording());
+  const a = kexp(['replay', f, '-o', 'yaml']);
+  assert.equal(a.code, 2);
+  assert.equal(a.stderr.trim().split('\n').length, 1, a.stderr);
+  assert.equal(kexp(['replay', f, '--bogus']).code, 2);
+  assert.equal(kexp(['replay', f, '--rs', 'shop/absent']).code, 8);
+  const h = kexp(['replay', f, '--html', path.join(tmp, 'no-such-dir', 'x.html')]);
+  assert.equal(h.code, 2);
+  assert.match(h.stderr, /cannot write --html .*ENOENT/);
 });

@@ -1,0 +1,20 @@
+/**
+ * The base of every kexp command: oclif's own flag-parsing errors (unknown flag, bad option
+ * value) become one line on stderr with exit code 2, like kexp's other usage errors, instead
+ * of oclif's multi-line block with the whole usage text.
+ */
+import { Command } from '@oclif/core';
+import { EXIT } from './exit-codes.js';
+
+export abstract class KexpCommand extends Command {
+  protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
+    const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required/.test(err?.message ?? '');
+    if (parseError) {
+      const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'bad arguments';
+      process.stderr.write(`kexp: ${first.replace(/^Error:\s*/, '')} (see kexp ${this.id ?? ''} --help)\n`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
+    return super.catch(err);
+  }
+}

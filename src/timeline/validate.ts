@@ -1,0 +1,103 @@
+/**
+ * Shape checks for the objects the controller model reads, applied to every observed event
+ * before the engine delivers it. A source hands over whatever JSON the input held; a field of
+ * the wrong type (ownerReferences as a string, a selector given as text, replicas "3" or -5)
+ * would otherwise crash the model or produce nonsense. An event that fails is reported as an
+ * input problem at its FILE:LINE and not delivered.
+ *
+ * Checks mirror the API's own validation where the model depends on it (apps/v1 ReplicaSet
+ * spec.replicas ≥ 0 int32, metav1 LabelSelector structure); they do not re-implement all of
+ * API validation.
+ */
+import type { ObservedEvent } from './event.js';
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const MAX_INT32 = 2 ** 31 - 1;
+
+function stringMap(v: unknown, what: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (!isObj(v)) return `${what} is not an object`;
+  for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') return `${what}.${k} is not a string`;
+  return undefined;
+}
+
+function checkMeta(m: unknown): string | undefined {
+  if (!isObj(m)) return 'metadata is not an object';
+  for (const f of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const) {
+    if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') return `metadata.${f} is not a string`;
+  }
+  const l = stringMap(m.labels, 'metadata.labels') ?? stringMap(m.annotations, 'metadata.annotations');
+  if (l) return l;
+  const refs = m.ownerReferences;
+  if (refs !== undefined && refs !== null) {
+    if (!Array.isArray(refs)) return 'metadata.ownerReferences is not a list';
+    for (const [i, r] of refs.entries()) {
+      if (!isObj(r)) return `metadata.ownerReferences[${i}] is not an object`;
+      for (const f of ['kind', 'name', 'uid'] as const) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
+    }
+  }
+  return undefined;
+}
+
+function checkSelector(sel: unknown): string | undefined {
+  if (sel === undefined || sel === null) return undefined;
+  if (!isObj(sel)) return 'spec.selector is not an object (a LabelSelector with matchLabels/matchExpressions)';
+  const ml = stringMap(sel.matchLabels, 'spec.selector.matchLabels');
+  if (ml) return ml;
+  const me = sel.matchExpressions;
+  if (me !== undefined && me !== null) {
+    if (!Array.isArray(me)) return 'spec.selector.matchExpressions is not a list';
+    for (const [i, r] of me.entries()) {
+      if (!isObj(r) || typeof r.key !== 'string' || typeof r.operator !== 'string') return `spec.selector.matchExpressions[${i}] needs string key and operator`;
+      if (r.values !== undefined && r.values !== null && (!Array.isArray(r.values) || r.values.some((x) => typeof x !== 'string'))) {
+        return `spec.selector.matchExpressions[${i}].values is not a list of strings`;
+      }
+    }
+  }
+  return undefined;
+}
+
+function checkPod(o: Record<string, unknown>): string | undefined {
+  if (o.spec !== undefined && o.spec !== null && !isObj(o.spec)) return 'spec is not an object';
+  if (isObj(o.spec) && o.spec.nodeName !== undefined && o.spec.nodeName !== null && typeof o.spec.nodeName !== 'string') return 'spec.nodeName is not a string';
+  const st = o.status;
+  if (st === undefined || st === null) return undefined;
+  if (!isObj(st)) return 'status is not an object';
+  if (st.phase !== undefined && st.phase !== null && typeof st.phase !== 'string') return 'status.phase is not a string';
+  for (const f of ['conditions', 'containerStatuses', 'initContainerStatuses'] as const) {
+    const v = st[f];
+    if (v === undefined || v === null) continue;
+    if (!Array.isArray(v) || v.some((x) => !isObj(x))) return `status.${f} is not a list of objects`;
+  }
+  return undefined;
+}
+
+function checkReplicaSet(o: Record<string, unknown>): string | undefined {
+  const spec = o.spec;
+  if (spec === undefined || spec === null) return undefined;
+  if (!isObj(spec)) return 'spec is not an object';
+  const r = spec.replicas;
+  if (r !== undefined && r !== null && !(typeof r === 'number' && Number.isInteger(r) && r >= 0 && r <= MAX_INT32)) {
+    return `spec.replicas ${JSON.stringify(r)} is not an integer between 0 and ${MAX_INT32}`;
+  }
+  const m = spec.minReadySeconds;
+  if (m !== undefined && m !== null && !(typeof m === 'number' && Number.isInteger(m) && m >= 0)) return `spec.minReadySeconds ${JSON.stringify(m)} is not a non-negative integer`;
+  const sel = checkSelector(spec.selector);
+  if (sel) return sel;
+  if (spec.template !== undefined && spec.template !== null && !isObj(spec.template)) return 'spec.template is not an object';
+  return undefined;
+}
+
+/** Returns why the event's object cannot be given to the model, or undefined when it can. */
+export function invalidObservedObject(e: ObservedEvent): string | undefined {
+  const o = e.object as unknown;
+  if (!isObj(o)) return `${e.kind} object is not a JSON object`;
+  const meta = checkMeta(o.metadata);
+  if (meta) return `${e.kind} ${meta}`;
+  const m = o.metadata as Record<string, unknown>;
+  if (e.kind === 'Pod' || e.kind === 'ReplicaSet') {
+    if (typeof m.name !== 'string' || typeof m.namespace !== 'string') return `${e.kind} without metadata.name and metadata.namespace`;
+  }
+  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : undefined;
+  return why ? `${e.kind} ${String(m.namespace ?? '')}/${String(m.name ?? '')}: ${why}` : undefined;
+}
