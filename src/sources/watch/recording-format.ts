@@ -171,14 +171,21 @@ export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
   if (parseRfc3339(obj.recv) === undefined) {
     return { kind: 'invalid', message: `recording line with invalid "recv" time ${JSON.stringify(obj.recv).slice(0, 60)}` };
   }
+  const parts = ['event', 'gap', 'end'].filter((k) => k in obj);
+  if (parts.length > 1) return { kind: 'invalid', message: `recording line with both ${parts.map((p) => `"${p}"`).join(' and ')}` };
   if ('event' in obj) {
     if (typeof obj.src !== 'string') return { kind: 'invalid', message: 'event line without "src"' };
     if (!isObject(obj.event)) return { kind: 'invalid', message: '"event" is not an object' };
+    if (!isObject(obj.event.object)) return { kind: 'invalid', message: '"event.object" is not an object' };
+    if (!kindOfSrc(obj.src)) return { kind: 'invalid', message: `unknown "src" ${JSON.stringify(obj.src).slice(0, 40)} (expected one of ${Object.keys(RESOURCE_KINDS).join(', ')})` };
     return { kind: 'event', line: obj as unknown as RecordingEventLine };
   }
   if ('gap' in obj) {
     if (!isObject(obj.gap) || typeof obj.gap.reason !== 'string') {
       return { kind: 'invalid', message: 'gap line without "gap.reason"' };
+    }
+    if (!['watch-relist', 'watch-reconnect', 'watch-ended', 'file-boundary'].includes(obj.gap.reason)) {
+      return { kind: 'invalid', message: `gap line with unknown reason ${JSON.stringify(obj.gap.reason).slice(0, 40)}` };
     }
     return { kind: 'gap', line: obj as unknown as RecordingGapLine };
   }
