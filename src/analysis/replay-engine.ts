@@ -284,6 +284,17 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   };
 
+  /** Appends a series point when any count changed (kept under maxSeries by thinning the middle). */
+  const pushPoint = (t: RsTrack, p: RsTrack['series'][number]): void => {
+    const prev = t.series[t.series.length - 1];
+    if (prev && prev.desired === p.desired && prev.active === p.active && prev.terminating === p.terminating && prev.ready === p.ready) return;
+    if (t.series.length >= maxSeries) {
+      t.series.splice(1 + (t.seriesDropped % (maxSeries - 2)), 1);
+      t.seriesDropped++;
+    }
+    t.series.push(p);
+  };
+
   const onSync = (s: SyncRecord): void => {
     drainExpectations();
     const t = track(s.key);
@@ -319,15 +330,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (last && last.at === s.at) last.created = s.create.successes;
     }
     if (s.desired !== undefined && s.active !== undefined) {
-      const p = { at: s.at, desired: s.desired, active: s.active, terminating: s.terminatingPods ?? 0, ready: s.ready ?? 0 };
-      const prev = t.series[t.series.length - 1];
-      if (!prev || prev.desired !== p.desired || prev.active !== p.active || prev.terminating !== p.terminating || prev.ready !== p.ready) {
-        if (t.series.length >= maxSeries) {
-          t.series.splice(1, 1);
-          t.seriesDropped++;
-        }
-        t.series.push(p);
-      }
+      pushPoint(t, { at: s.at, desired: s.desired, active: s.active, terminating: s.terminatingPods ?? 0, ready: s.ready ?? 0 });
     }
   };
 
@@ -423,6 +426,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         }
       }
       controller.deliverPod(e.watchType, pod, e.at);
+      // Counts change with every pod event, not only at syncs: sample them here too.
+      for (const r of [ref, oldRef]) {
+        if (r?.kind !== 'ReplicaSet') continue;
+        const key = `${pod.metadata.namespace}/${r.name}`;
+        const t = tracks.get(key);
+        const c = controller.podCounts(key);
+        if (t?.rs && c && t.deletedAt === undefined) pushPoint(t, { at: e.at, desired: desiredReplicas(t.rs), ...c });
+      }
       return;
     }
     if (e.kind === 'ReplicaSet') {

@@ -33,6 +33,30 @@ export interface BuildOptions {
   problems: InputProblem[];
   /** Extra assumptions the source wants stated (e.g. watch latency for audit logs). */
   assumptions?: string[];
+  /**
+   * Report only this part of the replayed time (epoch ms). The engine still replays what came
+   * before `since`, so the controller's state at `since` is known; only what happens inside is reported.
+   */
+  since?: number;
+}
+
+/** A copy of the track with everything before `since` left out (state stays as replayed). */
+function trimTrack(t: RsTrack, since: number): RsTrack {
+  const after = <T extends { at: number }>(xs: T[]) => xs.filter((x) => x.at >= since);
+  const lastBefore = [...t.series].reverse().find((p) => p.at < since);
+  return {
+    ...t,
+    rounds: after(t.rounds),
+    windows: t.windows.filter((w) => (w.end ?? Infinity) >= since),
+    changes: after(t.changes),
+    clobbers: after(t.clobbers),
+    nameReuse: after(t.nameReuse),
+    uidChanges: after(t.uidChanges),
+    expiredSyncs: after(t.expiredSyncs),
+    syncErrors: after(t.syncErrors),
+    orphanedExpected: after(t.orphanedExpected),
+    series: [...(lastBefore ? [{ ...lastBefore, at: since }] : []), ...after(t.series)],
+  };
 }
 
 /** RFC 3339 with ms; undefined for absent or unrepresentable times (never throws). */
@@ -89,7 +113,10 @@ function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined 
 
 function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): GatedWindow {
   const open = w.endedBy === undefined;
-  const basis: Basis = w.gapInside ? 'unknown' : w.basis;
+  // The round's evidence may have firmed up after the window opened (a long round observed to the end).
+  const roundBasis = w.round !== undefined ? t.rounds[w.round]?.evidence?.basis : undefined;
+  const basis: Basis = w.gapInside ? 'unknown' : (roundBasis ?? w.basis);
+  if (open && t.record) w.remaining = { add: t.record.add, del: t.record.del, ...(w.remaining?.keys ? { keys: w.remaining.keys } : {}) };
   const out: GatedWindow = {
     start: iso(w.start)!,
     end: open ? undefined : iso(w.end),
@@ -105,7 +132,9 @@ function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): Gate
   const stop = open ? end : w.end;
   if (stop !== undefined) out.durationMs = Math.round(stop - w.start);
   const notes: string[] = [];
-  if (w.note) notes.push(w.note);
+  const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
+  const note = rnd ? (rnd.evidence?.note ?? rnd.sync.delete?.note) : w.note;
+  if (note) notes.push(note);
   if (w.gapInside) notes.push('the input has a gap inside this window');
   if (open && end !== undefined) {
     const cause = leakCause(t, w, end);
@@ -118,7 +147,8 @@ function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): Gate
 function roundReport(r: RsTrack['rounds'][number]): RoundReport {
   const s = r.sync;
   const basis: Basis = r.evidence?.basis ?? 'inferred';
-  const evidence = ref(r.trigger) ?? '';
+  // Observed rounds cite the controller's first write; inferred ones the event that triggered the sync.
+  const evidence = (basis === 'observed' ? ref(r.evidence?.sources[0]) : undefined) ?? ref(r.trigger) ?? '';
   if (s.create) {
     const c = s.create;
     const out: RoundReport = {
@@ -345,7 +375,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end:
         basis: 'observed',
         at: iso(end),
         explanation:
-          `Terminating pods are not active: the controller has already replaced them, and they count only in status.terminatingReplicas. ` +
+          `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose); they show only in status.terminatingReplicas. ` +
           (stuck.length ? `Past their grace period: ${stuck.slice(0, 10).join(', ')} — a kubelet that is gone or a finalizer is holding them.` : ''),
         nextStep: stuck.length ? 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.' : 'Nothing to do unless they stay.',
         evidence: [],
@@ -460,7 +490,7 @@ function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: num
       basis = 'unknown';
     } else {
       state = 'healthy';
-      summary = `healthy: ${c.active}/${c.desired} active, ${c.ready} ready, not gated`;
+      summary = `controller healthy: ${c.active}/${c.desired} pods active, not gated (${c.ready} ready — readiness is up to the kubelet, not this controller)`;
     }
   } else {
     state = 'unknown';
@@ -474,7 +504,8 @@ function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: num
 export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   const end = res.end;
   const rsReports: ReplicaSetReport[] = [];
-  for (const t of [...res.tracks.values()].sort((a, b) => a.key.localeCompare(b.key))) {
+  for (const full of [...res.tracks.values()].sort((a, b) => a.key.localeCompare(b.key))) {
+    const t = opts.since !== undefined ? trimTrack(full, opts.since) : full;
     if (!t.rs && t.rounds.length === 0) continue;
     const [namespace, name] = t.key.split('/');
     const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end));
@@ -548,7 +579,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
       file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker,
     })),
     coverage: {
-      start: iso(res.start),
+      start: iso(opts.since !== undefined && res.start !== undefined ? Math.max(res.start, opts.since) : res.start),
       end: iso(res.end),
       timeBasis,
       assumptions,

@@ -11,6 +11,8 @@ export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   const leak = rss.some((r) => r.verdict.state === 'leaked' || r.findings.some((f) => f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
   if (leak) return EXIT.LEAK;
   if (rss.some((r) => r.verdict.state === 'gated')) return EXIT.GATED;
-  if (rss.some((r) => r.verdict.state === 'failing' || r.findings.some((f) => f.id === 'create-failures'))) return EXIT.FAILING;
+  // A deleted ReplicaSet's past failures are history, not a failing controller now.
+  const live = rss.filter((r) => r.verdict.state !== 'deleted');
+  if (live.some((r) => r.verdict.state === 'failing' || r.findings.some((f) => f.id === 'create-failures'))) return EXIT.FAILING;
   return EXIT.OK;
 }

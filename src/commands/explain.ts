@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import ora from 'ora';
+import { spinnerEnabled } from '../cli/spinner.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForError } from '../cli/cluster-errors.js';
@@ -57,7 +58,7 @@ export default class Explain extends KexpCommand {
     const onSig = () => ac.abort();
     process.once('SIGINT', onSig);
     process.once('SIGTERM', onSig);
-    const spinner = ora({ text: 'reading', stream: process.stderr, isEnabled: !flags.quiet && Boolean(process.stderr.isTTY), discardStdin: false });
+    const spinner = ora({ text: 'reading', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
     if (spinner.isEnabled) spinner.start();
     try {
       const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });

@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import ora from 'ora';
+import { spinnerEnabled } from '../cli/spinner.js';
 import { clusterFlags, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForError } from '../cli/cluster-errors.js';
@@ -46,8 +47,8 @@ export default class Record extends KexpCommand {
     process.once('SIGINT', onSig);
     process.once('SIGTERM', onSig);
     const started = Date.now();
-    const spinner = ora({ text: 'connecting', stream: process.stderr, isEnabled: !flags.quiet && Boolean(process.stderr.isTTY), discardStdin: false });
-    spinner.start();
+    const spinner = ora({ text: 'connecting', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
+    if (spinner.isEnabled) spinner.start();
     try {
       const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });
       const res = await recordLive({
@@ -68,12 +69,12 @@ export default class Record extends KexpCommand {
         },
       });
       if (res.error) {
-        spinner.fail(`kexp: ${res.error.message}`);
-        if (!spinner.isEnabled) this.logToStderr(`kexp: ${res.error.message}`);
+        if (spinner.isEnabled) spinner.fail(`kexp: ${res.error.message}`);
+        else this.logToStderr(`kexp: ${res.error.message}`);
         process.exitCode = exitCodeForError(res.error);
         return;
       }
-      spinner.succeed(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
+      if (spinner.isEnabled) spinner.succeed(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
       if (!spinner.isEnabled && !flags.quiet) this.logToStderr(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
       process.exitCode = res.endReason === 'interrupted' ? EXIT.INTERRUPTED : EXIT.OK;
     } catch (err) {

@@ -311,6 +311,12 @@ export class ReplicaSetController {
     set.add(key);
   }
 
+  /** Current counts of the ReplicaSet's pods (replays only; undefined without the incremental index). */
+  podCounts(key: string): { active: number; ready: number; terminating: number } | undefined {
+    const a = this.aggs.get(key);
+    return a ? { active: a.owned, ready: a.ready, terminating: a.terminating } : undefined;
+  }
+
   /** The sync of `key` in progress is now known to last until `until` (its calls are still returning). */
   extendBusy(key: string, until: number): void {
     if (this.busyUntil.has(key)) this.busyUntil.set(key, until);

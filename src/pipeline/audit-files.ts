@@ -50,7 +50,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
   const sources: AuditOpenedSource[] = [];
   for (const f of o.files) {
-    sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, since: o.since, until: o.until }));
+    // `since` is applied to the report, not the input: the model must replay what came before it.
+    sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, until: o.until }));
   }
   let uaVersion: string | undefined;
   const merged = mergeSources(sources);
@@ -89,7 +90,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     },
     coverageEnd: () => {
       const ends = sources.map((s) => s.coverage().end).filter((e): e is number => e !== undefined);
-      return ends.length ? Math.max(...ends) : undefined;
+      const end = ends.length ? Math.max(...ends) : undefined;
+      return end !== undefined && o.until !== undefined ? Math.min(end, o.until) : end;
     },
   });
   const summaries = sources.map((s) => s.summary());
@@ -106,7 +108,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const report = buildReport(result, { command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions });
+  const report = buildReport(result, { command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -63,10 +63,12 @@ function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; s
   out.push('  Rounds (creates/deletes the controller issued)');
   if (r.rounds.length === 0) out.push('    none');
   else {
-    const tb = table(['At', 'Kind', 'n', 'Batches', 'OK', 'Walked back', 'NsTerminating', 'Basis', 'Evidence']);
+    const tb = table(['At', 'Kind', 'n', 'Batches / pods', 'OK', 'Walked back', 'NsTerminating', 'Basis', 'Evidence']);
     for (const x of r.rounds.slice(-MAX_ROUNDS)) {
       tb.push([
-        t(x.at), x.kind, String(x.n), x.batches?.join(',') ?? (x.keys ?? []).join(' ').slice(0, 40), String(x.successes ?? x.n - (x.failed?.length ?? 0)),
+        t(x.at), x.kind, String(x.n),
+        x.batches?.join(',') ?? ((x.keys ?? []).length > 1 ? `${x.keys![0]!.split('/')[1]} +${x.keys!.length - 1}` : (x.keys ?? [])[0]?.split('/')[1] ?? ''),
+        String(x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.n - (x.failed?.length ?? 0)),
         String(x.skipped ?? x.failed?.length ?? 0), String(x.namespaceTerminating ?? 0), x.basis, x.evidence,
       ]);
     }
@@ -87,8 +89,13 @@ function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; s
   if (r.adoption.rows.length === 0) out.push('    no candidate pods');
   else {
     const tb = table(['Pod', 'Action', 'Claimed', 'Why']);
-    for (const a of r.adoption.rows) tb.push([a.pod, a.action, a.claimed ? 'yes' : 'no', a.reason.length > 70 ? `${a.reason.slice(0, 67)}...` : a.reason]);
+    // Interesting rows first (adopt/release/ignore), then keeps; long lists are in -o json.
+    const order = { adopt: 0, release: 1, ignore: 2, none: 3, keep: 4 } as const;
+    const rows = [...r.adoption.rows].sort((a, b) => order[a.action] - order[b.action] || a.pod.localeCompare(b.pod));
+    const MAX_ROWS = 20;
+    for (const a of rows.slice(0, MAX_ROWS)) tb.push([a.pod, a.action, a.claimed ? 'yes' : 'no', a.reason.length > 70 ? `${a.reason.slice(0, 67)}...` : a.reason]);
     out.push(tb.toString().replace(/^/gm, '    '));
+    if (rows.length > MAX_ROWS) out.push(`    (${rows.length - MAX_ROWS} more pods, ${r.adoption.rows.filter((a) => a.action === 'keep').length} of them kept; all in -o json or kexp adopt)`);
   }
   return out.join('\n');
 }
