@@ -13,7 +13,7 @@ import { parseTarget } from '../pipeline/record-live.js';
 import { explainLive, renderExplainHtml, renderExplainText } from '../pipeline/explain-live.js';
 
 export default class Explain extends KexpCommand {
-  static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing or blocked.';
+  static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing, or blocked because the ReplicaSet is being deleted.';
   static override description =
     'Reads the ReplicaSet (or the Deployment\'s ReplicaSets), its pods and the orphans in the namespace, its Events (aggregated ones too), ' +
     'the ResourceQuotas, the namespace phase and the owner; with --watch it then follows the controller for DURATION through the same ' +

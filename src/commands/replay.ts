@@ -60,12 +60,17 @@ export default class Replay extends KexpCommand {
       let htmlError: string | undefined;
       if (flags.html) {
         try {
-          fs.writeFileSync(flags.html, renderHtml(res.report));
+          if (flags.html === '-') {
+            // The page goes to stdout instead of the table/JSON.
+            process.stdout.write(renderHtml(res.report));
+          } else fs.writeFileSync(flags.html, renderHtml(res.report));
         } catch (err) {
           htmlError = `cannot write --html ${flags.html}: ${(err as NodeJS.ErrnoException).code ?? oneLine(err)}`;
         }
       }
-      if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      if (flags.html === '-') {
+        /* already written */
+      } else if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
       else process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
