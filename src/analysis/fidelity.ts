@@ -21,7 +21,7 @@ import type { ReplicaSetReport } from './report-types.js';
 export interface TruthLike {
   rsKey: string;
   syncs: Array<{ at: number; decision: 'gated' | 'fulfilled' | 'expired' | 'never-recorded' }>;
-  raises: Array<{ at: number; add: number; del: number; op: 'set' | 'raise' }>;
+  raises: Array<{ at: number; add: number | null; del: number | null; op: 'set' | 'raise' }>;
   gatedWindows: Array<{ start: number; end?: number; ended: string; leaked?: { add: number; del: number }; expected?: { add: number; del: number }; satisfiedAt?: number }>;
 }
 
@@ -115,7 +115,8 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
       continue;
     }
     m.used = true;
-    if (m.add === r.add && m.del === r.del) score.raises.exact++;
+    // A Set whose counts the log does not tell (null) can only be matched in time.
+    if ((r.add === null || r.add === undefined || m.add === r.add) && (r.del === null || r.del === undefined || m.del === r.del)) score.raises.exact++;
     else {
       score.raises.countMismatch++;
       if (score.mismatches.length < 10) score.mismatches.push(`Set at ${new Date(r.at).toISOString()}: KCM add ${r.add} del ${r.del}, kexp add ${m.add} del ${m.del}`);

@@ -12,12 +12,37 @@ import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
 import { InputError } from '../sources/source.js';
 
-function parseTime(flag: string, v: string | undefined): number | undefined {
+const RFC3339_RE = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?(?:([Zz])|([+-])(\d\d):(\d\d))$/;
+
+/**
+ * A full RFC 3339 date-time with a time zone (`2026-11-30T02:39:00Z`, `…T02:39:00.5+01:00`) to
+ * epoch ms; anything else — a bare year, a date without a time, a space instead of `T`, no zone,
+ * RFC 1123, an impossible date such as Feb 30 — is a usage error. (Date.parse accepts all of
+ * those, mostly as local time, and rolls Feb 30 over to March.)
+ */
+export function parseRfc3339Flag(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new Error(`--${flag} "${v}" is not an RFC 3339 time (e.g. 2026-11-30T02:00:00Z)`);
-  return t;
+  const bad = (why: string) => new Error(`--${flag} "${v}" is ${why}; give a full RFC 3339 time with a time zone, e.g. 2026-11-30T02:00:00Z`);
+  const m = RFC3339_RE.exec(v.trim());
+  if (!m) throw bad('not an RFC 3339 time');
+  const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const base = Date.UTC(y, mo - 1, d, h, mi, sec);
+  const check = new Date(base);
+  if (h > 23 || mi > 59 || sec > 59) throw bad('not a valid time of day');
+  if (mo < 1 || mo > 12 || check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d) throw bad('not a valid date');
+  let offset = 0;
+  if (!m[8]) {
+    const oh = Number(m[10]);
+    const om = Number(m[11]);
+    if (oh > 23 || om > 59) throw bad('not a valid time zone offset');
+    offset = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  const frac = m[7] ? Number(`0${m[7]}`) * 1000 : 0;
+  return base + frac - offset * 60_000;
 }
+
+/** Most problem lines printed on stderr; the rest are counted. */
+const MAX_PROBLEMS_PRINTED = 100;
 
 export default class Audit extends KexpCommand {
   static override summary = 'Reconstruct the ReplicaSet controller from kube-apiserver audit logs.';
@@ -49,8 +74,9 @@ export default class Audit extends KexpCommand {
     let since: number | undefined;
     let until: number | undefined;
     try {
-      since = parseTime('since', flags.since);
-      until = parseTime('until', flags.until);
+      since = parseRfc3339Flag('since', flags.since);
+      until = parseRfc3339Flag('until', flags.until);
+      if (since !== undefined && until !== undefined && since > until) throw new Error(`--since ${flags.since} is later than --until ${flags.until}`);
       if (flags.rs && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)) throw new Error(`--rs must be namespace/name, got "${flags.rs}"`);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
@@ -63,16 +89,34 @@ export default class Audit extends KexpCommand {
         files: argv as string[], rs: flags.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], stdin: process.stdin,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => {
-          if (shown++ < 5) this.logToStderr(`${p.file}:${p.line}: ${p.message}`);
+          if (shown++ < MAX_PROBLEMS_PRINTED) this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`);
         },
       });
       if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
       else if (flags.rs) process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       else process.stdout.write(renderAuditRanking(res.report, res.summaries));
-      if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s)${res.problems.length > 5 ? ` (first 5 shown)` : ''}; exit code ${EXIT.INPUT}`);
+      // Sources pass on at most 100 problems per file and count the rest.
+      const total = Math.max(res.problems.length, res.summaries.reduce((n, s) => n + s.problems, 0));
+      if (total > MAX_PROBLEMS_PRINTED) this.logToStderr(`kexp: … and ${total - MAX_PROBLEMS_PRINTED} more input problem(s) not shown`);
+      if (total) this.logToStderr(`kexp: ${total} input problem(s); exit code ${EXIT.INPUT}`);
+      if (since !== undefined || until !== undefined) {
+        // Does any input's span of audit records reach into [since, until]?
+        const lo = since ?? -Infinity;
+        const hi = until ?? Infinity;
+        const spans = res.summaries.filter((s) => s.start !== undefined && s.end !== undefined) as Array<{ start: number; end: number }>;
+        if (!spans.some((s) => s.end >= lo && s.start <= hi)) {
+          const fmt = (t: number | undefined) => (t === undefined ? '…' : new Date(t).toISOString());
+          const covered = spans.length
+            ? ` (the input covers ${fmt(Math.min(...spans.map((s) => s.start)))} to ${fmt(Math.max(...spans.map((s) => s.end)))})`
+            : '';
+          const window = since === undefined ? `at or before ${fmt(until)}` : until === undefined ? `at or after ${fmt(since)}` : `between ${fmt(since)} and ${fmt(until)}`;
+          this.logToStderr(`warning: no audit events ${window}${covered}`);
+        }
+      }
       if (flags.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the audit log`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
+      if (flags.rs && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;

@@ -29,10 +29,21 @@ export default class KcmLog extends KexpCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(KcmLog);
+    const usage =
+      flags.rs !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)
+        ? `--rs must be namespace/name, got "${flags.rs}"`
+        : flags.year !== undefined && (flags.year < 1970 || flags.year > 9999)
+          ? `--year must be between 1970 and 9999, got ${flags.year}`
+          : undefined;
+    if (usage) {
+      this.logToStderr(`kexp: ${usage}`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
     try {
       const { result, problems } = await kcmLogFiles({
         files: argv as string[], rs: flags.rs, compare: flags.compare, year: flags.year, stdin: process.stdin,
-        onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
+        onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       });
       if (flags.output === 'json') process.stdout.write(JSON.stringify(result, null, 2) + '\n');

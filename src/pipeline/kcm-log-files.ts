@@ -21,7 +21,8 @@ export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 export interface KcmLogReplicaSet {
   key: string;
   syncs: { total: number; gated: number; fulfilled: number; expired: number; neverRecorded: number };
-  raises: Array<{ at: string; add: number; del: number; keys?: string[]; evidence: string }>;
+  /** add/del are null when the log does not tell them (e.g. the line they come from is damaged). */
+  raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
   clobbers: Array<{ at: string; keys: string[]; evidence: string }>;
   slowStartFailures: Array<{ at: string; podsSkipped?: number; evidence: string }>;
@@ -46,7 +47,13 @@ function toRS(g: GroundTruth): KcmLogReplicaSet {
   return {
     key: g.rsKey,
     syncs: { total: g.syncs.length, gated: count('gated'), fulfilled: count('fulfilled'), expired: count('expired'), neverRecorded: count('never-recorded') },
-    raises: g.raises.map((r) => ({ at: iso(r.at)!, add: r.add, del: r.del, ...(r.keys ? { keys: r.keys } : {}), evidence: ref(r.source) })),
+    raises: g.raises.map((r) => ({
+      at: iso(r.at)!,
+      add: r.countsUnknown ? null : r.add,
+      del: r.countsUnknown ? null : r.del,
+      ...(r.keys ? { keys: r.keys } : {}),
+      evidence: ref(r.source),
+    })),
     gatedWindows: g.gatedWindows.map((w) => ({
       start: iso(w.start)!, ...(w.end !== undefined ? { end: iso(w.end) } : {}), ended: w.ended,
       ...(w.expected ? { expected: w.expected } : {}), ...(w.leaked ? { leaked: w.leaked } : {}), gatedSyncs: w.gatedSyncs, evidence: ref(w.startSource),
@@ -66,6 +73,40 @@ export interface KcmLogOptions {
   onWarning?: (m: string) => void;
 }
 
+type Json = Record<string, unknown>;
+const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const what = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
+
+/**
+ * Why `v` is not a kexp report that --compare can score (the parts fidelity.ts reads), or
+ * undefined. Names the first bad field, e.g. `replicaSets[2].expectations is a string, not a list`.
+ */
+export function reportShapeError(v: unknown): string | undefined {
+  if (!isObj(v)) return `not a kexp report (the file holds ${what(v)}, not a report object)`;
+  if (v.schemaVersion !== REPORT_SCHEMA_VERSION) {
+    return `not a kexp report (schemaVersion ${JSON.stringify(v.schemaVersion) ?? 'undefined'}, expected ${REPORT_SCHEMA_VERSION})`;
+  }
+  if (!Array.isArray(v.replicaSets)) return `not a valid kexp report: replicaSets is ${what(v.replicaSets)}, not a list`;
+  for (const [i, rs] of v.replicaSets.entries()) {
+    const at = `replicaSets[${i}]`;
+    if (!isObj(rs)) return `not a valid kexp report: ${at} is ${what(rs)}, not an object`;
+    if (typeof rs.key !== 'string') return `not a valid kexp report: ${at}.key is ${what(rs.key)}, not a string`;
+    if (!isObj(rs.initialState) || typeof rs.initialState.basis !== 'string') return `not a valid kexp report: ${at}.initialState is missing or malformed`;
+    for (const list of ['expectations', 'gatedWindows'] as const) {
+      const xs = rs[list];
+      if (!Array.isArray(xs)) return `not a valid kexp report: ${at}.${list} is ${what(xs)}, not a list`;
+      for (const [j, x] of xs.entries()) {
+        const time = list === 'expectations' ? 'at' : 'start';
+        if (!isObj(x) || typeof x[time] !== 'string' || Number.isNaN(Date.parse(x[time]))) {
+          return `not a valid kexp report: ${at}.${list}[${j}] has no valid "${time}" time`;
+        }
+        if (list === 'expectations' && typeof x.op !== 'string') return `not a valid kexp report: ${at}.expectations[${j}].op is ${what(x.op)}, not a string`;
+      }
+    }
+  }
+  return undefined;
+}
+
 /** Throws InputError for unreadable inputs or a --compare file that is not a kexp report. */
 export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogResult; problems: InputProblem[] }> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
@@ -78,14 +119,15 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     } catch (err) {
       throw new InputError(o.compare, 0, `cannot read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
+    let parsed: unknown;
     try {
-      report = JSON.parse(text) as Report;
+      parsed = JSON.parse(text);
     } catch {
       throw new InputError(o.compare, 0, 'not JSON; --compare expects the output of `kexp replay|audit -o json`');
     }
-    if (report.schemaVersion !== REPORT_SCHEMA_VERSION) {
-      throw new InputError(o.compare, 0, `not a kexp report (schemaVersion ${JSON.stringify(report.schemaVersion)}, expected ${REPORT_SCHEMA_VERSION})`);
-    }
+    const bad = reportShapeError(parsed);
+    if (bad) throw new InputError(o.compare, 0, `${bad}; --compare expects the output of \`kexp replay|audit -o json\``);
+    report = parsed as Report;
   }
   const events: ControllerLogEvent[] = [];
   const inputs: KcmLogResult['inputs'] = [];
@@ -108,6 +150,14 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     replicaSets: rss.map(toRS),
   };
   if (report) {
+    const inReport = new Set(report.replicaSets.map((r) => r.key));
+    if (rss.length > 0 && !rss.some((g) => inReport.has(g.rsKey))) {
+      const list = (keys: string[]) => (keys.length ? keys.slice(0, 3).join(', ') + (keys.length > 3 ? ', …' : '') : 'none');
+      diagnostics.warn(
+        `${o.compare}: the report covers none of the log's ${rss.length} ReplicaSet(s) (log: ${list(rss.map((g) => g.rsKey))}; ` +
+          `report: ${list([...inReport])}); every decision is scored unknown`,
+      );
+    }
     const scores: FidelityScore[] = [];
     for (const [i, g] of rss.entries()) {
       const s = scoreReplicaSet(g, report.replicaSets.find((r) => r.key === g.rsKey));

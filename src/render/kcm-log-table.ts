@@ -13,11 +13,11 @@ export function renderKcmLog(r: KcmLogResult): string {
     const s = rs.syncs;
     out.push(`ReplicaSet ${rs.key}  (kube-controller-manager's own account: observed)`);
     out.push(`  Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`);
-    out.push(`  SetExpectations: ${rs.raises.length}${rs.raises.length ? ' — ' + rs.raises.slice(0, 8).map((x) => `${t(x.at).slice(11)} add ${x.add} del ${x.del}`).join('; ') + (rs.raises.length > 8 ? '; …' : '') : ''}`);
+    out.push(`  SetExpectations: ${rs.raises.length}${rs.raises.length ? ' — ' + rs.raises.slice(0, 8).map((x) => `${t(x.at).slice(11)} add ${x.add ?? '?'} del ${x.del ?? '?'}`).join('; ') + (rs.raises.length > 8 ? '; …' : '') : ''}`);
     if (rs.gatedWindows.length) {
       const tb = new Table({ head: ['Start', 'End', 'Ended', 'Expected add/del', 'Leaked add/del', 'Gated syncs', 'Evidence'], style: PLAIN });
       for (const w of rs.gatedWindows) {
-        tb.push([t(w.start), t(w.end), w.ended, w.expected ? `${w.expected.add}/${w.expected.del}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : '—', String(w.gatedSyncs), w.evidence]);
+        tb.push([t(w.start), t(w.end), w.ended, w.expected ? `${w.expected.add ?? '?'}/${w.expected.del ?? '?'}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : '—', String(w.gatedSyncs), w.evidence]);
       }
       out.push(tb.toString().replace(/^/gm, '  '));
     }

@@ -28,6 +28,7 @@ import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../.
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import {
+  endsWithBrace,
   findStringValue,
   InputReader,
   NeedleScanner,
@@ -37,6 +38,7 @@ import {
   type LineFilter,
 } from './line-reader.js';
 import {
+  AUDIT_API_VERSIONS,
   AuditNormaliser,
   classifyValue,
   CRI_RE,
@@ -163,6 +165,7 @@ const RESOURCES: Record<string, ResourceInfo> = {
   deployments: { groups: ['apps', 'extensions'], kind: 'Deployment' },
 };
 const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
+const STAGE_NAMES = new Set(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
 /** Pod subresources that are not writes to the pod object. */
 const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
 
@@ -194,36 +197,91 @@ function mentionsReplicaSet(buf: Buffer, start: number, end: number): boolean {
   return false;
 }
 
+/** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
+const EVENT_HEAD = Buffer.from('{"kind":"Event","apiVersion":"audit.k8s.io/v1');
+const BETA1 = Buffer.from('beta1"');
+const ALPHA1 = Buffer.from('alpha1"');
+
+/** The line (from `p`, its `{`) starts like the apiserver writes a v1/v1beta1/v1alpha1 audit Event. */
+function hasEventHead(buf: Buffer, p: number, end: number): boolean {
+  const n = EVENT_HEAD.length;
+  if (end - p < n + 8) return false;
+  for (let k = 0; k < n; k++) if (buf[p + k] !== EVENT_HEAD[k]) return false;
+  const q = p + n;
+  if (buf[q] === 34) return true;
+  return startsWith(buf, q, BETA1) || startsWith(buf, q, ALPHA1);
+}
+
+function startsWith(buf: Buffer, p: number, b: Buffer): boolean {
+  for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) return false;
+  return true;
+}
+
 /**
  * Prefilter for lines holding native audit JSON: `escaped` when the audit events are
  * JSON-encoded strings inside a wrapper (EKS/AKS); `oneRecordPerLine` when each line is a
  * single audit event (log backend), which lets the objectRef's resource decide alone.
+ *
+ * A line is only skipped when it looks like what it should be: for the log backend, an audit
+ * Event of a known apiVersion with a stage and a verb (and, for a write, an objectRef); for
+ * webhook batches, an EventList with an items list. Anything else goes to the parser, which
+ * reports it (a malformed or foreign line must never pass silently as "not relevant"). Lines
+ * in the apiserver's own encoding are recognised by their first bytes, so this costs nothing
+ * on the fast path.
  */
 export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordPerLine = !escaped): LineFilter {
   // Fast path for the apiserver's own encoding (Go field order): `"objectRef":{"resource":"…"` —
   // a long needle (quicker to scan for) that lands right on the value, once per line.
-  const canonical = oneRecordPerLine && !escaped ? new NeedleScanner(Buffer.from('"objectRef":{"resource":"')) : undefined;
+  const native = oneRecordPerLine && !escaped;
+  const canonical = native ? new NeedleScanner(Buffer.from('"objectRef":{"resource":"')) : undefined;
   const resourceKey = keyScanner('resource', escaped);
   const anchor = oneRecordPerLine ? Buffer.from(escaped ? '\\"objectRef\\":{' : '"objectRef":{') : undefined;
   const verbKey = keyScanner('verb', escaped);
+  const stageKey = keyScanner('stage');
+  const apiVersionKey = keyScanner('apiVersion');
+  const objectRefKey = keyScanner('objectRef');
+  const itemsKey = new NeedleScanner(Buffer.from('"items":['));
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
+  const isStage = (v: string) => STAGE_NAMES.has(v);
+  const isAuditVersion = (v: string) => AUDIT_API_VERSIONS.has(v);
+  const any = () => true;
+  /**
+   * The line is not relevant: skip it (false) when it has the shape of an audit event / batch,
+   * else let the parser report it (true).
+   */
+  const irrelevant = (buf: Buffer, start: number, end: number, head: boolean, checkedRef: boolean): boolean => {
+    if (escaped) return false;
+    if (!native) return itemsKey.find(buf, start, end) < 0;
+    if (!head && findStringValue(buf, start, end, apiVersionKey, false, isAuditVersion) === undefined) return true;
+    if (checkedRef) return false;
+    if (findStringValue(buf, start, end, stageKey, false, isStage) === undefined) return true;
+    const verb = findStringValue(buf, start, end, verbKey, false, any);
+    if (verb === undefined) return true;
+    // A write without objectRef: a resource request must have one (the parser decides from requestURI).
+    return WRITE_VERBS.has(verb) && objectRefKey.find(buf, start, end) < 0;
+  };
   return (buf, start, end) => {
-    // A line that cannot be a JSON object goes to the parser, which reports it (cheap check).
+    // A line that cannot be a JSON object, or was cut short, goes to the parser, which reports it (cheap checks).
     let p = start;
     while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
-    if (buf[p] !== 123) return true;
+    if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
+    const head = native && hasEventHead(buf, p, end);
     let r: string | undefined;
     const c = canonical?.find(buf, start, end) ?? -1;
     if (c >= 0) {
       r = matchValue(buf, c + canonical!.needle.length, end, RESOURCE_VALUES);
-      if (r === undefined) return false;
+      if (r === undefined) return irrelevant(buf, start, end, head, true);
     } else {
       r = findStringValue(buf, start, end, resourceKey, escaped, isResource, anchor);
-      if (r === undefined) return false;
+      if (r === undefined) return irrelevant(buf, start, end, head, false);
     }
-    if (findStringValue(buf, start, end, verbKey, escaped, isWrite) === undefined) return false;
+    if (findStringValue(buf, start, end, verbKey, escaped, isWrite) === undefined) {
+      // Not a write — or no verb at all, which the parser reports.
+      if (!native) return false;
+      return findStringValue(buf, start, end, verbKey, false, any) === undefined || irrelevant(buf, start, end, head, true);
+    }
     if (!allEvents && r === 'events') {
       // Only Events about a ReplicaSet or by the RS controller are kept. A line holding several
       // records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
@@ -243,7 +301,7 @@ export function gkeLineFilter(allEvents: boolean): LineFilter {
   return (buf, start, end) => {
     let p = start;
     while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
-    if (buf[p] !== 123) return true;
+    if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
     const v = findStringValue(buf, start, end, methodKey, false, relevant);
     if (v === undefined) return false;
     if (!allEvents && parseGkeMethod(v)!.resource === 'events') return mentionsReplicaSet(buf, start, end);
@@ -286,6 +344,8 @@ function rejectValue(file: string, line: number, what: string, hint: string): In
 /** Decides how to read the input from its first bytes; throws InputError for non-audit input. */
 async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
   const { head, eof } = await reader.peek(PEEK_LINES, PEEK_BYTES);
+  const bin = binaryKind(head);
+  if (bin) throw new InputError(file, 0, `${bin}; not an apiserver audit log`);
   let text = head.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const firstNonWs = text.search(/\S/);
@@ -358,6 +418,56 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
   throw new InputError(file, firstIdx + 1, `not an audit log: the first line is neither JSON nor YAML (${JSON.stringify(firstTrim.slice(0, 60))})`);
 }
 
+function hex(buf: Buffer, n: number): string {
+  return [...buf.subarray(0, n)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
+}
+
+/** Control bytes that never occur in text logs (TAB, LF, CR, FF, VT and ESC are allowed). */
+function isControl(c: number): boolean {
+  return (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 27) || c === 127;
+}
+
+/** Archives, other compressions and binary data, named (like `kexp replay` does), so no raw bytes are echoed. */
+function binaryKind(head: Buffer): string | undefined {
+  let i = 0;
+  while (i < head.length && (head[i] === 32 || head[i] === 9 || head[i] === 10 || head[i] === 13)) i++;
+  const buf = head.subarray(i);
+  if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 3 && buf[3] === 4) return 'looks like a zip archive; unpack it first';
+  if (buf.length >= 3 && buf.toString('latin1', 0, 3) === 'BZh') return 'looks like bzip2 data; decompress it first (kexp reads plain or gzip)';
+  if (buf.length >= 6 && buf[0] === 0xfd && buf.toString('latin1', 1, 5) === '7zXZ') return 'looks like xz data; decompress it first (kexp reads plain or gzip)';
+  if (buf.length >= 4 && buf[0] === 0x28 && buf[1] === 0xb5 && buf[2] === 0x2f && buf[3] === 0xfd) {
+    return 'looks like zstd data; decompress it first (kexp reads plain or gzip)';
+  }
+  if (looksBinary(buf.subarray(0, 512))) return `looks like binary data (first bytes ${hex(buf, 8)})`;
+  return undefined;
+}
+
+/** A NUL, or more than 5 % control bytes / invalid UTF-8. */
+function looksBinary(b: Buffer): boolean {
+  if (b.length === 0) return false;
+  let bad = 0;
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i]!;
+    if (c === 0) return true;
+    if (isControl(c)) bad++;
+  }
+  const text = b.toString('utf8');
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0xfffd) bad++;
+  return bad * 20 > b.length;
+}
+
+/** A short printable description of a bad line: quoted text, or "binary data" (never raw bytes). */
+function sample(t: string): string {
+  const s = t.slice(0, 60);
+  let bad = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0 || c === 0xfffd || (c < 32 && c !== 9) || c === 127) bad++;
+  }
+  if (bad * 10 > s.length || s.includes('\0')) return `binary data, ${Buffer.byteLength(t)} bytes`;
+  return JSON.stringify(s);
+}
+
 function sniffValues(head: Buffer, eof: boolean, file: string): Sniffed {
   const splitter = new JsonValueSplitter(PEEK_BYTES * 2);
   const vals = splitter.push(head);
@@ -386,6 +496,8 @@ function firstTime(v: unknown): number | undefined {
 }
 
 const STAGE_TS_RE = /"stageTimestamp"\s*:\s*"([^"]+)"/;
+/** A request URI of a resource (not `/api`, `/apis/<group>/<version>` discovery or a non-resource path). */
+const RESOURCE_URI_RE = /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/[^/?]/;
 const V1BETA1_TS_RE = /"timestamp"\s*:\s*"([^"]+)"/;
 
 // ---------------------------------------------------------------------------------------
@@ -464,7 +576,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   };
   let emitted = 0;
   let suppressedNotice = false;
-  const problem = (line: number, message: string): void => {
+  const report = (line: number, message: string): void => {
     summary.problems++;
     if (summary.problems <= maxShown) diag.problem({ file: path, line, message });
     else if (!suppressedNotice) {
@@ -472,12 +584,23 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       diag.warn(`${path}: more than ${maxShown} problems; the rest are only counted (see the input-coverage summary)`);
     }
   };
+  /** A line/record that could not be used: a problem, counted once per line as malformed. */
+  let lastMalformed = -1;
+  const problem = (line: number, message: string): void => {
+    if (line !== lastMalformed) {
+      lastMalformed = line;
+      summary.malformedLines++;
+    }
+    report(line, message);
+  };
 
   const reader = new InputReader(path, {
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.maxLineBytes ? { maxLineBytes: opts.maxLineBytes } : {}),
-    onTooLong: (line, bytes) => problem(line, `record of ${bytes} bytes is longer than the limit; skipped`),
-    onStray: (line, sample) => problem(line, `text outside any JSON value skipped (${JSON.stringify(sample)})`),
+    onTooLong: (line, bytes) => report(line, `record of ${bytes} bytes is longer than the limit; skipped`),
+    onStray: (line, text) => problem(line, `text outside any JSON value (${sample(text)}); skipped up to the next value`),
+    onCut: (line) => problem(line, 'truncated value: it breaks off before its closing brace; skipped'),
+    onDamage: (line, message) => problem(line, message),
   });
   const sniffed = await sniff(reader, path);
   summary.compressed = reader.stats.compressed;
@@ -524,9 +647,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (summary.end === undefined || at > summary.end) summary.end = at;
   };
 
+  /** Records (lines) with at least one event released out of order. */
+  let lateRecords = 0;
+  let lastLateLine = -1;
   const push = (ev: TimelineEvent): void => {
     if (ev.at < since || ev.at > until) return;
+    const late = reorder.late;
     reorder.push(ev);
+    if (reorder.late !== late && ev.source.line !== lastLateLine) {
+      lastLateLine = ev.source.line;
+      lateRecords++;
+    }
   };
 
   const handleRecord = (rec: AuditRecord): void => {
@@ -555,12 +686,45 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     if (rec.auditID !== undefined) pending.delete(rec.auditID);
-    if (!relevant) return;
+    if (!relevant) {
+      // A resource request always names its object: a write without objectRef is damaged.
+      if (ref === undefined && WRITE_VERBS.has(rec.verb) && (rec.requestURI === undefined || RESOURCE_URI_RE.test(rec.requestURI))) {
+        problem(rec.line, `audit event without objectRef${rec.requestURI !== undefined ? ` (requestURI ${JSON.stringify(rec.requestURI.slice(0, 100))})` : ''}; skipped`);
+      }
+      return;
+    }
+    // Fields a completed write needs: without them it would be taken for a failure or for
+    // someone else's write.
+    if (rec.malformed) {
+      problem(rec.line, `${rec.malformed}; skipped`);
+      return;
+    }
+    const st = rec.responseStatus;
+    if (rec.stage === 'ResponseComplete' || st !== undefined) {
+      if (st === undefined) {
+        problem(rec.line, 'audit event without responseStatus; skipped');
+        return;
+      }
+      const code = st.code as unknown;
+      if (code === undefined && rec.stage === 'ResponseComplete') {
+        problem(rec.line, 'audit event without responseStatus.code; skipped');
+        return;
+      }
+      if (code !== undefined && (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599)) {
+        problem(rec.line, `audit event with invalid responseStatus.code ${JSON.stringify(code)}; skipped`);
+        return;
+      }
+    }
     if (rec.level) levels.add(rec.level);
     if (rec.annotations?.['audit.k8s.io/truncated'] === 'true') summary.truncatedRecords++;
     const at = rec.stageAt;
     if (at === undefined) {
-      problem(rec.line, 'audit event without stageTimestamp or timestamp; skipped');
+      problem(
+        rec.line,
+        rec.invalidTime !== undefined
+          ? `audit event with invalid stageTimestamp ${rec.invalidTime}; skipped`
+          : 'audit event without stageTimestamp or timestamp; skipped',
+      );
       return;
     }
     buildEvents(rec, at, info!);
@@ -691,11 +855,12 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     try {
       v = JSON.parse(line.no === 1 && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text);
     } catch (e) {
-      summary.malformedLines++;
-      const t = line.text.trimStart();
+      const t = line.text.trim();
       if (line.unterminated) problem(line.no, 'truncated last record (the input ends without a newline inside it); skipped');
-      else if (!t.startsWith('{') && !t.startsWith('[')) problem(line.no, `not JSON (${JSON.stringify(t.slice(0, 60))}); skipped`);
-      else problem(line.no, `malformed JSON (${(e as Error).message}); skipped`);
+      else if (!t.startsWith('{') && !t.startsWith('[')) problem(line.no, `not JSON (${sample(t)}); skipped`);
+      else if (sniffed.mode === 'lines' && t.startsWith('{') && !t.endsWith('}')) {
+        problem(line.no, `truncated line: the record breaks off after ${Buffer.byteLength(line.text)} bytes (no closing brace); skipped`);
+      } else problem(line.no, `malformed JSON (${(e as Error).message}); skipped`);
       return;
     }
     if (format === undefined) {
@@ -728,7 +893,6 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (doc.errors.length > 0) {
         const msg = doc.errors[0]!.message.split('\n')[0];
         if (!classified) throw new InputError(path, line, `not an audit log: neither JSON nor valid YAML (${msg})`);
-        summary.malformedLines++;
         problem(line, `YAML: ${msg}`);
         continue;
       }
@@ -812,9 +976,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     summary.outOfOrder = { count: reorder.late, maxLateMs: Math.round(reorder.maxLateMs) };
     if (reorder.firstLate) summary.outOfOrder.firstLine = reorder.firstLate.source.line;
     if (reorder.late > 0) {
+      // maxBehindMs is measured against the newest record seen, so it is always above the window
+      // (maxLateMs, in the summary, against the last one passed on).
       diag.warn(
-        `${path}: ${reorder.late} event(s) were more than ${window} ms out of stageTimestamp order (up to ${Math.round(reorder.maxLateMs)} ms, ` +
-          `first at line ${summary.outOfOrder.firstLine}); they were passed on late. Sort the file by stageTimestamp for an exact order.`,
+        `${path}: ${reorder.late} event(s) were more than ${window} ms out of stageTimestamp order (up to ${Math.round(reorder.maxBehindMs)} ms; ` +
+          `${lateRecords} record(s), first at line ${summary.outOfOrder.firstLine}); they were passed on late. Sort the file by stageTimestamp for an exact order.`,
       );
     }
     const nonAudit = (summary.skipped['klog-message'] ?? 0) + (summary.skipped['non-json-message'] ?? 0);

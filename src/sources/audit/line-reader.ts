@@ -17,11 +17,14 @@
  * byte is scanned once and no per-line Buffer views are allocated. Our own numbers, on a
  * generated 1 GB log, are in bench/audit/RESULTS.md.
  * Over-long lines are kept as a list of pieces (one `Buffer.concat` at the end) and are
- * dropped once they exceed `maxLineBytes`; gzip/stream errors propagate as InputError.
+ * dropped once they exceed `maxLineBytes`. Damaged or truncated gzip data: every complete line
+ * decoded before the damage is delivered and the damage is reported through `onDamage` at the
+ * line where it happened (an InputError when nothing could be decoded or no `onDamage` is set);
+ * other stream errors propagate as InputError.
  */
 import { createReadStream } from 'node:fs';
-import { pipeline, Readable } from 'node:stream';
-import { createGunzip, type ZlibOptions } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { InputError } from '../source.js';
 
 export const CHUNK_SIZE = 1 << 20;
@@ -62,8 +65,16 @@ export interface InputReaderOptions {
   maxLineBytes?: number;
   /** Called for every over-long line / value that is dropped. */
   onTooLong?: (line: number, bytes: number) => void;
-  /** Called (at most once per line) when values mode meets bytes that cannot start a value. */
+  /** Called (at most once per damaged region) when values mode meets bytes that cannot start a value. */
   onStray?: (line: number, sample: string) => void;
+  /** Values mode: a value was cut off (a new value starts in its column, or a string runs into a newline). */
+  onCut?: (line: number) => void;
+  /**
+   * Called once when gzip data turns out damaged or truncated after some lines were decoded:
+   * `line` is the line the damage cut (the complete lines before it were delivered). Without
+   * it, the damage is thrown as an InputError.
+   */
+  onDamage?: (line: number, message: string) => void;
 }
 
 const GZIP_MAGIC0 = 0x1f;
@@ -98,6 +109,10 @@ export class InputReader {
   private lastBuf: Buffer | undefined;
   private lastStart = 0;
   private lastEnd = 0;
+  /** Decompressed bytes pulled from the source (peeked or not). */
+  private decoded = 0;
+  /** Set when the input ended on damaged gzip data after `decoded` > 0 bytes. */
+  private damage: InputError | undefined;
 
   constructor(
     readonly file: string,
@@ -138,7 +153,14 @@ export class InputReader {
       }
       parts.push(c);
     }
-    return Buffer.concat(parts, size);
+    const all = Buffer.concat(parts, size);
+    if (this.damage) {
+      // YAML is parsed as a whole: report the damage on the line it cut, keep the lines before it.
+      const lastNl = all.lastIndexOf(10);
+      this.reportDamage(countByte(all, 10) + 1);
+      return all.subarray(0, lastNl + 1);
+    }
+    return all;
   }
 
   /**
@@ -211,7 +233,10 @@ export class InputReader {
       }
       if (out.length > 0) yield out;
     }
-    if (dropping) {
+    if (this.damage) {
+      // The line being read when the gzip data broke off is cut: report it, not as a record.
+      this.reportDamage(lineNo + 1);
+    } else if (dropping) {
       lineNo++;
       this.dropLine(lineNo, dropBytes);
     } else if (carryLen > 0) {
@@ -235,7 +260,7 @@ export class InputReader {
    * bracket depth only, and `JSON.parse` judges each value.
    */
   async *values(): AsyncGenerator<Line[]> {
-    const splitter = new JsonValueSplitter(this.maxLineBytes, this.opts.onTooLong, this.opts.onStray, this.stats);
+    const splitter = new JsonValueSplitter(this.maxLineBytes, this.opts.onTooLong, this.opts.onStray, this.stats, this.opts.onCut);
     for (;;) {
       const chunk = await this.next();
       if (!chunk) break;
@@ -243,8 +268,19 @@ export class InputReader {
       const out = splitter.push(chunk);
       if (out.length > 0) yield out;
     }
+    if (this.damage) {
+      this.reportDamage(splitter.abandon());
+      return;
+    }
     const tail = splitter.end();
     if (tail.length > 0) yield tail;
+  }
+
+  private reportDamage(line: number): void {
+    const d = this.damage!;
+    this.damage = undefined;
+    if (!this.opts.onDamage) throw d;
+    this.opts.onDamage(line, d.message.slice(this.file.length + 2));
   }
 
   private emitLine(buf: Buffer, start: number, end: number, no: number, out: Line[], unterminated: boolean): void {
@@ -296,25 +332,38 @@ export class InputReader {
       r = await this.iter.next();
     } catch (e) {
       this.ended = true;
-      throw this.wrapError(e);
+      const err = this.wrapError(e);
+      // Damaged gzip after some data: keep what was decoded (the caller reports the damage).
+      if (this.stats.compressed && this.decoded > 0 && isZlibError(e)) {
+        this.damage = err;
+        return undefined;
+      }
+      throw err;
     }
     if (r.done) {
       this.ended = true;
       return undefined;
     }
+    this.decoded += r.value.length;
     return r.value;
   }
 
-  private wrapError(e: unknown): Error {
+  private wrapError(e: unknown): InputError {
     if (e instanceof InputError) return e;
     const err = e as NodeJS.ErrnoException;
     const msg = err?.message ?? String(e);
-    if (this.stats.compressed && typeof err?.code === 'string' && err.code.startsWith('Z_')) {
+    if (this.stats.compressed && isZlibError(e)) {
+      if (this.decoded > 0) {
+        return new InputError(
+          this.file,
+          0,
+          `gzip data is damaged or truncated here (zlib ${err.code}: ${msg}); the complete lines before it were read; check the file with \`gzip -t\``,
+        );
+      }
       return new InputError(
         this.file,
         0,
-        `gzip data is damaged or truncated (zlib ${err.code}: ${msg}) after ${this.stats.bytes} uncompressed bytes; ` +
-          'check the file with `gzip -t`, or decompress what is readable with `gzip -dc FILE > out.log` and read that',
+        `gzip data is damaged or truncated (zlib ${err.code}: ${msg}) before any data could be decoded; check the file with \`gzip -t\``,
       );
     }
     return new InputError(this.file, 0, `cannot read: ${msg}`);
@@ -352,23 +401,125 @@ export class InputReader {
     };
     if (first.length >= 2 && first[0] === GZIP_MAGIC0 && first[1] === GZIP_MAGIC1) {
       this.stats.compressed = true;
-      // gunzip reads concatenated members (rotated logs joined with `cat a.gz b.gz`). A deep
-      // output buffer lets inflate (thread pool) run ahead while the line splitter works;
-      // with the default it stalls on back-pressure and the two take turns.
-      // (zlib passes its options on to the Transform constructor; @types/node omits highWaterMark.)
-      const gunzip = createGunzip({ chunkSize: this.chunkSize, highWaterMark: GUNZIP_READ_AHEAD } as ZlibOptions);
-      pipeline(Readable.from(rest(), { objectMode: false }), gunzip, () => {
-        /* errors surface through the async iterator below */
-      });
-      return gunzip[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      // gunzip reads concatenated members (rotated logs joined with `cat a.gz b.gz`). Inflate
+      // (thread pool) runs up to GUNZIP_READ_AHEAD ahead of the line splitter.
+      return gunzipKeepingOutput(rest(), this.chunkSize, GUNZIP_READ_AHEAD)[Symbol.asyncIterator]();
     }
     return rest();
   }
 }
 
+function isZlibError(e: unknown): boolean {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
+
+/**
+ * Gunzips `src`, yielding every decompressed chunk zlib produced before an error, then throwing
+ * the error. (A gunzip stream read through its async iterator or a pipeline is destroyed on a
+ * zlib error, and whatever it had buffered — for a truncated file usually all of it — is lost.)
+ * The output is consumed as it is produced ('data'), and back-pressure is applied on the input
+ * side: compressed data is fed only while less than `readAhead` decompressed bytes wait.
+ */
+export async function* gunzipKeepingOutput(src: AsyncIterable<Buffer>, chunkSize: number, readAhead: number): AsyncGenerator<Buffer> {
+  const z = createGunzip({ chunkSize });
+  const queue: Buffer[] = [];
+  let head = 0;
+  let queued = 0;
+  let finished = false;
+  let stopped = false;
+  let error: unknown;
+  let wakeReader: (() => void) | undefined;
+  /** The feeder's pending wait (for 'drain' or for the reader to catch up), if any. */
+  let wakeFeeder: (() => void) | undefined;
+  const wakeR = (): void => {
+    const r = wakeReader;
+    wakeReader = undefined;
+    r?.();
+  };
+  const wakeF = (): void => {
+    const f = wakeFeeder;
+    wakeFeeder = undefined;
+    f?.();
+  };
+  z.on('data', (b: Buffer) => {
+    queue.push(b);
+    queued += b.length;
+    wakeR();
+  });
+  z.on('error', (e) => {
+    error ??= e;
+    finished = true;
+    wakeR();
+    wakeF();
+  });
+  z.on('end', () => {
+    finished = true;
+    wakeR();
+  });
+  let needDrain = false;
+  z.on('drain', () => {
+    needDrain = false;
+    wakeF();
+  });
+  const halted = (): boolean => stopped || error !== undefined;
+  const feed = async (): Promise<void> => {
+    try {
+      for await (const c of src) {
+        if (halted()) return;
+        if (!z.write(c)) needDrain = true;
+        while (!halted() && (needDrain || queued > readAhead)) await new Promise<void>((r) => (wakeFeeder = r));
+        if (halted()) return;
+      }
+      z.end();
+    } catch (e) {
+      // A read error of the underlying file (not zlib's): surfaces to the reader as is.
+      error ??= e;
+      finished = true;
+      z.destroy();
+      wakeR();
+    }
+  };
+  void feed();
+  try {
+    for (;;) {
+      if (head < queue.length) {
+        const b = queue[head]!;
+        queue[head++] = EMPTY;
+        if (head >= 1024) {
+          queue.splice(0, head);
+          head = 0;
+        }
+        queued -= b.length;
+        if (queued <= readAhead) wakeF();
+        yield b;
+        continue;
+      }
+      if (finished) break;
+      await new Promise<void>((r) => (wakeReader = r));
+    }
+    if (error !== undefined) throw error;
+  } finally {
+    stopped = true;
+    wakeF();
+    if (!finished) z.destroy();
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
 /**
  * Splits a byte stream into top-level JSON values by tracking strings, escapes and bracket
  * depth; a top-level `[` is unwrapped so that its elements come out one by one.
+ *
+ * Damage (the approach of src/sources/watch/json-values.ts): pretty-printers (jq, kubectl,
+ * gcloud, Python) put each top-level value — or each element of a top-level array — at the
+ * same indentation and indent everything nested deeper. So
+ * - text between values is reported once (`onStray`) and skipped up to the next line whose
+ *   first byte is a `{` (or `[`) at the values' column;
+ * - a `{` first on its line at the values' column while a value is still open, or a raw newline
+ *   inside a string (JSON has none), means the open value was cut off: it is reported
+ *   (`onCut`) and dropped, and reading goes on with the next value.
  */
 export class JsonValueSplitter {
   private depth = 0;
@@ -380,13 +531,20 @@ export class JsonValueSplitter {
   private pieces: Buffer[] = [];
   private pieceLen = 0;
   private dropping = false;
-  private strayLine = 0;
+  /** At the start of a line (only blanks seen on it so far), and how many blanks. */
+  private lineStart = true;
+  private indent = 0;
+  /** Column of the top-level values (array elements), once seen at the start of a line. */
+  private valueCol = -1;
+  /** Skipping damaged text up to the next value start. */
+  private resync = false;
 
   constructor(
     private readonly maxBytes: number = DEFAULT_MAX_LINE_BYTES,
     private readonly onTooLong?: (line: number, bytes: number) => void,
     private readonly onStray?: (line: number, sample: string) => void,
     private readonly stats?: ReaderStats,
+    private readonly onCut?: (line: number) => void,
   ) {}
 
   push(chunk: Buffer): Line[] {
@@ -399,23 +557,53 @@ export class JsonValueSplitter {
         if (this.escape) this.escape = false;
         else if (c === 92) this.escape = true;
         else if (c === 34) this.inString = false;
+        else if (c === 10) {
+          // A raw newline cannot be part of a JSON string: the value was cut off here.
+          this.cut();
+          start = -1;
+          this.resync = true;
+          this.newLine();
+        }
         continue;
       }
       if (c === 10) {
-        this.line++;
+        this.newLine();
         continue;
       }
-      if (this.depth > 0) {
-        if (c === 34) this.inString = true;
-        else if (c === 123 || c === 91) this.depth++;
-        else if (c === 125 || c === 93) {
-          this.depth--;
-          if (this.depth === 0) {
-            this.finishValue(chunk, start, i + 1, out);
-            start = -1;
-          }
+      let first = false; // first non-blank byte of its line
+      if (this.lineStart) {
+        if (c === 32 || c === 9 || c === 13) {
+          this.indent++;
+          continue;
         }
-        continue;
+        this.lineStart = false;
+        first = true;
+      }
+      if (this.resync) {
+        if (!(first && this.startsValue(c))) {
+          if (this.stats) this.stats.strayBytes++;
+          continue;
+        }
+        this.resync = false;
+      }
+      if (this.depth > 0) {
+        if (first && c === 123 && this.valueCol >= 0 && this.indent === this.valueCol) {
+          // A new value starts where values start while this one is still open: it was cut off.
+          this.cut();
+          start = -1;
+          // fall through: the new value starts at this byte
+        } else {
+          if (c === 34) this.inString = true;
+          else if (c === 123 || c === 91) this.depth++;
+          else if (c === 125 || c === 93) {
+            this.depth--;
+            if (this.depth === 0) {
+              this.finishValue(chunk, start, i + 1, out);
+              start = -1;
+            }
+          }
+          continue;
+        }
       }
       // depth 0: between values
       if (c === 32 || c === 9 || c === 13) continue;
@@ -428,17 +616,16 @@ export class JsonValueSplitter {
         continue;
       }
       if (c === 123 || c === 91) {
+        if (first && this.valueCol < 0) this.valueCol = this.indent;
         this.depth = 1;
         this.valueLine = this.line;
         start = i;
         continue;
       }
       if (this.stats) this.stats.strayBytes++;
-      if (this.strayLine !== this.line) {
-        this.strayLine = this.line;
-        const end = chunk.indexOf(10, i);
-        this.onStray?.(this.line, chunk.toString('utf8', i, Math.min(end < 0 ? n : end, i + 80)));
-      }
+      const end = chunk.indexOf(10, i);
+      this.onStray?.(this.line, chunk.toString('utf8', i, Math.min(end < 0 ? n : end, i + 80)));
+      this.resync = true;
     }
     if (this.depth > 0 && start >= 0) this.keep(chunk.subarray(start));
     return out;
@@ -454,10 +641,43 @@ export class JsonValueSplitter {
     } else if (this.pieceLen > 0) {
       out.push({ no: this.valueLine, text: Buffer.concat(this.pieces, this.pieceLen).toString('utf8'), unterminated: true });
     }
+    this.reset();
+    return out;
+  }
+
+  /** The input broke off (damaged data): drops an open value; returns the line it started on (or the current line). */
+  abandon(): number {
+    const line = this.depth > 0 ? this.valueLine : this.line;
+    this.reset();
+    return line;
+  }
+
+  private startsValue(c: number): boolean {
+    if (c === 123) return this.indent === (this.valueCol >= 0 ? this.valueCol : 0);
+    return c === 91 && !this.inArray && this.indent === 0;
+  }
+
+  private newLine(): void {
+    this.line++;
+    this.lineStart = true;
+    this.indent = 0;
+  }
+
+  /** The open value was cut off: report and drop it. */
+  private cut(): void {
+    if (this.depth === 0) return;
+    if (this.stats) this.stats.lines++;
+    this.onCut?.(this.valueLine);
+    this.reset();
+  }
+
+  private reset(): void {
     this.pieces = [];
     this.pieceLen = 0;
     this.depth = 0;
-    return out;
+    this.inString = false;
+    this.escape = false;
+    this.dropping = false;
   }
 
   private keep(b: Buffer): void {
@@ -576,6 +796,17 @@ export function findStringValue(
     if (accept(v)) return v;
     if (decisive) return undefined;
   }
+}
+
+/**
+ * True when the last non-blank byte of `buf[start, end)` is `}`. Every JSON-lines audit record
+ * is an object, so a line without it was cut short: prefilters send it to the parser (which
+ * reports it) instead of skipping it as irrelevant.
+ */
+export function endsWithBrace(buf: Buffer, start: number, end: number): boolean {
+  let q = end - 1;
+  while (q > start && (buf[q] === 32 || buf[q] === 9)) q--;
+  return buf[q] === 125;
 }
 
 /** True when `buf[.., at)` ends with `suffix`. */

@@ -80,6 +80,13 @@ export interface AuditRecord {
   /** Epoch ms (µs fraction) this stage was emitted (GKE: the entry timestamp ≈ completion). */
   stageAt?: number;
   annotations?: Record<string, string>;
+  /**
+   * Why the record cannot be used although it parsed (e.g. `audit event without user`); the
+   * source reports it when the record is one kexp needs, and drops the record.
+   */
+  malformed?: string;
+  /** The stageTimestamp (or v1beta1 timestamp) as written, when present but not a valid time. */
+  invalidTime?: string;
 }
 
 /** What the normaliser reports besides records. */
@@ -124,6 +131,8 @@ export function classifyValue(v: unknown): ValueClass {
   if (Array.isArray(v)) {
     const first = v.find((x) => x !== null && x !== undefined);
     if (first === undefined) return { audit: false, what: 'an empty JSON array', hint: 'nothing to read' };
+    // Only one level: the elements of an array must be objects (no recursion into nested arrays).
+    if (Array.isArray(first)) return { audit: false, what: 'a JSON array of arrays', hint: 'expected audit events (JSON objects)' };
     return classifyValue(first);
   }
   if (!isObj(v)) return { audit: false, what: `a JSON ${v === null ? 'null' : typeof v}`, hint: 'expected audit events (JSON objects)' };
@@ -158,7 +167,9 @@ export function classifyValue(v: unknown): ValueClass {
   if (str(v.log) !== undefined && ('stream' in v || 'time' in v)) {
     return { audit: false, what: 'a Docker json-file container log', hint: `unwrap it (jq -r .log) and ${KCM_HINT} for controller logs` };
   }
-  return { audit: false, what: `an unrecognised JSON object (keys: ${Object.keys(v).slice(0, 6).join(', ')})`, hint: 'expected apiserver audit events' };
+  const keys = Object.keys(v);
+  if (keys.length === 0) return { audit: false, what: 'an empty JSON object', hint: 'expected apiserver audit events' };
+  return { audit: false, what: `an unrecognised JSON object (keys: ${keys.slice(0, 6).join(', ')})`, hint: 'expected apiserver audit events' };
 }
 
 /** klog text header `I0304 10:15:02.123456       1 file.go:123] `. */
@@ -174,16 +185,41 @@ export class AuditNormaliser {
     private readonly opts: NormaliseOptions = {},
   ) {}
 
-  /** Appends the audit records contained in `v` (found at `line`) to `out`. */
+  /**
+   * Appends the audit records contained in `v` (found at `line`) to `out`. An array's elements
+   * must be objects: other elements (numbers, nested arrays, …) are reported once per array,
+   * never recursed into.
+   */
   fromValue(v: unknown, line: number, out: AuditRecord[], origin: AuditOrigin = 'log'): void {
     if (Array.isArray(v)) {
-      for (const item of v) this.fromValue(item, line, out, origin);
+      if (v.length === 0) {
+        this.sink.problem(line, 'not an audit event: an empty JSON array');
+        return;
+      }
+      let bad = 0;
+      let firstBad = '';
+      for (const item of v) {
+        if (isObj(item)) this.fromObject(item, line, out, origin);
+        else if (bad++ === 0) firstBad = typeName(item);
+      }
+      if (bad > 0) {
+        this.sink.problem(
+          line,
+          bad === v.length
+            ? `not an audit event: a JSON array of ${v.length} non-object item(s) (the first is ${firstBad})`
+            : `${bad} of the ${v.length} items of this JSON array are not objects (the first is ${firstBad}); they were skipped`,
+        );
+      }
       return;
     }
     if (!isObj(v)) {
-      this.sink.problem(line, `expected a JSON object, found ${v === null ? 'null' : typeof v}`);
+      this.sink.problem(line, `expected a JSON object, found ${typeName(v)}`);
       return;
     }
+    this.fromObject(v, line, out, origin);
+  }
+
+  private fromObject(v: Obj, line: number, out: AuditRecord[], origin: AuditOrigin): void {
     const kind = str(v.kind);
     const apiVersion = str(v.apiVersion);
     if (kind === 'Event' && (apiVersion !== undefined || 'auditID' in v || 'stage' in v)) {
@@ -202,13 +238,23 @@ export class AuditNormaliser {
         this.sink.problem(line, `unsupported audit apiVersion "${apiVersion}" on EventList`);
         return;
       }
-      const items = Array.isArray(v.items) ? v.items : [];
-      for (const item of items) {
-        // Tolerate batch items written without kind/apiVersion (they inherit the list's).
-        if (isObj(item) && item.kind === undefined) item.kind = 'Event';
-        if (isObj(item) && item.apiVersion === undefined) item.apiVersion = apiVersion;
-        this.fromValue(item, line, out, origin === 'log' ? 'webhook' : origin);
+      if (!Array.isArray(v.items)) {
+        if (v.items !== undefined && v.items !== null) this.sink.problem(line, `audit EventList whose items is ${typeName(v.items)}, not a list`);
+        else this.sink.problem(line, 'audit EventList without items');
+        return;
       }
+      let bad = 0;
+      for (const item of v.items) {
+        if (!isObj(item)) {
+          bad++;
+          continue;
+        }
+        // Tolerate batch items written without kind/apiVersion (they inherit the list's).
+        if (item.kind === undefined) item.kind = 'Event';
+        if (item.apiVersion === undefined) item.apiVersion = apiVersion;
+        this.fromObject(item, line, out, origin === 'log' ? 'webhook' : origin);
+      }
+      if (bad > 0) this.sink.problem(line, `${bad} item(s) of this audit EventList are not objects; skipped`);
       return;
     }
     if (isObj(v.protoPayload)) {
@@ -257,7 +303,7 @@ export class AuditNormaliser {
       return;
     }
     if (isObj(log)) {
-      this.fromValue(log, line, out, 'aks');
+      this.fromObject(log, line, out, 'aks');
       return;
     }
     this.fromInner(log, line, out, 'aks', 'records[].properties.log');
@@ -302,6 +348,7 @@ export class AuditNormaliser {
     }
     const user = isObj(v.user) ? v.user : {};
     const stageAt = parseMicroTime(v.stageTimestamp) ?? parseMicroTime(v.timestamp);
+    const rawTime = v.stageTimestamp ?? v.timestamp;
     const requestReceivedAt = parseMicroTime(v.requestReceivedTimestamp) ?? parseMicroTime(v.timestamp);
     // Files written without apiVersion (re-serialised exports): v1beta1 when they carry the
     // v1beta1-only `timestamp`, otherwise v1.
@@ -328,6 +375,14 @@ export class AuditNormaliser {
     if (stageAt !== undefined) rec.stageAt = stageAt;
     if (requestReceivedAt !== undefined) rec.requestReceivedAt = requestReceivedAt;
     if (isObj(v.annotations)) rec.annotations = v.annotations as Record<string, string>;
+    if (stageAt === undefined && rawTime !== undefined && rawTime !== null) rec.invalidTime = JSON.stringify(rawTime).slice(0, 60);
+    if (!isObj(v.user)) rec.malformed = v.user === undefined || v.user === null ? 'audit event without user' : `audit event whose user is ${typeName(v.user)}`;
+    else if (typeof v.user.username !== 'string') rec.malformed = 'audit event without user.username';
+    else if (v.responseStatus !== undefined && v.responseStatus !== null && !isObj(v.responseStatus)) {
+      rec.malformed = `audit event whose responseStatus is ${typeName(v.responseStatus)}`;
+    } else if (v.objectRef !== undefined && v.objectRef !== null && !isObj(v.objectRef)) {
+      rec.malformed = `audit event whose objectRef is ${typeName(v.objectRef)}`;
+    }
     return rec;
   }
 
@@ -382,6 +437,14 @@ export class AuditNormaliser {
     if (isObj(e.labels)) rec.annotations = e.labels as Record<string, string>;
     return rec;
   }
+}
+
+/** `a number`, `a string`, `null`, `an array`, … for messages. */
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`;
 }
 
 function toUser(u: Obj): AuditUser {

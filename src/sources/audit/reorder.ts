@@ -23,8 +23,14 @@ export class ReorderBuffer<T extends Timed> {
   private released = -Infinity;
   /** Items that arrived after a later item had already been released. */
   late = 0;
-  /** Largest lateness seen (ms). */
+  /** Largest lateness seen (ms): how far a late item lies before the newest item already released. */
   maxLateMs = 0;
+  /**
+   * Largest distance of a late item before the newest item seen when it arrived (ms). A late
+   * item is always more than `windowMs` behind (everything released was at least that much older
+   * than the newest), so this — unlike maxLateMs — is always above the window.
+   */
+  maxBehindMs = 0;
   /** `source`-style tag of the first late item, for messages. */
   firstLate: T | undefined;
 
@@ -39,6 +45,7 @@ export class ReorderBuffer<T extends Timed> {
     if (at < this.released) {
       this.late++;
       this.maxLateMs = Math.max(this.maxLateMs, this.released - at);
+      this.maxBehindMs = Math.max(this.maxBehindMs, this.newest - at);
       this.firstLate ??= item;
     }
     if (at > this.newest) this.newest = at;

@@ -100,8 +100,9 @@ interface Anchor {
 interface SettingMatch {
   key: string;
   family: Resolved;
-  add: number;
-  del: number;
+  /** Undefined when the paired line does not tell (a "Too few replicas" without a valid `creating`). */
+  add?: number;
+  del?: number;
 }
 
 export interface FileFacts {
@@ -306,8 +307,7 @@ export class FactsBuilder {
     const usedW = new Set<number>();
     const usedF = new Set<number>();
     const out = new Map<number, SettingMatch>();
-    for (const c of cands) {
-      if (usedS.has(c.s) || (c.kind === 'w' ? usedW : usedF).has(c.a)) continue;
+    const take = (c: Cand): void => {
       usedS.add(c.s);
       (c.kind === 'w' ? usedW : usedF).add(c.a);
       if (c.kind === 'w') {
@@ -315,7 +315,35 @@ export class FactsBuilder {
         out.set(S[c.s]!.line, { key: w.key, family: w.family, add: 0, del: w.count });
       } else {
         const f = F[c.a]!;
-        out.set(S[c.s]!.line, { key: f.key, family: f.family, add: f.creating ?? 0, del: 0 });
+        // ExpectCreations(creating) → SetExpectations(add=creating, del=0); an invalid or missing
+        // `creating` leaves the count unknown (never 0).
+        const m: SettingMatch = { key: f.key, family: f.family };
+        if (f.creating !== undefined) {
+          m.add = f.creating;
+          m.del = 0;
+        }
+        out.set(S[c.s]!.line, m);
+      }
+    };
+    for (const c of cands) {
+      if (usedS.has(c.s) || (c.kind === 'w' ? usedW : usedF).has(c.a)) continue;
+      take(c);
+    }
+    // A Setting whose time is off (a damaged or re-ordered timestamp) still sits right next to
+    // its partner in the file: the same goroutine writes the two lines back to back.
+    if (usedS.size < S.length) {
+      const fByLine = new Map(F.map((f, j) => [f.line, j]));
+      const wByLine = new Map(W.map((w, j) => [w.line, j]));
+      for (let i = 0; i < S.length; i++) {
+        if (usedS.has(i)) continue;
+        const s = S[i]!;
+        const fj = fByLine.get(s.line + 1);
+        const wj = wByLine.get(s.line - 1);
+        if (fj !== undefined && !usedF.has(fj) && !(s.rsLogger && F[fj]!.family !== 'replicaset')) {
+          take({ cost: Math.abs(F[fj]!.at - s.at), s: i, kind: 'f', a: fj });
+        } else if (wj !== undefined && !usedW.has(wj) && !(s.rsLogger && W[wj]!.family !== 'replicaset')) {
+          take({ cost: Math.abs(s.at - W[wj]!.at), s: i, kind: 'w', a: wj });
+        }
       }
     }
     return out;
@@ -441,8 +469,8 @@ export class Resolver {
           const m = this.facts.settings.get(line);
           if (m) {
             found = m;
-            rec.add = m.add;
-            rec.del = m.del;
+            if (m.add !== undefined) rec.add = m.add;
+            if (m.del !== undefined) rec.del = m.del;
           }
           break;
         }

@@ -54,6 +54,11 @@ export interface Classified {
   numbers?: Record<string, number>;
   /** An expectations line whose value carries no key (1.27+ renders the struct as `{}`). */
   keyless?: boolean;
+  /**
+   * Values the line has but that are not valid (`creating=-7`, `need="abc"`, `replicaSet=null`),
+   * as `name=value`; they were left out (unknown), and the source reports them as a problem.
+   */
+  invalid?: string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -75,10 +80,71 @@ function num(v: unknown): number | undefined {
   return undefined;
 }
 
+/** Counts that cannot be negative (replica and pod counts); expectations add/del can. */
+const NON_NEGATIVE = new Set([
+  'need',
+  'creating',
+  'deleting',
+  'podsSkipped',
+  'oldReplicas',
+  'newReplicas',
+  'replicasFrom',
+  'replicasTo',
+  'durationMs',
+]);
+
+/** A printable `name=value` for a problem message (values as written, shortened). */
+function shown(name: string, v: unknown): string {
+  let t: string;
+  try {
+    t = typeof v === 'number' ? String(v) : (JSON.stringify(v) ?? String(v));
+  } catch {
+    t = String(v);
+  }
+  return `${name}=${t.length > 40 ? `${t.slice(0, 40)}…` : t}`;
+}
+
+/** A valid count: a whole number within ±2^53 (durations: any finite number), ≥ 0 where it must be. */
+function validNumber(name: string, n: number): boolean {
+  if (!Number.isFinite(n)) return false;
+  if (name !== 'durationMs' && !Number.isSafeInteger(n)) return false;
+  return !(n < 0 && (NON_NEGATIVE.has(name) || name.endsWith('From') || name.endsWith('To')));
+}
+
+/** Drops invalid numbers (and add/del) of a classified line, recording them in `invalid`. */
+function checkNumbers(c: Classified): Classified {
+  for (const k of ['add', 'del'] as const) {
+    const v = c[k];
+    if (v !== undefined && !validNumber(k, v)) {
+      (c.invalid ??= []).push(shown(k, v));
+      delete c[k];
+    }
+  }
+  if (c.numbers) {
+    for (const [k, v] of Object.entries(c.numbers)) {
+      if (!validNumber(k, v)) {
+        (c.invalid ??= []).push(shown(k === 'durationMs' ? 'duration' : k, v));
+        delete c.numbers[k];
+      }
+    }
+  }
+  return c;
+}
+
+/** `objKey` of a value the line has (an invalid one — `null`, a number, "" — is recorded). */
+function keyOf(c: Classified, name: string, v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  const k = objKey(v);
+  if (k === undefined) (c.invalid ??= []).push(shown(name, v));
+  return k;
+}
+
 export interface ExpectationsValue {
   add?: number;
   del?: number;
   key?: string;
+  /** add/del present but not numbers. */
+  invalid?: string[];
 }
 
 /**
@@ -92,8 +158,12 @@ export function expectationsValue(v: unknown): ExpectationsValue {
   const out: ExpectationsValue = {};
   if (v && typeof v === 'object' && !Array.isArray(v)) {
     const o = v as Record<string, unknown>;
-    const a = num(o.add ?? o.Add);
-    const d = num(o.del ?? o.Del);
+    const rawA = o.add ?? o.Add;
+    const rawD = o.del ?? o.Del;
+    const a = num(rawA);
+    const d = num(rawD);
+    if (rawA !== undefined && a === undefined) (out.invalid ??= []).push(shown('add', rawA));
+    if (rawD !== undefined && d === undefined) (out.invalid ??= []).push(shown('del', rawD));
     const k = o.key ?? o.Key;
     if (a !== undefined) out.add = a;
     if (d !== undefined) out.del = d;
@@ -219,6 +289,7 @@ const EXPECTATION_KIND: Record<string, ControllerLogKind> = {
 function fromExpectations(kind: ControllerLogKind, v: unknown): Classified {
   const e = expectationsValue(v);
   const c: Classified = { kind };
+  if (e.invalid) c.invalid = e.invalid;
   if (e.key) c.rsKey = e.key;
   else c.keyless = true;
   if (e.add !== undefined) c.add = e.add;
@@ -227,9 +298,13 @@ function fromExpectations(kind: ControllerLogKind, v: unknown): Classified {
 }
 
 function setNum(c: Classified, name: string, v: unknown): void {
+  if (v === undefined) return;
   const n = num(v);
-  if (n === undefined) return;
-  (c.numbers ??= {})[name] = n;
+  if (n === undefined) {
+    (c.invalid ??= []).push(shown(name, v));
+    return;
+  }
+  (c.numbers ??= {})[name] = n; // range checked by checkNumbers
 }
 
 const SYNC_FAILED_RE = /^sync "((?:[^"\\]|\\.)*)" failed with ([\s\S]*)$/;
@@ -268,6 +343,7 @@ function withDuration(c: Classified, d: unknown): Classified {
   if (typeof d === 'string') ms = parseGoDuration(d);
   else if (typeof d === 'number') ms = d * 1000; // zap's default duration encoding: float seconds
   if (ms !== undefined) (c.numbers ??= {}).durationMs = Math.round(ms * 1e6) / 1e6;
+  else if (d !== undefined) (c.invalid ??= []).push(shown('duration', d));
   return c;
 }
 
@@ -275,21 +351,21 @@ function withDuration(c: Classified, d: unknown): Classified {
 const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   'Controller either never recorded expectations, or the ttl expired': (kv) => {
     const c: Classified = { kind: 'never-recorded' };
-    const k = objKey(kv.controller);
+    const k = keyOf(c, 'controller', kv.controller);
     if (k) c.rsKey = k;
     return c;
   },
   'Controller waiting on deletions': (kv) => {
     const c: Classified = { kind: 'waiting-on-deletions', keys: keyList(kv.keys) };
-    const k = objKey(kv.controller);
+    const k = keyOf(c, 'controller', kv.controller);
     if (k) c.rsKey = k;
     return c;
   },
   'Clobbering existing delete keys': (kv) => ({ kind: 'clobbering-delete-keys', keys: keyList(kv.keys) }),
   'Controller received delete for pod': (kv) => {
     const c: Classified = { kind: 'received-delete' };
-    const k = objKey(kv.controller);
-    const p = objKey(kv.key);
+    const k = keyOf(c, 'controller', kv.controller);
+    const p = keyOf(c, 'key', kv.key);
     if (k) c.rsKey = k;
     if (p) {
       c.podKey = p;
@@ -299,7 +375,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   'Too few replicas': (kv) => {
     const c: Classified = { kind: 'too-few-replicas' };
-    const k = objKey(kv.replicaSet ?? kv.rs);
+    const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
     if (k) c.rsKey = k;
     setNum(c, 'need', kv.need);
     setNum(c, 'creating', kv.creating);
@@ -307,7 +383,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   'Too many replicas': (kv) => {
     const c: Classified = { kind: 'too-many-replicas' };
-    const k = objKey(kv.replicaSet ?? kv.rs);
+    const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
     if (k) c.rsKey = k;
     setNum(c, 'need', kv.need);
     setNum(c, 'deleting', kv.deleting);
@@ -315,7 +391,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   'Slow-start failure. Skipping creation of pods, decrementing expectations': (kv) => {
     const c: Classified = { kind: 'slow-start-failure' };
-    const k = objKey(kv.replicaSet);
+    const k = keyOf(c, 'replicaSet', kv.replicaSet);
     if (k) c.rsKey = k;
     const f = kindFamily(kv.kind);
     if (f) c.contentFamily = f;
@@ -324,8 +400,8 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   'Failed to delete pod, decremented expectations': (kv) => {
     const c: Classified = { kind: 'failed-delete' };
-    const k = objKey(kv.replicaSet);
-    const p = objKey(kv.pod);
+    const k = keyOf(c, 'replicaSet', kv.replicaSet);
+    const p = keyOf(c, 'pod', kv.pod);
     if (k) c.rsKey = k;
     if (p) c.podKey = p;
     const f = kindFamily(kv.kind);
@@ -334,7 +410,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   'Finished syncing': (kv) => {
     const c: Classified = { kind: 'finished-syncing' };
-    const k = objKey(kv.key);
+    const k = keyOf(c, 'key', kv.key);
     if (k) c.rsKey = k;
     const f = kindFamily(kv.kind);
     if (f) c.contentFamily = f;
@@ -342,7 +418,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   },
   deleted: (kv) => {
     const c: Classified = { kind: 'rs-deleted-sync' };
-    const k = objKey(kv.key);
+    const k = keyOf(c, 'key', kv.key);
     if (k) c.rsKey = k;
     const f = kindFamily(kv.kind);
     if (f) c.contentFamily = f;
@@ -394,15 +470,15 @@ function podControl(kind: ControllerLogKind, controller: unknown, pod: unknown):
 }
 
 function rsHandler(aux: AuxKind, rs: unknown): Classified | undefined {
-  const k = objKey(rs);
   const c: Classified = { kind: 'other', aux };
+  const k = keyOf(c, 'replicaSet', rs);
   if (k) c.rsKey = k;
   return c;
 }
 
 function podHandler(aux: AuxKind, pod: unknown): Classified {
   const c: Classified = { kind: 'other', aux };
-  const p = objKey(pod);
+  const p = keyOf(c, 'pod', pod);
   if (p) c.podKey = p;
   return c;
 }
@@ -485,6 +561,11 @@ const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = 
  * Returns undefined for lines outside the catalogue.
  */
 export function classifyMessage(msg: string, structured: boolean, kv: () => KV): Classified | undefined {
+  const c = classifyRaw(msg, structured, kv);
+  return c ? checkNumbers(c) : undefined;
+}
+
+function classifyRaw(msg: string, structured: boolean, kv: () => KV): Classified | undefined {
   if (structured) {
     const ek = EXPECTATION_KIND[msg];
     if (ek) return fromExpectations(ek, kv().expectations);

@@ -55,6 +55,8 @@ export interface GroundTruthRaise {
   /** Delete keys of the ExpectDeletions call ("Controller waiting on deletions"). */
   keys?: string[];
   op: 'set' | 'raise';
+  /** The log does not tell the counts (add/del are then 0 placeholders, not values). */
+  countsUnknown?: true;
 }
 
 export interface GroundTruthLower {
@@ -201,6 +203,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
         s.pendingKeys = undefined;
         gt.raises.push(r);
         const known = e.add !== undefined || e.del !== undefined || r.keys !== undefined;
+        if (!known) r.countsUnknown = true;
         s.record = known ? { add: r.add, del: r.del, basis: logged ? 'logged' : 'reconstructed' } : 'unknown';
         close(s, e, 'superseded');
         const unfulfilled = !known || r.add > 0 || r.del > 0;

@@ -19,7 +19,14 @@
  * - klog headers have no year and are in KCM's local time zone: see clock.ts
  *   (`year`/`tzOffsetMinutes` options, defaults from wrapper timestamps or the file's mtime, UTC).
  * - Log lines from concurrent goroutines can be a little out of order; a reorder window of
- *   REORDER_MS restores time order (later stragglers are emitted late and counted).
+ *   REORDER_MS restores time order (later stragglers are emitted late and counted). Records more
+ *   than OUT_OF_ORDER_MS earlier than one before them are kept and warned about (FILE:LINE).
+ * - A record repeated verbatim within REORDER_MS (a log shipper's duplicate) is dropped, in both
+ *   passes, with one warning naming the first duplicate.
+ * - Damage: lines that are no log record at all (not klog, not JSON log, not a Go panic or other
+ *   process output) are problems; so are catalogued values that are not valid (`creating=-7`),
+ *   JSON records with a bad `ts`/`msg`, and a last line cut off without its newline. Damaged
+ *   gzip data keeps every complete line before the damage and reports the damage at its line.
  * - Coverage `start`/`end` are the times of the first/last log record of the file (any
  *   controller), i.e. the span the log covers, not only the span of ReplicaSet lines.
  */
@@ -35,7 +42,7 @@ import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { unwrapLine } from './parse-line.js';
-import { type PhysicalLine, RecordAssembler, type RecordItem } from './records.js';
+import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 
 export interface KcmLogOptions {
   diagnostics: Diagnostics;
@@ -77,6 +84,10 @@ export interface KcmLogStats {
   contextUnresolved: number;
   /** Events that arrived after later ones had been emitted (beyond the reorder window). */
   late: number;
+  /** Records more than OUT_OF_ORDER_MS earlier than a record before them (kept). */
+  outOfOrder: number;
+  /** Verbatim repeats of a record within REORDER_MS, dropped. */
+  duplicates: number;
   problems: number;
   tzOffsetMinutes?: number;
   tzBasis?: TzBasis;
@@ -90,12 +101,16 @@ export interface KcmOpenedSource extends OpenedSource {
 
 const SNIFF_LINES = 200;
 const REORDER_MS = 5000;
+/** Goroutines interleave lines by microseconds to milliseconds; a second back in time is damage. */
+const OUT_OF_ORDER_MS = 1000;
 
 /** Opens a kube-controller-manager log. Throws InputError when the file is unreadable or is not a KCM log. */
 export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promise<KcmOpenedSource> {
   const file = path;
   let readPath = path;
   let tmp: string | undefined;
+  /** Gzip damage met while spooling stdin (the spooled text ends at it). */
+  let stdinDamage: string | undefined;
   const clockOpts: ClockOptions = {};
   if (opts.year !== undefined) clockOpts.year = opts.year;
   if (opts.tzOffsetMinutes !== undefined) clockOpts.tzOffsetMinutes = opts.tzOffsetMinutes;
@@ -104,7 +119,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     tmp = await mkdtemp(join(tmpdir(), 'kexp-kcm-'));
     readPath = join(tmp, 'stdin.log');
     try {
-      await spool(opts.stdin, readPath);
+      stdinDamage = await spool(opts.stdin, readPath);
     } catch (e) {
       await rm(tmp, { recursive: true, force: true });
       throw e;
@@ -147,19 +162,27 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     contextResolved: 0,
     contextUnresolved: 0,
     late: 0,
+    outOfOrder: 0,
+    duplicates: 0,
     problems: 0,
   };
   let first: number | undefined;
   let last: number | undefined;
+  /** Where the warnings point: the first line of each kind. */
+  const firstLine: WarningLines = {};
+  let maxBackMs = 0;
 
   async function* events(): AsyncGenerator<TimelineEvent> {
     try {
       // Pass 1: facts for the attribution rule.
-      const facts = await collectFacts(readPath, file, clockOpts);
+      const facts = await collectFacts(readPath, file, clockOpts, stdinDamage);
       // Pass 2: resolve and emit.
       const clock = new RecordClock(clockOpts);
       const resolver = new Resolver(facts, file);
       const buffer = new Reorder(REORDER_MS);
+      const dedup = new Dedup(REORDER_MS);
+      let newest = -Infinity;
+      let newestLine = 0;
       const problem = (line: number, message: string): void => {
         stats.problems++;
         opts.diagnostics.problem({ file, line, message });
@@ -169,7 +192,10 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
           if (item.type === 'problem') problem(item.line, item.message);
           else if (item.type === 'continuation') stats.continuationLines++;
           else if (item.type === 'blank') stats.blankLines++;
-          else stats.unrecognisedLines++;
+          else {
+            stats.unrecognisedLines++;
+            if (item.junk !== undefined) problem(item.line, `not a log record (${item.junk}); skipped`);
+          }
           return;
         }
         const r = item.record;
@@ -181,6 +207,24 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         if (!rec) {
           if (!reported) stats.unrecognisedLines++;
           return;
+        }
+        const dupOf = dedup.check(r, rec.at);
+        if (dupOf !== undefined) {
+          stats.duplicates++;
+          firstLine.duplicate ??= { line: r.line, of: dupOf };
+          return;
+        }
+        if (rec.at < newest - OUT_OF_ORDER_MS) {
+          stats.outOfOrder++;
+          firstLine.outOfOrder ??= { line: r.line, newestLine, backMs: newest - rec.at };
+          maxBackMs = Math.max(maxBackMs, newest - rec.at);
+        }
+        if (rec.at > newest) {
+          newest = rec.at;
+          newestLine = r.line;
+        }
+        if (rec.invalid) {
+          problem(r.line, `invalid ${rec.invalid.join(', ')} in "${rec.msg.length > 60 ? `${rec.msg.slice(0, 60)}…` : rec.msg}"; left out (unknown)`);
         }
         stats.records++;
         if (rec.format === 'json') stats.jsonRecords++;
@@ -195,19 +239,23 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
             break;
           case 'ambiguous':
             stats.ambiguous++;
+            firstLine.ambiguous ??= r.line;
             break;
           case 'excluded':
             stats.excluded[res.family] = (stats.excluded[res.family] ?? 0) + 1;
             break;
           case 'rs':
             if (res.context === 'resolved') stats.contextResolved++;
-            else if (res.context === 'unresolved') stats.contextUnresolved++;
+            else if (res.context === 'unresolved') {
+              stats.contextUnresolved++;
+              firstLine.unresolved ??= r.line;
+            }
             buffer.push(res.event);
             for (const e of buffer.drain(false)) ready.push(e);
         }
       };
       const ready: ControllerLogEvent[] = [];
-      for await (const batch of recordBatches(readPath, file, stats)) {
+      for await (const batch of recordBatches(readPath, file, stats, stdinDamage)) {
         for (const item of batch) handle(item, ready);
         stats.events += ready.length;
         yield* ready;
@@ -221,7 +269,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       if (clock.tzOffsetMinutes !== undefined) stats.tzOffsetMinutes = clock.tzOffsetMinutes;
       if (clock.tzBasis) stats.tzBasis = clock.tzBasis;
       if (clock.yearBasis) stats.yearBasis = clock.yearBasis;
-      warnings(file, stats, opts.diagnostics);
+      warnings(file, stats, opts.diagnostics, firstLine, maxBackMs);
     } finally {
       if (tmp) await rm(tmp, { recursive: true, force: true });
     }
@@ -249,7 +297,22 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
   };
 }
 
-function warnings(file: string, s: KcmLogStats, d: Diagnostics): void {
+/** The lines the end-of-file warnings point at (the first of each kind). */
+interface WarningLines {
+  ambiguous?: number;
+  unresolved?: number;
+  outOfOrder?: { line: number; newestLine: number; backMs: number };
+  duplicate?: { line: number; of: number };
+}
+
+function warnings(
+  file: string,
+  s: KcmLogStats,
+  d: Diagnostics,
+  at: WarningLines,
+  maxBackMs: number,
+): void {
+  const where = (line: number | undefined) => (line !== undefined ? `${file}:${line}` : file);
   if (s.records > 0 && s.events === 0) {
     d.warn(
       `${file}: no ReplicaSet controller lines found in ${s.records} log records; ` +
@@ -258,26 +321,86 @@ function warnings(file: string, s: KcmLogStats, d: Diagnostics): void {
   }
   if (s.ambiguous > 0) {
     d.warn(
-      `${file}: ${s.ambiguous} line(s) from code the ReplicaSet controller shares with other controllers (no logger name, ` +
-        'key not seen on any ReplicaSet line) could not be attributed and were skipped',
+      `${where(at.ambiguous)}: ${s.ambiguous} line(s) from code the ReplicaSet controller shares with other controllers (no logger name, ` +
+        'key not seen on any ReplicaSet line) could not be attributed and were skipped (the first is this line)',
     );
   }
   if (s.contextUnresolved > 0) {
     d.warn(
-      `${file}: ${s.contextUnresolved} expectations line(s) name no ReplicaSet (v1.27+ logs the expectations as {}) and ` +
-        'could not be matched to one from neighbouring lines; they are reported without a ReplicaSet',
+      `${where(at.unresolved)}: ${s.contextUnresolved} expectations line(s) name no ReplicaSet (v1.27+ logs the expectations as {}) and ` +
+        'could not be matched to one from neighbouring lines; they are reported without a ReplicaSet (the first is this line)',
     );
   }
-  if (s.late > 0) d.warn(`${file}: ${s.late} log line(s) were more than ${REORDER_MS / 1000}s out of time order`);
+  if (s.outOfOrder > 0 && at.outOfOrder) {
+    const o = at.outOfOrder;
+    d.warn(
+      `${where(o.line)}: ${s.outOfOrder} log record(s) are more than ${OUT_OF_ORDER_MS / 1000} s earlier than a record before them ` +
+        `(up to ${(maxBackMs / 1000).toFixed(1)} s; the first is this line, ${(o.backMs / 1000).toFixed(1)} s before line ${o.newestLine}); ` +
+        'they were kept and put in time order' +
+        (s.late > 0 ? `, ${s.late} of them beyond the ${REORDER_MS / 1000} s reorder window` : ''),
+    );
+  }
+  if (s.duplicates > 0 && at.duplicate) {
+    d.warn(
+      `${where(at.duplicate.line)}: ${s.duplicates} duplicate log record(s) (the same text as an earlier record within ${REORDER_MS / 1000} s) ` +
+        `were dropped; this line repeats line ${at.duplicate.of}`,
+    );
+  }
 }
 
-async function spool(stdin: NodeJS.ReadableStream | undefined, to: string): Promise<void> {
+/**
+ * Drops verbatim repeats of a record (log shippers re-send lines): the same text (and wrapper
+ * time) as a record less than `windowMs` of log time earlier. Deterministic, so both passes drop
+ * the same lines.
+ */
+class Dedup {
+  private readonly seen = new Map<string, { line: number; at: number }>();
+  private readonly order: Array<{ key: string; at: number }> = [];
+  private head = 0;
+  private newest = -Infinity;
+
+  constructor(private readonly windowMs: number) {}
+
+  /** The line of the earlier record `r` repeats, or undefined (then `r` is remembered). */
+  check(r: RawRecord, at: number): number | undefined {
+    const key = r.wrapperAt !== undefined ? `${r.wrapperAt}\u0000${r.text}` : r.text;
+    const prev = this.seen.get(key);
+    if (prev && Math.abs(at - prev.at) <= this.windowMs) return prev.line;
+    if (at > this.newest) this.newest = at;
+    while (this.head < this.order.length && this.order[this.head]!.at < this.newest - this.windowMs) {
+      const o = this.order[this.head++]!;
+      const cur = this.seen.get(o.key);
+      if (cur && cur.at === o.at) this.seen.delete(o.key);
+    }
+    if (this.head > 4096) {
+      this.order.splice(0, this.head);
+      this.head = 0;
+    }
+    this.seen.set(key, { line: r.line, at });
+    this.order.push({ key, at });
+    return undefined;
+  }
+}
+
+/** Damaged gzip data (thrown by openInputBytes after the bytes decoded before it): the zlib reason, else undefined. */
+function gzipDamage(e: unknown): string | undefined {
+  if (!(e instanceof InputError) || !/gzip data is corrupt\/truncated/.test(e.message)) return undefined;
+  return /\(zlib: ([^)]*)\)/.exec(e.message)?.[1] ?? 'damaged data';
+}
+
+/** Copies stdin (decompressed) to `to`; returns the gzip damage that ended it early, if any. */
+async function spool(stdin: NodeJS.ReadableStream | undefined, to: string): Promise<string | undefined> {
   const input = await openInputBytes('-', stdin);
   const out = createWriteStream(to);
   try {
     for await (const chunk of input.stream) {
       if (!out.write(chunk)) await once(out, 'drain');
     }
+    return undefined;
+  } catch (e) {
+    const damage = gzipDamage(e);
+    if (damage === undefined) throw e;
+    return damage;
   } finally {
     out.end();
     await once(out, 'close');
@@ -288,11 +411,12 @@ async function spool(stdin: NodeJS.ReadableStream | undefined, to: string): Prom
  * Reads the file and yields its record items in batches (one batch per read chunk), so the
  * per-line work stays synchronous.
  */
-async function* recordBatches(readPath: string, file: string, stats?: KcmLogStats): AsyncGenerator<RecordItem[]> {
+async function* recordBatches(readPath: string, file: string, stats?: KcmLogStats, spoolDamage?: string): AsyncGenerator<RecordItem[]> {
   const input = await openInputBytes(readPath);
   const splitter = new LineSplitter();
   const assembler = new RecordAssembler();
   const lines: SplitLine[] = [];
+  let damage = spoolDamage;
   try {
     for await (const chunk of input.stream) {
       lines.length = 0;
@@ -303,13 +427,29 @@ async function* recordBatches(readPath: string, file: string, stats?: KcmLogStat
       if (out.length > 0) yield out;
     }
   } catch (e) {
-    // Errors name the temporary file for stdin; name what the user gave.
-    if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
-    throw e;
+    damage = gzipDamage(e);
+    if (damage === undefined) {
+      // Errors name the temporary file for stdin; name what the user gave.
+      if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
+      throw e;
+    }
+  }
+  const out: RecordItem[] = [];
+  if (damage !== undefined) {
+    // Every complete line before the damage was read; the line it cut is reported, not parsed.
+    const line = splitter.linesSeen + 1;
+    assembler.end(out);
+    out.push({
+      type: 'problem',
+      line,
+      message: `gzip data is damaged or truncated here (zlib: ${damage}); the ${splitter.linesSeen} complete line(s) before it were read`,
+    });
+    if (stats) stats.physicalLines += 1;
+    yield out;
+    return;
   }
   lines.length = 0;
   splitter.end(lines);
-  const out: RecordItem[] = [];
   for (const l of lines) assembler.push(physical(l), out);
   if (stats) stats.physicalLines += lines.length;
   assembler.end(out);
@@ -333,20 +473,23 @@ async function headLines(readPath: string, file: string, max: number): Promise<S
       out.push(l);
     }
   } catch (e) {
+    if (gzipDamage(e) !== undefined) return out; // reported when the file is read
     if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
     throw e;
   }
   return out;
 }
 
-async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions): Promise<FileFacts> {
+async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions, spoolDamage: string | undefined): Promise<FileFacts> {
   const clock = new RecordClock(clockOpts);
   const facts = new FactsBuilder();
-  for await (const batch of recordBatches(readPath, file)) {
+  const dedup = new Dedup(REORDER_MS);
+  for await (const batch of recordBatches(readPath, file, undefined, spoolDamage)) {
     for (const item of batch) {
       if (item.type !== 'record') continue;
       const rec = clock.parse(item.record);
-      if (rec && (rec.kind !== undefined || rec.otherKey)) facts.add(rec, item.record.line);
+      if (!rec || dedup.check(item.record, rec.at) !== undefined) continue;
+      if (rec.kind !== undefined || rec.otherKey) facts.add(rec, item.record.line);
     }
   }
   return facts.finish();

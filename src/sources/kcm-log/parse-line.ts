@@ -139,6 +139,23 @@ export interface ParsedKcmLine {
   keyless?: boolean;
   /** Key (and sync duration) named by an uncatalogued line of another controller ("Finished syncing daemon set" …). */
   otherKey?: OtherControllerLine;
+  /** Catalogued values present on the line but invalid (`creating=-7`); left out, reported by the source. */
+  invalid?: string[];
+}
+
+/** Latest epoch ms a log record may carry (9999-12-31T23:59:59.999Z). */
+const MAX_TS_MS = 253_402_300_799_999;
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  return `a ${typeof v}`;
+}
+
+function shortJson(v: unknown): string {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 40 ? `${t.slice(0, 40)}…` : t;
 }
 
 /**
@@ -221,13 +238,29 @@ function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
   let v: unknown;
   try {
     v = JSON.parse(s);
-  } catch {
+  } catch (e) {
     if (s.startsWith('{"ts":')) ctx.problem?.('malformed JSON log line');
+    else ctx.problem?.(`not a log record: malformed JSON (${(e as Error).message})`);
     return undefined;
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+    ctx.problem?.(`not a log record: ${jsonType(v)}`);
+    return undefined;
+  }
   const o = v as Record<string, unknown>;
-  if (typeof o.ts !== 'number' || typeof o.msg !== 'string') return undefined;
+  if (!('ts' in o) && !('msg' in o)) {
+    const keys = Object.keys(o);
+    ctx.problem?.(`not a log record: a JSON object without "ts" and "msg"${keys.length ? ` (keys: ${keys.slice(0, 6).join(', ')})` : ''}`);
+    return undefined;
+  }
+  if (typeof o.ts !== 'number' || !Number.isFinite(o.ts) || o.ts < 0 || o.ts > MAX_TS_MS) {
+    ctx.problem?.(o.ts === undefined ? 'JSON log record without "ts"' : `JSON log record with an invalid "ts" ${shortJson(o.ts)} (expected epoch milliseconds)`);
+    return undefined;
+  }
+  if (typeof o.msg !== 'string') {
+    ctx.problem?.(o.msg === undefined ? 'JSON log record without "msg"' : `JSON log record whose "msg" is ${jsonType(o.msg)}, not a string`);
+    return undefined;
+  }
   const caller = typeof o.caller === 'string' ? o.caller : undefined;
   let file: string | undefined;
   let callerLine: number | undefined;
@@ -287,6 +320,7 @@ function applyClassified(rec: ParsedKcmLine, c: ReturnType<typeof classifyMessag
   if (c.keys) rec.keys = c.keys;
   if (c.numbers) rec.numbers = c.numbers;
   if (c.keyless) rec.keyless = true;
+  if (c.invalid) rec.invalid = c.invalid;
   if (c.contentFamily) (rec as { contentFamily?: ControllerFamily }).contentFamily = c.contentFamily;
 }
 

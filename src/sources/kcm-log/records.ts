@@ -25,13 +25,39 @@ export interface RawRecord {
 export type RecordItem =
   | { type: 'record'; record: RawRecord }
   | { type: 'problem'; line: number; message: string }
-  /** A non-empty line that is neither a record nor a continuation (counted, never reported). */
-  | { type: 'unrecognised'; line: number }
+  /**
+   * A non-empty line that is neither a record nor a continuation (counted). Output that a
+   * kube-controller-manager process writes besides klog records — a Go panic and its stack,
+   * pflag/cobra messages, indented text — is quiet; anything else is `junk` (a description of
+   * it) and reported as a problem.
+   */
+  | { type: 'unrecognised'; line: number; junk?: string }
   | { type: 'blank'; line: number }
   | { type: 'continuation'; line: number };
 
 function isContinuation(inner: string): boolean {
   return inner.charCodeAt(0) === 9 /* TAB */ || inner === ' >' || inner.startsWith(' >');
+}
+
+/**
+ * Non-klog output of a Go process that may sit in a KCM log and is not damage: a panic
+ * (`panic: …`, `goroutine 7 [running]:`, stack frames `pkg.Func(…)`, `created by …`,
+ * `[signal SIGSEGV …]`, `exit status 2`), pflag/cobra messages, Go `log` package lines,
+ * and indented text (usage output).
+ */
+const PROCESS_OUTPUT_RE =
+  /^(?:(?:panic|fatal error|runtime|Error|Usage|Flags|Global Flags): |panic: |goroutine \d+|created by |\[signal |exit status \d+|\.\.\.additional frames elided\.\.\.|Flag --|[^\s(]+\(.*\)(?: \+0x[0-9a-f]+)?$|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d |[ ]|[A-Z][\w ]*:$)/;
+
+/** A short printable description of a line that is not a log record (never raw control bytes). */
+export function describeJunk(text: string): string {
+  let bad = 0;
+  const head = text.slice(0, 60);
+  for (let i = 0; i < head.length; i++) {
+    const c = head.charCodeAt(i);
+    if (c === 0 || c === 0xfffd || (c < 32 && c !== 9) || c === 127) bad++;
+  }
+  if (bad * 10 > head.length) return `binary data, ${Buffer.byteLength(text)} bytes`;
+  return JSON.stringify(head.length < text.length ? `${head}…` : head);
 }
 
 /** True when `inner` can start a record (klog header or a JSON object). */
@@ -46,9 +72,16 @@ export function looksLikeRecordStart(inner: string): boolean {
 export class RecordAssembler {
   private pending: RawRecord | undefined;
   private pendingIsText = false;
+  /** Inside the output of a Go panic (everything up to the next klog record is quiet). */
+  private inPanic = false;
   private partial: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } | undefined;
 
   push(l: PhysicalLine, out: RecordItem[]): void {
+    if (l.truncatedFinal && l.tooLongBytes === undefined && l.text.trim() !== '' && !completeJson(l.text)) {
+      // klog ends every record with a newline: a last line without one was cut off (a writer
+      // interrupted, a copy of a file being written). Its record is still read, as far as it goes.
+      out.push({ type: 'problem', line: l.line, message: 'truncated last line (no newline at the end of the file; the record may be cut short)' });
+    }
     if (l.tooLongBytes !== undefined) {
       out.push({ type: 'problem', line: l.line, message: `line of ${l.tooLongBytes} bytes is too long; skipped` });
       return;
@@ -98,9 +131,18 @@ export class RecordAssembler {
       if (wrapperAt !== undefined) r.wrapperAt = wrapperAt;
       this.pending = r;
       this.pendingIsText = inner.charCodeAt(0) !== 0x7b;
+      this.inPanic = false;
       return;
     }
-    out.push({ type: 'unrecognised', line: first });
+    if (inner.startsWith('panic: ') || inner.startsWith('fatal error: ') || /^goroutine \d+/.test(inner)) this.inPanic = true;
+    if (this.inPanic || PROCESS_OUTPUT_RE.test(inner)) out.push({ type: 'unrecognised', line: first });
+    else out.push({ type: 'unrecognised', line: first, junk: describeJunk(inner) });
+  }
+
+  /** The input broke off (damaged gzip): the record being assembled is dropped, not emitted. */
+  abandon(): void {
+    this.pending = undefined;
+    this.partial = undefined;
   }
 
   end(out: RecordItem[]): void {
@@ -118,5 +160,17 @@ export class RecordAssembler {
         out.push({ type: 'record', record: r });
       }
     }
+  }
+}
+
+/** A JSON line that parses completely (a last line without newline that is nevertheless whole). */
+function completeJson(text: string): boolean {
+  const t = text.trim();
+  if (!t.startsWith('{') || !t.endsWith('}')) return false;
+  try {
+    JSON.parse(t);
+    return true;
+  } catch {
+    return false;
   }
 }
