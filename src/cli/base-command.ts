@@ -7,6 +7,30 @@ import { Command } from '@oclif/core';
 import { EXIT } from './exit-codes.js';
 
 export abstract class KexpCommand extends Command {
+  /**
+   * An AbortController aborted by Ctrl-C (SIGINT) or SIGTERM, for commands that talk to a
+   * cluster; the command observes the signal and returns normally (never this.exit() from a
+   * signal handler, libraries.md B.2). Call `dispose()` when done.
+   */
+  protected abortOnSignals(): AbortController & { dispose(): void } {
+    const ac = new AbortController() as AbortController & { dispose(): void };
+    const onSig = () => ac.abort();
+    process.once('SIGINT', onSig);
+    process.once('SIGTERM', onSig);
+    ac.dispose = () => {
+      process.off('SIGINT', onSig);
+      process.off('SIGTERM', onSig);
+    };
+    return ac;
+  }
+
+  /** Prints a usage error as one line and sets exit code 2. */
+  protected usageError(err: unknown): void {
+    const msg = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`kexp: ${msg.split('\n')[0]}\n`);
+    process.exitCode = EXIT.USAGE;
+  }
+
   protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
     const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required/.test(err?.message ?? '');
     if (parseError) {

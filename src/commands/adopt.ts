@@ -39,14 +39,10 @@ export default class Adopt extends KexpCommand {
       name = t.name;
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = EXIT.USAGE;
+      this.usageError(err);
       return;
     }
-    const ac = new AbortController();
-    const onSig = () => ac.abort();
-    process.once('SIGINT', onSig);
-    process.once('SIGTERM', onSig);
+    const ac = this.abortOnSignals();
     try {
       const res = flags.from?.length
         ? await adoptFromFile({
@@ -75,8 +71,7 @@ export default class Adopt extends KexpCommand {
         process.exitCode = err instanceof InputError ? EXIT.INPUT : err instanceof ClusterError && err.kind === 'config' && flags.from?.length ? EXIT.USAGE : exitCodeForError(err);
       }
     } finally {
-      process.off('SIGINT', onSig);
-      process.off('SIGTERM', onSig);
+      ac.dispose();
     }
   }
 }

@@ -50,14 +50,10 @@ export default class Explain extends KexpCommand {
       requestTimeoutMs = parseDuration(flags['request-timeout']);
       if (flags.record && !flags.watch) throw new Error('--record needs --watch DURATION');
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = EXIT.USAGE;
+      this.usageError(err);
       return;
     }
-    const ac = new AbortController();
-    const onSig = () => ac.abort();
-    process.once('SIGINT', onSig);
-    process.once('SIGTERM', onSig);
+    const ac = this.abortOnSignals();
     const spinner = ora({ text: 'reading', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
     if (spinner.isEnabled) spinner.start();
     try {
@@ -100,8 +96,7 @@ export default class Explain extends KexpCommand {
         process.exitCode = exitCodeForError(err);
       }
     } finally {
-      process.off('SIGINT', onSig);
-      process.off('SIGTERM', onSig);
+      ac.dispose();
     }
   }
 }

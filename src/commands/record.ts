@@ -38,14 +38,10 @@ export default class Record extends KexpCommand {
       durationMs = flags.duration ? parseDuration(flags.duration) : undefined;
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = EXIT.USAGE;
+      this.usageError(err);
       return;
     }
-    const ac = new AbortController();
-    const onSig = () => ac.abort();
-    process.once('SIGINT', onSig);
-    process.once('SIGTERM', onSig);
+    const ac = this.abortOnSignals();
     const started = Date.now();
     const spinner = ora({ text: 'connecting', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
     if (spinner.isEnabled) spinner.start();
@@ -82,8 +78,7 @@ export default class Record extends KexpCommand {
       this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = exitCodeForError(err);
     } finally {
-      process.off('SIGINT', onSig);
-      process.off('SIGTERM', onSig);
+      ac.dispose();
     }
   }
 }
