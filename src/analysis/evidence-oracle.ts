@@ -25,7 +25,7 @@
 import type { CreateResult, DeleteResult, PodControl } from '../model/replicaset-controller.js';
 import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../model/pod-ranking.js';
 import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
-import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
+import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
 import type { Basis } from './report-types.js';
 
 /** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
@@ -386,7 +386,7 @@ export class EvidenceOracle implements PodControl {
     return undefined;
   }
 
-  chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
+  chooseDeletions(_rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
     const n = predicted.length;
     const byKey = new Map(active.map((p) => [objectKey(p.metadata), p]));
     const observed: Pod[] = [];
@@ -430,7 +430,8 @@ export class EvidenceOracle implements PodControl {
     const chosenSet = new Set(chosen.map((p) => objectKey(p.metadata)));
     const dropped = predicted.filter((p) => !chosenSet.has(objectKey(p.metadata)));
     // Pods the ranking cannot tell apart are ordered by Go's unstable sort: not a disagreement.
-    const ranks = new Map(active.map((p, i) => [p, rankPodsByRelatedPodsOnSameNode(active, active)[i] ?? 0]));
+    const rankList = rankPodsByRelatedPodsOnSameNode(active, active);
+    const ranks = new Map(active.map((p, i) => [p, rankList[i] ?? 0]));
     const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at }) === 0));
     const names = differ.map((p) => objectKey(p.metadata)).join(', ');
     return {
@@ -492,7 +493,3 @@ export class EvidenceOracle implements PodControl {
   }
 }
 
-/** Narrowing helper for engines. */
-export function isObserved(e: TimelineEvent): e is ObservedEvent {
-  return e.type === 'observed';
-}

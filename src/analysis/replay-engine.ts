@@ -15,7 +15,6 @@
  */
 import { ReplicaSetController, desiredReplicas, type SyncRecord } from '../model/replicaset-controller.js';
 import type { ExpectationsLogLine } from '../model/expectations.js';
-import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import type { K8sVersion } from '../model/version.js';
@@ -504,4 +503,3 @@ export function finalCounts(rs: ReplicaSet, pods: Map<string, Pod>): { desired: 
   return { desired: desiredReplicas(rs), active, terminating, ready };
 }
 
-export { EXPECTATIONS_TIMEOUT_MS };

@@ -7,7 +7,6 @@
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { decideClaim } from '../model/adoption.js';
 import { labelSelectorMatches } from '../model/selector.js';
-import { desiredReplicas } from '../model/replicaset-controller.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
@@ -179,7 +178,7 @@ function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): Adop
   return rows;
 }
 
-function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end: number | undefined): Finding[] {
+function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Finding[] {
   const f: Finding[] = [];
   const rs = t.rs;
   const name = t.key;
@@ -447,7 +446,6 @@ function findingsFor(t: RsTrack, res: ReplayResult, windows: GatedWindow[], end:
       evidence: [],
     });
   }
-  void windows;
   return f;
 }
 
@@ -509,7 +507,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
     if (!t.rs && t.rounds.length === 0) continue;
     const [namespace, name] = t.key.split('/');
     const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end));
-    const findings = findingsFor(t, res, windows, end);
+    const findings = findingsFor(t, res, end);
     const sevOrder = { critical: 0, warning: 1, info: 2 } as const;
     findings.sort((a, b) => sevOrder[a.severity] - sevOrder[b.severity] || (a.at ?? '').localeCompare(b.at ?? ''));
     const final = t.rs && t.deletedAt === undefined ? finalCounts(t.rs, res.pods) : undefined;
@@ -590,4 +588,3 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   };
 }
 
-export { desiredReplicas };

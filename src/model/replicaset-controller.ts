@@ -12,7 +12,7 @@
  * just like the real controller, it only sees its writes when the input delivers them.
  */
 import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome } from './expectations.js';
-import { controllerRefOf, objectKey, parseTime, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
+import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
 import { compileLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
 import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
 import { claimError, claimPods, decideClaim, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
