@@ -16,6 +16,7 @@
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { ReplicaSetReport } from './report-types.js';
+import { isLeakWindow as isReportedLeak } from './report-builder.js';
 
 /** Ground truth per ReplicaSet, structurally what buildGroundTruth returns. */
 export interface TruthLike {
@@ -124,10 +125,7 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
   }
   score.raises.extra = sets.filter((x) => !x.used).length;
   score.leaks.truth = truth.gatedWindows.filter(isLeakWindow).length;
-  const kexpLeaks = (rs?.gatedWindows ?? []).filter(
-    (w) => (w.endedBy === 'expired' || w.endedBy === 'rs-deleted') && w.remaining && (w.remaining.add > 0 || w.remaining.del > 0) ||
-      (w.endedBy === 'open' && (w.note ?? '').includes('leak:')),
-  );
+  const kexpLeaks = (rs?.gatedWindows ?? []).filter(isReportedLeak);
   score.leaks.found = kexpLeaks.length;
   for (const w of truth.gatedWindows.filter(isLeakWindow)) {
     if (kexpLeaks.some((k) => Math.abs(Date.parse(k.start) - w.start) <= raiseWindow)) score.leaks.truePositive++;

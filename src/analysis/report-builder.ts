@@ -95,6 +95,18 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+const LEAK_NOTE = 'leak: ';
+
+/**
+ * Whether a reported window is an expectation leak: ended by expiry, ended by the
+ * ReplicaSet's deletion with counters left, or still open with a leak cause (see leakCause).
+ */
+export function isLeakWindow(w: GatedWindow): boolean {
+  if (w.endedBy === 'expired') return true;
+  if (w.endedBy === 'rs-deleted') return Boolean(w.remaining && (w.remaining.add > 0 || w.remaining.del > 0));
+  return w.endedBy === 'open' && (w.note ?? '').includes(LEAK_NOTE);
+}
+
 /** Is an open window a leak that only the timeout (or RS deletion) can clear? */
 function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined {
   if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
@@ -137,7 +149,7 @@ function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): Gate
   if (w.gapInside) notes.push('the input has a gap inside this window');
   if (open && end !== undefined) {
     const cause = leakCause(t, w, end);
-    if (cause) notes.push(`leak: ${cause}`);
+    if (cause) notes.push(`${LEAK_NOTE}${cause}`);
   }
   if (notes.length) out.note = notes.join('; ');
   return out;

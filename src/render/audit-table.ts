@@ -4,6 +4,7 @@
  */
 import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
+import { isLeakWindow } from '../analysis/report-builder.js';
 import type { AuditFileSummary } from '../sources/audit/audit-source.js';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
@@ -28,7 +29,7 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     for (const r of rss) {
       const worst = [...r.findings].sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
       const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) : (x.failed?.length ?? 0)), 0);
-      const leaks = r.gatedWindows.filter((w) => w.endedBy === 'expired' || (w.endedBy === 'rs-deleted' && w.remaining && (w.remaining.add > 0 || w.remaining.del > 0)) || (w.endedBy === 'open' && (w.note ?? '').includes('leak:'))).length;
+      const leaks = r.gatedWindows.filter(isLeakWindow).length;
       tb.push([r.key, `${r.verdict.state} [${r.verdict.basis}]`, worst ? `${worst.severity}: ${worst.title.slice(0, 48)}${worst.title.length > 48 ? '…' : ''}` : '—', String(r.findings.length), String(r.rounds.length), String(failed), String(r.gatedWindows.length), String(leaks)]);
     }
     out.push(tb.toString());
