@@ -348,6 +348,17 @@ function withDuration(c: Classified, d: unknown): Classified {
 }
 
 /** Structured messages (exact text) → extractor. */
+
+/** "Too few replicas" / "Too many replicas": replicaSet (older: rs), need and creating|deleting. */
+function replicaCountLine(kv: KV, kind: 'too-few-replicas' | 'too-many-replicas', count: 'creating' | 'deleting'): Classified {
+  const c: Classified = { kind };
+  const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
+  if (k) c.rsKey = k;
+  setNum(c, 'need', kv.need);
+  setNum(c, count, kv[count]);
+  return c;
+}
+
 const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   'Controller either never recorded expectations, or the ttl expired': (kv) => {
     const c: Classified = { kind: 'never-recorded' };
@@ -373,22 +384,8 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
     }
     return c;
   },
-  'Too few replicas': (kv) => {
-    const c: Classified = { kind: 'too-few-replicas' };
-    const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
-    if (k) c.rsKey = k;
-    setNum(c, 'need', kv.need);
-    setNum(c, 'creating', kv.creating);
-    return c;
-  },
-  'Too many replicas': (kv) => {
-    const c: Classified = { kind: 'too-many-replicas' };
-    const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
-    if (k) c.rsKey = k;
-    setNum(c, 'need', kv.need);
-    setNum(c, 'deleting', kv.deleting);
-    return c;
-  },
+  'Too few replicas': (kv) => replicaCountLine(kv, 'too-few-replicas', 'creating'),
+  'Too many replicas': (kv) => replicaCountLine(kv, 'too-many-replicas', 'deleting'),
   'Slow-start failure. Skipping creation of pods, decrementing expectations': (kv) => {
     const c: Classified = { kind: 'slow-start-failure' };
     const k = keyOf(c, 'replicaSet', kv.replicaSet);

@@ -119,6 +119,9 @@ export function parseKlogHeader(line: string, clock: KlogClock): KlogHeader | un
   };
 }
 
+/** Go's single-character escapes (strconv.Quote) and what they stand for. */
+const GO_SIMPLE_ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v' };
+
 /**
  * Reads a Go-quoted string (strconv.Quote output) starting at `s[i] === '"'`.
  * Returns the unquoted value and the index after the closing quote, or undefined when the
@@ -137,35 +140,13 @@ export function readGoQuoted(s: string, i: number): { value: string; end: number
     }
     out += s.slice(j, b);
     const n = s[b + 1];
+    const simple = n !== undefined ? GO_SIMPLE_ESCAPES[n] : undefined;
+    if (simple !== undefined) {
+      out += simple;
+      j = b + 2;
+      continue;
+    }
     switch (n) {
-      case 'n':
-        out += '\n';
-        j = b + 2;
-        break;
-      case 't':
-        out += '\t';
-        j = b + 2;
-        break;
-      case 'r':
-        out += '\r';
-        j = b + 2;
-        break;
-      case 'a':
-        out += '\x07';
-        j = b + 2;
-        break;
-      case 'b':
-        out += '\b';
-        j = b + 2;
-        break;
-      case 'f':
-        out += '\f';
-        j = b + 2;
-        break;
-      case 'v':
-        out += '\v';
-        j = b + 2;
-        break;
       case 'x': {
         const hex = s.slice(b + 2, b + 4);
         out += /^[0-9a-fA-F]{2}$/.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : '\\x';

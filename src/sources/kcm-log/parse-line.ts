@@ -18,9 +18,8 @@
  * daemon_controller.go, job_controller.go → not RS; controller_utils.go → unknown). The source
  * (kcm-log-source.ts) settles `rs-or-rc`/`unknown` lines with the key rule documented there.
  */
-import type { ControllerLogKind } from '../../timeline/event.js';
 import {
-  type AuxKind,
+  type Classified,
   type ControllerFamily,
   type FamilyBasis,
   type OtherControllerLine,
@@ -102,8 +101,11 @@ export interface ParseContext extends KlogClock {
   problem?: (message: string) => void;
 }
 
-/** One KCM log record, classified against the catalogue. */
-export interface ParsedKcmLine {
+/**
+ * One KCM log record, classified against the catalogue: the Classified fields (kind is
+ * undefined for lines outside the catalogue) plus what the record's header and wrapper tell.
+ */
+export interface ParsedKcmLine extends Partial<Classified> {
   /** Epoch ms (µs fraction kept). */
   at: number;
   severity: 'I' | 'W' | 'E' | 'F';
@@ -123,24 +125,8 @@ export interface ParsedKcmLine {
   /** Who wrote the line, as far as the line tells (see module doc). */
   family: ControllerFamily;
   familyBasis: FamilyBasis;
-  /** Catalogue kind; undefined for lines outside the catalogue. */
-  kind?: ControllerLogKind;
-  /** For kind `other`: which catalogued handler/lifecycle line. */
-  aux?: AuxKind;
-  rsKey?: string;
-  /** `controller=<name>` of pod-control lines whose namespace could not be taken from the pod. */
-  rsName?: string;
-  podKey?: string;
-  add?: number;
-  del?: number;
-  keys?: string[];
-  numbers?: Record<string, number>;
-  /** Expectations line whose value names no key (v1.27+ renders it `{}`); the key must come from context. */
-  keyless?: boolean;
   /** Key (and sync duration) named by an uncatalogued line of another controller ("Finished syncing daemon set" …). */
   otherKey?: OtherControllerLine;
-  /** Catalogued values present on the line but invalid (`creating=-7`); left out, reported by the source. */
-  invalid?: string[];
 }
 
 /** Latest epoch ms a log record may carry (9999-12-31T23:59:59.999Z). */
@@ -309,26 +295,16 @@ function finish(
   return rec;
 }
 
-function applyClassified(rec: ParsedKcmLine, c: ReturnType<typeof classifyMessage> & object): void {
-  rec.kind = c.kind;
-  if (c.aux) rec.aux = c.aux;
-  if (c.rsKey !== undefined) rec.rsKey = c.rsKey;
-  if (c.rsName !== undefined) rec.rsName = c.rsName;
-  if (c.podKey !== undefined) rec.podKey = c.podKey;
-  if (c.add !== undefined) rec.add = c.add;
-  if (c.del !== undefined) rec.del = c.del;
-  if (c.keys) rec.keys = c.keys;
-  if (c.numbers) rec.numbers = c.numbers;
-  if (c.keyless) rec.keyless = true;
-  if (c.invalid) rec.invalid = c.invalid;
-  if (c.contentFamily) (rec as { contentFamily?: ControllerFamily }).contentFamily = c.contentFamily;
+function applyClassified(rec: ParsedKcmLine, c: Classified): void {
+  for (const [k, v] of Object.entries(c) as Array<[keyof Classified, unknown]>) {
+    if (v !== undefined && v !== false) (rec as unknown as Record<string, unknown>)[k] = v;
+  }
 }
 
 /** Logger → kind= key → kind named in the message → caller file. */
 function decideFamily(rec: ParsedKcmLine, kv: (() => Record<string, unknown>) | undefined): void {
-  const withContent = rec as ParsedKcmLine & { contentFamily?: ControllerFamily };
-  const content = withContent.contentFamily;
-  delete withContent.contentFamily;
+  const content = rec.contentFamily;
+  delete rec.contentFamily;
   const lf = loggerFamily(rec.logger);
   if (lf) {
     rec.family = lf;
