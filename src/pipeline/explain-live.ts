@@ -292,11 +292,13 @@ export function analyseSnapshot(
     });
   }
   // Events: one line per Event object, at its last occurrence, with its count and first time.
-  const rsEvents = input.events.filter((e) => e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.name === name);
   let lastFailure: { reason: string; message: string; at: number; ev: CoreEvent; count: number } | undefined;
   // Single-occurrence Events of the same reason in the same second (one per pod) become one line.
   const evGroups = new Map<string, { at: number; head: string; messages: string[] }>();
   for (const e of input.events) {
+    // deployment/NAME snapshots hold the Events of every ReplicaSet of the Deployment: keep this
+    // ReplicaSet's (including an earlier one of the same name) and the Deployment's own.
+    if (e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.name !== name) continue;
     const t = eventTimes(e);
     if (t.last === undefined) continue;
     const other = e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.uid && uid && e.involvedObject.uid !== uid;

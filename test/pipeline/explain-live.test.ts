@@ -194,3 +194,11 @@ test('renderers: the verdict comes first in text; HTML escapes and embeds the sc
   const embedded = /<script type="application\/json" id="kexp-report">([\s\S]*?)<\/script>/.exec(html)![1];
   assert.deepEqual(validateReport(JSON.parse(embedded)), []);
 });
+
+test('deployment snapshots: Events of a sibling ReplicaSet stay out of this ReplicaSet\'s timeline', () => {
+  const sibling: CoreEvent = { ...ev('SuccessfulCreate', 'Created pod: web-old-1', 300), involvedObject: { kind: 'ReplicaSet', name: 'web-old', namespace: 'shop', uid: 'old-uid' } };
+  const mine = ev('SuccessfulCreate', 'Created pod: web-1', 600);
+  const a = analyseSnapshot(rs(3), { pods: [pod(), pod(), pod()], events: [sibling, mine], ns: activeNs }, NOW);
+  assert.ok(a.timeline.some((t) => t.from === 'event' && /Created pod: web-1/.test(t.text)));
+  assert.ok(!a.timeline.some((t) => /web-old/.test(t.text)), JSON.stringify(a.timeline.map((t) => t.text)));
+});
