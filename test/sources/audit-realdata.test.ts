@@ -24,6 +24,8 @@ interface Parses {
   rsControllerWrites: number;
   start: string;
   end: string;
+  /** Records read and found not relevant (default 0). */
+  notRelevant?: number;
   /** Owner of the pod write, for the RS-controller creates. */
   owner?: string;
   podName?: string;
@@ -48,7 +50,50 @@ const falcoPod = (owner: string, podName: string, ns: string, start: string, end
   podName,
 });
 
+const khiKubeletPatch: Parses = {
+  parses: true,
+  format: 'audit-yaml',
+  apiVersions: ['gke'],
+  lines: 1,
+  skipped: 0,
+  writes: ['patch pods 1-2-deployment-update 200'],
+  observed: [],
+  rsControllerWrites: 0,
+  start: '2024-01-01T01:00:00.000Z',
+  end: '2024-01-01T01:00:00.000Z',
+};
+
 const EXPECTED: Record<string, Parses | Rejected> = {
+  'khi-gke/container_recorder_test_1_1.yaml': {
+    parses: true,
+    format: 'audit-yaml',
+    apiVersions: ['gke'],
+    lines: 1,
+    skipped: 0,
+    writes: ['create pods 1-2-deployment-update 201'],
+    observed: ['Pod ADDED'],
+    rsControllerWrites: 1,
+    start: '2024-01-01T01:00:00.000Z',
+    end: '2024-01-01T01:00:00.000Z',
+    owner: 'ReplicaSet/nginx-deployment-surge-8655b4b8c5',
+    podName: 'nginx-deployment-surge-8655b4b8c5-xf5f4',
+  },
+  // The kubelet's status patches of that pod (Request level: no bodies, nothing observed).
+  'khi-gke/container_recorder_test_1_2.yaml': khiKubeletPatch,
+  'khi-gke/container_recorder_test_1_3.yaml': khiKubeletPatch,
+  'khi-gke/test-log.yaml': {
+    parses: true,
+    format: 'audit-yaml',
+    apiVersions: ['audit.k8s.io/v1'],
+    lines: 1,
+    skipped: 0,
+    notRelevant: 1, // a kube-scheduler Lease update: read, and counted as not relevant
+    writes: [],
+    observed: [],
+    rsControllerWrites: 0,
+    start: '2025-04-01T13:33:59.457Z',
+    end: '2025-04-01T13:33:59.457Z',
+  },
   'PROVENANCE.md': { parses: false, reason: /PROVENANCE\.md:3: not an audit log: neither JSON nor valid YAML/ },
   'audit2rbac-v1/demo.log': {
     parses: true,
@@ -176,6 +221,7 @@ describe('real audit files (/work/shared/realdata)', { skip: present ? false : `
       assert.deepEqual(s.apiVersions, exp.apiVersions);
       assert.equal(s.linesRead, exp.lines);
       assert.equal(s.linesSkippedByPrefilter, exp.skipped);
+      assert.equal(s.skipped['not-relevant'] ?? 0, exp.notRelevant ?? 0);
       assert.deepEqual(
         r.writes.map((w) => `${w.verb} ${w.resource} ${w.namespace} ${w.status.code}`),
         exp.writes,

@@ -690,7 +690,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       // A resource request always names its object: a write without objectRef is damaged.
       if (ref === undefined && WRITE_VERBS.has(rec.verb) && (rec.requestURI === undefined || RESOURCE_URI_RE.test(rec.requestURI))) {
         problem(rec.line, `audit event without objectRef${rec.requestURI !== undefined ? ` (requestURI ${JSON.stringify(rec.requestURI.slice(0, 100))})` : ''}; skipped`);
-      }
+      } else summary.skipped['not-relevant'] = (summary.skipped['not-relevant'] ?? 0) + 1;
       return;
     }
     // Fields a completed write needs: without them it would be taken for a failure or for
