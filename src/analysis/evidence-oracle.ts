@@ -27,6 +27,7 @@ import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../mode
 import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
 import type { Basis } from './report-types.js';
+import type { WriteLedger } from './write-ledger.js';
 
 /** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
 export const DEFAULT_MATCH_WINDOW_MS = 5000;
@@ -96,16 +97,37 @@ export class EvidenceOracle implements PodControl {
    * Creation rounds still running past the look-ahead window (e.g. 500 creates throttled at
    * 20 qps take ~25 s): later ADDs of the ReplicaSet's new pods keep extending the sync.
    */
-  private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; evidence?: RoundEvidence }>();
+  private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; round: number; evidence?: RoundEvidence }>();
+  /** UIDs of every pod delivered so far (a later MODIFIED of one of them is not a create). */
+  private readonly seenPods = new Set<string>();
+  /** Keys (`namespace/name`) of pods attributed to a creation round by their ADD. */
+  private readonly attributedPodKeys = new Set<string>();
+  /** Pods whose create a round took from a SuccessfulCreate Event (their later ADD is the same write). */
+  private readonly createdByEvent = new Set<string>();
   /** Rounds whose calls are done and whose sync now waits for its status write: key → deadline. */
   private readonly awaitingStatus = new Map<string, number>();
+  /**
+   * Set by the engine while it syncs because of this event (a write no predicted sync
+   * explained): the write is the sync's own, whatever its pod's creationTimestamp says.
+   */
+  forcedEvent?: TimelineEvent;
   /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
   onRoundProgress?: (rsKey: string, doneAt: number) => void;
 
   constructor(
     private readonly look: Lookahead,
     private readonly matchWindowMs = DEFAULT_MATCH_WINDOW_MS,
+    /** The controller's writes in the input; rounds claim the ones they explain. */
+    private readonly ledger?: WriteLedger,
   ) {}
+
+  /**
+   * True when the input records the controller's pod writes themselves (an audit log that has
+   * shown at least one of them): a write it does not show was not made.
+   */
+  private writesRecorded(): boolean {
+    return this.ledger?.mode === 'audit' && this.ledger.writes.length > 0;
+  }
 
   /** Called by the engine for every event it delivers, before the model sees it. */
   observe(e: TimelineEvent): void {
@@ -120,6 +142,7 @@ export class EvidenceOracle implements PodControl {
       this.seenEventCounts.set(k, Math.max(this.seenEventCounts.get(k) ?? 0, eventCount(e.object)));
     } else if (e.kind === 'Pod' && e.watchType !== 'DELETED') {
       const uid = e.object.metadata.uid;
+      if (uid) this.seenPods.add(uid);
       if (uid) {
         for (const [rsKey, set] of this.pendingOwnWrites) {
           if (set.delete(uid) && set.size === 0) this.pendingOwnWrites.delete(rsKey);
@@ -146,7 +169,7 @@ export class EvidenceOracle implements PodControl {
    * Occurrences of Warning events with `reason` about this RS inside the window that no
    * earlier round has used. Aggregated Events count their `count` increments.
    */
-  private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[], messages: string[] = []): number {
+  private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[], messages: string[] = [], round?: number): number {
     let taken = 0;
     for (const e of this.window(at, 1000)) {
       if (taken >= max) break;
@@ -162,11 +185,40 @@ export class EvidenceOracle implements PodControl {
       if (avail <= 0) continue;
       const take = Math.min(avail, max - taken);
       this.consumedEventCounts.set(k, used + take);
+      if (round !== undefined) this.ledger?.claimEventOccurrences(e, take, round);
       taken += take;
       sources.push(e.source);
-      for (let i = 0; i < take; i++) messages.push(ev.message ?? reason);
+      for (let i = 0; i < take; i++) messages.push((ev.message ?? reason).replace(/^\(combined from similar events\): /, ''));
     }
     return taken;
+  }
+
+  /** Audit: is `e` a create of the ReplicaSet controller for this ReplicaSet (by owner, else generateName)? */
+  private isCreateFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
+    if (!isRSControllerPodWrite(e, 'create') || e.namespace !== rs.metadata.namespace) return false;
+    const owner = podOwnerUid(e.requestObject) ?? podOwnerUid(e.responseObject);
+    if (owner !== undefined) return owner === rs.metadata.uid;
+    return (e.requestObject as Pod | undefined)?.metadata?.generateName === `${rs.metadata.name}-`;
+  }
+
+  /** Audit: is `e` a delete of the ReplicaSet controller of a pod of this ReplicaSet? */
+  private isDeleteFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
+    if (!isRSControllerPodWrite(e, 'delete') || e.namespace !== rs.metadata.namespace) return false;
+    const w = this.ledger?.writesOf(e)?.[0];
+    return !w || w.rsKey === objectKey(rs.metadata) || w.rsKey === `${rs.metadata.namespace}/`;
+  }
+
+  /**
+   * The input records the controller's writes and shows none for this ReplicaSet around `at`:
+   * the real controller did not run this round (see PodControl.madeNoWrites).
+   */
+  madeNoWrites(rs: ReplicaSet, diff: number, at: number): boolean {
+    if (!this.writesRecorded()) return false;
+    for (const e of this.window(at, 50)) {
+      if (this.consumedWrites.has(e as WriteEvent)) continue;
+      if (diff < 0 ? this.isCreateFor(e, rs) : this.isDeleteFor(e, rs)) return false;
+    }
+    return true;
   }
 
   private planCreates(rs: ReplicaSet, n: number, at: number, round: number): CreateResult[] {
@@ -181,19 +233,15 @@ export class EvidenceOracle implements PodControl {
     let inBatch = 0;
     let batchFailed = false;
     let lastWrite = at;
+    let stoppedByFailure = false;
     for (const e of this.window(at, 50)) {
       if (plan.length >= n) break;
-      if (!isRSControllerPodWrite(e, 'create') || this.consumedWrites.has(e)) continue;
-      if (e.namespace !== rs.metadata.namespace) continue;
-      const owner = podOwnerUid(e.requestObject) ?? podOwnerUid(e.responseObject);
-      if (owner !== undefined && owner !== rs.metadata.uid) continue;
-      if (owner === undefined) {
-        const gen = (e.requestObject as Pod | undefined)?.metadata?.generateName;
-        if (gen !== `${rs.metadata.name}-`) continue;
-      }
+      if (!this.isCreateFor(e, rs) || this.consumedWrites.has(e)) continue;
+      // Matched by the request's start: a create answered after a long wait (504) is the same call.
       if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS) break;
-      lastWrite = e.at;
+      lastWrite = Math.max(lastWrite, e.receivedAt ?? e.at);
       this.consumedWrites.add(e);
+      this.ledger?.claimEvent(e, round);
       sources.push(e.source);
       const code = e.status.code;
       if (code >= 200 && code < 300) {
@@ -208,14 +256,32 @@ export class EvidenceOracle implements PodControl {
         plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, doneAt: e.at });
       }
       if (++inBatch === batch) {
-        if (batchFailed) break;
+        if (batchFailed) {
+          stoppedByFailure = true;
+          break;
+        }
         inBatch = 0;
         batch = Math.min(2 * batch, n - plan.length);
       }
     }
     if (plan.length > 0) {
-      this.roundEvidence.set(round, { basis: 'observed', sources, pods });
       const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
+      let note: string | undefined;
+      if (plan.length < n && !stoppedByFailure) {
+        const rest = n - plan.length;
+        // Writes up to the end of the window and more input to come: a round longer than the
+        // window (throttled creates); its later writes are claimed as they arrive.
+        const running = !this.look.exhausted() && lastWrite + MAX_WATCH_CALL_MS >= at + this.matchWindowMs;
+        if (running) {
+          note = `round still running after ${this.matchWindowMs} ms; ${rest} later create(s) are matched as they arrive`;
+          this.ledger?.await(round, rsKey, 'create', rest, at);
+          for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
+        } else {
+          note = `the audit log shows ${plan.length} of the ${n} creates kexp predicted; the controller made no more (its count of pods differed from kexp's)`;
+          plan.push({ ok: false, unmade: true });
+        }
+      }
+      this.roundEvidence.set(round, { basis: 'observed', sources, pods, ...(note ? { note } : {}) });
       if (plan.some((r) => r.ok)) {
         // Pods were created, so the sync still writes status (an RS-controller update of replicasets/status) before it is done.
         this.awaitingStatus.set(rsKey, lastCall + STATUS_WRITE_MS);
@@ -232,11 +298,14 @@ export class EvidenceOracle implements PodControl {
       if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType === 'DELETED') continue;
       const p = e.object;
       const uid = p.metadata.uid;
-      if (!uid || this.attributedPods.has(uid)) continue;
+      if (!uid || this.attributedPods.has(uid) || this.seenPods.has(uid)) continue; // a pod already known is not a new one
       if (podOwnerUid(p) !== rs.metadata.uid) continue;
+      if (this.createdByEvent.has(objectKey(p.metadata))) continue; // taken from its SuccessfulCreate Event
       const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : undefined;
-      if (created !== undefined && created < Math.floor(at / 1000) * 1000 - 1000) continue; // an older pod
+      if (e !== this.forcedEvent && created !== undefined && created < Math.floor(at / 1000) * 1000 - 1000) continue; // an older pod
       this.attributedPods.add(uid);
+      this.attributedPodKeys.add(objectKey(p.metadata));
+      this.ledger?.claimEvent(e, round);
       pending.add(uid);
       sources.push(e.source);
       pods.push(objectKey(p.metadata));
@@ -246,13 +315,23 @@ export class EvidenceOracle implements PodControl {
       plan.push({ ok: true, pod: p.metadata.name, doneAt: lastDone });
     }
     if (pending.size) this.pendingOwnWrites.set(rsKey, pending);
-    const assumedBefore = plan.length;
+    const observedBefore = plan.length;
     let basis: Basis = 'inferred';
     let note: string | undefined;
     if (plan.length < n) {
-      const missing = n - plan.length;
+      // 2b. SuccessfulCreate Events: the controller reports each create it made, even when the
+      //     pod's ADD comes later (informer lag) or never (a lost event).
+      const made = this.takeCreatedEvents(rs, at, n - plan.length, sources, pods, round);
+      for (const pod of made) plan.push({ ok: true, pod: pod.slice(pod.indexOf('/') + 1) });
+      if (made.length) note = `${made.length} create(s) reported by SuccessfulCreate Events before their pods were observed`;
+    }
+    if (plan.length < n) {
+      // A failure ends the round after its slow-start batch: at most the rest of that batch failed.
+      let batchEnd = 0;
+      for (let size = 1; batchEnd <= plan.length && batchEnd < n; size *= 2) batchEnd = Math.min(n, batchEnd + size);
+      const missing = Math.max(1, batchEnd - plan.length);
       const messages: string[] = [];
-      const failures = this.takeEventOccurrences(rs, 'FailedCreate', at, missing, sources, messages);
+      const failures = this.takeEventOccurrences(rs, 'FailedCreate', at, missing, sources, messages, round);
       const nsTerm = this.namespaceTerminating(rs.metadata.namespace ?? '');
       for (let i = 0; i < failures; i++) plan.push({ ok: false, error: (messages[i] ?? 'FailedCreate').replace(/^Error creating: /, '') });
       if (plan.length < n) {
@@ -270,22 +349,22 @@ export class EvidenceOracle implements PodControl {
           note = `create failure inferred from the ReplicaSet's ReplicaFailure condition (no new FailedCreate Event occurrence): ${msg}`;
           plan.push({ ok: false, error: msg });
           for (let i = 1; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
-        } else if (this.sawEvents || this.eventsWatched) {
-          note = this.look.exhausted()
-            ? `${rest} created pod(s) not seen before the input ends`
-            : `${rest} create(s) without a pod ADD or a FailedCreate Event within ${this.matchWindowMs} ms; assumed created but not yet observed`;
-          if (!this.look.exhausted()) basis = 'unknown';
-          for (let i = 0; i < rest; i++) plan.push({ ok: true });
         } else {
+          // Nothing in the input says whether these calls were made or how they ended. The model
+          // goes on as the API usually answers (created), but the outcome is reported as
+          // unknown and nothing (no failure, no leak verdict, no exit code) is built on it.
           basis = 'unknown';
-          note = `${rest} create(s) neither observed nor shown to fail (the input has no Events); assumed failed and walked back`;
-          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'outcome unknown' });
+          note = this.look.exhausted()
+            ? `${rest} create(s) not shown by the input before it ends (no pod ADD, no SuccessfulCreate or FailedCreate Event)`
+            : `${rest} create(s) without a pod ADD or a create Event within ${this.matchWindowMs} ms: outcome unknown`;
+          this.ledger?.await(round, rsKey, 'create', rest, at);
+          for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
         }
       }
     }
-    const assumed = plan.slice(assumedBefore).filter((r) => r.ok).length;
-    if (assumed > 0 && !this.look.exhausted() && rs.metadata.uid) {
-      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: assumed, lastDone, pods });
+    const awaited = plan.slice(observedBefore).filter((r) => r.ok).length;
+    if (awaited > 0 && !this.look.exhausted() && rs.metadata.uid) {
+      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: awaited, lastDone, pods, round });
       // Still running: expect its next call to return within MAX_WATCH_CALL_MS.
       const last = plan[plan.length - 1]!;
       last.doneAt = lastDone + MAX_WATCH_CALL_MS;
@@ -303,6 +382,36 @@ export class EvidenceOracle implements PodControl {
     if (running) running.evidence = evidence;
     this.roundEvidence.set(round, evidence);
     return plan;
+  }
+
+  /**
+   * Pods named by SuccessfulCreate Event occurrences about this ReplicaSet inside the window
+   * whose pods no round has yet (at most `max`); the occurrences are consumed and claimed.
+   */
+  private takeCreatedEvents(rs: ReplicaSet, at: number, max: number, sources: SourceRef[], pods: string[], round: number): string[] {
+    const out: string[] = [];
+    for (const e of this.window(at, 1000)) {
+      if (out.length >= max) break;
+      if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulCreate') continue;
+      const io = e.object.involvedObject;
+      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
+      const m = /Created pod: (\S+)/.exec(e.object.message ?? '');
+      if (!m) continue;
+      const pod = `${rs.metadata.namespace}/${m[1]}`;
+      if (pods.includes(pod) || this.createdByEvent.has(pod) || this.attributedPodKeys.has(pod)) continue;
+      const k = objectKey(e.object.metadata);
+      const used = Math.max(this.consumedEventCounts.get(k) ?? 0, this.seenEventCounts.get(k) ?? 0);
+      if (eventCount(e.object) - used <= 0) continue;
+      this.consumedEventCounts.set(k, used + 1);
+      this.createdByEvent.add(pod);
+      this.ledger?.claimEventOccurrences(e, 1, round);
+      this.ledger?.claimPod('create', objectKey(rs.metadata), pod, round);
+      sources.push(e.source);
+      pods.push(pod);
+      out.push(pod);
+    }
+    return out;
   }
 
   /**
@@ -325,6 +434,12 @@ export class EvidenceOracle implements PodControl {
     const owner = podOwnerUid(p);
     const uid = p.metadata.uid;
     if (!owner || !uid || this.attributedPods.has(uid)) return;
+    const podKey = objectKey(p.metadata);
+    if (this.createdByEvent.has(podKey)) {
+      // Its create was already taken from its SuccessfulCreate Event: this ADD observes it.
+      this.attributedPods.add(uid);
+      return;
+    }
     const key = `${p.metadata.namespace}/${controllerRefOf(p.metadata)?.name}`;
     const r = this.runningRounds.get(key);
     if (!r || r.rsUid !== owner) return;
@@ -333,8 +448,10 @@ export class EvidenceOracle implements PodControl {
       return;
     }
     this.attributedPods.add(uid);
+    this.attributedPodKeys.add(podKey);
+    this.ledger?.claimEvent(e, r.round);
     r.lastDone = e.at;
-    r.pods.push(objectKey(p.metadata));
+    r.pods.push(podKey);
     if (--r.pending <= 0) {
       this.runningRounds.delete(key);
       // Every create of the round has now been observed: the outcome is no longer a guess.
@@ -444,22 +561,33 @@ export class EvidenceOracle implements PodControl {
 
   deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
     const key = objectKey(pod.metadata);
+    const rsKey = objectKey(rs.metadata);
     for (const e of this.window(call.at, 50)) {
       if (!isRSControllerPodWrite(e, 'delete') || this.consumedWrites.has(e)) continue;
       if (`${e.namespace}/${e.name}` !== key) continue;
       this.consumedWrites.add(e);
+      this.ledger?.claimEvent(e, call.round);
       if (e.status.code === 404) return { ok: false, notFound: true, doneAt: e.at };
       if (e.status.code >= 200 && e.status.code < 300) return { ok: true, doneAt: e.at };
       return { ok: false, error: e.status.message ?? `HTTP ${e.status.code}`, doneAt: e.at };
     }
+    // The audit log records the controller's deletes and has none for this pod: not made
+    // (another actor may still have deleted it — that is not the controller's write).
+    if (this.writesRecorded()) return { ok: false, unmade: true };
     const seen = this.deletionAhead(pod, call.at);
-    if (seen) return { ok: true, doneAt: Math.min(seen.at, call.at + MAX_WATCH_CALL_MS) };
+    if (seen) {
+      this.ledger?.claimPod('delete', rsKey, key, call.round);
+      return { ok: true, doneAt: Math.min(seen.at, call.at + MAX_WATCH_CALL_MS) };
+    }
     const sources: SourceRef[] = [];
     const messages: string[] = [];
-    if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources, messages) > 0) {
+    if (this.takeEventOccurrences(rs, 'FailedDelete', call.at, 1, sources, messages, call.round) > 0) {
       return { ok: false, error: (messages[0] ?? 'FailedDelete').replace(/^Error deleting: /, '') };
     }
-    return { ok: true };
+    // Neither observed nor reported: the outcome is unknown (a later deletion or SuccessfulDelete is matched to it).
+    this.ledger?.claimPod('delete', rsKey, key, call.round);
+    this.ledger?.await(call.round, rsKey, 'delete', 1, call.at, [key]);
+    return { ok: true, unknown: true };
   }
 
   getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
@@ -474,11 +602,24 @@ export class EvidenceOracle implements PodControl {
     return fresh;
   }
 
-  patchPod(pod: Pod, _action: 'adopt' | 'release', at: number): 'ok' | 'notfound' | 'invalid' | { error: string } {
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number): 'ok' | 'notfound' | 'invalid' | { error: string } {
     const key = objectKey(pod.metadata);
-    for (const e of this.window(at, 0)) {
+    const claim = (e: TimelineEvent) => {
+      if (round !== undefined) this.ledger?.claimEvent(e, round);
+    };
+    for (const e of this.window(at, 50)) {
       if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'DELETED' && objectKey(e.object.metadata) === key) return 'notfound';
+      if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key && !this.ledger?.writesOf(e)?.every((w) => w.round !== undefined)) {
+        const w = this.ledger?.writesOf(e)?.find((x) => x.kind === action);
+        if (w) {
+          claim(e);
+          return 'ok';
+        }
+      }
       if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.replicaSetController) {
+        if (this.consumedWrites.has(e)) continue;
+        this.consumedWrites.add(e);
+        claim(e);
         if (e.status.code === 404) return 'notfound';
         if (e.status.code === 422) return 'invalid';
         if (e.status.code >= 300) return { error: e.status.message ?? `HTTP ${e.status.code}` };

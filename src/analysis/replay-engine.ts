@@ -22,6 +22,11 @@ import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject } from '../timeline/validate.js';
 import type { Basis } from './report-types.js';
+import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
+import type { ExpectationsRecord } from '../model/expectations.js';
+
+/** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
+const ADVANCE_MS = 1000;
 
 export interface ReplayOptions {
   version: K8sVersion;
@@ -30,6 +35,11 @@ export interface ReplayOptions {
   matchWindowMs?: number;
   /** The input declares it watched core/v1 Events (a missing FailedCreate then means none happened). */
   eventsWatched?: boolean;
+  /**
+   * What shows the controller's writes: `audit` — the controller's own requests (audit logs);
+   * `watch` (default) — new pods with its controllerRef and its Events (see write-ledger.ts).
+   */
+  writeEvidence?: 'audit' | 'watch';
   /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */
@@ -52,7 +62,7 @@ export interface WindowTrack {
   gatedSyncs: number;
   fulfilledAt?: number;
   end?: number;
-  endedBy?: 'fulfilled' | 'expired' | 'rs-deleted';
+  endedBy?: 'fulfilled' | 'expired' | 'rs-deleted' | 'reset';
   remaining?: { add: number; del: number; keys?: string[] };
   /** Timestamp of the Set (the record expires 5 min after it). */
   setAt: number;
@@ -66,10 +76,35 @@ export interface WindowTrack {
 export interface RoundTrack {
   at: number;
   round: number;
-  kind: 'create' | 'delete';
+  /** The model's round number (what the write ledger's claims refer to). */
+  modelRound: number;
+  kind: 'create' | 'delete' | 'claim';
   sync: SyncRecord;
   evidence: RoundEvidence | undefined;
   trigger: SourceRef | undefined;
+  /** Set when kexp ran this sync because the input showed a write no predicted sync explained. */
+  forced?: string;
+  /** Calls whose outcome the input never showed (filled at the end of input). */
+  unresolved?: number;
+}
+
+/** A sync in which the model would have written but the input shows the controller did not. */
+export interface WithheldTrack {
+  at: number;
+  diff: number;
+  record?: ExpectationsRecord;
+  trigger?: SourceRef;
+}
+
+/** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */
+export interface DivergenceTrack {
+  at: number;
+  kind: DivergenceKind;
+  /** The record kexp held when the write contradicted it. */
+  record?: ExpectationsRecord;
+  writes: ControllerWrite[];
+  /** Evidence of a restart: the controller's credential changed at this time. */
+  credentialChange?: { at: number; source: SourceRef };
 }
 
 export interface ExpectationChangeTrack {
@@ -113,6 +148,10 @@ export interface RsTrack {
   noControllerNoise: number;
   syncErrors: Array<{ at: number; error: string }>;
   orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
+  withheld: WithheldTrack[];
+  divergences: DivergenceTrack[];
+  /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
+  writes: ControllerWrite[];
 }
 
 export interface ReplayResult {
@@ -124,13 +163,17 @@ export interface ReplayResult {
   end?: number;
   events: number;
   controller: ReplicaSetController;
+  /** What showed the controller's writes (see ReplayOptions.writeEvidence). */
+  writeEvidence: 'audit' | 'watch';
+  /** Writes attributed to no ReplicaSet kexp tracks (object missing from the input), per key. */
+  untrackedWrites: Map<string, ControllerWrite[]>;
 }
 
 function newTrack(key: string): RsTrack {
   return {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
-    syncErrors: [], orphanedExpected: [],
+    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], writes: [],
   };
 }
 
@@ -174,7 +217,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const it = events[Symbol.asyncIterator]();
   const buf = new Buffer();
   let done = false;
-  const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs);
+  const writeEvidence = opts.writeEvidence ?? 'watch';
+  const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
+  const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs, ledger);
   oracle.eventsWatched = opts.eventsWatched ?? false;
   oracle.onRoundProgress = (key, until) => controller.extendBusy(key, until);
   const tracks = new Map<string, RsTrack>();
@@ -257,10 +302,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       case 'received-delete':
         recordChange(t, { at: l.at, op: 'received-delete', keys: l.keys, source: src });
         break;
-      case 'deleted-expectations': {
+      case 'deleted-expectations':
+      case 'store-reset': {
         const rem = t.record ? { add: t.record.add, del: t.record.del } : undefined;
         recordChange(t, { at: l.at, op: 'delete', source: src });
-        if (t.open) closeWindow(t, l.at, 'rs-deleted', rem);
+        if (t.open) closeWindow(t, l.at, l.kind === 'store-reset' ? 'reset' : 'rs-deleted', rem);
         t.record = undefined;
         t.chosen = new Map();
         break;
@@ -303,11 +349,18 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     if (s.error) t.syncErrors.push({ at: s.at, error: s.error });
     if (s.noControllerNoise) t.noControllerNoise++;
     const trig = lastTrigger.get(s.key);
+    if (s.outcome === 'withheld' && s.diff !== undefined) {
+      t.withheld.push({ at: s.at, diff: s.diff, ...(s.recordBefore ? { record: s.recordBefore } : {}), ...(trig ? { trigger: trig } : {}) });
+    }
+    if (s.claimRound !== undefined) {
+      t.rounds.push({ at: s.at, round: t.rounds.length, modelRound: s.claimRound, kind: 'claim', sync: s, evidence: undefined, trigger: trig, ...(forcing ? { forced: forcing } : {}) });
+    }
     if (s.create || s.delete) {
       const round = t.rounds.length;
-      const ev = [...oracle.roundEvidence.entries()].pop();
-      const rt: RoundTrack = { at: s.at, round, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev?.[1], trigger: trig };
-      if (ev) oracle.roundEvidence.delete(ev[0]);
+      const modelRound = s.create?.round ?? s.delete!.round;
+      const ev = oracle.roundEvidence.get(modelRound);
+      const rt: RoundTrack = { at: s.at, round, modelRound, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev, trigger: trig, ...(forcing ? { forced: forcing } : {}) };
+      oracle.roundEvidence.delete(modelRound);
       t.rounds.push(rt);
       if (s.delete) {
         t.chosen = new Map(s.delete.keys.map((k, i) => [k, s.delete!.uids[i] ?? '']));
@@ -341,7 +394,95 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       return false;
     }
     buf.push(r.value);
+    try {
+      ledger.enter(r.value);
+    } catch {
+      // A shape the ledger cannot read: the engine reports it when the event is delivered.
+    }
     return true;
+  };
+
+  /** Set while the engine runs a sync the input forced (see reconcile). */
+  let forcing: string | undefined;
+  const forceSync = (key: string, at: number, why: string): SyncRecord => {
+    forcing = why;
+    try {
+      return controller.syncReplicaSet(key, at);
+    } finally {
+      forcing = undefined;
+      drainExpectations();
+    }
+  };
+
+  /**
+   * Called with the event about to be delivered: writes of the controller it shows that no
+   * round explains. The real controller evidently synced the key now, so kexp syncs it too; if
+   * the model still would not have made the write, kexp records why (the divergence), and where
+   * the write proves the controller held no unfulfilled record, drops kexp's record (a restart
+   * resets every key) and syncs again.
+   */
+  const reconcile = (e: TimelineEvent): void => {
+    const open = ledger.settle(e);
+    if (open.length === 0) return;
+    const keys = [...new Set(open.map((w) => w.rsKey))];
+    for (const key of keys) {
+      const ws = open.filter((w) => w.rsKey === key);
+      const unexplained = () => ws.filter((w) => w.round === undefined);
+      const rs = controller.replicaSets.get(key);
+      if (!rs) {
+        const t = tracks.get(key);
+        const why = t?.deletedAt !== undefined ? 'the ReplicaSet had been deleted (as kexp saw it) when the controller wrote' : 'the ReplicaSet is not in kexp\'s model at this time (its object is not in the input)';
+        for (const w of ws) ledger.explain(w, 'no-model', why);
+        continue;
+      }
+      if (controller.isBusy(key, e.at)) {
+        for (const w of ws) ledger.explain(w, 'outside-round', 'kexp\'s model was still inside a sync of this ReplicaSet whose calls did not include this write');
+        continue;
+      }
+      const recordBefore = controller.expectations.get(key);
+      // A sync kexp predicted shortly after is this one, a little earlier (timer and event timing).
+      const due = controller.queue.dueAt(key);
+      const advance = due !== undefined && due >= e.at && due - e.at <= ADVANCE_MS;
+      if (advance) controller.queue.take(key);
+      oracle.forcedEvent = e;
+      try {
+        const s1 = forceSync(key, e.at, advance
+          ? `kexp's predicted sync ran ${Math.round(due! - e.at)} ms earlier, at the controller's write`
+          : 'no predicted sync explains the controller\'s write here: kexp synced at the write');
+        if (unexplained().length === 0) continue;
+        const sat = s1.expectations;
+        if (s1.outcome === 'gated' && recordBefore) {
+          // The controller wrote, so SatisfiedExpectations passed for it: its record was gone.
+          const change = ledger.credentialChangeBetween(recordBefore.timestamp, e.at);
+          const kind: DivergenceKind = change ? 'after-restart' : 'while-gated';
+          const t = track(key);
+          if (change) controller.expectations.reset(e.at);
+          else controller.expectations.reset(e.at, key);
+          drainExpectations();
+          t.divergences.push({ at: e.at, kind, record: recordBefore, writes: ws, ...(change ? { credentialChange: change } : {}) });
+          forceSync(key, e.at, change
+            ? 'kube-controller-manager restarted (new credential): expectations reset, kexp synced at the write'
+            : 'the controller wrote while kexp\'s record said gated: kexp dropped its record and synced at the write');
+          for (const w of unexplained()) ledger.explain(w, kind, `after dropping its record kexp's model still would not make this ${w.kind}`);
+          continue;
+        }
+        for (const w of unexplained()) {
+          if (s1.outcome !== 'synced') {
+            ledger.explain(w, 'outside-round', `kexp's sync at the write ended ${s1.outcome}${sat ? ` (expectations ${sat})` : ''}`);
+          } else if (w.outcome !== 'ok' && (w.kind === 'create' || w.kind === 'delete')) {
+            ledger.explain(w, 'outside-round', `a failed ${w.kind} that kexp's count does not call for (${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired)`);
+          } else if (w.kind === 'create') {
+            ledger.explain(w, 'surplus-create', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
+          } else if (w.kind === 'delete') {
+            ledger.explain(w, 'extra-delete', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
+          } else {
+            ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod at that moment`);
+          }
+        }
+      } finally {
+        oracle.forcedEvent = undefined;
+      }
+    }
   };
 
   let start: number | undefined;
@@ -365,6 +506,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     oracle.beforeSyncs(e);
     controller.runDue(e.at);
     drainExpectations();
+    reconcile(e);
     buf.shift();
     count++;
     start ??= e.at;
@@ -480,11 +622,19 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       closeWindow(t, t.open.fulfilledAt, 'fulfilled');
     }
   }
+  for (const t of tracks.values()) for (const r of t.rounds) r.unresolved = ledger.remaining(r.modelRound);
+  const untrackedWrites = new Map<string, ControllerWrite[]>();
+  for (const [key, writes] of ledger.finish()) {
+    const t = tracks.get(key);
+    if (t && (t.rs || t.rounds.length)) t.writes = writes;
+    else untrackedWrites.set(key, writes);
+  }
   // The filter only narrows what is reported.
   if (opts.rsFilter) {
     for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
+    for (const k of [...untrackedWrites.keys()]) if (k !== opts.rsFilter) untrackedWrites.delete(k);
   }
-  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller };
+  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites };
 }
 
 /** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */

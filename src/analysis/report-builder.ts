@@ -10,7 +10,8 @@ import { labelSelectorMatches } from '../model/selector.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
-import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack } from './replay-engine.js';
+import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack, type WithheldTrack } from './replay-engine.js';
+import type { ControllerWrite } from './write-ledger.js';
 import {
   REPORT_SCHEMA_VERSION,
   type AdoptionRow,
@@ -54,6 +55,9 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
     expiredSyncs: after(t.expiredSyncs),
     syncErrors: after(t.syncErrors),
     orphanedExpected: after(t.orphanedExpected),
+    withheld: after(t.withheld),
+    divergences: after(t.divergences),
+    writes: t.writes.filter((w) => (w.round !== undefined ? t.rounds.some((r) => r.modelRound === w.round && r.at >= since) : w.at >= since)),
     series: [...(lastBefore ? [{ ...lastBefore, at: since }] : []), ...after(t.series)],
   };
 }
@@ -155,24 +159,68 @@ function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): Gate
   return out;
 }
 
-function roundReport(r: RsTrack['rounds'][number]): RoundReport {
+function roundReport(r: RsTrack['rounds'][number], t: RsTrack): RoundReport {
   const s = r.sync;
-  const basis: Basis = r.evidence?.basis ?? 'inferred';
+  const claimed = t.writes.filter((w) => w.round === r.modelRound);
+  const late = claimed.filter((w) => w.lateMs !== undefined);
+  const lateOut = late.length ? { late: { count: late.length, maxMs: Math.round(Math.max(...late.map((w) => w.lateMs!))) } } : {};
+  const forced = r.forced ? { forced: r.forced } : {};
+  if (r.kind === 'claim') {
+    const claims = s.claims ?? [];
+    const adopted = claims.filter((c) => c.action === 'adopt' && c.claimed).map((c) => c.pod);
+    const released = claims.filter((c) => c.action === 'release').map((c) => c.pod);
+    const basis: Basis = claimed.length > 0 && t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit')) ? 'observed' : 'inferred';
+    const evidence = ref(claimed[0]?.sources[0]) ?? ref(r.trigger) ?? '';
+    return {
+      at: iso(r.at)!, kind: 'claim', n: claims.filter((c) => c.action === 'adopt' || c.action === 'release').length, basis, writes: claimed.length, ...lateOut,
+      ...(adopted.length ? { adopted } : {}), ...(released.length ? { released } : {}), errors: s.claimErrors ?? [], evidence, ...forced,
+    };
+  }
+  let basis: Basis = r.evidence?.basis ?? 'inferred';
+  const notes: string[] = [];
+  // Calls the oracle could not decide, less those whose writes the input showed later.
+  const undecided = s.create ? s.create.unknown : (s.delete?.unknown.length ?? 0);
+  const unknown = Math.min(undecided, r.unresolved ?? undecided);
+  if (undecided > 0 && unknown === 0 && basis === 'unknown') basis = 'inferred';
+  if (unknown > 0) basis = 'unknown';
+  if (late.length) notes.push(`${plural(late.length, 'write')} observed only ${fmtDuration(lateOut.late!.maxMs)} or less after the sync (informer or recorder lag)`);
   // Observed rounds cite the controller's first write; inferred ones the event that triggered the sync.
   const evidence = (basis === 'observed' ? ref(r.evidence?.sources[0]) : undefined) ?? ref(r.trigger) ?? '';
   if (s.create) {
     const c = s.create;
     const out: RoundReport = {
-      at: iso(r.at)!, kind: 'create', n: c.n, basis, batches: c.batches, calls: c.calls, successes: c.successes,
+      at: iso(r.at)!, kind: 'create', n: c.n, basis, writes: claimed.length, ...lateOut, batches: c.batches, calls: c.calls, successes: c.successes - unknown,
       skipped: c.skipped, namespaceTerminating: c.namespaceTerminating, errors: [...new Set(c.errors)], evidence,
     };
-    if (r.evidence?.note) out.note = r.evidence.note;
-    return out;
+    if (unknown) out.unknown = unknown;
+    if (c.unmade) out.unmade = c.unmade;
+    const note = [...(unknown || !late.length ? [r.evidence?.note] : []), ...notes].filter(Boolean).join('; ');
+    if (note) out.note = note;
+    return { ...out, ...forced };
   }
   const d = s.delete!;
-  const out: RoundReport = { at: iso(r.at)!, kind: 'delete', n: d.n, basis, keys: d.keys, failed: d.failed, errors: d.errors, evidence };
-  if (d.note) out.note = d.note;
-  return out;
+  // Every delete shown by the controller's own requests: the round itself is observed.
+  if (basis === 'inferred' && claimed.length >= d.n && claimed.every((w) => w.forms.includes('audit'))) basis = 'observed';
+  const out: RoundReport = { at: iso(r.at)!, kind: 'delete', n: d.n, basis, writes: claimed.length, ...lateOut, keys: d.keys, failed: d.failed, errors: d.errors, evidence };
+  if (unknown) out.unknown = unknown;
+  if (d.unmade.length) out.unmade = d.unmade.length;
+  const note = [d.note, ...notes].filter(Boolean).join('; ');
+  if (note) out.note = note;
+  return { ...out, ...forced };
+}
+
+/** Where each of the ReplicaSet's controller writes went (see WriteAccounting). */
+function accountingFor(t: RsTrack, evidence: 'audit' | 'watch', findings: Finding[]): ReplicaSetReport['accounting'] {
+  const byKind = { create: 0, delete: 0, adopt: 0, release: 0 };
+  let inRounds = 0;
+  let failed = 0;
+  for (const w of t.writes) {
+    byKind[w.kind]++;
+    if (w.round !== undefined) inRounds++;
+    if (w.outcome === 'failed') failed++;
+  }
+  const inFindings = findings.reduce((n, f) => n + (f.writes ?? 0), 0);
+  return { evidence, writes: t.writes.length, inRounds, inFindings, byKind, failed };
 }
 
 function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): AdoptionRow[] {
@@ -312,6 +360,12 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
   }
   for (const e of t.expiredSyncs) {
     if ((e.created ?? 0) > 0 && e.add > 0) {
+      const round = t.rounds.find((r) => r.at === e.at && r.kind === 'create');
+      const made = round ? t.writes.filter((w) => w.round === round.modelRound) : [];
+      // The earlier creates this record still awaited: when (if ever) the input showed them.
+      const earlier = t.rounds.filter((r) => r.kind === 'create' && r.at < e.at && e.at - r.at <= EXPECTATIONS_TIMEOUT_MS + 60_000);
+      const lateWrites = t.writes.filter((w) => earlier.some((r) => r.modelRound === w.round) && w.at > e.at);
+      const lag = lateWrites.length ? Math.max(...lateWrites.map((w) => w.at - (earlier.find((r) => r.modelRound === w.round)?.at ?? w.at))) : undefined;
       f.push({
         id: 'expiry-over-create',
         severity: 'warning',
@@ -320,9 +374,10 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
         at: iso(e.at),
         explanation:
           `At ${iso(e.at)} the record still expected ${e.add} creation(s) but had expired, so the sync passed the gate and created ${e.created} pod(s) ` +
-          `from a cache that may lack the earlier pods. If those arrive late the ReplicaSet over-creates and then deletes the surplus (kubernetes#129795).`,
+          `from a cache that may lack the earlier pods. If those arrive late the ReplicaSet over-creates and then deletes the surplus (kubernetes#129795).` +
+          (lag !== undefined ? ` ${plural(lateWrites.length, 'earlier create')} showed up only after this sync, ${fmtDuration(lag)} after their round: the informer lagged at least that long.` : ''),
         nextStep: 'Check kube-controller-manager informer health (watch gaps, relists) around this time.',
-        evidence: [],
+        evidence: refs([round?.trigger, ...made.flatMap((w) => w.sources), ...lateWrites.flatMap((w) => w.sources)]),
       });
     }
   }
@@ -446,6 +501,63 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       evidence: refs(notes.map((r) => r.trigger)),
     });
   }
+  // 12. Where the controller's writes contradicted kexp's record (kexp realigned and followed them).
+  for (const d of t.divergences) {
+    const rec = d.record;
+    const what = describeWrites(d.writes);
+    const recText = rec ? `add=${rec.add}, del=${rec.del}, set at ${iso(rec.timestamp)}` : 'a record';
+    const restart = d.kind === 'after-restart';
+    f.push({
+      id: restart ? 'controller-restarted' : 'record-contradicted',
+      severity: 'warning',
+      title: restart
+        ? 'kube-controller-manager restarted: the controller wrote while kexp\'s record still gated it'
+        : 'The controller wrote while kexp\'s record said it was gated',
+      basis: 'inferred',
+      at: iso(d.at),
+      explanation:
+        `At ${iso(d.at)} the ReplicaSet controller ${what} for ${name}, although kexp's replayed record (${recText}) still gated it — ` +
+        `so SatisfiedExpectations passed in the real controller: its record was gone. ` +
+        (restart
+          ? `Its service-account credential changed at ${iso(d.credentialChange!.at)} (a restarted kube-controller-manager requests a new token) and expectations live only in memory, so the new process started with none; writes in flight before the restart are never awaited again. `
+          : `Either kube-controller-manager restarted or lost leadership (expectations live in memory; this input does not show it), or the controller observed something kexp's input lacks. `) +
+        `kexp dropped its record${restart ? 's' : ''} at that point (window ended "reset") and followed the controller from its writes.`,
+      nextStep: restart
+        ? 'Check kube-controller-manager restarts and leader election at that time (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).'
+        : 'Give kexp the kube-controller-manager log of that time (`kexp kcm-log`; "Starting controller" marks a restart) or an audit log whose user.extra carries credential ids, to tell a restart from a missed observation.',
+      evidence: refs([...d.writes.flatMap((w) => w.sources), d.credentialChange?.source]),
+    });
+  }
+  // 13. Writes no round explains: each in exactly one finding, by why kexp could not explain it.
+  const unexplained = t.writes.filter((w) => w.round === undefined);
+  const byKind = new Map<string, ControllerWrite[]>();
+  for (const w of unexplained) {
+    const k = w.divergence?.kind ?? 'outside-round';
+    byKind.set(k, [...(byKind.get(k) ?? []), w]);
+  }
+  for (const [kind, ws] of byKind) f.push(unexplainedFinding(kind, ws, name));
+  // 14. Claim rounds: what ClaimPods adopted and released, and why.
+  const claimRounds = t.rounds.filter((r) => r.kind === 'claim');
+  if (claimRounds.length) {
+    const decisions = claimRounds.flatMap((r) => (r.sync.claims ?? []).filter((c) => c.action === 'adopt' || c.action === 'release').map((c) => ({ at: r.at, c })));
+    const adopted = decisions.filter((d) => d.c.action === 'adopt' && d.c.claimed);
+    const released = decisions.filter((d) => d.c.action === 'release');
+    f.push({
+      id: 'adoption',
+      severity: 'info',
+      title: `The controller ${[adopted.length ? `adopted ${plural(adopted.length, 'pod')}` : '', released.length ? `released ${plural(released.length, 'pod')}` : ''].filter(Boolean).join(' and ') || 'tried to adopt or release pods'}`,
+      basis: claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound)) ? 'observed' : 'inferred',
+      at: iso(claimRounds[0]!.at),
+      explanation: decisions.slice(0, 5).map((d) => `${iso(d.at)} ${d.c.pod}: ${d.c.reason}`).join(' ') +
+        (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : ''),
+      nextStep: adopted.length
+        ? 'If these pods were not meant for this ReplicaSet, give bare pods labels its selector does not match.'
+        : 'A released pod keeps running as an orphan; delete it or relabel it back if that was not intended.',
+      evidence: refs([...claimRounds.flatMap((r) => t.writes.filter((w) => w.round === r.modelRound).flatMap((w) => w.sources)), ...claimRounds.map((r) => r.trigger)]),
+    });
+  }
+  // 15. Syncs in which the model would have written but the input shows the controller did not.
+  for (const ep of withheldEpisodes(t)) f.push(withheldFinding(ep, t, res, name));
   // 11. Standalone RS noise.
   if (t.noControllerNoise > 0) {
     f.push({
@@ -459,6 +571,134 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     });
   }
   return f;
+}
+
+function describeWrites(ws: ControllerWrite[]): string {
+  const parts: string[] = [];
+  for (const kind of ['create', 'delete', 'adopt', 'release'] as const) {
+    const of = ws.filter((w) => w.kind === kind);
+    if (!of.length) continue;
+    const verb = { create: 'created', delete: 'deleted', adopt: 'adopted', release: 'released' }[kind];
+    const failed = of.filter((w) => w.outcome === 'failed').length;
+    const pods = of.map((w) => w.pod).filter(Boolean).slice(0, 5).join(', ');
+    parts.push(`${failed === of.length ? `tried to ${kind}` : verb} ${plural(of.length, 'pod')}${pods ? ` (${pods})` : ''}${failed && failed < of.length ? `, ${failed} failed` : ''}`);
+  }
+  return parts.join(' and ') || 'wrote';
+}
+
+/** The finding that accounts for writes no round explains, by why kexp could not explain them. */
+function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): Finding {
+  const at = iso(ws[0]!.at);
+  const what = describeWrites(ws);
+  const detail = ws[0]!.divergence?.detail ?? '';
+  const evidence = refs(ws.flatMap((w) => w.sources));
+  const base = { basis: 'observed' as Basis, at, evidence, writes: ws.length };
+  switch (kind) {
+    case 'surplus-create':
+      return {
+        ...base, id: 'surplus-create', severity: 'warning',
+        title: `The controller created ${plural(ws.length, 'pod')} its own count did not call for: it counted fewer pods than there were (stale cache)`,
+        explanation:
+          `At ${at} the controller ${what} for ${name} although by kexp's cache it had enough (${detail}). Its informer had not yet delivered pods it ` +
+          `had created, adopted or seen become ready, so it counted fewer and created a surplus (the shape of kubernetes#8138: a count taken before the last observation). ` +
+          `The surplus is deleted at a later sync.`,
+        nextStep: 'Check kube-controller-manager\'s informer lag at that time (apiserver load, watch relists in its log) and whether the surplus was deleted afterwards.',
+      };
+    case 'extra-delete':
+      return {
+        ...base, id: 'extra-delete', severity: 'warning',
+        title: `The controller deleted ${plural(ws.length, 'pod')} its own count did not call for`,
+        explanation:
+          `At ${at} the controller ${what} for ${name} although by kexp's count there was no surplus (${detail}). This is the signature of an expectation record ` +
+          `lost or clobbered while a delete was in flight — the controller acted on a count that still held pods it had already deleted (kubernetes#19299) — or of a cache that still held pods already gone.`,
+        nextStep: 'Look in the kube-controller-manager log for "Clobbering existing delete keys" or expired expectations just before, and for watch relists.',
+      };
+    case 'unexpected-claim': {
+      const terminating = ws.filter((w) => w.podTerminating);
+      return {
+        ...base, id: 'unexpected-claim', severity: terminating.length ? 'warning' : 'info',
+        title: terminating.length
+          ? `The controller adopted ${plural(terminating.length, 'pod')} that ${terminating.length === 1 ? 'was' : 'were'} already being deleted`
+          : `The controller ${what} where kexp's ClaimObject would not have`,
+        explanation:
+          `At ${at} the controller ${what} for ${name}. ${detail}. ` +
+          (terminating.length
+            ? `ClaimObject never adopts a pod with a deletionTimestamp (kubernetes#44144), and the adoption needs a fresh owner check (RecheckDeletionTimestamp, kubernetes#42639): adopting a pod being deleted is the signature of a pre-1.7 controller or of a cache that had not seen the deletion.`
+            : 'The controller\'s cache held a different state of the pod or of the ReplicaSet\'s selector than kexp\'s input at that moment.'),
+        nextStep: 'Compare the pod\'s labels, ownerReferences and deletionTimestamp at that time with the ReplicaSet\'s selector (the adoption table).',
+      };
+    }
+    case 'while-gated':
+    case 'after-restart':
+      return {
+        ...base, id: 'unexplained-writes', severity: 'warning',
+        title: `${plural(ws.length, 'write')} of the controller that kexp's model cannot place`,
+        explanation: `At ${at} the controller ${what} for ${name} while kexp's record said it was gated; even without that record kexp's model would not have written (${detail}).`,
+        nextStep: 'Compare with the kube-controller-manager log of that time (`kexp kcm-log`).',
+      };
+    default:
+      return {
+        ...base, id: 'unexplained-writes', severity: 'info',
+        title: `${plural(ws.length, 'write')} of the controller outside every round kexp reconstructed`,
+        explanation: `${at}: the controller ${what} for ${name}; ${detail}.`,
+        nextStep: 'Compare with the kube-controller-manager log of that time (`kexp kcm-log`) or an audit log of the same period.',
+      };
+  }
+}
+
+interface WithheldEpisode {
+  first: WithheldTrack;
+  syncs: number;
+  /** The controller's next write for this key after the episode began, if any. */
+  next?: ControllerWrite;
+}
+
+/** Consecutive withheld syncs up to the controller's next write form one episode. */
+function withheldEpisodes(t: RsTrack): WithheldEpisode[] {
+  const out: WithheldEpisode[] = [];
+  const writes = [...t.writes].sort((a, b) => a.at - b.at);
+  let cur: WithheldEpisode | undefined;
+  for (const w of t.withheld) {
+    if (cur && (!cur.next || w.at < cur.next.at)) {
+      cur.syncs++;
+      continue;
+    }
+    cur = { first: w, syncs: 1, next: writes.find((x) => x.at >= w.at) };
+    out.push(cur);
+  }
+  return out;
+}
+
+function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, name: string): Finding {
+  const w = ep.first;
+  const n = Math.abs(w.diff);
+  const verb = w.diff < 0 ? 'create' : 'delete';
+  const until = ep.next?.at ?? res.end ?? w.at;
+  const waited = until - w.at;
+  const start = res.start ?? w.at;
+  const unknownStart = !t.createdInCoverage;
+  const nearTimeout = ep.next !== undefined && unknownStart && ep.next.at - start <= EXPECTATIONS_TIMEOUT_MS + 60_000 && waited >= 60_000;
+  const causes: string[] = [];
+  if (unknownStart && w.at - start < EXPECTATIONS_TIMEOUT_MS) {
+    causes.push(`a record from before the input starts (${iso(start)}) may still gate it; such a record expires by ${iso(start + EXPECTATIONS_TIMEOUT_MS)} at the latest`);
+  }
+  causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
+  causes.push('kube-controller-manager down or not leading');
+  return {
+    id: nearTimeout ? 'late-first-write' : 'writes-withheld',
+    severity: waited >= 30_000 ? 'warning' : 'info',
+    title: ep.next
+      ? `The controller's first ${verb} came ${fmtDuration(waited)} after the ReplicaSet needed it`
+      : `The controller made no ${verb} for ${fmtDuration(waited)} although the ReplicaSet needed ${plural(n, 'pod')} ${w.diff < 0 ? 'more' : 'fewer'}`,
+    basis: 'inferred',
+    at: iso(w.at),
+    explanation:
+      `From ${iso(w.at)} kexp's model would have ${verb}d ${plural(n, 'pod')} for ${name} (${plural(ep.syncs, 'sync')}), but the input, which records the controller's writes, ` +
+      `shows none ${ep.next ? `until ${iso(ep.next.at)}` : 'before it ends'}. kexp does not invent those writes. What held the controller: ${causes.join('; or ')}.` +
+      (nearTimeout ? ` The delay ends about ${fmtDuration(ep.next!.at - start)} after the input starts, consistent with an unobserved record expiring after the 5-minute ExpectationsTimeout (kubernetes#110631).` : ''),
+    nextStep: 'Check the kube-controller-manager log for "Controller still waiting on expectations" for this key before and during this time (`kexp kcm-log --rs ' + name + '`).',
+    evidence: refs([w.trigger, ...(ep.next ? ep.next.sources : [])]),
+  };
 }
 
 function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: number | undefined): ReplicaSetReport['verdict'] {
@@ -551,7 +791,8 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
           : 'no round of creates or deletes in the input, so the controller\'s expectations are never known for certain',
       },
       syncs: { total: t.syncs, byOutcome: Object.fromEntries(Object.entries(t.syncsByOutcome).sort()) },
-      rounds: t.rounds.map(roundReport),
+      accounting: accountingFor(t, res.writeEvidence, findings),
+      rounds: t.rounds.map((r) => roundReport(r, t)),
       gatedWindows: windows,
       expectations: t.changes.map((c) => {
         const o: ReplicaSetReport['expectations'][number] = { at: iso(c.at)!, op: c.op, evidence: ref(c.source) ?? '' };

@@ -75,9 +75,23 @@ export interface SeriesPoint {
 
 export interface RoundReport {
   at: string;
-  kind: 'create' | 'delete';
+  /** `claim`: the adopt/release patches of one sync's ClaimPods. */
+  kind: 'create' | 'delete' | 'claim';
   n: number;
   basis: Basis;
+  /** Controller writes in the input this round explains (see ReplicaSetReport.accounting). */
+  writes: number;
+  /** Of those, writes the input showed only after the match window (the observation lag follows). */
+  late?: { count: number; maxMs: number };
+  /** Calls whose outcome the input does not tell (never reported as made or failed). */
+  unknown?: number;
+  /** Predicted calls the input shows the controller never made. */
+  unmade?: number;
+  /** Claim rounds: pods adopted / released. */
+  adopted?: string[];
+  released?: string[];
+  /** Why kexp ran this sync although no trigger it modelled called for it (a write the input shows). */
+  forced?: string;
   /** Create rounds: slow-start batch sizes attempted, calls made, outcome counts. */
   batches?: number[];
   calls?: number;
@@ -93,7 +107,12 @@ export interface RoundReport {
   evidence: string;
 }
 
-export type WindowEnd = 'fulfilled' | 'expired' | 'rs-deleted' | 'open';
+/**
+ * How a gated window ended: observations fulfilled it, the record expired (a leak), the
+ * ReplicaSet's deletion removed it, the controller's record was gone (`reset`: a restart, or a
+ * write that proved kexp's record wrong), or it is still open at the end of the input.
+ */
+export type WindowEnd = 'fulfilled' | 'expired' | 'rs-deleted' | 'reset' | 'open';
 
 export interface GatedWindow {
   start: string;
@@ -133,6 +152,22 @@ export interface Finding {
   explanation: string;
   nextStep: string;
   evidence: string[];
+  /** Controller writes no round explains that this finding accounts for. */
+  writes?: number;
+}
+
+/**
+ * The controller's pod writes the input shows for this ReplicaSet, and where each went:
+ * `writes = inRounds + inFindings` (each write in exactly one round or one finding).
+ */
+export interface WriteAccounting {
+  /** What shows a write: `audit` — the controller's own requests; `watch` — new pods with its controllerRef, its ownerReference changes, its Events. */
+  evidence: 'audit' | 'watch';
+  writes: number;
+  inRounds: number;
+  inFindings: number;
+  byKind: { create: number; delete: number; adopt: number; release: number };
+  failed: number;
 }
 
 export interface AdoptionRow {
@@ -163,6 +198,7 @@ export interface ReplicaSetReport {
    */
   initialState: { basis: 'unknown' | 'inferred'; until?: string; reason: string };
   syncs: { total: number; byOutcome: Record<string, number> };
+  accounting: WriteAccounting;
   rounds: RoundReport[];
   gatedWindows: GatedWindow[];
   expectations: ExpectationChange[];

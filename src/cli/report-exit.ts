@@ -8,11 +8,15 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   if (inputProblems > 0) return EXIT.INPUT;
   const rss = report.replicaSets;
-  const leak = rss.some((r) => r.verdict.state === 'leaked' || r.findings.some((f) => f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
+  // Exit codes rest only on what the evidence supports: a verdict or finding whose basis is
+  // `unknown` (the input cannot tell) never changes the code.
+  const known = (x: { basis: string }) => x.basis !== 'unknown';
+  const leak = rss.some((r) => (r.verdict.state === 'leaked' && known(r.verdict)) ||
+    r.findings.some((f) => known(f) && f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
   if (leak) return EXIT.LEAK;
-  if (rss.some((r) => r.verdict.state === 'gated')) return EXIT.GATED;
+  if (rss.some((r) => r.verdict.state === 'gated' && known(r.verdict))) return EXIT.GATED;
   // A deleted ReplicaSet's past failures are history, not a failing controller now.
   const live = rss.filter((r) => r.verdict.state !== 'deleted');
-  if (live.some((r) => r.verdict.state === 'failing' || r.findings.some((f) => f.id === 'create-failures'))) return EXIT.FAILING;
+  if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && f.id === 'create-failures'))) return EXIT.FAILING;
   return EXIT.OK;
 }

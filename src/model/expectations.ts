@@ -43,7 +43,8 @@ export type ExpectationsLogKind =
   | 'waiting-on-deletions'
   | 'clobbering-delete-keys'
   | 'received-delete'
-  | 'deleted-expectations';
+  | 'deleted-expectations'
+  | 'store-reset';
 
 /** One line the real store would log (V4 unless noted), with the record after the operation. */
 export interface ExpectationsLogLine {
@@ -183,6 +184,21 @@ export class ControllerExpectations {
     this.lower(key, 0, 1, now);
     set.delete(podKey);
     return true;
+  }
+
+  /**
+   * Not an upstream operation: the store starts empty in a new kube-controller-manager process
+   * (expectations live only in memory), so a restart — or evidence that the real controller no
+   * longer held a record kexp replayed — drops the record of `key` (every key when undefined).
+   * Logged as `store-reset` so a replay can tell it apart from DeleteExpectations.
+   */
+  reset(now: number, key?: string): void {
+    const keys = key !== undefined ? [key] : [...new Set([...this.records.keys(), ...this.deleteKeys.keys()])];
+    for (const k of keys) {
+      const had = this.records.delete(k);
+      const hadKeys = this.deleteKeys.delete(k);
+      if (had || hadKeys) this.emit({ at: now, kind: 'store-reset', key: k });
+    }
   }
 
   /** DeleteExpectations: removes the record and the delete-key set. */

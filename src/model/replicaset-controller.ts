@@ -24,10 +24,18 @@ export const BURST_REPLICAS = 500;
 /** SlowStartInitialBatchSize in pkg/controller/controller_utils.go. */
 export const SLOW_START_INITIAL_BATCH_SIZE = 1;
 
-/** Result of one pod create call (RealPodControl.CreatePods). */
+/**
+ * Result of one pod create call (RealPodControl.CreatePods), as the caller answers it. Two
+ * answers exist only for replays, where the input — not an API server — answers:
+ * - `unknown`: the input cannot tell whether the call was made or how it ended; the model
+ *   proceeds as the API usually answers (created), and the round's outcome is reported as unknown;
+ * - `unmade`: the input shows the controller made no such call (an audit log that records its
+ *   writes has none); the model walks it back like a skipped create and ends the round, with no error.
+ */
 export type CreateResult = (
-  | { ok: true; pod?: string }
-  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean }
+  | { ok: true; pod?: string; unknown?: boolean }
+  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean; unmade?: undefined }
+  | { ok: false; unmade: true }
 ) & {
   /**
    * When the call completed, if known (epoch ms). The sync lasts until its last call returns;
@@ -36,8 +44,13 @@ export type CreateResult = (
   doneAt?: number;
 };
 
-/** Result of one pod delete call (RealPodControl.DeletePod). */
-export type DeleteResult = ({ ok: true } | { ok: false; notFound: true } | { ok: false; notFound?: false; error: string }) & { doneAt?: number };
+/** Result of one pod delete call (RealPodControl.DeletePod); `unknown` and `unmade` as for CreateResult. */
+export type DeleteResult = (
+  | { ok: true; unknown?: boolean }
+  | { ok: false; notFound: true; unmade?: undefined }
+  | { ok: false; notFound?: false; error: string; unmade?: undefined }
+  | { ok: false; notFound?: false; unmade: true }
+) & { doneAt?: number };
 
 /** Everything the controller would ask the API server, answered by the caller. */
 export interface PodControl {
@@ -47,19 +60,29 @@ export interface PodControl {
   deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult;
   /** The live GET behind CanAdopt (RecheckDeletionTimestamp). */
   getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string };
-  /** Adopt/release PATCH of a pod. */
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number): 'ok' | 'notfound' | 'invalid' | { error: string };
+  /** Adopt/release PATCH of a pod; `round` numbers the sync's claim patches like a create/delete round. */
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number): 'ok' | 'notfound' | 'invalid' | { error: string };
   /**
    * Optional: lets a replay replace the predicted scale-down victims with the ones the
    * input shows were deleted (the real sort is not stable, see pod-ranking.ts).
    */
   chooseDeletions?(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string };
+  /**
+   * Optional (replays): true when the input shows that the controller made no pod write for
+   * `rs` at this sync although the model would (`diff` as manageReplicas computes it) — e.g. an
+   * audit log that records the controller's writes has none. The sync then stops before
+   * manageReplicas with outcome `withheld`: the real controller was held by something the
+   * model does not know (a record from before the input, no sync at this time).
+   */
+  madeNoWrites?(rs: ReplicaSet, diff: number, at: number): boolean;
   /** Optional [1.36+]: true while the informers lag behind the controller's own last pod write. */
   informerBehindOwnWrites?(rsKey: string, at: number): boolean;
 }
 
 /** What slowStartBatch did in one creation round. */
 export interface CreateRound {
+  /** The model's round number (unique per controller). */
+  round: number;
   n: number;
   /** Batch sizes actually attempted (1, 2, 4, …). */
   batches: number[];
@@ -69,9 +92,15 @@ export interface CreateRound {
   skipped: number;
   namespaceTerminating: number;
   errors: string[];
+  /** Calls whose outcome the input cannot tell (replays; counted in `successes` for the bookkeeping). */
+  unknown: number;
+  /** Predicted calls the input shows were never made (replays; walked back, not errors). */
+  unmade: number;
 }
 
 export interface DeleteRound {
+  /** The model's round number (unique per controller). */
+  round: number;
   n: number;
   keys: string[];
   /** UIDs of the chosen pods, parallel to `keys` (the controller itself only keeps the keys). */
@@ -81,6 +110,10 @@ export interface DeleteRound {
   notFound: string[];
   errors: string[];
   note?: string;
+  /** Keys whose delete outcome the input cannot tell (replays). */
+  unknown: string[];
+  /** Keys the input shows were never deleted by the controller (replays; walked back). */
+  unmade: string[];
 }
 
 /** syncReplicaSet outcomes. */
@@ -91,7 +124,8 @@ export type SyncOutcome =
   | 'rs-not-found'
   | 'claim-error'
   | 'selector-error'
-  | 'consistency-skip'; // [1.36+] informer behind the controller's own writes
+  | 'consistency-skip' // [1.36+] informer behind the controller's own writes
+  | 'withheld'; // replays: the model would write, the input shows the controller did not
 
 export interface SyncRecord {
   at: number;
@@ -113,6 +147,8 @@ export interface SyncRecord {
   create?: CreateRound;
   delete?: DeleteRound;
   claims?: ClaimDecision[];
+  /** Round number of the sync's adopt/release patches, when it made any. */
+  claimRound?: number;
   claimErrors?: string[];
   /** The error the sync returned (rate-limited requeue), if any. */
   error?: string;
@@ -520,6 +556,12 @@ export class ReplicaSetController {
     return out;
   }
 
+  /** True while an earlier sync of `key` is still making its API calls at `at`. */
+  isBusy(key: string, at: number): boolean {
+    const busy = this.busyUntil.get(key);
+    return busy !== undefined && at < busy;
+  }
+
   /** Candidate pods: [≤1.32] every pod in the namespace; [1.33+] owned by this RS (index) plus orphans. */
   private candidatePods(rs: ReplicaSet): Pod[] {
     const ns = rs.metadata.namespace;
@@ -617,7 +659,7 @@ export class ReplicaSetController {
         rs,
         allActive,
         () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
-        (pod, action) => this.opts.podControl.patchPod(pod, action, at),
+        (pod, action) => this.opts.podControl.patchPod(pod, action, at, (base.claimRound ??= ++this.round)),
       );
       base.claims = claim.decisions;
       if (claim.errors.length > 0) {
@@ -655,6 +697,8 @@ export class ReplicaSetController {
       base.outcome = 'gated';
     } else if (rs.metadata.deletionTimestamp) {
       base.outcome = 'rs-being-deleted';
+    } else if (base.diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, base.diff, at)) {
+      base.outcome = 'withheld';
     } else {
       manageErr = this.manageReplicas(active, rs, at, base);
     }
@@ -698,18 +742,29 @@ export class ReplicaSetController {
       const n = Math.min(-diff, this.burst);
       this.expectations.expectCreations(key, n, at);
       const round = ++this.round;
-      const r: CreateRound = { n, batches: [], calls: 0, successes: 0, skipped: 0, namespaceTerminating: 0, errors: [] };
+      const r: CreateRound = { round, n, batches: [], calls: 0, successes: 0, skipped: 0, namespaceTerminating: 0, errors: [], unknown: 0, unmade: 0 };
       // slowStartBatch: batches 1, 2, 4, … each min(2·prev, remaining); stop after a batch with a failure.
       let remaining = n;
       let index = 0;
-      for (let size = Math.min(remaining, SLOW_START_INITIAL_BATCH_SIZE); size > 0; size = Math.min(2 * size, remaining)) {
+      let unmade = false;
+      for (let size = Math.min(remaining, SLOW_START_INITIAL_BATCH_SIZE); size > 0 && !unmade; size = Math.min(2 * size, remaining)) {
         r.batches.push(size);
         let failed = 0;
+        let made = 0;
         for (let i = 0; i < size; i++) {
           const res = this.opts.podControl.createPod(rs, { round, index: index++, n, at });
           if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
+          if (!res.ok && res.unmade) {
+            // Replays: the input shows no more calls; the rest of the round was never made.
+            unmade = true;
+            break;
+          }
           r.calls++;
-          if (res.ok) continue;
+          made++;
+          if (res.ok) {
+            if (res.unknown) r.unknown++;
+            continue;
+          }
           if (res.namespaceTerminating) {
             // createPods treats a NamespaceTerminating rejection as "nothing to do": counted as success.
             r.namespaceTerminating++;
@@ -718,10 +773,13 @@ export class ReplicaSetController {
           failed++;
           r.errors.push(res.error);
         }
-        r.successes += size - failed;
-        remaining -= size;
+        if (unmade) r.batches[r.batches.length - 1] = made;
+        if (unmade && made === 0) r.batches.pop();
+        r.successes += made - failed;
+        remaining -= made;
         if (failed > 0) break;
       }
+      if (unmade) r.unmade = remaining;
       r.skipped = n - r.successes;
       for (let i = 0; i < r.skipped; i++) this.expectations.creationObserved(key, at);
       rec.create = r;
@@ -740,14 +798,18 @@ export class ReplicaSetController {
       const keys = victims.map((p) => objectKey(p.metadata));
       this.expectations.expectDeletions(key, keys, at);
       const round = ++this.round;
-      const d: DeleteRound = { n, keys, uids: victims.map((p) => p.metadata.uid ?? ''), failed: [], notFound: [], errors: [], note };
+      const d: DeleteRound = { round, n, keys, uids: victims.map((p) => p.metadata.uid ?? ''), failed: [], notFound: [], errors: [], note, unknown: [], unmade: [] };
       for (const pod of victims) {
         const res = this.opts.podControl.deletePod(rs, pod, { round, at });
         if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
-        if (res.ok) continue;
         const pk = objectKey(pod.metadata);
+        if (res.ok) {
+          if (res.unknown) d.unknown.push(pk);
+          continue;
+        }
         this.expectations.deletionObserved(key, pk, at);
-        if (res.notFound) d.notFound.push(pk);
+        if (res.unmade) d.unmade.push(pk);
+        else if (res.notFound) d.notFound.push(pk);
         else {
           d.failed.push(pk);
           d.errors.push(`unable to delete pods: ${res.error}`);

@@ -82,6 +82,17 @@ export class WorkQueue {
     return { key: bestKey, at: bestAt };
   }
 
+  /**
+   * Not a workqueue operation: removes the key's pending entries (replays, when the input shows
+   * the sync kexp predicted for later happened now). Returns when it was due.
+   */
+  take(key: string): number | undefined {
+    const due = this.dueAt(key);
+    this.queued.delete(key);
+    this.waiting.delete(key);
+    return due;
+  }
+
   /** Earliest time the key is due (queued or delayed), if any. */
   dueAt(key: string): number | undefined {
     const q = this.queued.get(key);

@@ -83,6 +83,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     // Writes are the evidence here and a throttled round of 500 creates takes ~25 s.
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
+    writeEvidence: 'audit',
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {
       const starts = sources.map((s) => s.summary().start).filter((e): e is number => e !== undefined);

@@ -665,6 +665,7 @@ function rsReportFromSnapshot(rs: ReplicaSet, a: SnapshotAnalysis, at: number): 
     series: [{ at: iso(at)!, ...a.counts }],
     initialState: { basis: 'unknown', reason: 'point-in-time snapshot: the controller\'s expectations are not visible through the API; run with --watch to follow its rounds' },
     syncs: { total: 0, byOutcome: {} },
+    accounting: { evidence: 'watch', writes: 0, inRounds: 0, inFindings: 0, byKind: { create: 0, delete: 0, adopt: 0, release: 0 }, failed: 0 },
     rounds: [],
     gatedWindows: a.windows,
     expectations: [],

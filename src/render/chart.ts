@@ -282,7 +282,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   const writes: (WriteClass | undefined)[] = new Array(W).fill(undefined);
   for (const r of rs.rounds) {
     const t = ms(r.at);
-    if (t === undefined || t < t0 || t > t1) continue;
+    if (t === undefined || t < t0 || t > t1 || r.kind === 'claim') continue;
     const cls: WriteClass = roundFailed(r) ? 'failed' : r.kind;
     const c = col(t);
     if (!writes[c] || WRITE_RANK[writes[c]!] < WRITE_RANK[cls]) writes[c] = cls;

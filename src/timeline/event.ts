@@ -50,6 +50,15 @@ export interface StatusCause {
   field?: string;
 }
 
+/** How the owner of a pod write was determined. */
+export type OwnerBasis = 'request' | 'response' | 'patch' | 'earlier-state';
+
+/** The controller owner of the pod a write concerns: owned by kind/name/uid, none, or unknown. */
+export type WriteOwner =
+  | { state: 'owned'; kind: string; name: string; uid: string; basis: OwnerBasis }
+  | { state: 'none'; basis: OwnerBasis }
+  | { state: 'unknown' };
+
 /** A request some client made to the apiserver (audit logs). */
 export interface WriteEvent extends Base {
   type: 'write';
@@ -59,7 +68,16 @@ export interface WriteEvent extends Base {
     userAgent?: string;
     /** True when the request was made by the ReplicaSet controller's client. */
     replicaSetController: boolean;
+    /**
+     * The credential the request was authenticated with (audit `user.extra`
+     * `authentication.kubernetes.io/credential-id`: a token's JTI, a certificate's hash). A new
+     * one for the controller's service account means a new token: a restarted
+     * kube-controller-manager, or a token rotation.
+     */
+    credential?: string;
   };
+  /** Pod writes: the pod's controller owner as the source determined it (audit attribution). */
+  owner?: WriteOwner;
   verb: string;
   resource: string;
   subresource?: string;

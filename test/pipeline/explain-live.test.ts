@@ -160,7 +160,7 @@ function reportFor(state: string, findings: any[] = []): Report {
     replicaSets: [{
       key: 'shop/web', namespace: 'shop', name: 'web', uids: [], verdict: { state: state as never, basis: 'inferred', summary: '' },
       counts: { desired: { first: 0, last: 0, min: 0, max: 0 }, active: { first: 0, last: 0, min: 0, max: 0 }, terminating: { first: 0, last: 0, min: 0, max: 0 }, ready: { first: 0, last: 0, min: 0, max: 0 } },
-      series: [], initialState: { basis: 'unknown', reason: 'x' }, syncs: { total: 0, byOutcome: {} }, rounds: [], gatedWindows: [], expectations: [], expectationsTruncated: false, findings, adoption: { rows: [] },
+      series: [], initialState: { basis: 'unknown', reason: 'x' }, syncs: { total: 0, byOutcome: {} }, accounting: { evidence: 'watch', writes: 0, inRounds: 0, inFindings: 0, byKind: { create: 0, delete: 0, adopt: 0, release: 0 }, failed: 0 }, rounds: [], gatedWindows: [], expectations: [], expectationsTruncated: false, findings, adoption: { rows: [] },
     }],
   };
 }

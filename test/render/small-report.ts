@@ -25,10 +25,11 @@ export function smallReplicaSet(): ReplicaSetReport {
     ],
     initialState: { basis: 'unknown', until: at(10), reason: 'no round seen before' },
     syncs: { total: 9, byOutcome: { synced: 7, gated: 2 } },
+    accounting: { evidence: 'watch', writes: 5, inRounds: 5, inFindings: 0, byKind: { create: 4, delete: 1, adopt: 0, release: 0 }, failed: 1 },
     rounds: [
-      { at: at(10), kind: 'create', n: 3, basis: 'inferred', batches: [1, 2], calls: 3, successes: 3, skipped: 0, errors: [], evidence: 'rec.jsonl:4' },
-      { at: at(30), kind: 'create', n: 1, basis: 'inferred', batches: [1], calls: 1, successes: 0, skipped: 0, errors: ['pods "web-x" is forbidden: exceeded quota'], evidence: 'rec.jsonl:9' },
-      { at: at(50), kind: 'delete', n: 1, basis: 'inferred', keys: ['shop/web-7d9c6b8f5d-x7k2p'], errors: [], evidence: 'rec.jsonl:14' },
+      { at: at(10), kind: 'create', n: 3, basis: 'inferred', writes: 3, batches: [1, 2], calls: 3, successes: 3, skipped: 0, errors: [], evidence: 'rec.jsonl:4' },
+      { at: at(30), kind: 'create', n: 1, basis: 'inferred', writes: 1, batches: [1], calls: 1, successes: 0, skipped: 0, errors: ['pods "web-x" is forbidden: exceeded quota'], evidence: 'rec.jsonl:9' },
+      { at: at(50), kind: 'delete', n: 1, basis: 'inferred', writes: 1, keys: ['shop/web-7d9c6b8f5d-x7k2p'], errors: [], evidence: 'rec.jsonl:14' },
     ],
     gatedWindows: [
       { start: at(10), end: at(12), endedBy: 'fulfilled', basis: 'inferred', raised: { add: 3, del: 0 }, fulfilledAt: at(12), gatedSyncs: 0, durationMs: 2000, evidence: ['rec.jsonl:4', 'rec.jsonl:6'] },

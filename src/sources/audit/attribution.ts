@@ -18,6 +18,7 @@
  * names are cut to 58 characters of the RS name).
  */
 import type { AuditRecord } from './normalise.js';
+import type { OwnerBasis, WriteOwner as PodOwnership } from '../../timeline/event.js';
 
 export type ActorName =
   | 'replicaset-controller'
@@ -47,6 +48,8 @@ export interface AuditActor {
   component?: string;
   /** Node name for kubelet requests (`system:node:<node>`). */
   node?: string;
+  /** `authentication.kubernetes.io/credential-id` of the request (token JTI, certificate hash). */
+  credential?: string;
 }
 
 const SA_PREFIX = 'system:serviceaccount:kube-system:';
@@ -90,6 +93,7 @@ export function actorOf(ev: Pick<AuditRecord, 'user' | 'impersonatedUser' | 'use
   const username = ev.impersonatedUser?.username || ev.user.username;
   const actor: AuditActor = { username, replicaSetController: false, name: 'other' };
   if (ev.userAgent !== undefined) actor.userAgent = ev.userAgent;
+  if (ev.user.credential !== undefined) actor.credential = ev.user.credential;
   if (username.startsWith(SA_PREFIX)) {
     const sa = username.slice(SA_PREFIX.length);
     // Only KCM's own service accounts are controllers; coredns, kube-proxy … stay `other`.
@@ -149,12 +153,7 @@ export class BoundedMap<K, V> {
 }
 
 /** How a pod write's owner was determined. */
-export type OwnerBasis = 'request' | 'response' | 'patch' | 'earlier-state';
-
-export type PodOwnership =
-  | { state: 'owned'; kind: string; name: string; uid: string; basis: OwnerBasis }
-  | { state: 'none'; basis: OwnerBasis }
-  | { state: 'unknown' };
+export type { OwnerBasis, WriteOwner as PodOwnership } from '../../timeline/event.js';
 
 interface RefLike {
   kind?: unknown;

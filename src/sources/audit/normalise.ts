@@ -53,6 +53,8 @@ export interface AuditUser {
   username: string;
   uid?: string;
   groups?: string[];
+  /** extra["authentication.kubernetes.io/credential-id"][0] */
+  credential?: string;
 }
 
 /** One audit event, independent of the wrapper it arrived in. */
@@ -451,6 +453,8 @@ function toUser(u: Obj): AuditUser {
   const out: AuditUser = { username: str(u.username) ?? '' };
   if (typeof u.uid === 'string') out.uid = u.uid;
   if (Array.isArray(u.groups)) out.groups = u.groups.filter((g): g is string => typeof g === 'string');
+  const cred = isObj(u.extra) ? u.extra['authentication.kubernetes.io/credential-id'] : undefined;
+  if (Array.isArray(cred) && typeof cred[0] === 'string') out.credential = cred[0];
   return out;
 }
 

@@ -1,0 +1,455 @@
+/**
+ * The write ledger: every pod write of the ReplicaSet controller that the input shows, entered
+ * once, and what explains it. This is where the model's predictions meet the evidence:
+ *
+ * - the engine enters every event as it joins the look-ahead buffer (`enter`), so a write has
+ *   its identity before any sync looks for it;
+ * - the evidence oracle, answering the model's API calls for a round, claims the writes it
+ *   used (`claimEvent`, `claimEventOccurrences`, `claimPod`); a write not yet entered (a
+ *   SuccessfulDelete Event arriving after the window) is claimed when it enters;
+ * - a round whose outcome the input could not tell registers what it still awaits
+ *   (`await`), and a matching write observed later is claimed by it as `late`;
+ * - whatever stays unclaimed when it is delivered is unexplained: the engine forces a sync at
+ *   that moment (the real controller evidently synced) and, if the model still would not have
+ *   written, records why (`explain`), which becomes a divergence finding.
+ *
+ * What counts as one write depends on what the input records:
+ * - audit logs (`mode: 'audit'`): the controller's own pod requests — create, delete, and the
+ *   ownerReference patches of adopt/release — one per request, whatever its status;
+ * - watch inputs (`mode: 'watch'`): a pod that appears inside the input with a controllerRef
+ *   to a ReplicaSet (a create), a pod whose controllerRef is set or removed by a MODIFIED
+ *   (adopt / release), and the controller's Events — each occurrence of SuccessfulCreate,
+ *   FailedCreate, SuccessfulDelete, FailedDelete. A SuccessfulCreate naming a pod and that
+ *   pod's appearance are one write; aggregated occurrences that name no pod are merged with
+ *   an appearance of the same ReplicaSet within MERGE_MS at the end.
+ *
+ * Accounting identity per ReplicaSet: writes = in rounds + in findings (unexplained).
+ * Pure: no I/O, no clock.
+ */
+import { controllerRefOf, objectKey, type CoreEvent, type Pod } from '../model/objects.js';
+import { labelSelectorMatches } from '../model/selector.js';
+import type { ReplicaSet } from '../model/objects.js';
+import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
+
+export type WriteKind = 'create' | 'delete' | 'adopt' | 'release';
+export type WriteOutcome = 'ok' | 'failed' | 'namespace-terminating' | 'not-found';
+export type WriteForm = 'audit' | 'pod' | 'event';
+
+/** Why a write no round explains happened, as far as the input tells. */
+export type DivergenceKind =
+  /** The model's record for the key was unfulfilled and not expired: the real controller had none (restart, or a record kexp got wrong). */
+  | 'while-gated'
+  /** Same, and the controller's credential changed since the record was set: kube-controller-manager restarted. */
+  | 'after-restart'
+  /** The model's count says the ReplicaSet had enough pods: the controller counted fewer (stale cache). */
+  | 'surplus-create'
+  /** The model's count says there was no surplus: the controller counted more (a lost or clobbered record, a stale cache). */
+  | 'extra-delete'
+  /** An adopt or release the model's ClaimObject did not make at that moment. */
+  | 'unexpected-claim'
+  /** The ReplicaSet is not in the model (object missing from the input, or deleted): nothing to compare with. */
+  | 'no-model'
+  /** The model was mid-sync for the key (its calls still running) and the write did not fit the round. */
+  | 'outside-round';
+
+export interface ControllerWrite {
+  id: number;
+  rsKey: string;
+  kind: WriteKind;
+  outcome: WriteOutcome;
+  /** `namespace/name` of the pod when the input names it. */
+  pod?: string;
+  podUid?: string;
+  /** Time of the write: the request's start for audit records, else the first evidence. */
+  at: number;
+  forms: WriteForm[];
+  sources: SourceRef[];
+  error?: string;
+  /** Model round number that explains it. */
+  round?: number;
+  /** Claimed by a round whose outcome was unknown, after the match window: the observation lag. */
+  lateMs?: number;
+  /** Set when no round explains it. */
+  divergence?: { kind: DivergenceKind; detail: string };
+  /** Aggregated Event occurrence without a pod name (merged at the end when possible). */
+  unnamed?: boolean;
+  /** Adopt/release: the pod already had a deletionTimestamp (ClaimObject never adopts such a pod). */
+  podTerminating?: boolean;
+}
+
+interface PodMemo {
+  uid?: string;
+  ownerUid?: string;
+  ownerName?: string;
+  labels?: Record<string, string> | null;
+}
+
+interface RsMemo {
+  key: string;
+  rs: ReplicaSet;
+}
+
+interface Awaiting {
+  round: number;
+  rsKey: string;
+  kind: 'create' | 'delete';
+  remaining: number;
+  at: number;
+  pods?: Set<string>;
+}
+
+/** Aggregated Event occurrences and the appearance they stand for lie within this of each other. */
+export const MERGE_MS = 10_000;
+
+const CREATED_RE = /Created pod: (\S+)/;
+const DELETED_RE = /Deleted pod: (\S+)/;
+
+function isControllerEvent(ev: CoreEvent): boolean {
+  const c = ev.source?.component ?? ev.reportingComponent;
+  return c === undefined || c === 'replicaset-controller';
+}
+
+export class WriteLedger {
+  readonly writes: ControllerWrite[] = [];
+  private nextId = 1;
+  /** The write each event is evidence of (an Event with a count increment may stand for several). */
+  private readonly byEvent = new WeakMap<TimelineEvent, ControllerWrite[]>();
+  /** Named writes: `kind|rsKey|podKey` → write, to merge the forms of one write. */
+  private readonly byName = new Map<string, ControllerWrite>();
+  /** Claims made before the write entered: `kind|rsKey|podKey` → round. */
+  private readonly pendingClaims = new Map<string, number>();
+  private readonly pods = new Map<string, PodMemo>();
+  private readonly rsByUid = new Map<string, RsMemo>();
+  private readonly eventCounts = new Map<string, number>();
+  private readonly awaiting: Awaiting[] = [];
+  /** Earliest time entered (the input's start, for "created inside the input"). */
+  private start?: number;
+
+  constructor(readonly mode: 'audit' | 'watch', private readonly coverageStart?: () => number | undefined) {}
+
+  /** Registers the writes `e` is evidence of. Called in time order, as events join the look-ahead. */
+  enter(e: TimelineEvent): void {
+    this.start ??= Math.min(e.at, this.coverageStart?.() ?? Infinity);
+    if (e.type === 'write') {
+      if (this.mode === 'audit') this.enterAuditWrite(e);
+      return;
+    }
+    if (e.type !== 'observed') return;
+    if (!(e.object as { metadata?: unknown } | undefined)?.metadata) return; // shapes are checked at delivery
+    if (e.kind === 'ReplicaSet') {
+      const uid = e.object.metadata.uid;
+      if (uid) this.rsByUid.set(uid, { key: objectKey(e.object.metadata), rs: e.object });
+      return;
+    }
+    if (e.kind === 'Pod') {
+      this.enterPod(e as ObservedEvent & { kind: 'Pod' });
+      return;
+    }
+    if (e.kind === 'Event' && this.mode === 'watch' && e.watchType !== 'DELETED') this.enterEvent(e as ObservedEvent & { kind: 'Event' });
+  }
+
+  private add(e: TimelineEvent, w: Omit<ControllerWrite, 'id' | 'forms' | 'sources'>, form: WriteForm): ControllerWrite {
+    const nameKey = w.pod && !w.unnamed ? `${w.kind}|${w.rsKey}|${w.pod}` : undefined;
+    const existing = nameKey ? this.byName.get(nameKey) : undefined;
+    // A second form of the same write (a pod's appearance and its SuccessfulCreate), unless the
+    // pod is a new one under a reused name.
+    if (existing && (!w.podUid || !existing.podUid || existing.podUid === w.podUid) && !existing.forms.includes(form)) {
+      existing.forms.push(form);
+      existing.sources.push(e.source);
+      existing.podUid ??= w.podUid;
+      if (w.at < existing.at) existing.at = w.at;
+      this.link(e, existing);
+      return existing;
+    }
+    const full: ControllerWrite = { ...w, id: this.nextId++, forms: [form], sources: [e.source] };
+    this.writes.push(full);
+    if (nameKey) {
+      this.byName.set(nameKey, full);
+      const pending = this.pendingClaims.get(nameKey);
+      if (pending !== undefined) {
+        full.round = pending;
+        this.pendingClaims.delete(nameKey);
+      }
+    }
+    this.link(e, full);
+    return full;
+  }
+
+  private link(e: TimelineEvent, w: ControllerWrite): void {
+    const list = this.byEvent.get(e);
+    if (list) list.push(w);
+    else this.byEvent.set(e, [w]);
+  }
+
+  /** When the ReplicaSet controller's credential changed (a new token: a restart, or a rotation). */
+  readonly credentialChanges: Array<{ at: number; source: SourceRef }> = [];
+  private credential?: string;
+
+  /** The first credential change in (from, to], if any. */
+  credentialChangeBetween(from: number, to: number): { at: number; source: SourceRef } | undefined {
+    return this.credentialChanges.find((c) => c.at > from && c.at <= to);
+  }
+
+  private enterAuditWrite(e: WriteEvent): void {
+    if (!e.actor.replicaSetController) return;
+    const cred = e.actor.credential;
+    if (cred !== undefined) {
+      if (this.credential !== undefined && cred !== this.credential) this.credentialChanges.push({ at: e.receivedAt ?? e.at, source: e.source });
+      this.credential = cred;
+    }
+    if (e.resource !== 'pods' || e.subresource) return;
+    if (e.verb !== 'create' && e.verb !== 'delete' && e.verb !== 'patch') return;
+    const code = e.status.code;
+    const ok = code >= 200 && code < 300;
+    const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+    const outcome: WriteOutcome = ok ? 'ok' : nsTerm ? 'namespace-terminating' : code === 404 && e.verb === 'delete' ? 'not-found' : 'failed';
+    const ns = e.namespace ?? '';
+    const podKey = e.name ? `${ns}/${e.name}` : undefined;
+    const owner = e.owner;
+    let kind: WriteKind;
+    let rsName: string | undefined = owner?.state === 'owned' && owner.kind === 'ReplicaSet' ? owner.name : undefined;
+    if (e.verb === 'create') {
+      kind = 'create';
+      if (!rsName) {
+        const gen = (e.requestObject as Pod | undefined)?.metadata?.generateName;
+        const rs = this.rsByGenerateName(ns, gen);
+        if (rs) rsName = rs;
+      }
+    } else if (e.verb === 'delete') {
+      kind = 'delete';
+    } else if (e.verb === 'patch') {
+      // Adopt / release patches carry the ownerReference change (input-formats.md §1.9).
+      const refs = (e.requestObject as Pod | undefined)?.metadata?.ownerReferences as Array<{ uid?: string; $patch?: string }> | undefined;
+      const released = Array.isArray(refs) ? refs.find((r) => r && r.$patch === 'delete') : undefined;
+      if (released) {
+        kind = 'release';
+        const rs = released.uid ? this.rsByUid.get(released.uid) : undefined;
+        rsName = rs ? rs.key.slice(rs.key.indexOf('/') + 1) : owner?.state === 'owned' && owner.basis === 'earlier-state' ? owner.name : undefined;
+      } else kind = 'adopt';
+    } else return;
+    if (!rsName) {
+      // A write kexp cannot attribute to a ReplicaSet: counted under an empty key so it is not lost.
+      this.add(e, { rsKey: `${ns}/`, kind, outcome, pod: podKey, at: e.receivedAt ?? e.at, ...(ok ? {} : { error: e.status.message ?? `HTTP ${code}` }) }, 'audit');
+      return;
+    }
+    const podUid = (e.responseObject as Pod | undefined)?.metadata?.uid;
+    const terminating = kind === 'adopt' && Boolean((e.responseObject as Pod | undefined)?.metadata?.deletionTimestamp);
+    this.add(e, {
+      ...(terminating ? { podTerminating: true } : {}),
+      rsKey: `${ns}/${rsName}`, kind, outcome, pod: podKey, ...(podUid ? { podUid } : {}), at: e.receivedAt ?? e.at,
+      ...(ok ? {} : { error: e.status.message ?? `HTTP ${code}` }),
+    }, 'audit');
+  }
+
+  private rsByGenerateName(ns: string, gen: string | undefined): string | undefined {
+    if (!gen) return undefined;
+    for (const m of this.rsByUid.values()) {
+      if (m.rs.metadata.namespace === ns && `${m.rs.metadata.name}-` === gen) return m.rs.metadata.name;
+    }
+    return undefined;
+  }
+
+  private enterPod(e: ObservedEvent & { kind: 'Pod' }): void {
+    const pod = e.object;
+    const key = objectKey(pod.metadata);
+    const before = this.pods.get(key);
+    const ref = controllerRefOf(pod.metadata);
+    const rsRef = ref?.kind === 'ReplicaSet' ? ref : undefined;
+    if (e.watchType === 'DELETED') {
+      this.pods.delete(key);
+      return;
+    }
+    this.pods.set(key, { uid: pod.metadata.uid, ownerUid: ref?.uid, ownerName: rsRef?.name, labels: pod.metadata.labels });
+    if (this.mode !== 'watch') return;
+    const ns = pod.metadata.namespace ?? '';
+    const sameObject = before !== undefined && (!before.uid || before.uid === pod.metadata.uid);
+    if (!sameObject) {
+      // First sighting of this pod: a create of the ReplicaSet controller when it was created inside the input.
+      if (!rsRef || !this.createdInside(pod, e.at)) return;
+      this.add(e, { rsKey: `${ns}/${rsRef.name}`, kind: 'create', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at }, 'pod');
+      return;
+    }
+    if (before.ownerUid === ref?.uid) return;
+    if (rsRef && !before.ownerUid) {
+      this.add(e, { rsKey: `${ns}/${rsRef.name}`, kind: 'adopt', outcome: 'ok', pod: key, ...(pod.metadata.deletionTimestamp ? { podTerminating: true } : {}), ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at }, 'pod');
+      return;
+    }
+    if (!ref && before.ownerUid && before.ownerName) {
+      // The controller releases a pod whose labels stopped matching; the garbage collector
+      // orphans the pods of a ReplicaSet deleted with propagationPolicy=Orphan (not a controller write).
+      const rs = this.rsByUid.get(before.ownerUid)?.rs;
+      if (!rs || rs.metadata.deletionTimestamp) return;
+      if (labelSelectorMatches(rs.spec?.selector, pod.metadata.labels)) return;
+      this.add(e, { rsKey: `${ns}/${before.ownerName}`, kind: 'release', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at }, 'pod');
+    }
+  }
+
+  /** Created inside the input: its creationTimestamp (whole seconds) is not before the input's start, and it is not part of the initial list. */
+  private createdInside(pod: Pod, at: number): boolean {
+    const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : NaN;
+    const start = this.start ?? at;
+    if (Number.isNaN(created)) return false;
+    if (created < Math.floor(start / 1000) * 1000) return false;
+    // The initial list arrives in the first instants; a pod created in that same second is ambiguous.
+    return at - start > 200 || created >= Math.floor(start / 1000) * 1000 + 1000;
+  }
+
+  private enterEvent(e: ObservedEvent & { kind: 'Event' }): void {
+    const ev = e.object;
+    const reason = ev.reason;
+    if (reason !== 'SuccessfulCreate' && reason !== 'FailedCreate' && reason !== 'SuccessfulDelete' && reason !== 'FailedDelete') return;
+    const io = ev.involvedObject;
+    if (!io || io.kind !== 'ReplicaSet' || !io.name || !isControllerEvent(ev)) return;
+    const ek = objectKey(ev.metadata);
+    const count = Math.max(1, ev.count ?? 1);
+    const before = this.eventCounts.get(ek);
+    this.eventCounts.set(ek, Math.max(before ?? 0, count));
+    // First sighting: all its occurrences happened inside the input only if it was created here.
+    let occurrences = before === undefined ? count : count - before;
+    if (before === undefined && count > 1) {
+      const first = Date.parse(ev.firstTimestamp ?? ev.metadata.creationTimestamp ?? '');
+      if (!Number.isNaN(first) && first < Math.floor((this.start ?? e.at) / 1000) * 1000) occurrences = 1;
+      if (e.at - (this.start ?? e.at) <= 200) occurrences = 0; // the initial list: history before the input
+    } else if (before === undefined && e.at - (this.start ?? e.at) <= 200) {
+      const last = Date.parse(ev.lastTimestamp ?? ev.eventTime ?? ev.metadata.creationTimestamp ?? '');
+      if (Number.isNaN(last) || last < Math.floor((this.start ?? e.at) / 1000) * 1000) occurrences = 0;
+    }
+    if (occurrences <= 0) return;
+    const ns = io.namespace ?? ev.metadata.namespace ?? '';
+    const rsKey = `${ns}/${io.name}`;
+    const create = reason.endsWith('Create');
+    const ok = reason.startsWith('Successful');
+    const m = (create ? CREATED_RE : DELETED_RE).exec(ev.message ?? '');
+    const pod = m ? `${ns}/${m[1]}` : undefined;
+    const combined = /combined from similar events/.test(ev.message ?? '');
+    for (let i = 0; i < occurrences; i++) {
+      const named = ok && pod !== undefined && i === occurrences - 1;
+      this.add(e, {
+        rsKey, kind: create ? 'create' : 'delete', outcome: ok ? 'ok' : 'failed', at: e.at,
+        ...(named ? { pod } : {}),
+        ...(ok && (!named || combined) ? { unnamed: true } : {}),
+        ...(ok ? {} : { error: (ev.message ?? reason).replace(/^Error (creating|deleting): /, '') }),
+      }, 'event');
+    }
+  }
+
+  // ─────────────────────────── claims (the oracle) ───────────────────────────
+
+  /** The writes `e` is evidence of, if any. */
+  writesOf(e: TimelineEvent): ControllerWrite[] | undefined {
+    return this.byEvent.get(e);
+  }
+
+  /** A round used `e` as evidence of one of its calls: claim the (first unclaimed) write it shows. */
+  claimEvent(e: TimelineEvent, round: number): void {
+    const list = this.byEvent.get(e);
+    const w = list?.find((x) => x.round === undefined);
+    if (!w) return;
+    w.round = round;
+    // A call the round was still awaiting has its evidence now.
+    const a = this.awaiting.find((x) => x.round === round && x.kind === w.kind && x.remaining > 0);
+    if (a) a.remaining--;
+  }
+
+  /** A round used `n` occurrences of an Event: claim that many of its unclaimed writes. */
+  claimEventOccurrences(e: TimelineEvent, n: number, round: number): void {
+    for (const w of this.byEvent.get(e) ?? []) {
+      if (n <= 0) break;
+      if (w.round !== undefined) continue;
+      w.round = round;
+      n--;
+    }
+  }
+
+  /** A round made `kind` on `podKey`: claim its write now, or when it enters. */
+  claimPod(kind: WriteKind, rsKey: string, podKey: string, round: number): void {
+    const k = `${kind}|${rsKey}|${podKey}`;
+    const w = this.byName.get(k);
+    if (w && w.round === undefined) w.round = round;
+    else if (!w) this.pendingClaims.set(k, round);
+  }
+
+  /** A round whose outcome the input could not tell still awaits `n` writes of `kind`. */
+  await(round: number, rsKey: string, kind: 'create' | 'delete', n: number, at: number, pods?: string[]): void {
+    if (n > 0) this.awaiting.push({ round, rsKey, kind, remaining: n, at, ...(pods ? { pods: new Set(pods) } : {}) });
+  }
+
+  /**
+   * Called when `e` is delivered: claims its unclaimed writes for a round that awaited them
+   * (an outcome the input showed only late). Returns the writes still unexplained.
+   */
+  settle(e: TimelineEvent): ControllerWrite[] {
+    const list = this.byEvent.get(e);
+    if (!list) return [];
+    const open: ControllerWrite[] = [];
+    for (const w of list) {
+      if (w.round !== undefined || w.divergence) continue;
+      // Aggregated Event occurrences are usually another form of a write seen elsewhere: decided at the end.
+      if (w.unnamed) continue;
+      const a = this.awaiting.find((x) => x.rsKey === w.rsKey && x.kind === w.kind && x.remaining > 0 && (!x.pods || !w.pod || x.pods.has(w.pod)) && x.at <= w.at);
+      if (a) {
+        w.round = a.round;
+        w.lateMs = Math.max(0, w.at - a.at);
+        a.remaining--;
+        continue;
+      }
+      open.push(w);
+    }
+    return open;
+  }
+
+  /** Calls of `round` still awaiting the evidence of their outcome. */
+  remaining(round: number): number {
+    let n = 0;
+    for (const a of this.awaiting) if (a.round === round) n += a.remaining;
+    return n;
+  }
+
+  /** Records why a write stayed unexplained. */
+  explain(w: ControllerWrite, kind: DivergenceKind, detail: string): void {
+    w.divergence = { kind, detail };
+  }
+
+  /**
+   * End of input: merges aggregated Event occurrences into the appearances they stand for,
+   * and marks every write still unexplained. Returns the writes per ReplicaSet key.
+   */
+  finish(): Map<string, ControllerWrite[]> {
+    const byRs = new Map<string, ControllerWrite[]>();
+    for (const w of this.writes) {
+      let list = byRs.get(w.rsKey);
+      if (!list) byRs.set(w.rsKey, (list = []));
+      list.push(w);
+    }
+    for (const [key, list] of byRs) {
+      const kept: ControllerWrite[] = [];
+      const unnamed = list.filter((w) => w.unnamed);
+      const others = list.filter((w) => !w.unnamed);
+      const taken = new Set<ControllerWrite>();
+      for (const u of unnamed) {
+        let best: ControllerWrite | undefined;
+        for (const o of others) {
+          if (taken.has(o) || o.kind !== u.kind || o.outcome !== u.outcome || o.forms.includes('event')) continue;
+          if (Math.abs(o.at - u.at) > MERGE_MS) continue;
+          if (!best || Math.abs(o.at - u.at) < Math.abs(best.at - u.at)) best = o;
+        }
+        if (best) {
+          taken.add(best);
+          best.forms.push('event');
+          best.sources.push(...u.sources);
+          if (best.round === undefined && u.round !== undefined) best.round = u.round;
+        } else kept.push(u);
+      }
+      const merged = [...others, ...kept].sort((a, b) => a.at - b.at || a.id - b.id);
+      for (const w of merged) {
+        if (w.round === undefined && !w.divergence) {
+          w.divergence = w.unnamed
+            ? { kind: 'outside-round', detail: 'an Event occurrence of the controller that no round of kexp accounts for' }
+            : { kind: 'outside-round', detail: 'no round of kexp accounts for this write' };
+        }
+      }
+      byRs.set(key, merged);
+    }
+    return byRs;
+  }
+}
