@@ -11,7 +11,16 @@ import { openKcmLogSource } from '../../src/sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth } from '../../src/sources/kcm-log/ground-truth.js';
 import type { ControllerLogEvent } from '../../src/timeline/event.js';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
-import { pct, scoreReplicaSet, sumScores, type FidelityScore } from '../../src/analysis/fidelity.js';
+import { pct, scoreAnomalies, scoreReplicaSet, scoreWrites, sumScores, type AnomalyScore, type FidelityScore, type WriteScore, type WriteTruth } from '../../src/analysis/fidelity.js';
+import { openAuditSource } from '../../src/sources/audit/audit-source.js';
+
+function sumWrites(ws: WriteScore[]): WriteScore {
+  return ws.reduce((a, b) => ({ truth: a.truth + b.truth, invented: a.invented + b.invented, dropped: a.dropped + b.dropped, unknown: a.unknown + b.unknown }), { truth: 0, invented: 0, dropped: 0, unknown: 0 });
+}
+
+function sumAnomalies(as: AnomalyScore[]): AnomalyScore {
+  return as.reduce((a, b) => ({ truth: a.truth + b.truth, found: a.found + b.found, missed: a.missed + b.missed, false: a.false + b.false }), { truth: 0, found: 0, missed: 0, false: 0 });
+}
 import type { Report } from '../../src/analysis/report-types.js';
 
 const diagnostics = { problem: () => undefined, warn: () => undefined };
@@ -42,28 +51,59 @@ try {
   fromAudit = undefined;
 }
 
-const rows: Array<{ scenario: string; source: string; s: FidelityScore }> = [];
+/**
+ * The controller's pod writes per ReplicaSet from the capture's audit log, counted here on
+ * their own (not through kexp's ledger) so the score checks kexp's rounds independently.
+ */
+async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
+  const f = fs.existsSync(path.join(dir, 'audit.jsonl')) ? path.join(dir, 'audit.jsonl') : path.join(dir, 'audit.jsonl.gz');
+  const src = await openAuditSource(f, { diagnostics });
+  const out = new Map<string, WriteTruth>();
+  const uidToName = new Map<string, string>();
+  const get = (k: string) => out.get(k) ?? (out.set(k, { create: 0, delete: 0, adopt: 0, release: 0 }), out.get(k)!);
+  for await (const e of src.events) {
+    if (e.type === 'observed' && e.kind === 'ReplicaSet' && e.object.metadata.uid) uidToName.set(e.object.metadata.uid, e.object.metadata.name ?? '');
+    if (e.type !== 'write' || !e.actor.replicaSetController || e.resource !== 'pods' || e.subresource) continue;
+    const owner = e.owner?.state === 'owned' ? e.owner.name : undefined;
+    if (e.verb === 'create' || e.verb === 'delete') {
+      if (owner) get(`${e.namespace}/${owner}`)[e.verb]++;
+    } else if (e.verb === 'patch') {
+      const refs = ((e.requestObject as { metadata?: { ownerReferences?: Array<{ uid?: string; $patch?: string }> } })?.metadata?.ownerReferences) ?? [];
+      const released = refs.find((r) => r.$patch === 'delete');
+      const name = released ? uidToName.get(released.uid ?? '') : owner;
+      if (name) get(`${e.namespace}/${name}`)[released ? 'release' : 'adopt']++;
+    }
+  }
+  return out;
+}
+
+const rows: Array<{ scenario: string; source: string; s: FidelityScore; w: WriteScore; a: AnomalyScore }> = [];
 for (const name of fs.readdirSync(path.join(root, 'captures')).sort()) {
   const dir = path.join(root, 'captures', name);
   const log = fs.existsSync(path.join(dir, 'kcm.log')) ? path.join(dir, 'kcm.log') : path.join(dir, 'kcm.log.gz');
   const truth = await groundTruth(log);
+  const writes = await writeTruth(dir);
   for (const [source, recon] of [['recording', fromRecording], ['audit', fromAudit]] as const) {
     if (!recon) continue;
     const report = await recon(name, dir);
     const scores = [...truth.values()].map((t) => scoreReplicaSet(t, report?.replicaSets.find((r) => r.key === t.rsKey)));
-    rows.push({ scenario: name, source, s: sumScores(scores, name) });
+    const keys = new Set([...writes.keys(), ...(report?.replicaSets ?? []).map((r) => r.key)]);
+    const w = [...keys].map((k) => scoreWrites(writes.get(k) ?? { create: 0, delete: 0, adopt: 0, release: 0 }, report?.replicaSets.find((r) => r.key === k)));
+    const a = [...truth.values()].map((t) => scoreAnomalies(t, report?.replicaSets.find((r) => r.key === t.rsKey)));
+    rows.push({ scenario: name, source, s: sumScores(scores, name), w: sumWrites(w), a: sumAnomalies(a) });
   }
 }
 
 const lines: string[] = [];
-lines.push('| scenario | from | KCM syncs | decision matched | mismatched (false claim) | unknown | Sets | Sets exact | leaks (KCM) | leaks found | true leaks found |');
-lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
-const row = (scenario: string, source: string, s: FidelityScore) =>
-  `| ${scenario} | ${source} | ${s.syncs.total} | ${pct(s.syncs.matched, s.syncs.total)} | ${s.syncs.mismatched} | ${s.syncs.unknown} | ${s.raises.total} | ${pct(s.raises.exact, s.raises.total)} | ${s.leaks.truth} | ${s.leaks.found} | ${s.leaks.truePositive} |`;
-for (const r of rows) lines.push(row(r.scenario, r.source, r.s));
+lines.push('| scenario | from | KCM syncs | decision matched | mismatched (false claim) | unknown | Sets | Sets exact | leaks (KCM) | leaks found | true leaks found | writes (audit) | invented | dropped | outcome unknown | anomalies (KCM) | found | missed | false |');
+lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const row = (scenario: string, source: string, s: FidelityScore, w: WriteScore, a: AnomalyScore) =>
+  `| ${scenario} | ${source} | ${s.syncs.total} | ${pct(s.syncs.matched, s.syncs.total)} | ${s.syncs.mismatched} | ${s.syncs.unknown} | ${s.raises.total} | ${pct(s.raises.exact, s.raises.total)} | ${s.leaks.truth} | ${s.leaks.found} | ${s.leaks.truePositive} | ` +
+  `${w.truth} | ${w.invented} | ${w.dropped} | ${w.unknown} | ${a.truth} | ${a.found} | ${a.missed} | ${a.false} |`;
+for (const r of rows) lines.push(row(r.scenario, r.source, r.s, r.w, r.a));
 for (const source of ['recording', 'audit']) {
   const sel = rows.filter((r) => r.source === source);
-  if (sel.length) lines.push(row('**overall**', source, sumScores(sel.map((r) => r.s))));
+  if (sel.length) lines.push(row('**overall**', source, sumScores(sel.map((r) => r.s)), sumWrites(sel.map((r) => r.w)), sumAnomalies(sel.map((r) => r.a))));
 }
 const detail = rows.flatMap((r) => r.s.mismatches.map((m) => `- ${r.scenario} (${r.source}): ${m}`));
 const table = lines.join('\n');
@@ -74,6 +114,11 @@ if (process.argv.includes('--write')) {
     '# Fidelity: kexp vs kube-controller-manager\'s own log',
     '',
     `Generated by \`node --import tsx bench/fidelity/run.ts --write\` from the captures in examples/ (kube-controller-manager v1.37.2, -v=4).`,
+    '',
+    'Decisions, Sets and leaks are scored against the controller\'s own -v=4 log. Writes are scored against the controller\'s pod requests in the',
+    'capture\'s audit log, counted independently of kexp: *invented* = writes kexp\'s rounds report as made or failed beyond those, *dropped* = real writes',
+    'in no round and no finding, *outcome unknown* = calls kexp reports without deciding them. Anomalies are the log\'s leak windows, restarts and',
+    'clobbered delete keys against kexp\'s leak windows, restart/contradicted-record findings and clobber findings (*false* = kexp reported one the log does not show).',
     '',
     table,
     '',

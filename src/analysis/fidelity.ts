@@ -21,6 +21,9 @@ import { isLeakWindow as isReportedLeak } from './report-builder.js';
 /** Ground truth per ReplicaSet, structurally what buildGroundTruth returns. */
 export interface TruthLike {
   rsKey: string;
+  /** Controller restarts ("Starting controller") in the log. */
+  restarts?: number[];
+  clobbers?: Array<{ at: number }>;
   syncs: Array<{ at: number; decision: 'gated' | 'fulfilled' | 'expired' | 'never-recorded' }>;
   raises: Array<{ at: number; add: number | null; del: number | null; op: 'set' | 'raise' }>;
   gatedWindows: Array<{ start: number; end?: number; ended: string; leaked?: { add: number; del: number }; expected?: { add: number; del: number }; satisfiedAt?: number }>;
@@ -131,6 +134,87 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
     if (kexpLeaks.some((k) => Math.abs(Date.parse(k.start) - w.start) <= raiseWindow)) score.leaks.truePositive++;
   }
   return score;
+}
+
+/** The controller's pod writes for one ReplicaSet, counted from an independent record of them (its audit log). */
+export interface WriteTruth {
+  create: number;
+  delete: number;
+  adopt: number;
+  release: number;
+}
+
+export interface WriteScore {
+  /** Writes in the truth. */
+  truth: number;
+  /** Writes kexp reports as made (or failed) beyond the truth, per kind. */
+  invented: number;
+  /** Truth writes in no round and no finding of kexp. */
+  dropped: number;
+  /** Calls kexp reports with an unknown outcome. */
+  unknown: number;
+}
+
+/** Writes kexp's rounds report as made (succeeded or failed), per kind. */
+export function madeWrites(rs: ReplicaSetReport): WriteTruth {
+  const out: WriteTruth = { create: 0, delete: 0, adopt: 0, release: 0 };
+  for (const r of rs.rounds) {
+    if (r.kind === 'create') out.create += (r.calls ?? 0) - (r.unknown ?? 0);
+    else if (r.kind === 'delete') out.delete += r.n - (r.unknown ?? 0) - (r.unmade ?? 0);
+    else {
+      out.adopt += r.adopted?.length ?? 0;
+      out.release += r.released?.length ?? 0;
+    }
+  }
+  return out;
+}
+
+/** Scores kexp's rounds for one ReplicaSet against the writes the controller really made. */
+export function scoreWrites(truth: WriteTruth, rs: ReplicaSetReport | undefined): WriteScore {
+  const total = truth.create + truth.delete + truth.adopt + truth.release;
+  if (!rs) return { truth: total, invented: 0, dropped: total, unknown: 0 };
+  const made = madeWrites(rs);
+  let invented = 0;
+  let made0 = 0;
+  for (const k of ['create', 'delete', 'adopt', 'release'] as const) {
+    invented += Math.max(0, made[k] - truth[k]);
+    made0 += Math.min(made[k], truth[k]);
+  }
+  const unknown = rs.rounds.reduce((n, r) => n + (r.unknown ?? 0), 0);
+  const dropped = Math.max(0, total - made0 - rs.accounting.inFindings - unknown);
+  return { truth: total, invented, dropped, unknown };
+}
+
+/** Anomalies the log shows (leaks, restarts, clobbered delete keys) against kexp's findings. */
+export interface AnomalyScore {
+  truth: number;
+  found: number;
+  missed: number;
+  false: number;
+}
+
+export function scoreAnomalies(truth: TruthLike, rs: ReplicaSetReport | undefined, window = 2000): AnomalyScore {
+  const want: Array<{ kind: string; at: number }> = [
+    ...truth.gatedWindows.filter(isLeakWindow).map((w) => ({ kind: 'leak', at: w.start })),
+    // A "Starting controller" before any activity of this ReplicaSet is the controller's first start.
+    ...(truth.restarts ?? []).filter((at) => truth.syncs.some((x) => x.at < at) || truth.raises.some((x) => x.at < at)).map((at) => ({ kind: 'restart', at })),
+    ...(truth.clobbers ?? []).map((c) => ({ kind: 'clobber', at: c.at })),
+  ];
+  const got: Array<{ kind: string; at: number; used?: boolean }> = [
+    ...(rs?.gatedWindows ?? []).filter(isReportedLeak).map((w) => ({ kind: 'leak', at: Date.parse(w.start) })),
+    ...(rs?.findings ?? []).filter((f) => f.id === 'controller-restarted' || f.id === 'record-contradicted').map((f) => ({ kind: 'restart', at: Date.parse(f.at ?? '') })),
+    ...(rs?.findings ?? []).filter((f) => f.id === 'clobbered-delete-keys').map((f) => ({ kind: 'clobber', at: Date.parse(f.at ?? '') })),
+  ];
+  let found = 0;
+  for (const w of want) {
+    // A restart is found when kexp saw the controller act on it, whenever that was after it.
+    const m = got.find((g) => !g.used && g.kind === w.kind && (w.kind === 'restart' ? g.at >= w.at - window : Math.abs(g.at - w.at) <= window));
+    if (m) {
+      m.used = true;
+      found++;
+    }
+  }
+  return { truth: want.length, found, missed: want.length - found, false: got.filter((g) => !g.used).length };
 }
 
 /** Sums scores (for the overall row). */
