@@ -29,6 +29,13 @@ import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js'
 import type { Basis } from './report-types.js';
 import type { WriteLedger } from './write-ledger.js';
 
+/**
+ * How long after a sync its first API call may reach the apiserver (the workers, a throttled
+ * client). A controller write later than this, with no call of the round before it, belongs
+ * to another sync.
+ */
+export const FIRST_CALL_MS = 2000;
+
 /** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
 export const DEFAULT_MATCH_WINDOW_MS = 5000;
 
@@ -126,8 +133,12 @@ export class EvidenceOracle implements PodControl {
    * shown at least one of them): a write it does not show was not made.
    */
   private writesRecorded(): boolean {
-    return this.ledger?.mode === 'audit' && this.ledger.writes.length > 0;
+    if (this.ledger?.mode !== 'audit') return false;
+    return this.writesRecordedHint ?? this.ledger.writes.length > 0;
   }
+
+  /** Audit inputs: whether the log records the controller's pod writes (a pre-scan's answer), if known. */
+  writesRecordedHint?: boolean;
 
   /** Called by the engine for every event it delivers, before the model sees it. */
   observe(e: TimelineEvent): void {
@@ -215,6 +226,8 @@ export class EvidenceOracle implements PodControl {
   madeNoWrites(rs: ReplicaSet, diff: number, at: number): boolean {
     if (!this.writesRecorded()) return false;
     for (const e of this.window(at, 50)) {
+      // A round's first call goes out within moments of the sync: later writes are another sync's.
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
       if (this.consumedWrites.has(e as WriteEvent)) continue;
       if (diff < 0 ? this.isCreateFor(e, rs) : this.isDeleteFor(e, rs)) return false;
     }
@@ -289,6 +302,11 @@ export class EvidenceOracle implements PodControl {
       }
       while (plan.length < n) plan.push({ ok: false, error: 'not attempted' });
       return plan;
+    }
+    // The audit log records the controller's creates and shows none for this round: not made.
+    if (this.writesRecorded()) {
+      this.roundEvidence.set(round, { basis: 'observed', sources, pods, note: 'the audit log shows no create of this round' });
+      return [{ ok: false, unmade: true }];
     }
     // 2. Watch evidence: ADDs of new pods controlled by this RS.
     const pending = new Set<string>();
@@ -563,6 +581,8 @@ export class EvidenceOracle implements PodControl {
     const key = objectKey(pod.metadata);
     const rsKey = objectKey(rs.metadata);
     for (const e of this.window(call.at, 50)) {
+      // The deletes of a round go out together (one goroutine per pod), within moments of the sync.
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > call.at + FIRST_CALL_MS) break;
       if (!isRSControllerPodWrite(e, 'delete') || this.consumedWrites.has(e)) continue;
       if (`${e.namespace}/${e.name}` !== key) continue;
       this.consumedWrites.add(e);

@@ -23,7 +23,13 @@ import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './e
 import { invalidObservedObject } from '../timeline/validate.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
-import type { ExpectationsRecord } from '../model/expectations.js';
+import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
+
+/**
+ * A new credential for the controller after at least this long without any of its writes is a
+ * restarted kube-controller-manager (a token rotation happens while it keeps working).
+ */
+export const RESTART_PAUSE_MS = 10_000;
 
 /** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
 const ADVANCE_MS = 1000;
@@ -40,6 +46,11 @@ export interface ReplayOptions {
    * `watch` (default) — new pods with its controllerRef and its Events (see write-ledger.ts).
    */
   writeEvidence?: 'audit' | 'watch';
+  /**
+   * Audit inputs: whether the log records the controller's pod writes at all (known from a
+   * pre-scan). Undefined: decided from the look-ahead (any such write seen so far).
+   */
+  writesRecorded?: boolean;
   /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */
@@ -96,6 +107,17 @@ export interface WithheldTrack {
   trigger?: SourceRef;
 }
 
+/** A kube-controller-manager restart the input shows (a new credential after a pause in the controller's writes). */
+export interface RestartTrack {
+  at: number;
+  pauseMs: number;
+  source: SourceRef;
+  /** Unfulfilled records the restart dropped. */
+  dropped: Array<{ key: string; add: number; del: number; setAt: number }>;
+  /** On a ReplicaSet's track: its round the restart cut short. */
+  interrupted?: { at: number; made: number; n: number; kind: string };
+}
+
 /** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */
 export interface DivergenceTrack {
   at: number;
@@ -146,10 +168,14 @@ export interface RsTrack {
   createdInCoverage?: boolean;
   expiredSyncs: Array<{ at: number; add: number; del: number; created?: number }>;
   noControllerNoise: number;
-  syncErrors: Array<{ at: number; error: string }>;
+  syncErrors: Array<{ at: number; error: string; /** The rate-limited requeue delay this failure got. */ backoffMs?: number }>;
+  /** Pods of this ReplicaSet seen reaching phase Failed, with when they were created (replacement churn). */
+  podFailures: Array<{ pod: string; createdAt?: number; failedAt: number; reason: string; source: SourceRef }>;
   orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
   withheld: WithheldTrack[];
   divergences: DivergenceTrack[];
+  /** Restarts that dropped an unfulfilled record of this key. */
+  restarts: RestartTrack[];
   /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
   writes: ControllerWrite[];
 }
@@ -167,13 +193,15 @@ export interface ReplayResult {
   writeEvidence: 'audit' | 'watch';
   /** Writes attributed to no ReplicaSet kexp tracks (object missing from the input), per key. */
   untrackedWrites: Map<string, ControllerWrite[]>;
+  /** kube-controller-manager restarts the input shows. */
+  restarts: RestartTrack[];
 }
 
 function newTrack(key: string): RsTrack {
   return {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
-    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], writes: [],
+    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
   };
 }
 
@@ -220,6 +248,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const writeEvidence = opts.writeEvidence ?? 'watch';
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
   const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs, ledger);
+  oracle.writesRecordedHint = opts.writesRecorded;
   oracle.eventsWatched = opts.eventsWatched ?? false;
   oracle.onRoundProgress = (key, until) => controller.extendBusy(key, until);
   const tracks = new Map<string, RsTrack>();
@@ -346,7 +375,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     t.syncs++;
     t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
     t.lastSync = s;
-    if (s.error) t.syncErrors.push({ at: s.at, error: s.error });
+    if (s.error) t.syncErrors.push({ at: s.at, error: s.error, ...(s.requeue?.kind === 'rate-limited' ? { backoffMs: s.requeue.delayMs } : {}) });
     if (s.noControllerNoise) t.noControllerNoise++;
     const trig = lastTrigger.get(s.key);
     if (s.outcome === 'withheld' && s.diff !== undefined) {
@@ -402,6 +431,33 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     return true;
   };
 
+  const restarts: RestartTrack[] = [];
+  /**
+   * The controller's first write with a new credential after a pause in its writes: a new
+   * kube-controller-manager process (expectations live in memory, so it starts with none).
+   */
+  const noteRestart = (e: TimelineEvent): void => {
+    const c = ledger.credentialChangeAt(e);
+    if (!c || c.pauseMs < RESTART_PAUSE_MS) return;
+    const dropped: RestartTrack['dropped'] = [];
+    for (const t of tracks.values()) {
+      const rec = controller.expectations.get(t.key);
+      if (rec && (rec.add > 0 || rec.del > 0)) dropped.push({ key: t.key, add: rec.add, del: rec.del, setAt: rec.timestamp });
+    }
+    const r: RestartTrack = { at: c.at, pauseMs: c.pauseMs, source: c.source, dropped };
+    restarts.push(r);
+    controller.expectations.reset(e.at);
+    drainExpectations();
+    for (const d of dropped) track(d.key).restarts.push(r);
+    // A round the audit log shows cut short just before the pause was interrupted by the restart.
+    for (const t of tracks.values()) {
+      if (dropped.some((d) => d.key === t.key)) continue;
+      const last = t.rounds[t.rounds.length - 1];
+      const cut = last && ((last.sync.create?.unmade ?? 0) > 0 || (last.sync.delete?.unmade.length ?? 0) > 0);
+      if (cut && last.at >= c.at - c.pauseMs - 60_000) t.restarts.push({ ...r, interrupted: { at: last.at, made: last.sync.create ? last.sync.create.calls : last.sync.delete!.n - last.sync.delete!.unmade.length, n: last.sync.create?.n ?? last.sync.delete!.n, kind: last.kind } });
+    }
+  };
+
   /** Set while the engine runs a sync the input forced (see reconcile). */
   let forcing: string | undefined;
   const forceSync = (key: string, at: number, why: string): SyncRecord => {
@@ -436,7 +492,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         continue;
       }
       if (controller.isBusy(key, e.at)) {
-        for (const w of ws) ledger.explain(w, 'outside-round', 'kexp\'s model was still inside a sync of this ReplicaSet whose calls did not include this write');
+        // Inside a sync kexp is already following: a write that sync did not predict.
+        for (const w of ws) {
+          if (w.kind === 'adopt' || w.kind === 'release') ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod in the sync then in progress`);
+          else ledger.explain(w, 'outside-round', 'kexp\'s model was still inside a sync of this ReplicaSet whose calls did not include this write');
+        }
         continue;
       }
       const recordBefore = controller.expectations.get(key);
@@ -467,12 +527,17 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           continue;
         }
         for (const w of unexplained()) {
-          if (s1.outcome !== 'synced') {
+          if (s1.outcome !== 'synced' && s1.outcome !== 'withheld') {
             ledger.explain(w, 'outside-round', `kexp's sync at the write ended ${s1.outcome}${sat ? ` (expectations ${sat})` : ''}`);
           } else if (w.outcome !== 'ok' && (w.kind === 'create' || w.kind === 'delete')) {
             ledger.explain(w, 'outside-round', `a failed ${w.kind} that kexp's count does not call for (${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired)`);
           } else if (w.kind === 'create') {
-            ledger.explain(w, 'surplus-create', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
+            const lastSet = [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at);
+            if (lastSet && (lastSet.add ?? 0) > 0 && w.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS) {
+              ledger.explain(w, 'expired-over-create', `the controller's record from ${new Date(lastSet.at).toISOString()} (add=${lastSet.add}) was ${Math.round((w.at - lastSet.at) / 1000)} s old, past the 5-minute ExpectationsTimeout; kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
+            } else {
+              ledger.explain(w, 'surplus-create', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
+            }
           } else if (w.kind === 'delete') {
             ledger.explain(w, 'extra-delete', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
           } else {
@@ -506,6 +571,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     oracle.beforeSyncs(e);
     controller.runDue(e.at);
     drainExpectations();
+    noteRestart(e);
     reconcile(e);
     buf.shift();
     count++;
@@ -565,6 +631,12 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         if (t && chosenUid && pod.metadata.uid && chosenUid !== pod.metadata.uid && controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
           t.nameReuse.push({ at: e.at, podKey: pk, chosenUid, observedUid: pod.metadata.uid, source: e.source });
         }
+      }
+      if (ref?.kind === 'ReplicaSet' && pod.status?.phase === 'Failed' && (!old || old.status?.phase !== 'Failed')) {
+        const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : NaN;
+        track(`${pod.metadata.namespace}/${ref.name}`).podFailures.push({
+          pod: objectKey(pod.metadata), failedAt: e.at, reason: typeof pod.status.reason === 'string' && pod.status.reason ? pod.status.reason : 'Failed', source: e.source, ...(Number.isNaN(created) ? {} : { createdAt: created }),
+        });
       }
       controller.deliverPod(e.watchType, pod, e.at);
       // Counts change with every pod event, not only at syncs: sample them here too.
@@ -634,7 +706,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
     for (const k of [...untrackedWrites.keys()]) if (k !== opts.rsFilter) untrackedWrites.delete(k);
   }
-  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites };
+  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts };
 }
 
 /** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */

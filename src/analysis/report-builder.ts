@@ -57,6 +57,8 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
     orphanedExpected: after(t.orphanedExpected),
     withheld: after(t.withheld),
     divergences: after(t.divergences),
+    restarts: after(t.restarts),
+    podFailures: t.podFailures.filter((p) => p.failedAt >= since),
     writes: t.writes.filter((w) => (w.round !== undefined ? t.rounds.some((r) => r.modelRound === w.round && r.at >= since) : w.at >= since)),
     series: [...(lastBefore ? [{ ...lastBefore, at: since }] : []), ...after(t.series)],
   };
@@ -88,6 +90,7 @@ function range(values: number[]): CountRange {
 }
 
 function fmtDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
   const s = Math.round(ms / 1000);
   if (s < 120) return `${s}s`;
   const m = Math.floor(s / 60);
@@ -528,6 +531,27 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       evidence: refs([...d.writes.flatMap((w) => w.sources), d.credentialChange?.source]),
     });
   }
+  for (const r of t.restarts) {
+    const d = r.dropped.find((x) => x.key === t.key);
+    const cut = r.interrupted;
+    f.push({
+      id: 'controller-restarted',
+      severity: 'warning',
+      title: cut
+        ? `kube-controller-manager restarted in the middle of a ${cut.kind} round (${cut.made} of ${cut.n} calls made)`
+        : `kube-controller-manager restarted and dropped this ReplicaSet's pending expectations`,
+      basis: 'inferred',
+      at: iso(r.at),
+      explanation:
+        `At ${iso(r.at)} the ReplicaSet controller wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
+        `(a restart or a leader change). ` +
+        (cut ? `Its round at ${iso(cut.at)} stopped after ${cut.made} of ${cut.n} ${cut.kind} calls; nothing was written for this ReplicaSet until the new process, started with no expectations, listed the pods afresh and made the rest. `
+          : `Expectations live only in memory, so the record ${d ? `(add=${d.add}, del=${d.del}, set at ${iso(d.setAt)})` : ''} was dropped: the new process ` +
+            `lists the pods afresh and no longer waits for the writes in flight before the restart (window ended "reset").`),
+      nextStep: 'Check why kube-controller-manager restarted (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).',
+      evidence: refs([r.source]),
+    });
+  }
   // 13. Writes no round explains: each in exactly one finding, by why kexp could not explain it.
   const unexplained = t.writes.filter((w) => w.round === undefined);
   const byKind = new Map<string, ControllerWrite[]>();
@@ -536,6 +560,47 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     byKind.set(k, [...(byKind.get(k) ?? []), w]);
   }
   for (const [kind, ws] of byKind) f.push(unexplainedFinding(kind, ws, name));
+  // 16. Replacement churn: pods the controller created that failed within a minute, by reason.
+  const quick = t.podFailures.filter((p) => p.createdAt !== undefined && p.failedAt - p.createdAt <= 60_000);
+  const byReason = new Map<string, typeof quick>();
+  for (const p of quick) byReason.set(p.reason, [...(byReason.get(p.reason) ?? []), p]);
+  for (const [reason, ps] of byReason) {
+    if (ps.length < 3) continue;
+    const span = ps[ps.length - 1]!.failedAt - ps[0]!.createdAt!;
+    f.push({
+      id: 'replacement-churn',
+      severity: 'warning',
+      title: `Replacement churn: ${plural(ps.length, 'pod')} failed within seconds of creation (${reason}) and were replaced`,
+      basis: 'observed',
+      at: iso(ps[0]!.failedAt),
+      explanation:
+        `${plural(ps.length, 'pod')} of ${name} reached phase Failed with reason ${reason} less than a minute after creation, over ${fmtDuration(span)} (${ps.slice(0, 5).map((p) => p.pod).join(', ')}). ` +
+        `Failed pods are not active, so every sync creates a replacement; the creates succeed, so nothing backs off and the expectations stay healthy. The cause is the node rejecting the pod, not the controller.`,
+      nextStep: `Look at the failed pods' status message (\`kubectl get pods -n ${t.key.split('/')[0]} --field-selector=status.phase=Failed\`) and the node they were bound to; failed pods pile up until the pod garbage collector's threshold.`,
+      evidence: refs(ps.map((p) => p.source)),
+    });
+  }
+  // 17. Backoff inflation: failures re-triggered by events push the key's backoff far past slow start.
+  const longBackoff = t.syncErrors.filter((e) => (e.backoffMs ?? 0) >= 60_000);
+  if (longBackoff.length) {
+    const first = longBackoff.reduce((a, b) => ((b.backoffMs ?? 0) > (a.backoffMs ?? 0) ? b : a));
+    const failuresBefore = t.syncErrors.filter((e) => e.at <= first.at).length;
+    const firstFailure = t.syncErrors[0]!;
+    const nextWrite = t.writes.find((w) => w.at > first.at && w.outcome === 'ok');
+    f.push({
+      id: 'backoff-inflated',
+      severity: 'warning',
+      title: `Create retries backed off to ${fmtDuration(first.backoffMs!)} after ${plural(failuresBefore, 'failed sync')} in ${fmtDuration(first.at - firstFailure.at)}`,
+      basis: 'inferred',
+      at: iso(first.at),
+      explanation:
+        `Each failed sync requeues ${name} with exponential backoff (5 ms doubling, capped at 1000 s), but pod and ReplicaSet events enqueue it at once, bypassing the delay, ` +
+        `so the failure count climbs with every event: after ${plural(failuresBefore, 'failure')} the next retry waits ${fmtDuration(first.backoffMs!)}. ` +
+        `A cause that clears meanwhile (quota freed by a terminating pod) is noticed only then${nextWrite ? ` — the next successful write came at ${iso(nextWrite.at)}` : ''} (kubernetes#98656). Expectations were not the gate.`,
+      nextStep: 'Any change to the ReplicaSet (an annotation) enqueues it at once; to avoid the stall, leave quota headroom for a rollout\'s surge or use maxSurge > 0.',
+      evidence: refs([...(nextWrite ? nextWrite.sources : [])]),
+    });
+  }
   // 14. Claim rounds: what ClaimPods adopted and released, and why.
   const claimRounds = t.rounds.filter((r) => r.kind === 'claim');
   if (claimRounds.length) {
@@ -557,7 +622,13 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     });
   }
   // 15. Syncs in which the model would have written but the input shows the controller did not.
-  for (const ep of withheldEpisodes(t)) f.push(withheldFinding(ep, t, res, name));
+  for (const ep of withheldEpisodes(t)) {
+    // The input ends before the controller could have written: nothing to say yet.
+    if (!ep.next && (res.end ?? ep.first.at) - ep.first.at < 5000) continue;
+    // A restart inside the episode is its cause (the restart finding says so).
+    if (t.restarts.some((r) => r.at >= ep.first.at && r.at <= (ep.next?.at ?? Infinity))) continue;
+    f.push(withheldFinding(ep, t, res, name));
+  }
   // 11. Standalone RS noise.
   if (t.noControllerNoise > 0) {
     f.push({
@@ -603,6 +674,15 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
           `had created, adopted or seen become ready, so it counted fewer and created a surplus (the shape of kubernetes#8138: a count taken before the last observation). ` +
           `The surplus is deleted at a later sync.`,
         nextStep: 'Check kube-controller-manager\'s informer lag at that time (apiserver load, watch relists in its log) and whether the surplus was deleted afterwards.',
+      };
+    case 'expired-over-create':
+      return {
+        ...base, id: 'expiry-over-create', severity: 'warning',
+        title: `The controller created ${plural(ws.length, 'pod')} again after its record expired while its informer had not delivered the earlier ones`,
+        explanation:
+          `At ${at} the controller ${what} for ${name}; ${detail}. An expired record counts as satisfied, so the sync created from a cache that still ` +
+          `lacked the pods of that earlier round: its informer lagged by at least the record's age (kubernetes#129795). The ReplicaSet over-creates and deletes the surplus once the late pods arrive.`,
+        nextStep: 'Check kube-controller-manager\'s informer health (watch relists, apiserver load) at that time; the surplus pods are deleted at a later sync.',
       };
     case 'extra-delete':
       return {
@@ -653,20 +733,22 @@ interface WithheldEpisode {
   next?: ControllerWrite;
 }
 
-/** Consecutive withheld syncs up to the controller's next write form one episode. */
+/** Withheld syncs of one direction (creates, deletes) up to the controller's next write of that kind form one episode. */
 function withheldEpisodes(t: RsTrack): WithheldEpisode[] {
   const out: WithheldEpisode[] = [];
   const writes = [...t.writes].sort((a, b) => a.at - b.at);
-  let cur: WithheldEpisode | undefined;
+  const cur: Record<'create' | 'delete', WithheldEpisode | undefined> = { create: undefined, delete: undefined };
   for (const w of t.withheld) {
-    if (cur && (!cur.next || w.at < cur.next.at)) {
-      cur.syncs++;
+    const kind = w.diff < 0 ? 'create' : 'delete';
+    const c = cur[kind];
+    if (c && (!c.next || w.at < c.next.at)) {
+      c.syncs++;
       continue;
     }
-    cur = { first: w, syncs: 1, next: writes.find((x) => x.at >= w.at) };
-    out.push(cur);
+    cur[kind] = { first: w, syncs: 1, next: writes.find((x) => x.at >= w.at && x.kind === kind) };
+    out.push(cur[kind]!);
   }
-  return out;
+  return out.sort((a, b) => a.first.at - b.first.at);
 }
 
 function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, name: string): Finding {
@@ -682,6 +764,10 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
   if (unknownStart && w.at - start < EXPECTATIONS_TIMEOUT_MS) {
     causes.push(`a record from before the input starts (${iso(start)}) may still gate it; such a record expires by ${iso(start + EXPECTATIONS_TIMEOUT_MS)} at the latest`);
   }
+  const stale = t.writes.filter((x) => x.at <= w.at && w.at - x.at <= 60_000 && (x.divergence?.kind === 'surplus-create' || x.divergence?.kind === 'expired-over-create'));
+  if (stale.length && w.diff > 0) causes.push(`its informer had not yet delivered the ${plural(stale.length, 'pod')} it had just created from a stale count, so it saw no surplus`);
+  const failures = t.syncErrors.filter((x) => x.at < w.at);
+  if (failures.length) causes.push(`a longer workqueue backoff than kexp's after ${plural(failures.length, 'failed sync')}`);
   causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
   causes.push('kube-controller-manager down or not leading');
   return {
@@ -696,7 +782,9 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
       `From ${iso(w.at)} kexp's model would have ${verb}d ${plural(n, 'pod')} for ${name} (${plural(ep.syncs, 'sync')}), but the input, which records the controller's writes, ` +
       `shows none ${ep.next ? `until ${iso(ep.next.at)}` : 'before it ends'}. kexp does not invent those writes. What held the controller: ${causes.join('; or ')}.` +
       (nearTimeout ? ` The delay ends about ${fmtDuration(ep.next!.at - start)} after the input starts, consistent with an unobserved record expiring after the 5-minute ExpectationsTimeout (kubernetes#110631).` : ''),
-    nextStep: 'Check the kube-controller-manager log for "Controller still waiting on expectations" for this key before and during this time (`kexp kcm-log --rs ' + name + '`).',
+    nextStep: (nearTimeout
+      ? 'Look for what left the record unfulfilled before the input starts: a create whose pod was never observed (a timed-out create, a lost watch event) or an earlier ReplicaSet with the same name. '
+      : '') + 'The kube-controller-manager log shows "Controller still waiting on expectations" for this key when a record held it (`kexp kcm-log --rs ' + name + '`).',
     evidence: refs([w.trigger, ...(ep.next ? ep.next.sources : [])]),
   };
 }
@@ -820,6 +908,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   const assumptions = [
     'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
     'Writes made by a sync are matched to their consequences in the input within the match window (5 s by default).',
+    ...res.restarts.map((r) => `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
     ...(opts.assumptions ?? []),
   ];
   return {

@@ -43,6 +43,8 @@ export type DivergenceKind =
   | 'after-restart'
   /** The model's count says the ReplicaSet had enough pods: the controller counted fewer (stale cache). */
   | 'surplus-create'
+  /** Same, more than 5 minutes after the controller's last Set raised creates: that record expired while its informer had not delivered them (kubernetes#129795). */
+  | 'expired-over-create'
   /** The model's count says there was no surplus: the controller counted more (a lost or clobbered record, a stale cache). */
   | 'extra-delete'
   /** An adopt or release the model's ClaimObject did not make at that moment. */
@@ -181,22 +183,37 @@ export class WriteLedger {
     else this.byEvent.set(e, [w]);
   }
 
-  /** When the ReplicaSet controller's credential changed (a new token: a restart, or a rotation). */
-  readonly credentialChanges: Array<{ at: number; source: SourceRef }> = [];
+  /**
+   * When the ReplicaSet controller's credential changed (a new token: a restarted
+   * kube-controller-manager, or a rotation), with the pause in its writes before it.
+   */
+  readonly credentialChanges: Array<{ at: number; source: SourceRef; event: TimelineEvent; pauseMs: number }> = [];
   private credential?: string;
+  private lastControllerWriteAt?: number;
 
   /** The first credential change in (from, to], if any. */
   credentialChangeBetween(from: number, to: number): { at: number; source: SourceRef } | undefined {
-    return this.credentialChanges.find((c) => c.at > from && c.at <= to);
+    const c = this.credentialChanges.find((x) => x.at > from && x.at <= to);
+    return c && { at: c.at, source: c.source };
+  }
+
+  /** The credential change `e` is the first write of, if any. */
+  credentialChangeAt(e: TimelineEvent): { at: number; source: SourceRef; pauseMs: number } | undefined {
+    const c = this.credentialChanges.find((x) => x.event === e);
+    return c && { at: c.at, source: c.source, pauseMs: c.pauseMs };
   }
 
   private enterAuditWrite(e: WriteEvent): void {
     if (!e.actor.replicaSetController) return;
     const cred = e.actor.credential;
+    const at = e.receivedAt ?? e.at;
     if (cred !== undefined) {
-      if (this.credential !== undefined && cred !== this.credential) this.credentialChanges.push({ at: e.receivedAt ?? e.at, source: e.source });
+      if (this.credential !== undefined && cred !== this.credential) {
+        this.credentialChanges.push({ at, source: e.source, event: e, pauseMs: at - (this.lastControllerWriteAt ?? at) });
+      }
       this.credential = cred;
     }
+    this.lastControllerWriteAt = Math.max(this.lastControllerWriteAt ?? at, at);
     if (e.resource !== 'pods' || e.subresource) return;
     if (e.verb !== 'create' && e.verb !== 'delete' && e.verb !== 'patch') return;
     const code = e.status.code;

@@ -44,6 +44,28 @@ function versionFromUserAgent(ua: string | undefined): string | undefined {
   return m?.[1];
 }
 
+/** Events the pre-scan reads at most before giving up (it usually stops within the first few). */
+const PRESCAN_EVENTS = 500_000;
+
+/**
+ * Does the log record the ReplicaSet controller's pod writes at all (its audit policy logs
+ * them)? Then a write it does not show was not made. A short pre-scan that stops at the first
+ * such write; stdin cannot be read twice, so there the engine decides from its look-ahead.
+ */
+async function recordsControllerPodWrites(files: string[]): Promise<boolean | undefined> {
+  const quiet = { problem: () => undefined, warn: () => undefined };
+  let read = 0;
+  for (const f of files) {
+    if (f === '-') return undefined;
+    const src = await openAuditSource(f, { diagnostics: quiet });
+    for await (const e of src.events) {
+      if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource) return true;
+      if (++read >= PRESCAN_EVENTS) return undefined;
+    }
+  }
+  return false;
+}
+
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
   const problems = diagnostics.problems;
@@ -54,6 +76,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, until: o.until }));
   }
   let uaVersion: string | undefined;
+  const writesRecorded = await recordsControllerPodWrites(o.files);
   const merged = mergeSources(sources);
   const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
   async function* tap() {
@@ -84,6 +107,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
     writeEvidence: 'audit',
+    ...(writesRecorded !== undefined ? { writesRecorded } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {
       const starts = sources.map((s) => s.summary().start).filter((e): e is number => e !== undefined);
@@ -106,6 +130,11 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   if (levels.length && !levels.includes('RequestResponse')) {
     assumptions.push(`The audit level is ${levels.join('/')}: no response bodies, so pods and ReplicaSets cannot be observed and the controller cannot be reconstructed; only its writes are counted.`);
+  }
+  if (writesRecorded) {
+    assumptions.push('The audit policy records the ReplicaSet controller\'s pod writes, so a create or delete the model predicts but the log does not show was not made (reported as withheld, never as made or failed).');
+  } else if (writesRecorded === false) {
+    assumptions.push('The log holds no pod write of the ReplicaSet controller: its creates and deletes cannot be confirmed or ruled out, so their outcomes are unknown.');
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);

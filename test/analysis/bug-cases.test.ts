@@ -1,0 +1,244 @@
+/**
+ * The public incidents of ../shared/docs/bug-cases.md, rebuilt as audit logs (the controller's
+ * own writes, as the captures in examples/captures/ record them), each asserting the diagnosis
+ * the case states — and that kexp invents no write and accounts for every one it sees.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auditFiles } from '../../src/pipeline/audit-files.js';
+import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
+import { exitCodeFor } from '../../src/cli/report-exit.js';
+import { AuditLogBuilder, actors } from '../support/audit-builder.js';
+import { validateReport } from '../support/report-schema.js';
+import { WorkQueue } from '../../src/model/workqueue.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
+
+async function audit(name: string, b: AuditLogBuilder) {
+  const file = b.write(join(dir, `${name}.audit.jsonl`));
+  const res = await auditFiles({ files: [file] });
+  assert.deepEqual(res.problems, []);
+  assert.deepEqual(validateReport(res.report), []);
+  const rs = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`);
+  assert.ok(rs, 'the ReplicaSet is reported');
+  // Every write in exactly one round or one finding.
+  assert.equal(rs.accounting.writes, rs.accounting.inRounds + rs.accounting.inFindings, 'accounting identity');
+  assert.equal(rs.rounds.reduce((n, r) => n + r.writes, 0), rs.accounting.inRounds);
+  return { report: res.report, rs, exit: exitCodeFor(res.report, 0) };
+}
+
+const finding = (rs: ReplicaSetReport, id: string) => rs.findings.find((f) => f.id === id);
+const ids = (rs: ReplicaSetReport) => rs.findings.map((f) => f.id);
+
+export function dump(rs: ReplicaSetReport): string {
+  return JSON.stringify({ verdict: rs.verdict, accounting: rs.accounting, rounds: rs.rounds.map((r) => `${r.at} ${r.kind} n=${r.n} ${r.basis} w=${r.writes} u=${r.unknown ?? 0} um=${r.unmade ?? 0} ${r.forced ?? ''}`), windows: rs.gatedWindows.map((w) => `${w.start} ${w.endedBy} ${w.basis}`), findings: rs.findings.map((f) => `${f.id} ${f.severity} ${f.basis} ${f.writes ?? ''}: ${f.title}`), syncs: rs.syncs }, null, 1);
+}
+
+test('#110631: the first create came 5 m 04 s after the scale-up — an unobserved record from before the log expiring, not an invented write', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(1, actors.deploymentController(), { existedSince: b.t - 86_400_000 });
+  b.advance(303_900).replicaSet(1, actors.user()); // any later change to the ReplicaSet enqueues it
+  b.advance(100);
+  b.controllerCreate();
+  b.advance(10).rsStatus(1);
+  const { rs, exit } = await audit('110631', b);
+  // The scale-up's create is not invented: the sync at +0 is withheld, the one write is the round at +5 m.
+  assert.equal(rs.syncs.byOutcome.withheld, 1);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.basis, r.writes, r.unknown ?? 0]), [['create', 1, 'observed', 1, 0]]);
+  const f = finding(rs, 'late-first-write');
+  assert.ok(f, ids(rs).join());
+  assert.match(f.title, /first create came 5m4s after/);
+  assert.match(f.explanation, /record from before the input starts/);
+  assert.match(f.explanation, /5-minute ExpectationsTimeout \(kubernetes#110631\)/);
+  assert.match(f.nextStep, /earlier ReplicaSet with the same name/);
+  assert.equal(rs.verdict.state, 'healthy');
+  assert.equal(exit, 0);
+});
+
+test('#129795 (lag): creates again after the record expired while its informer lagged — the over-create, then the surplus deleted', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(3);
+  for (let i = 0; i < 3; i++) b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(0); // its informer had not delivered the pods
+  b.advance(301_000).replicaSet(3, actors.user());
+  for (let i = 0; i < 3; i++) b.advance(5).controllerCreate();
+  b.advance(20_000);
+  for (const p of [...b.pods.keys()].slice(3)) b.advance(5).deletePod(p);
+  const { rs } = await audit('129795', b);
+  const f = finding(rs, 'expiry-over-create');
+  assert.ok(f, ids(rs).join());
+  assert.equal(f.writes, 3);
+  assert.match(f.explanation, /past the 5-minute ExpectationsTimeout/);
+  assert.match(f.explanation, /kubernetes#129795/);
+  // The first round and the corrective delete round hold the other six writes.
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 3, 3], ['delete', 3, 3]]);
+  assert.deepEqual([rs.accounting.writes, rs.accounting.inRounds, rs.accounting.inFindings], [9, 6, 3]);
+});
+
+test('#24: a delete its own count did not call for (a lost or clobbered record) is an extra-delete finding', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(5);
+  for (let i = 0; i < 5; i++) b.advance(5).controllerCreate();
+  b.advance(60_000).replicaSet(3);
+  const pods = [...b.pods.keys()];
+  b.advance(5).deletePod(pods[0]!).advance(5).deletePod(pods[1]!);
+  b.advance(20).deletePod(pods[2]!);
+  b.advance(30).controllerCreate();
+  const { rs } = await audit('24', b);
+  const f = finding(rs, 'extra-delete');
+  assert.ok(f, ids(rs).join());
+  assert.equal(f.writes, 1);
+  assert.match(f.explanation, new RegExp(pods[2]!));
+  assert.match(f.explanation, /3 active pod\(s\) for 3 desired/);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 5, 5], ['delete', 2, 2], ['create', 1, 1]]);
+});
+
+test('#28: a create from a stale count is a surplus-create finding, and the surplus delete is a round', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(2);
+  b.advance(5).controllerCreate();
+  b.advance(5).controllerCreate();
+  b.advance(3000).controllerCreate();
+  b.advance(1000).deletePod([...b.pods.keys()][2]!);
+  const { rs } = await audit('28', b);
+  const f = finding(rs, 'surplus-create');
+  assert.ok(f, ids(rs).join());
+  assert.equal(f.writes, 1);
+  assert.match(f.explanation, /2 active pod\(s\) for 2 desired/);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 2, 2], ['delete', 1, 1]]);
+});
+
+test('kube-controller-manager restarted in the middle of a scale-up: a new credential after a pause; the cut round and the rest are accounted for', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(10);
+  for (let i = 0; i < 7; i++) b.advance(5).controllerCreate();
+  b.advance(40_000);
+  b.rsController = actors.rsController('JTI=22222222-aaaa-4bbb-8ccc-000000000002');
+  for (let i = 0; i < 3; i++) b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(10);
+  const { rs, report } = await audit('restart', b);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes, r.unmade ?? 0]), [['create', 10, 7, 3], ['create', 3, 3, 0]]);
+  const f = finding(rs, 'controller-restarted');
+  assert.ok(f, ids(rs).join());
+  assert.match(f.title, /middle of a create round \(7 of 10 calls made\)/);
+  assert.match(f.explanation, /after 40s without any write/);
+  assert.ok(!finding(rs, 'writes-withheld'), 'the pause is explained by the restart');
+  assert.ok(report.coverage.assumptions.some((a) => /restarted at .* new credential after 40s/.test(a)));
+  assert.equal(rs.accounting.inFindings, 0);
+});
+
+test('a credential rotation while the controller keeps writing is not a restart', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(4);
+  for (let i = 0; i < 2; i++) b.advance(5).controllerCreate();
+  b.rsController = actors.rsController('JTI=33333333-aaaa-4bbb-8ccc-000000000003');
+  for (let i = 0; i < 2; i++) b.advance(5).controllerCreate();
+  const { rs, report } = await audit('rotation', b);
+  assert.ok(!finding(rs, 'controller-restarted'), ids(rs).join());
+  assert.ok(!report.coverage.assumptions.some((a) => /restarted/.test(a)));
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 4, 4]]);
+});
+
+test('#17/#18: adopting a pod that is already being deleted is flagged with the ClaimObject rule it broke', async () => {
+  const b = new AuditLogBuilder();
+  b.userPod('p1');
+  b.advance(100).deletePod('p1', { actor: actors.user() });
+  b.advance(1000).replicaSet(1);
+  b.advance(5).adoptPod('p1');
+  b.advance(5).controllerCreate();
+  const { rs } = await audit('18', b);
+  const f = finding(rs, 'unexpected-claim');
+  assert.ok(f, ids(rs).join());
+  assert.equal(f.severity, 'warning');
+  assert.match(f.title, /adopted 1 pod that was already being deleted/);
+  assert.match(f.explanation, /kubernetes#44144/);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 1, 1]]);
+});
+
+test('#20/#21: an orphan matching the selector is adopted in a claim round, and counts toward replicas', async () => {
+  const b = new AuditLogBuilder();
+  b.userPod('nginx');
+  b.advance(60_000).replicaSet(3);
+  b.advance(5).adoptPod('nginx');
+  b.advance(5).controllerCreate();
+  b.advance(5).controllerCreate();
+  const { rs } = await audit('21', b);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.basis, r.writes]), [['claim', 1, 'observed', 1], ['create', 2, 'observed', 2]]);
+  assert.deepEqual(rs.rounds[0]!.adopted, [`${b.ns}/nginx`]);
+  const f = finding(rs, 'adoption');
+  assert.ok(f);
+  assert.match(f.explanation, /Orphan pod .* matching the selector/);
+  assert.equal(rs.accounting.inFindings, 0);
+});
+
+test('#15: pods failing within seconds of creation and replaced are grouped as replacement churn by reason', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(1);
+  for (let i = 0; i < 5; i++) {
+    const p = b.advance(5).controllerCreate()!;
+    b.advance(1500).podStatus(p, 'Failed', { reason: 'OutOfmemory' });
+  }
+  const { rs, exit } = await audit('15', b);
+  const f = finding(rs, 'replacement-churn');
+  assert.ok(f, ids(rs).join());
+  assert.match(f.title, /5 pods failed within seconds of creation \(OutOfmemory\)/);
+  assert.match(f.explanation, /not the controller/);
+  assert.equal(rs.accounting.writes, 5);
+  assert.ok(!rs.findings.some((x) => x.id.startsWith('expectation-leak')));
+  assert.equal(exit, 0);
+});
+
+test('#14: failures re-triggered by events inflate the backoff to the 1000 s cap; the create comes only then', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(1);
+  const quota = { code: 403, message: 'pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1' };
+  b.userPod('other', { app: 'other' });
+  // The controller's retries as client-go's rate-limited delaying queue schedules them: every
+  // update of the ReplicaSet (the deployment controller's) enqueues it at once, every failure
+  // requeues it with a doubled delay, and an earlier pending delay is kept.
+  const q = new WorkQueue();
+  const key = `${b.ns}/${b.rsName}`;
+  const start = b.t;
+  const triggers = Array.from({ length: 19 }, (_, i) => start + 200 * (i + 1));
+  const quotaFreedAt = start + 90_000;
+  q.add(key, start);
+  let ti = 0;
+  for (;;) {
+    const nextTrigger = triggers[ti];
+    const due = q.dueAt(key);
+    if (nextTrigger !== undefined && (due === undefined || nextTrigger < due)) {
+      b.advance(nextTrigger - b.t).replicaSet(1);
+      q.add(key, nextTrigger);
+      ti++;
+      continue;
+    }
+    if (due === undefined) break;
+    q.next(due, true);
+    b.advance(Math.max(1, due + 3 - b.t));
+    if (b.t < quotaFreedAt) {
+      b.controllerCreate(quota);
+      q.addRateLimited(key, b.t);
+    } else {
+      b.controllerCreate();
+      break;
+    }
+    if (b.t > quotaFreedAt - 90_000 && b.t < quotaFreedAt && q.dueAt(key)! > quotaFreedAt && ti >= triggers.length) {
+      b.advance(quotaFreedAt - b.t).removePod('other');
+    }
+  }
+  const { rs } = await audit('14', b);
+  const f = finding(rs, 'backoff-inflated');
+  assert.ok(f, ids(rs).join());
+  assert.match(f.title, /backed off to 16m40s after 19 failed syncs/);
+  assert.match(f.explanation, /kubernetes#98656/);
+  assert.match(f.explanation, /Expectations were not the gate/);
+  assert.ok(finding(rs, 'create-failures'));
+  assert.ok(!finding(rs, 'writes-withheld'), ids(rs).join());
+  assert.equal(rs.accounting.inFindings, 0);
+});
