@@ -93,14 +93,15 @@ const WRITE_CHAR: Record<WriteClass, string> = { create: 'C', delete: 'D', faile
 
 /** How a gated window is drawn: fulfilled, leaked (ended without its counters reaching 0), open. */
 export function gateClass(w: GatedWindow): Exclude<GateClass, 'unknown'> {
-  if (w.endedBy === 'fulfilled') return 'fulfilled';
+  // A record dropped by a restart ended the gate without leaking (the findings say why).
+  if (w.endedBy === 'fulfilled' || w.endedBy === 'reset') return 'fulfilled';
   if (w.endedBy === 'open') return 'open';
   return 'leaked';
 }
 
 /** A round with any write that failed or was rejected (including NamespaceTerminating rejections). */
 export function roundFailed(r: RoundReport): boolean {
-  return r.errors.length > 0 || (r.skipped ?? 0) > 0 || (r.failed?.length ?? 0) > 0 || (r.namespaceTerminating ?? 0) > 0;
+  return r.errors.length > 0 || (r.skipped ?? 0) - (r.unmade ?? 0) > 0 || (r.failed?.length ?? 0) > 0 || (r.namespaceTerminating ?? 0) > 0;
 }
 
 function ms(iso: string | undefined): number | undefined {

@@ -189,6 +189,7 @@ export function chartModel(rs: ReplicaSetReport, range: { start?: string; end?: 
     return { i, start, end, cls, endedBy: w.endedBy, basis: w.basis, zoom: [start - pad, end + pad] as [number, number], tip: windowTip(w, i) };
   });
   const rounds = rs.rounds
+    .filter((r) => r.kind !== 'claim') // adopt/release claims are in the findings and rounds tables, not on the timeline
     .map((r) => ({ t: ms(r.at)!, kind: r.kind, failed: roundFailed(r), cls: roundFailed(r) ? 'failed' : r.kind, tip: roundTip(r) }))
     .filter((r) => Number.isFinite(r.t));
   const until = ms(rs.initialState.until);

@@ -60,16 +60,19 @@ function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; s
     for (const w of r.gatedWindows.filter((x) => x.note)) out.push(`    ${t(w.start)}: ${w.note}`);
   }
   out.push('');
-  out.push('  Rounds (creates/deletes the controller issued)');
+  const a = r.accounting;
+  out.push(`  Rounds (creates, deletes, adopt/release claims; the controller's writes in the input: ${a.writes}, ${a.inRounds} in rounds, ${a.inFindings} in findings)`);
   if (r.rounds.length === 0) out.push('    none');
   else {
-    const tb = table(['At', 'Kind', 'n', 'Batches / pods', 'OK', 'Walked back', 'NsTerminating', 'Basis', 'Evidence']);
+    const tb = table(['At', 'Kind', 'n', 'Batches / pods', 'OK', 'Walked back', 'NsTerminating', 'Unknown', 'Writes', 'Basis', 'Evidence']);
+    const podList = (keys: string[] | undefined) => ((keys ?? []).length > 1 ? `${keys![0]!.split('/')[1]} +${keys!.length - 1}` : (keys ?? [])[0]?.split('/')[1] ?? '');
     for (const x of r.rounds.slice(-MAX_ROUNDS)) {
+      const claimed = [...(x.adopted ?? []), ...(x.released ?? [])];
       tb.push([
         t(x.at), x.kind, String(x.n),
-        x.batches?.join(',') ?? ((x.keys ?? []).length > 1 ? `${x.keys![0]!.split('/')[1]} +${x.keys!.length - 1}` : (x.keys ?? [])[0]?.split('/')[1] ?? ''),
-        String(x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.n - (x.failed?.length ?? 0)),
-        String(x.skipped ?? x.failed?.length ?? 0), String(x.namespaceTerminating ?? 0), x.basis, x.evidence,
+        x.kind === 'claim' ? podList(claimed) : (x.batches?.join(',') ?? podList(x.keys)),
+        String(x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.kind === 'claim' ? claimed.length : x.n - (x.failed?.length ?? 0) - (x.unknown ?? 0) - (x.unmade ?? 0)),
+        String(x.kind === 'claim' ? 0 : (x.skipped ?? x.failed?.length ?? 0)), String(x.namespaceTerminating ?? 0), String(x.unknown ?? 0), String(x.writes), x.basis, x.evidence,
       ]);
     }
     if (r.rounds.length > MAX_ROUNDS) out.push(`    (${r.rounds.length - MAX_ROUNDS} earlier rounds in -o json)`);
