@@ -137,6 +137,8 @@ export class EvidenceOracle implements PodControl {
     return this.writesRecordedHint ?? this.ledger.writes.length > 0;
   }
 
+  /** The modelled version ranks sidecar restarts (v1.32+), for telling ties from disagreements. */
+  sidecarRestartTiebreak = true;
   /** Audit inputs: whether the log records the controller's pod writes (a pre-scan's answer), if known. */
   writesRecordedHint?: boolean;
 
@@ -567,7 +569,7 @@ export class EvidenceOracle implements PodControl {
     // Pods the ranking cannot tell apart are ordered by Go's unstable sort: not a disagreement.
     const rankList = rankPodsByRelatedPodsOnSameNode(active, active);
     const ranks = new Map(active.map((p, i) => [p, rankList[i] ?? 0]));
-    const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at }) === 0));
+    const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at, sidecarRestartTiebreak: this.sidecarRestartTiebreak }) === 0));
     const names = differ.map((p) => objectKey(p.metadata)).join(', ');
     return {
       pods: chosen,

@@ -17,7 +17,7 @@ import { ReplicaSetController, desiredReplicas, type SyncRecord } from '../model
 import type { ExpectationsLogLine } from '../model/expectations.js';
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
-import type { K8sVersion } from '../model/version.js';
+import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject } from '../timeline/validate.js';
@@ -249,6 +249,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
   const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs, ledger);
   oracle.writesRecordedHint = opts.writesRecorded;
+  oracle.sidecarRestartTiebreak = featuresOf(opts.version).sidecarRestartTiebreak;
   oracle.eventsWatched = opts.eventsWatched ?? false;
   oracle.onRoundProgress = (key, until) => controller.extendBusy(key, until);
   const tracks = new Map<string, RsTrack>();

@@ -122,7 +122,7 @@ function timeLess(t1: number | undefined, t2: number | undefined, a: Pod, b: Pod
 }
 
 /** ActivePodsWithRanks.Less(i, j) for the pair (a, b): true ⇒ a is preferred for deletion. */
-function lessForDeletion(a: Pod, b: Pod, rankA: number, rankB: number, now: number): boolean {
+function lessForDeletion(a: Pod, b: Pod, rankA: number, rankB: number, now: number, sidecar = true): boolean {
   // 1. Unassigned < assigned (only when exactly one is unassigned).
   const nodeA = a.spec?.nodeName ?? '';
   const nodeB = b.spec?.nodeName ?? '';
@@ -151,7 +151,8 @@ function lessForDeletion(a: Pod, b: Pod, rankA: number, rankB: number, now: numb
   const rA = maxContainerRestarts(a);
   const rB = maxContainerRestarts(b);
   if (rA.regular !== rB.regular) return rA.regular > rB.regular;
-  if (rA.sidecar !== rB.sidecar) return rA.sidecar > rB.sidecar;
+  // From v1.32.0 only: restarts of restartable init ("sidecar") containers break the tie.
+  if (sidecar && rA.sidecar !== rB.sidecar) return rA.sidecar > rB.sidecar;
   // 8. Newer (or zero) creation time first; log buckets + UID.
   const ctA = parseTime(a.metadata.creationTimestamp);
   const ctB = parseTime(b.metadata.creationTimestamp);
@@ -167,6 +168,8 @@ export interface DeletionCompareContext {
   rankB: number;
   /** ActivePodsWithRanks.Now, epoch ms (a non-finite value disables the log scale, like a zero Now). */
   now: number;
+  /** Rule 7's sidecar-restart tiebreak (v1.32.0+; default on). */
+  sidecarRestartTiebreak?: boolean;
 }
 
 /**
@@ -179,8 +182,9 @@ export interface DeletionCompareContext {
  * more sidecar restarts; 8 newer creationTimestamp first (same bucketing); 9 equal.
  */
 export function comparePodsForDeletion(a: Pod, b: Pod, ctx: DeletionCompareContext): number {
-  if (lessForDeletion(a, b, ctx.rankA, ctx.rankB, ctx.now)) return -1;
-  if (lessForDeletion(b, a, ctx.rankB, ctx.rankA, ctx.now)) return 1;
+  const sidecar = ctx.sidecarRestartTiebreak ?? true;
+  if (lessForDeletion(a, b, ctx.rankA, ctx.rankB, ctx.now, sidecar)) return -1;
+  if (lessForDeletion(b, a, ctx.rankB, ctx.rankA, ctx.now, sidecar)) return 1;
   return 0;
 }
 
@@ -211,11 +215,11 @@ export function rankPodsByRelatedPodsOnSameNode(podsToRank: Pod[], relatedPods: 
  * readiness times and restart counts compare equal (the UID tiebreak only applies when the
  * timestamps differ but fall into the same log bucket).
  */
-export function getPodsToDelete(activePods: Pod[], relatedPods: Pod[], n: number, now: number): Pod[] {
+export function getPodsToDelete(activePods: Pod[], relatedPods: Pod[], n: number, now: number, opts: { sidecarRestartTiebreak?: boolean } = {}): Pod[] {
   if (n <= 0) return [];
   if (n >= activePods.length) return activePods.slice(0, n);
   const ranks = rankPodsByRelatedPodsOnSameNode(activePods, relatedPods);
   const indexed = activePods.map((pod, i) => ({ pod, rank: ranks[i]! }));
-  indexed.sort((x, y) => comparePodsForDeletion(x.pod, y.pod, { rankA: x.rank, rankB: y.rank, now }));
+  indexed.sort((x, y) => comparePodsForDeletion(x.pod, y.pod, { rankA: x.rank, rankB: y.rank, now, ...opts }));
   return indexed.slice(0, n).map((x) => x.pod);
 }

@@ -569,8 +569,11 @@ export class ReplicaSetController {
     for (const p of this.pods.values()) {
       if (p.metadata.namespace !== ns) continue;
       if (this.features.podIndexListing) {
+        // The pod indexer (controller.AddPodControllerIndexer): 1.34.0–1.34.1 key the controllerRef
+        // by UID only, 1.34.2+ by kind/name/UID; pods without a controllerRef come from the orphan key.
         const ref = controllerRefOf(p.metadata);
-        if (ref && !(ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && ref.uid === rs.metadata.uid)) continue;
+        if (ref && this.features.podIndexListing === 'uid' && ref.uid !== rs.metadata.uid) continue;
+        if (ref && this.features.podIndexListing === 'kind-name-uid' && !(ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && ref.uid === rs.metadata.uid)) continue;
       }
       out.push(p);
     }
@@ -685,7 +688,8 @@ export class ReplicaSetController {
       if (minReadyMs === 0) available++;
       else {
         const since = podReadySince(p);
-        if (since !== undefined && since + minReadyMs < at) available++;
+        // IsPodAvailable: strict before 1.34, inclusive from 1.34.
+        if (since !== undefined && (this.features.availabilityInclusive ? since + minReadyMs <= at : since + minReadyMs < at)) available++;
       }
     }
     base.ready = ready;
@@ -720,10 +724,10 @@ export class ReplicaSetController {
         const next = active
           .filter(isPodReady)
           .map((p) => podReadySince(p))
-          .filter((t): t is number => t !== undefined && t + minReadyMs >= at)
-          // IsPodAvailable is strict (readySince + minReadySeconds *before* now): the first
-          // instant the pod counts is 1 ms after the boundary in this ms-resolution model.
-          .map((t) => t + minReadyMs - at + 1);
+          .filter((t): t is number => t !== undefined && (this.features.availabilityInclusive ? t + minReadyMs > at : t + minReadyMs >= at))
+          // Strict IsPodAvailable (before 1.34): the first instant the pod counts is 1 ms after
+          // the boundary in this ms-resolution model; inclusive (1.34+): the boundary itself.
+          .map((t) => t + minReadyMs - at + (this.features.availabilityInclusive ? 0 : 1));
         delay = next.length ? Math.min(...next) : minReadyMs;
       }
       if (delay !== undefined) {
@@ -788,7 +792,7 @@ export class ReplicaSetController {
     if (diff > 0) {
       const n = Math.min(diff, this.burst);
       const related = this.relatedPods(rs, rec);
-      let victims = getPodsToDelete(active, related, n, at);
+      let victims = getPodsToDelete(active, related, n, at, { sidecarRestartTiebreak: this.features.sidecarRestartTiebreak });
       let note: string | undefined;
       if (this.opts.podControl.chooseDeletions) {
         const c = this.opts.podControl.chooseDeletions(rs, victims, active, at);

@@ -15,7 +15,7 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
-import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
+import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 
 export interface AuditFilesOptions {
@@ -126,7 +126,9 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
   ];
   if (uaVersion && uaVersion !== version.version) {
-    assumptions.push(`kube-controller-manager's user agent says ${uaVersion}; modelled ${version.version} (${version.basis}). Use --k8s-version ${uaVersion} to model it exactly.`);
+    assumptions.push(isModelledVersion(uaVersion)
+      ? `kube-controller-manager's user agent says ${uaVersion}; modelled ${version.version} (${version.basis}). Use --k8s-version ${uaVersion} to model it exactly.`
+      : `kube-controller-manager's user agent says ${uaVersion}, outside what kexp models (v1.${OLDEST_K8S_MINOR} … v1.${NEWEST_K8S_MINOR}); modelled ${version.version} (${version.basis}): behaviour that changed since may differ, the writes are still accounted for.`);
   }
   if (levels.length && !levels.includes('RequestResponse')) {
     assumptions.push(`The audit level is ${levels.join('/')}: no response bodies, so pods and ReplicaSets cannot be observed and the controller cannot be reconstructed; only its writes are counted.`);

@@ -31,19 +31,21 @@ export interface ReplayFilesResult {
 }
 
 /** Picks the version to model: flag, else the recording's serverVersion, else the default. */
-function chooseVersion(flag: string | undefined, sources: OpenedSource[]): { version: string; basis: 'flag' | 'input' | 'default' } {
+function chooseVersion(flag: string | undefined, sources: OpenedSource[]): { version: string; basis: 'flag' | 'input' | 'default'; note?: string } {
   if (flag) return { version: parseK8sVersion(flag).text, basis: 'flag' };
+  let note: string | undefined;
   for (const s of sources) {
     const sv = (s.coverage().header as { serverVersion?: string } | undefined)?.serverVersion;
     if (sv) {
       try {
         return { version: parseK8sVersion(sv).text, basis: 'input' };
-      } catch {
-        // an unmodelled server version falls back to the default below, with a warning
+      } catch (e) {
+        // An unmodelled server version falls back to the default, and the report says so.
+        note ??= `${s.file}: ${(e as Error).message}; modelled ${DEFAULT_K8S_VERSION} instead (behaviour that changed since may differ; the writes are still accounted for).`;
       }
     }
   }
-  return { version: DEFAULT_K8S_VERSION, basis: 'default' };
+  return { version: DEFAULT_K8S_VERSION, basis: 'default', ...(note ? { note } : {}) };
 }
 
 /**
@@ -75,13 +77,18 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   });
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
+  if (version.note) {
+    assumptions.push(version.note);
+    warnings.push(version.note);
+    opts.onWarning?.(version.note);
+  }
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
   const report = buildReport(result, {
     command: 'replay',
     kexpVersion: KEXP_VERSION,
-    k8sVersion: version,
+    k8sVersion: { version: version.version, basis: version.basis },
     inputs,
     problems,
     assumptions,

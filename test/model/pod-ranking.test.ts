@@ -274,6 +274,17 @@ test('restart tiebreak: equal regular restarts → more sidecar restarts first; 
   assert.equal(cmp(regular, sidecarFlaky), -1);
 });
 
+test('restart tiebreak before v1.32: sidecar restarts do not break the tie (the pods compare equal on rule 7)', () => {
+  const sidecarFlaky = pod({ name: 'sc', uid: 'u1', node: 'node-1', restarts: 2, sidecarRestarts: 5 });
+  const plain = pod({ name: 'plain', uid: 'u1', node: 'node-1', restarts: 2, sidecarRestarts: 0 });
+  const old = { rankA: 0, rankB: 0, now: NOW, sidecarRestartTiebreak: false };
+  assert.equal(comparePodsForDeletion(sidecarFlaky, plain, old), 0);
+  assert.equal(comparePodsForDeletion(sidecarFlaky, plain, { ...old, sidecarRestartTiebreak: true }), -1);
+  // getPodsToDelete then keeps the input order (a stable sort): the first listed goes.
+  assert.deepEqual(names(getPodsToDelete([plain, sidecarFlaky], [plain, sidecarFlaky], 1, NOW, { sidecarRestartTiebreak: false })), ['plain']);
+  assert.deepEqual(names(getPodsToDelete([plain, sidecarFlaky], [plain, sidecarFlaky], 1, NOW)), ['sc']);
+});
+
 test('creation time: newer first across buckets; same bucket → smaller UID first', () => {
   const common = { node: 'node-1', readyAt: NOW - 10 * DAY };
   const newer = pod({ name: 'newer', uid: 'ffff', created: NOW - HOUR, ...common });

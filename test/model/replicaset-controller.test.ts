@@ -642,7 +642,7 @@ test('§11 case 22: if the RS is being deleted it neither releases nor creates',
   assert.equal(E(h.c), undefined);
 });
 
-for (const version of ['v1.32.9', 'v1.33.0', 'v1.37.2']) {
+for (const version of ['v1.32.9', 'v1.33.0', 'v1.34.0', 'v1.37.2']) {
   test(`§11 case 23 / §10 DoNotPatchPodWithOtherControlRef (${version}): a pod controlled by RS bar is ignored → 2 creates, 0 patches`, () => {
     const h = newHarness({ version });
     const foo = h.f.replicaSet({ replicas: 2, labels: { app: 'shared' } });
@@ -655,7 +655,7 @@ for (const version of ['v1.32.9', 'v1.33.0', 'v1.37.2']) {
     const s = h.c.syncReplicaSet(KEY, T0);
     expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(2, [1, 1], 2, 2), active: 0, diff: -2 });
     const minor = Number(version.split('.')[1]);
-    if (minor >= 33) assert.deepEqual(s.claims, [], 'v1.33+: pods of other controllers are not even listed');
+    if (minor >= 34) assert.deepEqual(s.claims, [], 'v1.34+: pods of other controllers are not even listed (owner index)');
     else assert.deepEqual(s.claims!.map((d) => [d.pod, d.action, d.claimed]), [['d/bar-x', 'ignore', false]]);
     assert.deepEqual(h.pc.counts(), { creates: 2, deletes: 0, gets: 0, patches: 0 });
   });
@@ -696,9 +696,9 @@ test('§11 case 25 (v1.34+): Ready → updatePod AddAfter(30 s); the sync sees r
   h.c.deliverPod('MODIFIED', h.f.update(pods[0]!, mut.ready(T0)), T0);
   assert.deepEqual(h.handlers.slice(-1)[0]!.effects, ['enqueue d/foo', 'enqueue after 30000 ms for availability check']);
   const s = syncNow(h.c, T0);
-  // IsPodAvailable is strict (readySince + minReadySeconds before now); the model's clock has
-  // ms resolution, so the first instant the pod counts as available is +1 ms.
-  expectSync(s, { outcome: 'synced', expectations: 'never-recorded', requeue: after(30_001), ready: 1, available: 0, active: 2, diff: 0 });
+  // IsPodAvailable is inclusive from 1.34 (readySince + minReadySeconds <= now): the pod counts
+  // as available at the boundary itself.
+  expectSync(s, { outcome: 'synced', expectations: 'never-recorded', requeue: after(30_000), ready: 1, available: 0, active: 2, diff: 0 });
   assert.equal(h.c.queue.dueAt(KEY), T0 + 30_000, 'the earlier updatePod AddAfter(30 s) stays the earliest wake-up');
 });
 
@@ -708,8 +708,8 @@ test('§11 case 25 (v1.34+): the requeue is the precise time until the earliest 
   h.c.deliverPod('MODIFIED', h.f.update(pods[0]!, mut.ready(T0 - 12 * SEC)), T0);
   h.c.deliverPod('MODIFIED', h.f.update(pods[1]!, mut.ready(T0 - 4 * SEC)), T0);
   const s = syncNow(h.c, T0);
-  expectSync(s, { outcome: 'synced', expectations: 'never-recorded', requeue: after(18_001), ready: 2, available: 0, active: 2, diff: 0 });
-  assert.equal(h.c.queue.dueAt(KEY), T0 + 18_001);
+  expectSync(s, { outcome: 'synced', expectations: 'never-recorded', requeue: after(18_000), ready: 2, available: 0, active: 2, diff: 0 });
+  assert.equal(h.c.queue.dueAt(KEY), T0 + 18_000);
   // A ready pod with no lastTransitionTime gives no candidate → fallback minReadySeconds.
   const h2 = minReadyWorld('v1.34.1', 1);
   h2.h.c.deliverPod('MODIFIED', h2.h.f.update(h2.pods[0]!, (p) => { mut.ready(T0)(p); p.status!.conditions!.find((c) => c.type === 'Ready')!.lastTransitionTime = null; }), T0);
@@ -1261,8 +1261,9 @@ test(
   },
 );
 
-for (const [version, listed] of [['v1.32.9', true], ['v1.33.0', false]] as const) {
-  test(`§4 step 6 (${version}): a pod whose controllerRef has this RS's UID but another name is ${listed ? 'listed and kept (UID-only ClaimObject)' : 'not listed (owner index)'}`, () => {
+// The owner index starts in v1.34.0 and keys by UID only until v1.34.1; from v1.34.2 by kind/name/UID.
+for (const [version, listed] of [['v1.32.9', true], ['v1.33.9', true], ['v1.34.0', true], ['v1.34.1', true], ['v1.34.2', false], ['v1.37.2', false]] as const) {
+  test(`§4 step 6 (${version}): a pod whose controllerRef has this RS's UID but another name is ${listed ? 'listed and kept (UID-only ClaimObject / UID-keyed index)' : 'not listed (owner index by kind/name/UID)'}`, () => {
     const h = newHarness({ version });
     const rs = h.f.replicaSet({ replicas: 1 });
     const odd = h.f.pod({ rs, name: 'foo-odd', owner: { ...controllerRefTo(rs), name: 'foo-renamed' } });
