@@ -74,7 +74,10 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-type WatchResult = { kind: 'closed' } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string } | { kind: 'fatal'; error: ClusterError };
+type WatchResult = { kind: 'closed' } | { kind: 'idle'; detail: string } | { kind: 'expired'; detail: string } | { kind: 'error'; detail: string } | { kind: 'fatal'; error: ClusterError };
+
+/** After an idle resume, events arriving this soon are a backlog a half-open connection held back. */
+const IDLE_BACKLOG_MS = 2000;
 
 /** A watch request the API server refused for good (401/403): retrying cannot help. */
 function fatalWatchStatus(status: number | undefined, path: string): ClusterError | undefined {
@@ -87,6 +90,9 @@ function fatalWatchStatus(status: number | undefined, path: string): ClusterErro
 export class Reflector {
   private rv = '';
   private known = new Map<string, Record<string, unknown>>(); // uid → last object
+  /** Set when the watch resumed after an idle timeout (see run). */
+  private idleResumeAt?: number;
+  private idleDetail = '';
 
   constructor(private readonly o: ReflectorOptions) {}
 
@@ -139,6 +145,14 @@ export class Reflector {
       if (r.kind === 'fatal') throw r.error;
       if (r.kind === 'closed') {
         backoff = 1000;
+        continue;
+      }
+      if (r.kind === 'idle') {
+        // A quiet watch (Events get no bookmarks) or a half-open connection: resuming from the
+        // last resourceVersion loses nothing, so this is not a gap — unless the resumed watch
+        // at once delivers events the dead connection held back (their receive times are late).
+        this.idleResumeAt = this.o.now();
+        this.idleDetail = r.detail;
         continue;
       }
       if (r.kind === 'expired') {
@@ -194,7 +208,7 @@ export class Reflector {
       const armIdle = () => {
         if (idle) clearTimeout(idle);
         idle = setTimeout(() => {
-          result = { kind: 'error', detail: `no data for ${this.o.idleTimeoutMs ?? 90000} ms (half-open connection?)` };
+          result = { kind: 'idle', detail: `no data for ${this.o.idleTimeoutMs ?? 90000} ms (half-open connection?)` };
           finish();
         }, this.o.idleTimeoutMs ?? 90000);
       };
@@ -220,6 +234,12 @@ export class Reflector {
             return;
           }
           if (type !== 'ADDED' && type !== 'MODIFIED' && type !== 'DELETED') return;
+          if (this.idleResumeAt !== undefined) {
+            if (at - this.idleResumeAt <= IDLE_BACKLOG_MS) {
+              this.o.sink.gap('watch-reconnect', `${this.idleDetail}; events held back by the dead connection arrived on resume, their receive times are late`, this.idleResumeAt);
+            }
+            this.idleResumeAt = undefined;
+          }
           const full = { apiVersion: this.o.apiVersion, kind: this.o.kind, ...obj };
           if (type === 'DELETED') this.known.delete(m.uid ?? '');
           else this.known.set(m.uid ?? '', full);
