@@ -249,22 +249,36 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
   for (const w of t.windows) {
     if (w.endedBy === 'expired' && w.remaining && (w.remaining.add > 0 || w.remaining.del > 0)) {
       const waited = fmtDuration((w.end ?? w.start) - w.setAt);
+      // The round's own writes: which the input showed only after the expiry (informer lag), which never.
+      const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
+      const own = rnd ? t.writes.filter((x) => x.round === rnd.modelRound && x.kind === 'create' && x.outcome === 'ok') : [];
+      const late = own.filter((x) => x.observedAt !== undefined && x.observedAt > (w.end ?? w.start));
+      const never = own.filter((x) => x.observedAt === undefined && x.pod);
+      const lag = late.length ? Math.max(...late.map((x) => x.observedAt! - w.setAt)) : undefined;
+      const lagOnly = late.length > 0 && never.length === 0 && !(w.remaining.keys?.length);
       f.push({
-        id: 'expectation-leak-expired',
-        severity: 'warning',
-        title: `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
+        id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
+        severity: lagOnly || w.basis === 'unknown' || w.gapInside ? (lagOnly ? 'warning' : 'info') : 'warning',
+        title: lagOnly
+          ? `The controller's own creates reached the informer only after the 5-minute timeout (${fmtDuration(lag!)} later): the record expired`
+          : `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
         basis: w.gapInside ? 'unknown' : w.basis,
         at: iso(w.start),
         explanation:
           `At ${iso(w.setAt)} the controller expected ${w.raised.add} creation(s) and ${w.raised.del} deletion(s) for ${name}. ` +
-          `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s) were never observed, so every sync was refused ` +
-          `(${plural(w.gatedSyncs, 'gated sync')}) until the first sync after the record expired, at ${iso(w.end)}. Expiry is passive: ` +
-          `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
-          (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : ''),
-        nextStep:
-          'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +
-          'or creates rejected because the namespace was terminating. Check the kube-controller-manager log for "Controller expectations expired".',
-        evidence: refs(w.evidence),
+          (lagOnly
+            ? `${plural(late.length, 'pod')} it created (${late.slice(0, 5).map((x) => x.pod).join(', ')}) showed up only ${fmtDuration(lag!)} after that, so the record expired at ${iso(w.end)} ` +
+              `while they were still unobserved: the informer lagged longer than the 5-minute ExpectationsTimeout, and the next sync counted from a cache without them (kubernetes#129795).`
+            : `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s) were never observed, so every sync was refused ` +
+              `(${plural(w.gatedSyncs, 'gated sync')}) until the first sync after the record expired, at ${iso(w.end)}. Expiry is passive: ` +
+              `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
+              (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
+              (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '')),
+        nextStep: lagOnly
+          ? 'Check kube-controller-manager\'s watch health at that time (apiserver load, watch relists, a slow network); expect surplus pods that a later sync deletes.'
+          : 'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +
+            'or creates rejected because the namespace was terminating. Check the kube-controller-manager log for "Controller expectations expired".',
+        evidence: refs([...w.evidence, ...never.flatMap((x) => x.sources), ...late.flatMap((x) => x.sources)]),
       });
     }
     if (w.endedBy === 'rs-deleted' && (w.namespaceTerminating ?? 0) > 0) {
@@ -367,13 +381,17 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       const made = round ? t.writes.filter((w) => w.round === round.modelRound) : [];
       // The earlier creates this record still awaited: when (if ever) the input showed them.
       const earlier = t.rounds.filter((r) => r.kind === 'create' && r.at < e.at && e.at - r.at <= EXPECTATIONS_TIMEOUT_MS + 60_000);
-      const lateWrites = t.writes.filter((w) => earlier.some((r) => r.modelRound === w.round) && w.at > e.at);
-      const lag = lateWrites.length ? Math.max(...lateWrites.map((w) => w.at - (earlier.find((r) => r.modelRound === w.round)?.at ?? w.at))) : undefined;
+      const seenAt = (w: ControllerWrite) => w.observedAt ?? w.at;
+      const lateWrites = t.writes.filter((w) => earlier.some((r) => r.modelRound === w.round) && seenAt(w) > e.at);
+      const lag = lateWrites.length ? Math.max(...lateWrites.map((w) => seenAt(w) - (earlier.find((r) => r.modelRound === w.round)?.at ?? seenAt(w)))) : undefined;
+      // Resting on the expired window: unknown when that window's creates were never shown made.
+      const expired = t.windows.find((w) => w.endedBy === 'expired' && w.end === e.at);
+      const basis: Basis = expired && (expired.gapInside || (expired.round !== undefined && t.rounds[expired.round]?.evidence?.basis === 'unknown')) ? 'unknown' : 'inferred';
       f.push({
         id: 'expiry-over-create',
-        severity: 'warning',
+        severity: basis === 'unknown' ? 'info' : 'warning',
         title: 'A sync after expiry created pods while earlier creations were still unobserved',
-        basis: 'inferred',
+        basis,
         at: iso(e.at),
         explanation:
           `At ${iso(e.at)} the record still expected ${e.add} creation(s) but had expired, so the sync passed the gate and created ${e.created} pod(s) ` +

@@ -77,6 +77,8 @@ export interface ControllerWrite {
   unnamed?: boolean;
   /** Adopt/release: the pod already had a deletionTimestamp (ClaimObject never adopts such a pod). */
   podTerminating?: boolean;
+  /** When the input first showed the written pod itself (its ADD; the write for audit records). */
+  observedAt?: number;
 }
 
 interface PodMemo {
@@ -159,6 +161,7 @@ export class WriteLedger {
       existing.forms.push(form);
       existing.sources.push(e.source);
       existing.podUid ??= w.podUid;
+      if (w.observedAt !== undefined) existing.observedAt ??= w.observedAt;
       if (w.at < existing.at) existing.at = w.at;
       this.link(e, existing);
       return existing;
@@ -252,6 +255,7 @@ export class WriteLedger {
     const podUid = (e.responseObject as Pod | undefined)?.metadata?.uid;
     const terminating = kind === 'adopt' && Boolean((e.responseObject as Pod | undefined)?.metadata?.deletionTimestamp);
     this.add(e, {
+      ...(ok && kind === 'create' ? { observedAt: e.at } : {}),
       ...(terminating ? { podTerminating: true } : {}),
       rsKey: `${ns}/${rsName}`, kind, outcome, pod: podKey, ...(podUid ? { podUid } : {}), at: e.receivedAt ?? e.at,
       ...(ok ? {} : { error: e.status.message ?? `HTTP ${code}` }),
@@ -283,7 +287,7 @@ export class WriteLedger {
     if (!sameObject) {
       // First sighting of this pod: a create of the ReplicaSet controller when it was created inside the input.
       if (!rsRef || !this.createdInside(pod, e.at)) return;
-      this.add(e, { rsKey: `${ns}/${rsRef.name}`, kind: 'create', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at }, 'pod');
+      this.add(e, { rsKey: `${ns}/${rsRef.name}`, kind: 'create', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at, observedAt: e.at }, 'pod');
       return;
     }
     if (before.ownerUid === ref?.uid) return;

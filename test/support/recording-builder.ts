@@ -31,6 +31,7 @@ export class RecordingBuilder {
   rs: any;
   pods = new Map<string, any>();
   private events = new Map<string, any>();
+  private eventSeq = 0;
 
   constructor(readonly ns = 'shop', readonly rsName = 'web-7d9c6b8f5d', start = Date.UTC(2026, 10, 30, 10, 0, 0), watches = ['replicasets', 'pods', 'events', 'namespaces']) {
     this.t = start;
@@ -137,7 +138,7 @@ export class RecordingBuilder {
     }
     ev = {
       apiVersion: 'v1', kind: 'Event',
-      metadata: { name: `${this.rsName}.${(this.t * 1e6).toString(16)}`, namespace: this.ns, uid: uid('ev'), resourceVersion: String(++this.rv) },
+      metadata: { name: `${this.rsName}.${this.t.toString(16)}${(++this.eventSeq).toString(16).padStart(4, "0")}`, namespace: this.ns, uid: uid('ev'), resourceVersion: String(++this.rv) },
       involvedObject: { kind: 'ReplicaSet', namespace: this.ns, name: this.rsName, uid: this.rsUid, apiVersion: 'apps/v1', resourceVersion: this.rs?.metadata.resourceVersion },
       reason, message, type, count: 1, firstTimestamp: this.iso(), lastTimestamp: this.iso(), source: { component: 'replicaset-controller' },
     };
