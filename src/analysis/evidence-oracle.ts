@@ -523,7 +523,7 @@ export class EvidenceOracle implements PodControl {
     return undefined;
   }
 
-  chooseDeletions(_rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
+  chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
     const n = predicted.length;
     const byKey = new Map(active.map((p) => [objectKey(p.metadata), p]));
     const observed: Pod[] = [];
@@ -543,6 +543,22 @@ export class EvidenceOracle implements PodControl {
       }
     }
     if (!sawWrites) {
+      // The controller's SuccessfulDelete Events name its victims, whatever the lag of the
+      // deletions' watch events (and a deletion by another actor is not one of them).
+      for (const e of this.window(at, 1000)) {
+        if (observed.length >= n) break;
+        if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulDelete') continue;
+        const io = e.object.involvedObject;
+        if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+        const m = /Deleted pod: (\S+)/.exec(e.object.message ?? '');
+        const p = m ? byKey.get(`${rs.metadata.namespace}/${m[1]}`) : undefined;
+        if (p && !seen.has(objectKey(p.metadata))) {
+          seen.add(objectKey(p.metadata));
+          observed.push(p);
+        }
+      }
+    }
+    if (!sawWrites && observed.length < n) {
       for (const e of this.window(at, 0)) {
         if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
         if (e.type !== 'observed' || e.kind !== 'Pod') continue;
