@@ -7,6 +7,7 @@ import { openWatchSource, mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
+import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
@@ -64,7 +65,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   });
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
-  const result = await replay(mergeSources(sources), {
+  // Separate watches of one cluster: updates received out of causal order are put back in
+  // resourceVersion order (src/timeline/causal-order.ts).
+  let moved = 0;
+  const result = await replay(causalOrder(mergeSources(sources), CAUSAL_WINDOW_MS, () => moved++), {
     version: parseK8sVersion(version.version),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
@@ -77,6 +81,9 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   });
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
+  if (moved > 0) {
+    assumptions.push(`${moved} update(s) from separate watches arrived out of resourceVersion order within ${CAUSAL_WINDOW_MS} ms and were replayed in resourceVersion order (etcd revisions are global to the cluster).`);
+  }
   if (version.note) {
     assumptions.push(version.note);
     warnings.push(version.note);
