@@ -1,0 +1,543 @@
+/**
+ * Analysis of a point-in-time snapshot of one ReplicaSet (a live read by `kexp explain`, or a
+ * snapshot file: `kubectl get -o json`, a List, a cluster-info dump): counts, conditions, Events
+ * (aggregated ones too), quotas, namespace phase, owner → a verdict with its basis, findings
+ * with next steps, the reconstructed recent timeline (from Events' first/lastTimestamp and
+ * count, pod creation/deletion timestamps, managedFields times) and the adoption table. A
+ * snapshot cannot see the controller's expectations; it says so (`unknown`) and infers only
+ * what the API state forces:
+ * - RS deletionTimestamp → deleting;
+ * - namespace Terminating, RS not deleted, fewer active pods than desired → the
+ *   NamespaceTerminating expectation leak;
+ * - ReplicaFailure condition or FailedCreate/FailedDelete newer than the last progress → failing;
+ * - pods missing (or surplus), the controller has synced the spec, nothing failed and nothing
+ *   moved for 30 s → gated on an expectation that is not being fulfilled (a leak once that has
+ *   lasted longer than the 5-minute ExpectationsTimeout);
+ * - active == desired and observedGeneration == generation → healthy.
+ * Pure: no I/O, no clock (`now` is the snapshot time).
+ */
+import { decideClaim } from '../model/adoption.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
+import { controllerRefOf, objectKey, parseTime, type CoreEvent, type Pod, type ReplicaSet } from '../model/objects.js';
+import { isPodActive, isPodReady } from '../model/pod-ranking.js';
+import { desiredReplicas } from '../model/replicaset-controller.js';
+import { labelSelectorMatches } from '../model/selector.js';
+import { iso } from './report-builder.js';
+import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, VerdictState } from './report-types.js';
+import type { Deployment, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
+
+/** Nothing moved for this long while pods are missing or surplus: the controller is not acting. */
+export const STALL_MS = 30_000;
+/** FailedCreate/FailedDelete newer than this (and than the last progress) count as "failing now". */
+export const RECENT_FAILURE_MS = 20 * 60_000;
+
+export interface TimelineEntry {
+  /** Epoch ms. */
+  at: number;
+  basis: Basis;
+  /** Where the time comes from: API timestamps are whole seconds (coarse); the watch is kexp's receive time. */
+  from: 'event' | 'pod' | 'replicaset' | 'namespace' | 'deployment' | 'snapshot' | 'watch';
+  text: string;
+  coarse: boolean;
+}
+
+export interface RsFacts {
+  desired: number;
+  active: number;
+  terminating: number;
+  ready: number;
+  finished: number;
+  statusReplicas?: number;
+  generation?: number;
+  observedGeneration?: number;
+  orphansMatching: number;
+  otherControllerMatching: number;
+  nsTerminating: boolean;
+  nsKnown: boolean;
+  deletingSince?: number;
+  /** Last sign of the controller acting (pod created, deletion requested, Successful* event). */
+  lastProgress?: number;
+  /** Last spec change (managedFields) or creation. */
+  lastSpecChange?: number;
+  failing?: { reason: string; message: string; at?: number; basis: Basis; evidence: string[] };
+}
+
+
+
+function plural(n: number, w: string): string {
+  return `${n} ${w}${n === 1 ? '' : 's'}`;
+}
+
+function fmtAgo(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 120) return `${m}m${s % 60 ? `${s % 60}s` : ''}`;
+  return `${Math.floor(m / 60)}h${m % 60 ? `${m % 60}m` : ''}`;
+}
+
+const COMBINED = '(combined from similar events): ';
+
+/** One Event's times and count (core/v1 legacy fields, or the series fields of newer recorders). */
+export function eventTimes(e: CoreEvent): { first?: number; last?: number; count: number; aggregated: boolean; message: string } {
+  const series = (e as { series?: { count?: number; lastObservedTime?: string } }).series;
+  const first = parseTime(e.firstTimestamp) ?? parseTime(e.eventTime) ?? parseTime(e.metadata.creationTimestamp);
+  const last = parseTime(e.lastTimestamp) ?? parseTime(series?.lastObservedTime) ?? first;
+  const count = e.count ?? series?.count ?? 1;
+  let message = e.message ?? '';
+  const aggregated = message.startsWith(COMBINED);
+  if (aggregated) message = message.slice(COMBINED.length);
+  return { first, last, count, aggregated, message };
+}
+
+/**
+ * How evidence is cited: `live:KIND/NAME#field` for a live snapshot; FILE:LINE of the item for
+ * a snapshot read from a file (kubectl get -o json, a List, a cluster-info dump).
+ */
+export interface SnapshotRefs {
+  rs(name: string, field?: string): string;
+  ns(name: string, field: string): string;
+  pod(p: Pod | string): string;
+  event(e: CoreEvent): string;
+  quota(name: string): string;
+}
+
+export const LIVE_REFS: SnapshotRefs = {
+  rs: (name, field) => `live:replicasets/${name}${field ? `#${field}` : ''}`,
+  ns: (name, field) => `live:namespaces/${name}#${field}`,
+  pod: (p) => `live:pods/${typeof p === 'string' ? p : (p.metadata.name ?? '?')}`,
+  event: (e) => `live:events/${e.metadata.name ?? '?'}`,
+  quota: (name) => `live:resourcequotas/${name}`,
+};
+
+/** managedFields entries that changed the spec (or the scale subresource): when, and by whom. */
+function specChanges(rs: ReplicaSet): Array<{ at: number; manager: string; subresource?: string }> {
+  const mf = (rs.metadata as { managedFields?: Array<{ manager?: string; operation?: string; time?: string; subresource?: string; fieldsV1?: Record<string, unknown> }> }).managedFields ?? [];
+  const out: Array<{ at: number; manager: string; subresource?: string }> = [];
+  for (const m of mf) {
+    const at = parseTime(m.time);
+    if (at === undefined) continue;
+    if (m.subresource === 'status') continue;
+    if (m.subresource === 'scale' || (m.fieldsV1 && 'f:spec' in m.fieldsV1)) out.push({ at, manager: m.manager ?? 'unknown', subresource: m.subresource });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+function quantity(q: string | undefined): number | undefined {
+  if (q === undefined) return undefined;
+  const m = /^(\d+(?:\.\d+)?)([kKMGTPE]i?|m)?$/.exec(q.trim());
+  if (!m) return undefined;
+  const mult: Record<string, number> = { '': 1, m: 0.001, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4, Pi: 1024 ** 5, Ei: 1024 ** 6 };
+  return Number(m[1]) * (mult[m[2] ?? ''] ?? 1);
+}
+
+/** Quotas whose pod count (or any resource) is used up. */
+export function exhaustedQuotas(quotas: ResourceQuota[] | undefined): Array<{ name: string; resource: string; used: string; hard: string }> {
+  const out: Array<{ name: string; resource: string; used: string; hard: string }> = [];
+  for (const q of quotas ?? []) {
+    const hard = q.status?.hard ?? q.spec?.hard ?? {};
+    const used = q.status?.used ?? {};
+    for (const [res, h] of Object.entries(hard)) {
+      const hv = quantity(h);
+      const uv = quantity(used[res]);
+      if (hv !== undefined && uv !== undefined && uv >= hv) out.push({ name: q.metadata.name ?? '?', resource: res, used: used[res]!, hard: h });
+    }
+  }
+  return out;
+}
+
+export interface SnapshotAnalysis {
+  facts: RsFacts;
+  verdict: ReplicaSetReport['verdict'];
+  findings: Finding[];
+  windows: GatedWindow[];
+  timeline: TimelineEntry[];
+  adoption: AdoptionRow[];
+  counts: { desired: number; active: number; terminating: number; ready: number };
+}
+
+/** Pods of the namespace that matter to `rs`: owned (by UID) or matching its selector. */
+function candidatePods(rs: ReplicaSet, pods: Pod[]): Pod[] {
+  const uid = rs.metadata.uid;
+  return pods.filter((p) => p.metadata.namespace === rs.metadata.namespace && (controllerRefOf(p.metadata)?.uid === uid || labelSelectorMatches(rs.spec?.selector, p.metadata.labels)));
+}
+
+export function adoptionRows(rs: ReplicaSet, pods: Pod[]): AdoptionRow[] {
+  const rows: AdoptionRow[] = [];
+  for (const p of candidatePods(rs, pods)) {
+    const d = decideClaim(rs, p);
+    rows.push({ pod: d.pod, ...(d.uid ? { uid: d.uid } : {}), action: d.action, claimed: d.claimed, reason: d.reason });
+  }
+  rows.sort((a, b) => a.pod.localeCompare(b.pod));
+  return rows;
+}
+
+/**
+ * Analyses one ReplicaSet of a snapshot. Pure: `now` is the snapshot time.
+ */
+export function analyseSnapshot(
+  rs: ReplicaSet,
+  input: { pods: Pod[]; events: CoreEvent[]; quotas?: ResourceQuota[]; ns?: LiveSnapshot['ns']; owner?: Deployment | { notFound: true }; unavailable?: LiveSnapshot['unavailable'] },
+  now: number,
+  refs: SnapshotRefs = LIVE_REFS,
+): SnapshotAnalysis {
+  const evRef = refs.event;
+  const podRef = refs.pod;
+  const key = objectKey(rs.metadata);
+  const name = rs.metadata.name ?? '';
+  const nsName = rs.metadata.namespace ?? '';
+  const uid = rs.metadata.uid;
+  const desired = desiredReplicas(rs);
+  const findings: Finding[] = [];
+  const timeline: TimelineEntry[] = [];
+  const owned: Pod[] = [];
+  let orphansMatching = 0;
+  let otherControllerMatching = 0;
+  for (const p of input.pods) {
+    if (p.metadata.namespace !== nsName) continue;
+    const ref = controllerRefOf(p.metadata);
+    if (ref?.uid === uid) owned.push(p);
+    else if (labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) {
+      if (!ref) orphansMatching++;
+      else otherControllerMatching++;
+    }
+  }
+  let active = 0;
+  let ready = 0;
+  let terminating = 0;
+  let finished = 0;
+  const pastGrace: string[] = [];
+  for (const p of owned) {
+    const phase = p.status?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed') finished++;
+    else if (p.metadata.deletionTimestamp) {
+      terminating++;
+      const dl = parseTime(p.metadata.deletionTimestamp);
+      if (dl !== undefined && dl < now) pastGrace.push(p.metadata.name ?? '?');
+    }
+    if (isPodActive(p)) {
+      active++;
+      if (isPodReady(p)) ready++;
+    }
+  }
+
+  // --- timeline: the ReplicaSet, its spec changes, pods, Events, namespace
+  const created = parseTime(rs.metadata.creationTimestamp);
+  if (created !== undefined) timeline.push({ at: created, basis: 'observed', from: 'replicaset', text: `ReplicaSet ${name} created (uid ${uid ?? '?'})`, coarse: true });
+  const changes = specChanges(rs);
+  for (const c of changes) {
+    timeline.push({ at: c.at, basis: 'observed', from: 'replicaset', text: `spec${c.subresource === 'scale' ? ' (scale)' : ''} last written by ${c.manager} (managedFields; earlier writes by the same manager are not visible)`, coarse: true });
+  }
+  const lastSpecChange = changes.length ? changes[changes.length - 1].at : created;
+  let lastProgress: number | undefined;
+  const bump = (t: number | undefined) => {
+    if (t !== undefined && (lastProgress === undefined || t > lastProgress)) lastProgress = t;
+  };
+  // Pod creations and deletion requests, grouped per second (API timestamps are whole seconds).
+  const groups = new Map<string, { at: number; names: string[]; kind: 'created' | 'delete' }>();
+  for (const p of owned) {
+    const c = parseTime(p.metadata.creationTimestamp);
+    if (c !== undefined) {
+      bump(c);
+      const g = groups.get(`c${c}`) ?? { at: c, names: [], kind: 'created' as const };
+      g.names.push(p.metadata.name ?? '?');
+      groups.set(`c${c}`, g);
+    }
+    const d = parseTime(p.metadata.deletionTimestamp);
+    if (d !== undefined) {
+      const req = d - (p.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+      bump(req);
+      const g = groups.get(`d${req}`) ?? { at: req, names: [], kind: 'delete' as const };
+      g.names.push(p.metadata.name ?? '?');
+      groups.set(`d${req}`, g);
+    }
+  }
+  for (const g of groups.values()) {
+    const list = g.names.length > 4 ? `${g.names.slice(0, 4).join(', ')}, …` : g.names.join(', ');
+    timeline.push({
+      at: g.at, basis: 'observed', from: 'pod', coarse: true,
+      text: g.kind === 'created' ? `${plural(g.names.length, 'pod')} created: ${list}` : `deletion of ${plural(g.names.length, 'pod')} requested (deletionTimestamp − grace): ${list}`,
+    });
+  }
+  // Events: one line per Event object, at its last occurrence, with its count and first time.
+  let lastFailure: { reason: string; message: string; at: number; ev: CoreEvent; count: number } | undefined;
+  // Single-occurrence Events of the same reason in the same second (one per pod) become one line.
+  const evGroups = new Map<string, { at: number; head: string; messages: string[] }>();
+  for (const e of input.events) {
+    // deployment/NAME snapshots hold the Events of every ReplicaSet of the Deployment: keep this
+    // ReplicaSet's (including an earlier one of the same name) and the Deployment's own.
+    if (e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.name !== name) continue;
+    const t = eventTimes(e);
+    if (t.last === undefined) continue;
+    const other = e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.uid && uid && e.involvedObject.uid !== uid;
+    const who = e.involvedObject?.kind === 'Deployment' ? `Deployment ${e.involvedObject.name}: ` : other ? `(earlier ReplicaSet ${name}, uid ${e.involvedObject?.uid}) ` : '';
+    const head = `${who}${e.type === 'Warning' ? 'Warning ' : ''}${e.reason ?? '?'}`;
+    if (t.count > 1 || t.aggregated) {
+      const range = t.first !== undefined && t.first !== t.last ? ` ×${t.count} since ${iso(t.first)?.slice(11, 19)}` : ` ×${t.count}`;
+      timeline.push({ at: t.last, basis: 'observed', from: 'event', coarse: true, text: `${head}${range}${t.aggregated ? ' (aggregated)' : ''}: ${t.message}` });
+    } else {
+      const k = `${head}|${t.last}`;
+      const g = evGroups.get(k) ?? { at: t.last, head, messages: [] };
+      g.messages.push(t.message);
+      evGroups.set(k, g);
+    }
+    if (other || e.involvedObject?.kind !== 'ReplicaSet' || e.involvedObject.name !== name) continue;
+    if (e.reason === 'SuccessfulCreate' || e.reason === 'SuccessfulDelete') bump(t.last);
+    if ((e.reason === 'FailedCreate' || e.reason === 'FailedDelete') && (!lastFailure || t.last > lastFailure.at)) {
+      lastFailure = { reason: e.reason, message: t.message, at: t.last, ev: e, count: t.count };
+    }
+  }
+  for (const g of evGroups.values()) {
+    const n = g.messages.length;
+    timeline.push({ at: g.at, basis: 'observed', from: 'event', coarse: true, text: n === 1 ? `${g.head}: ${g.messages[0]}` : `${g.head} (${n} Events): ${g.messages.slice(0, 3).join('; ')}${n > 3 ? '; …' : ''}` });
+  }
+  const ns = input.ns;
+  const nsDeletion = parseTime(ns?.metadata.deletionTimestamp);
+  const nsTerminating = Boolean(ns && (ns.metadata.deletionTimestamp || ns.status?.phase === 'Terminating'));
+  if (nsDeletion !== undefined) timeline.push({ at: nsDeletion, basis: 'observed', from: 'namespace', coarse: true, text: `namespace ${nsName} deletion requested (phase ${ns?.status?.phase ?? '?'}): from now on every create in it is rejected` });
+  const deletingSince = parseTime(rs.metadata.deletionTimestamp);
+  if (deletingSince !== undefined) timeline.push({ at: deletingSince, basis: 'observed', from: 'replicaset', coarse: true, text: `ReplicaSet deletion requested${(rs.metadata.finalizers ?? []).length ? ` (finalizers: ${rs.metadata.finalizers!.join(', ')})` : ''}` });
+  const replicaFailure = (rs.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
+  if (replicaFailure) {
+    const at = parseTime(replicaFailure.lastTransitionTime);
+    if (at !== undefined) timeline.push({ at, basis: 'observed', from: 'replicaset', coarse: true, text: `condition ReplicaFailure=True (${replicaFailure.reason ?? ''}): ${replicaFailure.message ?? ''}` });
+  }
+  timeline.push({
+    at: now, basis: 'observed', from: 'snapshot', coarse: false,
+    text: `snapshot: desired ${desired}, active ${active}, terminating ${terminating}, ready ${ready}; status.replicas ${rs.status?.replicas ?? 0}, observedGeneration ${rs.status?.observedGeneration ?? '—'}/${rs.metadata.generation ?? '—'}`,
+  });
+  timeline.push({ at: now, basis: 'unknown', from: 'snapshot', coarse: false, text: 'the controller\'s expectations are not visible through the API: unknown until a watch sees a round start and finish' });
+
+  const generation = rs.metadata.generation;
+  const observedGeneration = rs.status?.observedGeneration;
+  const statusStale = generation !== undefined && (observedGeneration ?? 0) < generation;
+  const diff = active - desired;
+  const failing = (() => {
+    if (diff === 0) return undefined;
+    if (replicaFailure) {
+      return { reason: replicaFailure.reason ?? 'ReplicaFailure', message: replicaFailure.message ?? '', at: parseTime(replicaFailure.lastTransitionTime), basis: 'observed' as Basis, evidence: [refs.rs(name, 'status.conditions[ReplicaFailure]'), ...(lastFailure ? [evRef(lastFailure.ev)] : [])] };
+    }
+    if (lastFailure && now - lastFailure.at < RECENT_FAILURE_MS && (lastProgress === undefined || lastFailure.at >= lastProgress - 1000)) {
+      const wrongWay = (lastFailure.reason === 'FailedCreate' && diff > 0) || (lastFailure.reason === 'FailedDelete' && diff < 0);
+      if (!wrongWay) return { reason: lastFailure.reason, message: lastFailure.message, at: lastFailure.at, basis: 'observed' as Basis, evidence: [evRef(lastFailure.ev)] };
+    }
+    return undefined;
+  })();
+  const sinceMove = now - Math.max(lastProgress ?? 0, lastSpecChange ?? 0);
+  const stalled = diff !== 0 && !statusStale && !failing && !nsTerminating && deletingSince === undefined && (lastProgress !== undefined || lastSpecChange !== undefined) && sinceMove > STALL_MS;
+  const quotaFull = exhaustedQuotas(input.quotas);
+
+  // --- findings
+  const add = (f: Finding) => findings.push(f);
+  if (deletingSince !== undefined) {
+    add({
+      id: 'rs-being-deleted', severity: 'warning', basis: 'observed', at: iso(deletingSince),
+      title: 'ReplicaSet is being deleted: the controller no longer creates or deletes pods for it',
+      explanation: `${key} has had a deletionTimestamp since ${iso(deletingSince)}${(rs.metadata.finalizers ?? []).length ? ` and is held by the finalizers ${rs.metadata.finalizers!.join(', ')}` : ''}. A ReplicaSet being deleted is still synced (status, keeping owned pods) but manageReplicas never runs, and CanAdopt refuses every adoption.`,
+      nextStep: (rs.metadata.finalizers ?? []).length
+        ? `If the deletion is stuck, find the controller responsible for the finalizers (${rs.metadata.finalizers!.join(', ')}); remove a finalizer by hand only if that controller is gone.`
+        : 'Nothing to do if the deletion is intended; the garbage collector removes the pods (foreground/background) or orphans them.',
+      evidence: [refs.rs(name, 'metadata.deletionTimestamp')],
+    });
+  }
+  if (nsTerminating && deletingSince === undefined) {
+    const conds = ((ns?.status as { conditions?: Array<{ type: string; status: string; message?: string }> } | undefined)?.conditions ?? []).filter((c) => c.status === 'True');
+    const why = conds.length ? ` Namespace conditions: ${conds.map((c) => `${c.type}${c.message ? ` (${c.message})` : ''}`).join('; ')}.` : '';
+    if (diff < 0) {
+      add({
+        id: 'expectation-leak-namespace-terminating-open', severity: 'critical', basis: 'inferred', at: iso(nsDeletion ?? now),
+        title: `Namespace ${nsName} is terminating: ${plural(-diff, 'create')} will be rejected and leak the controller's expectations`,
+        explanation:
+          `${key} wants ${desired} replicas and has ${active} active. Every create in a terminating namespace is rejected with cause NamespaceTerminating, ` +
+          `and the ReplicaSet controller counts that rejection as a success (no FailedCreate Event, no walk-back). So after each attempt it waits for ${plural(-diff, 'pod')} ` +
+          `that will never be observed: gated until the record expires 5 minutes later, then the next sync tries again and leaks again.${why}`,
+        nextStep: conds.length
+          ? `Finish or cancel the namespace deletion: it is waiting on ${conds.map((c) => c.type).join(', ')}. Look at the remaining content and finalizers (\`kubectl get ns ${nsName} -o yaml\`, \`kubectl api-resources --verbs=list --namespaced -o name | xargs -n1 kubectl get -n ${nsName} --ignore-not-found\`).`
+          : `Finish or cancel the namespace deletion; check its finalizers and the namespace controller (\`kubectl get ns ${nsName} -o yaml\`).`,
+        evidence: [refs.ns(nsName, 'status.phase'), refs.rs(name, 'spec.replicas')],
+      });
+    } else {
+      add({
+        id: 'namespace-terminating', severity: 'warning', basis: 'observed', at: iso(nsDeletion ?? now),
+        title: `Namespace ${nsName} is terminating: pods that go away will not be replaced`,
+        explanation: `Every create in a terminating namespace is rejected with NamespaceTerminating; the controller counts those as successes and would stay gated until the 5-minute timeout.${why}`,
+        nextStep: `Nothing to do if the namespace is being deleted on purpose; if it is stuck, look at \`kubectl get ns ${nsName} -o yaml\` (conditions, finalizers).`,
+        evidence: [refs.ns(nsName, 'status.phase')],
+      });
+    }
+  }
+  if (failing) {
+    const quota = /exceeded quota/i.test(failing.message) || quotaFull.some((q) => /pods/.test(q.resource));
+    add({
+      id: failing.reason === 'FailedDelete' ? 'delete-failures' : 'failing-creates', severity: 'critical', basis: 'observed', at: iso(failing.at),
+      title: `${failing.reason === 'FailedDelete' ? 'Deletes' : 'Creates'} are failing (${failing.reason})${quota ? ': ResourceQuota' : ''}`,
+      explanation:
+        `${key} has ${active} of ${desired} replicas and the last ${failing.reason} says: ${failing.message}. Failed writes are walked back at once, so the controller is not gated: ` +
+        `it retries with exponential backoff (5 ms doubling, up to 1000 s), and slow start stops each round at the first failing batch.` +
+        (lastFailure && lastFailure.count > 1 ? ` The Event has been aggregated ${lastFailure.count} times.` : ''),
+      nextStep: quota
+        ? `Raise the ResourceQuota, lower replicas, or free quota (\`kubectl describe resourcequota -n ${nsName}\`).`
+        : `Fix what the error names (admission webhook, PodSecurity, LimitRange, RBAC of the controller); \`kubectl describe rs ${name} -n ${nsName}\` shows the Events.`,
+      evidence: failing.evidence,
+    });
+  } else if (lastFailure) {
+    add({
+      id: 'past-write-failures', severity: 'info', basis: 'observed', at: iso(lastFailure.at),
+      title: `Earlier ${lastFailure.reason} Events (last ${fmtAgo(now - lastFailure.at)} ago) no longer block progress`,
+      explanation: `Last ${lastFailure.reason}${lastFailure.count > 1 ? ` (×${lastFailure.count})` : ''}: ${lastFailure.message}. Pods were created or deleted since, or the replica count is reached.`,
+      nextStep: 'None, unless it recurs.',
+      evidence: [evRef(lastFailure.ev)],
+    });
+  }
+  if (quotaFull.length && diff < 0 && !failing) {
+    add({
+      id: 'quota-exhausted', severity: 'warning', basis: 'observed', at: iso(now),
+      title: `ResourceQuota used up: ${quotaFull.map((q) => `${q.name} ${q.resource} ${q.used}/${q.hard}`).join(', ')}`,
+      explanation: 'The next create the controller tries will be rejected with 403 "exceeded quota" (terminating pods still count in used).',
+      nextStep: `Raise the quota or free it (\`kubectl describe resourcequota -n ${nsName}\`).`,
+      evidence: quotaFull.map((q) => refs.quota(q.name)),
+    });
+  }
+  if (statusStale && deletingSince === undefined) {
+    add({
+      id: 'status-stale', severity: 'warning', basis: 'observed', at: iso(lastSpecChange ?? now),
+      title: `The controller has not processed the latest spec (observedGeneration ${observedGeneration ?? 0} < generation ${generation})`,
+      explanation: 'The ReplicaSet controller writes status (including observedGeneration) on every sync, gated or not. A lagging observedGeneration means it has not synced this ReplicaSet since the spec changed: kube-controller-manager is down, not the leader, starved, or the workqueue is backed up.',
+      nextStep: 'Check kube-controller-manager: is it running and leading (`kubectl get lease -n kube-system kube-controller-manager`), and what does its log say?',
+      evidence: [refs.rs(name, 'status.observedGeneration')],
+    });
+  }
+  if (stalled) {
+    const leak = sinceMove > EXPECTATIONS_TIMEOUT_MS + 10_000;
+    const since = Math.max(lastProgress ?? 0, lastSpecChange ?? 0);
+    add({
+      id: leak ? 'expectation-leak-suspected' : 'gated-no-progress', severity: leak ? 'critical' : 'warning', basis: 'inferred', at: iso(since),
+      title: leak
+        ? `Nothing has moved for ${fmtAgo(sinceMove)} although ${plural(Math.abs(diff), 'pod')} ${diff < 0 ? 'are missing' : 'are surplus'}: a leaked expectation waiting for a sync trigger`
+        : `Nothing has moved for ${fmtAgo(sinceMove)} although ${plural(Math.abs(diff), 'pod')} ${diff < 0 ? 'are missing' : 'are surplus'}: the controller is probably gated on writes it will not observe`,
+      explanation:
+        `${key} wants ${desired} and has ${active} active pods; the controller has synced the latest spec (observedGeneration ${observedGeneration}) and no create or delete failed, ` +
+        `yet no pod was created or deleted since ${iso(since)}. An ungated controller acts within milliseconds, so it is most likely refusing to sync because its expectations are not satisfied ` +
+        `(a watch gap in kube-controller-manager, pods orphaned before their deletion was seen, writes lost). ` +
+        (leak
+          ? 'The record expires 5 minutes after it was set, but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger (a pod or ReplicaSet change, or the informer resync every 12–24 h).'
+          : `The record expires at most 5 minutes after it was set (by ${iso(since + EXPECTATIONS_TIMEOUT_MS)} at the latest); the controller recovers at the first sync after that.`) +
+        ' Another explanation with the same symptoms: kube-controller-manager stopped after writing the status.',
+      nextStep: leak
+        ? `Trigger a sync: \`kubectl annotate rs ${name} -n ${nsName} kexp.io/poke="$(date +%s)" --overwrite\`. Then find the cause in the kube-controller-manager log ("Controller expectations expired", watch errors).`
+        : `Watch it: \`kexp explain ${name} -n ${nsName} --watch 1m\`; if nothing moves by ${iso(since + EXPECTATIONS_TIMEOUT_MS)}, trigger a sync (any change to the ReplicaSet, e.g. an annotation).`,
+      evidence: [refs.rs(name), ...owned.slice(-3).map(podRef)],
+    });
+  }
+  if (pastGrace.length) {
+    add({
+      id: 'terminating-pods', severity: 'warning', basis: 'observed', at: iso(now),
+      title: `${plural(pastGrace.length, 'terminating pod')} past the grace period`,
+      explanation: `Terminating pods are not active: the controller has already replaced them. Past their grace period: ${pastGrace.slice(0, 10).join(', ')}${pastGrace.length > 10 ? ', …' : ''} — a kubelet that is gone or a finalizer holds them.`,
+      nextStep: 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.',
+      evidence: pastGrace.slice(0, 10).map((n) => podRef(n)),
+    });
+  }
+  if (orphansMatching > 0 && deletingSince === undefined) {
+    add({
+      id: 'orphans-to-adopt', severity: 'info', basis: 'inferred', at: iso(now),
+      title: `${plural(orphansMatching, 'orphan pod')} match the selector and will be adopted`,
+      explanation: 'ClaimObject adopts an orphan in the same namespace that matches the selector (after CanAdopt\'s live re-read of the ReplicaSet). Adopted pods count towards the replicas, so the controller creates fewer pods.',
+      nextStep: `See \`kexp adopt ${name} -n ${nsName}\` for the decision per pod.`,
+      evidence: [],
+    });
+  }
+  if (otherControllerMatching > 0) {
+    add({
+      id: 'overlapping-selector', severity: 'info', basis: 'observed', at: iso(now),
+      title: `${plural(otherControllerMatching, 'pod')} controlled by another owner match this selector`,
+      explanation: 'ClaimObject ignores pods with another controllerRef, so they do not count; overlapping selectors are a common source of confusion during rollouts.',
+      nextStep: 'None, unless the selectors overlap by mistake.',
+      evidence: [],
+    });
+  }
+  if (input.owner && 'notFound' in input.owner) {
+    const ref = controllerRefOf(rs.metadata);
+    add({
+      id: 'owner-missing', severity: 'warning', basis: 'observed', at: iso(now),
+      title: `The controlling owner ${ref?.kind}/${ref?.name} no longer exists`,
+      explanation: 'The garbage collector will delete this ReplicaSet (and, unless orphaned, its pods) because its controller owner is gone.',
+      nextStep: 'Nothing to do if the Deployment was deleted on purpose.',
+      evidence: [],
+    });
+  }
+  for (const u of input.unavailable ?? []) {
+    add({
+      id: 'read-forbidden', severity: 'info', basis: 'unknown', at: iso(now),
+      title: `Not checked: cannot ${u.verb} ${u.resource}${u.namespace ? ` in ${u.namespace}` : ''} (RBAC)`,
+      explanation: `${u.message}. ${u.resource === 'namespaces' ? 'Without the namespace phase kexp cannot tell whether creates are rejected because the namespace is terminating.' : u.resource === 'resourcequotas' ? 'Without quotas kexp cannot tell whether a quota is used up.' : 'The owner could not be checked.'}`,
+      nextStep: 'Grant the minimal Role in docs/rbac.md for a complete answer.',
+      evidence: [],
+    });
+  }
+
+  // --- verdict
+  let state: VerdictState;
+  let basis: Basis;
+  let summary: string;
+  if (deletingSince !== undefined) {
+    state = 'deleting';
+    basis = 'observed';
+    summary = `being deleted since ${iso(deletingSince)}: the controller will not create or delete pods (${active}/${desired} active)`;
+  } else if (nsTerminating && diff < 0) {
+    state = 'leaked';
+    basis = 'inferred';
+    summary = `namespace ${nsName} is terminating: creates are rejected with NamespaceTerminating and counted as successes, so the controller waits for ${plural(-diff, 'pod')} that will never appear (${active}/${desired} active)`;
+  } else if (failing) {
+    state = 'failing';
+    basis = 'observed';
+    summary = `${failing.reason === 'FailedDelete' ? 'deletes' : 'creates'} failing (${active}/${desired} active): ${failing.message}`;
+  } else if (stalled) {
+    const leak = sinceMove > EXPECTATIONS_TIMEOUT_MS + 10_000;
+    state = leak ? 'leaked' : 'gated';
+    basis = 'inferred';
+    summary = `${active}/${desired} active and nothing has moved for ${fmtAgo(sinceMove)}: ${leak ? 'a leaked expectation that only a sync after the timeout clears' : 'probably gated on writes it will not observe'}`;
+  } else if (diff !== 0 || statusStale) {
+    state = 'converging';
+    basis = 'inferred';
+    summary = statusStale
+      ? `the controller has not yet processed the latest spec (${active}/${desired} active)`
+      : `converging: ${active}/${desired} active, last progress ${lastProgress !== undefined ? `${fmtAgo(now - lastProgress)} ago` : 'unknown'}; whether it is gated on its own writes needs --watch`;
+  } else {
+    state = 'healthy';
+    basis = 'observed';
+    summary = `healthy: ${active}/${desired} active, ${ready} ready, observedGeneration up to date`;
+  }
+
+  // --- an inferred open gated window for the leak/stall cases (the controller's own record is invisible)
+  const windows: GatedWindow[] = [];
+  if ((state === 'leaked' || state === 'gated') && deletingSince === undefined) {
+    const start = state === 'leaked' && nsTerminating ? Math.max(nsDeletion ?? 0, lastSpecChange ?? 0) || now : Math.max(lastProgress ?? 0, lastSpecChange ?? 0) || now;
+    windows.push({
+      start: iso(start)!,
+      endedBy: 'open',
+      basis: 'inferred',
+      raised: { add: Math.max(0, -diff), del: Math.max(0, diff) },
+      gatedSyncs: 0,
+      expiresAt: iso(start + EXPECTATIONS_TIMEOUT_MS),
+      durationMs: Math.max(0, Math.round(now - start)),
+      evidence: [],
+      note: nsTerminating
+        ? 'inferred from the snapshot: start is the later of the namespace deletion and the last spec change (API timestamps, whole seconds); the controller re-raises the record after each expiry'
+        : 'inferred from the snapshot: start is the last sign of progress; the real Set may be earlier',
+    });
+  }
+  return {
+    facts: {
+      desired, active, terminating, ready, finished, statusReplicas: rs.status?.replicas, generation, observedGeneration, orphansMatching, otherControllerMatching,
+      nsTerminating, nsKnown: ns !== undefined, deletingSince, lastProgress, lastSpecChange, failing,
+    },
+    verdict: { state, basis, summary },
+    findings,
+    windows,
+    timeline: timeline.sort((a, b) => a.at - b.at),
+    adoption: adoptionRows(rs, input.pods),
+    counts: { desired, active, terminating, ready },
+  };
+}
+
