@@ -23,7 +23,7 @@ import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import { desiredReplicas } from '../model/replicaset-controller.js';
 import { labelSelectorMatches } from '../model/selector.js';
 import { iso } from './report-builder.js';
-import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, VerdictState } from './report-types.js';
+import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, RoundReport, VerdictState, WriteAccounting } from './report-types.js';
 import type { Deployment, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
 
 /** Nothing moved for this long while pods are missing or surplus: the controller is not acting. */
@@ -177,7 +177,16 @@ export function adoptionRows(rs: ReplicaSet, pods: Pod[]): AdoptionRow[] {
  */
 export function analyseSnapshot(
   rs: ReplicaSet,
-  input: { pods: Pod[]; events: CoreEvent[]; quotas?: ResourceQuota[]; ns?: LiveSnapshot['ns']; owner?: Deployment | { notFound: true }; unavailable?: LiveSnapshot['unavailable'] },
+  input: {
+    pods: Pod[];
+    events: CoreEvent[];
+    quotas?: ResourceQuota[];
+    ns?: LiveSnapshot['ns'];
+    owner?: Deployment | { notFound: true };
+    unavailable?: LiveSnapshot['unavailable'];
+    /** False when the snapshot holds no pods at all (e.g. `kubectl get rs -o json`): counts then come from the ReplicaSet's status. */
+    podsKnown?: boolean;
+  },
   now: number,
   refs: SnapshotRefs = LIVE_REFS,
 ): SnapshotAnalysis {
@@ -219,6 +228,13 @@ export function analyseSnapshot(
       active++;
       if (isPodReady(p)) ready++;
     }
+  }
+  const podsKnown = input.podsKnown !== false;
+  if (!podsKnown) {
+    // No pods in the snapshot: the ReplicaSet's own status is what the controller last wrote.
+    active = rs.status?.replicas ?? 0;
+    ready = rs.status?.readyReplicas ?? 0;
+    terminating = (rs.status as { terminatingReplicas?: number } | undefined)?.terminatingReplicas ?? 0;
   }
 
   // --- timeline: the ReplicaSet, its spec changes, pods, Events, namespace
@@ -312,8 +328,11 @@ export function analyseSnapshot(
   const observedGeneration = rs.status?.observedGeneration;
   const statusStale = generation !== undefined && (observedGeneration ?? 0) < generation;
   const diff = active - desired;
+  // The controller's own status says every replica is there and ready: whatever the snapshot's
+  // pods say (a partial listing, an older read), creates are not failing.
+  const statusMet = !statusStale && (rs.status?.replicas ?? -1) === desired && (rs.status?.readyReplicas ?? -1) === desired;
   const failing = (() => {
-    if (diff === 0) return undefined;
+    if (diff === 0 || statusMet) return undefined;
     if (replicaFailure) {
       return { reason: replicaFailure.reason ?? 'ReplicaFailure', message: replicaFailure.message ?? '', at: parseTime(replicaFailure.lastTransitionTime), basis: 'observed' as Basis, evidence: [refs.rs(name, 'status.conditions[ReplicaFailure]'), ...(lastFailure ? [evRef(lastFailure.ev)] : [])] };
     }
@@ -476,6 +495,16 @@ export function analyseSnapshot(
     });
   }
 
+  if (!podsKnown) {
+    add({
+      id: 'pods-not-in-input', severity: 'info', basis: 'unknown', at: iso(now),
+      title: 'The snapshot holds no pods: counts come from the ReplicaSet\'s status',
+      explanation: `status.replicas ${rs.status?.replicas ?? 0}, readyReplicas ${rs.status?.readyReplicas ?? 0} are what the controller wrote at its last sync (observedGeneration ${observedGeneration ?? '—'}). Pod-level checks (terminating pods, the adoption table, orphans) need the pods.`,
+      nextStep: `Include the pods: \`kubectl get rs,pods,events -n ${nsName} -o json\`.`,
+      evidence: [refs.rs(name, 'status')],
+    });
+  }
+
   // --- verdict
   let state: VerdictState;
   let basis: Basis;
@@ -541,3 +570,73 @@ export function analyseSnapshot(
   };
 }
 
+
+// ------------------------------------------------------------------------------------------ Events as rounds
+
+const ROUND_REASONS = new Set(['SuccessfulCreate', 'FailedCreate', 'SuccessfulDelete', 'FailedDelete']);
+
+/**
+ * A snapshot shows no round, but the controller's Events are evidence of earlier ones: each
+ * SuccessfulCreate / FailedCreate / SuccessfulDelete / FailedDelete Event about this
+ * ReplicaSet (this UID) becomes an observed round entry at its last occurrence, with one write
+ * per occurrence (`count`). The rounds themselves (their batches, their times) are not visible.
+ */
+export function eventRounds(rs: ReplicaSet, events: CoreEvent[], refs: SnapshotRefs = LIVE_REFS): { rounds: RoundReport[]; accounting: WriteAccounting } {
+  const rounds: RoundReport[] = [];
+  const byKind = { create: 0, delete: 0, adopt: 0, release: 0 };
+  let failed = 0;
+  for (const e of events) {
+    const io = e.involvedObject;
+    if (!e.reason || !ROUND_REASONS.has(e.reason) || io?.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+    if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
+    const c = e.source?.component ?? e.reportingComponent;
+    if (c !== undefined && c !== 'replicaset-controller') continue;
+    const t = eventTimes(e);
+    if (t.last === undefined) continue;
+    const create = e.reason.endsWith('Create');
+    const ok = e.reason.startsWith('Successful');
+    const n = Math.max(1, t.count);
+    byKind[create ? 'create' : 'delete'] += n;
+    if (!ok) failed += n;
+    const span = t.first !== undefined && t.first !== t.last ? ` between ${iso(t.first)} and ${iso(t.last)}` : '';
+    rounds.push({
+      at: iso(t.last)!, kind: create ? 'create' : 'delete', n, basis: 'observed', writes: n,
+      ...(create ? { calls: n, successes: ok ? n : 0 } : {}),
+      errors: ok ? [] : [t.message.replace(/^Error (creating|deleting): /, '')],
+      evidence: refs.event(e),
+      note: `${e.reason} Event${n > 1 ? ` ×${n}${span}` : ''}: ${t.message} (a snapshot shows the controller's Events, not its rounds: one write per occurrence)`,
+    });
+  }
+  rounds.sort((a, b) => a.at.localeCompare(b.at));
+  const writes = byKind.create + byKind.delete;
+  return { rounds, accounting: { evidence: 'watch', writes, inRounds: writes, inFindings: 0, byKind, failed } };
+}
+
+const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
+
+/** The Report entry for one ReplicaSet of a snapshot (a live read or a snapshot file). */
+export function snapshotReplicaSetReport(rs: ReplicaSet, a: SnapshotAnalysis, at: number, events: CoreEvent[], refs: SnapshotRefs = LIVE_REFS): ReplicaSetReport {
+  const ref = controllerRefOf(rs.metadata);
+  const one = (n: number) => ({ first: n, last: n, min: n, max: n });
+  const { rounds, accounting } = eventRounds(rs, events, refs);
+  return {
+    key: objectKey(rs.metadata),
+    namespace: rs.metadata.namespace ?? '',
+    name: rs.metadata.name ?? '',
+    ...(rs.metadata.uid ? { uid: rs.metadata.uid } : {}),
+    uids: rs.metadata.uid ? [rs.metadata.uid] : [],
+    ...(ref ? { owner: { kind: ref.kind, name: ref.name, uid: ref.uid } } : {}),
+    verdict: a.verdict,
+    counts: { desired: one(a.counts.desired), active: one(a.counts.active), terminating: one(a.counts.terminating), ready: one(a.counts.ready) },
+    series: [{ at: iso(at)!, ...a.counts }],
+    initialState: { basis: 'unknown', reason: 'point-in-time snapshot: the controller\'s expectations are not visible through the API; a watch (kexp record, explain --watch) follows its rounds' },
+    syncs: { total: 0, byOutcome: {} },
+    accounting,
+    rounds,
+    gatedWindows: a.windows,
+    expectations: [],
+    expectationsTruncated: false,
+    findings: [...a.findings].sort((x, y) => SEVERITY_ORDER[x.severity] - SEVERITY_ORDER[y.severity] || (x.at ?? '').localeCompare(y.at ?? '')),
+    adoption: { at: iso(at), rows: a.adoption },
+  };
+}

@@ -44,7 +44,7 @@ import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { recordLive } from './record-live.js';
-import { analyseSnapshot, eventTimes, STALL_MS, type RsFacts, type SnapshotAnalysis, type TimelineEntry } from '../analysis/snapshot-analysis.js';
+import { analyseSnapshot, eventTimes, snapshotReplicaSetReport, STALL_MS, type RsFacts, type SnapshotAnalysis, type TimelineEntry } from '../analysis/snapshot-analysis.js';
 
 export {
   adoptionRows,
@@ -157,31 +157,6 @@ function snapshotInput(s: LiveSnapshot): InputSummary {
   return { file: `live:${s.context}/${s.namespace}`, format: 'live-snapshot', timeBasis: 'object-timestamp', start: iso(s.startedAt), end: iso(s.takenAt), events: objects, problems: 0, endMarker: true };
 }
 
-function rsReportFromSnapshot(rs: ReplicaSet, a: SnapshotAnalysis, at: number): ReplicaSetReport {
-  const ref = controllerRefOf(rs.metadata);
-  const one = (n: number) => ({ first: n, last: n, min: n, max: n });
-  return {
-    key: objectKey(rs.metadata),
-    namespace: rs.metadata.namespace ?? '',
-    name: rs.metadata.name ?? '',
-    ...(rs.metadata.uid ? { uid: rs.metadata.uid } : {}),
-    uids: rs.metadata.uid ? [rs.metadata.uid] : [],
-    ...(ref ? { owner: { kind: ref.kind, name: ref.name, uid: ref.uid } } : {}),
-    verdict: a.verdict,
-    counts: { desired: one(a.counts.desired), active: one(a.counts.active), terminating: one(a.counts.terminating), ready: one(a.counts.ready) },
-    series: [{ at: iso(at)!, ...a.counts }],
-    initialState: { basis: 'unknown', reason: 'point-in-time snapshot: the controller\'s expectations are not visible through the API; run with --watch to follow its rounds' },
-    syncs: { total: 0, byOutcome: {} },
-    accounting: { evidence: 'watch', writes: 0, inRounds: 0, inFindings: 0, byKind: { create: 0, delete: 0, adopt: 0, release: 0 }, failed: 0 },
-    rounds: [],
-    gatedWindows: a.windows,
-    expectations: [],
-    expectationsTruncated: false,
-    findings: sortFindings([...a.findings]),
-    adoption: { at: iso(at), rows: a.adoption },
-  };
-}
-
 /** Merges the watch replay's report for one RS with the snapshot analysis. */
 function mergeRs(snapRep: ReplicaSetReport, a: SnapshotAnalysis, w: ReplicaSetReport): ReplicaSetReport {
   const watchSawProgress = w.rounds.some((r) => (r.successes ?? 0) > 0 || r.kind === 'delete') || w.counts.active.first !== w.counts.active.last;
@@ -256,7 +231,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   }
   const explanations: RsExplanation[] = [];
   for (const { rs, a } of analyses) {
-    const snapRep = rsReportFromSnapshot(rs, a, snap.takenAt);
+    const snapRep = snapshotReplicaSetReport(rs, a, snap.takenAt, snap.events);
     const w = watchReport?.replicaSets.find((r) => r.key === snapRep.key && (!r.uid || !rs.metadata.uid || r.uids.includes(rs.metadata.uid)));
     const report = w ? mergeRs(snapRep, a, w) : snapRep;
     let timeline = [...a.timeline];

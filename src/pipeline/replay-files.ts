@@ -8,6 +8,7 @@ import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
+import { allSnapshots, snapshotReport } from './snapshot-files.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
@@ -65,6 +66,16 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   });
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
+  if (allSnapshots(sources)) {
+    const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
+    report.coverage.problems = { count: problems.length, examples: problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) };
+    if (version.note) report.coverage.assumptions.push(version.note);
+    if (opts.rs && report.replicaSets.length === 0) {
+      warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
+      opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
+    }
+    return { report, problems, warnings };
+  }
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
