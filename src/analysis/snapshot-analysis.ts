@@ -201,13 +201,16 @@ export function analyseSnapshot(
   const timeline: TimelineEntry[] = [];
   const owned: Pod[] = [];
   let orphansMatching = 0;
+  const terminatingOrphans: Pod[] = [];
   let otherControllerMatching = 0;
   for (const p of input.pods) {
     if (p.metadata.namespace !== nsName) continue;
     const ref = controllerRefOf(p.metadata);
     if (ref?.uid === uid) owned.push(p);
     else if (labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) {
-      if (!ref) orphansMatching++;
+      // ClaimObject ignores a pod being deleted (the adoption table says so): not adoptable.
+      if (!ref && p.metadata.deletionTimestamp) terminatingOrphans.push(p);
+      else if (!ref && isPodActive(p)) orphansMatching++;
       else otherControllerMatching++;
     }
   }
@@ -464,6 +467,18 @@ export function analyseSnapshot(
       explanation: 'ClaimObject adopts an orphan in the same namespace that matches the selector (after CanAdopt\'s live re-read of the ReplicaSet). Adopted pods count towards the replicas, so the controller creates fewer pods.',
       nextStep: `See \`kexp adopt ${name} -n ${nsName}\` for the decision per pod.`,
       evidence: [],
+    });
+  }
+  if (terminatingOrphans.length > 0 && deletingSince === undefined) {
+    const names = terminatingOrphans.map((p) => p.metadata.name ?? '?');
+    add({
+      id: 'terminating-orphans', severity: 'info', basis: 'inferred', at: iso(now),
+      title: `${plural(terminatingOrphans.length, 'terminating pod')} without a controller match the selector: not adopted`,
+      explanation:
+        `${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''} ${terminatingOrphans.length === 1 ? 'is' : 'are'} being deleted and ${terminatingOrphans.length === 1 ? 'has' : 'have'} no controllerRef. ClaimObject never adopts a pod being deleted. ` +
+        `If the controller itself deleted ${terminatingOrphans.length === 1 ? 'it' : 'them'} and the ownerReference was removed before its informer saw the deletion, the delete expectation can no longer be credited: the controller stays gated until the 5-minute timeout.`,
+      nextStep: `Watch it (\`kexp explain ${name} -n ${nsName} --watch 1m\`) to see whether the controller is gated; nothing to do if these pods were orphaned on purpose.`,
+      evidence: terminatingOrphans.slice(0, 5).map((p) => podRef(p)),
     });
   }
   if (otherControllerMatching > 0) {

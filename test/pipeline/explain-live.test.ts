@@ -202,3 +202,25 @@ test('deployment snapshots: Events of a sibling ReplicaSet stay out of this Repl
   assert.ok(a.timeline.some((t) => t.from === 'event' && /Created pod: web-1/.test(t.text)));
   assert.ok(!a.timeline.some((t) => /web-old/.test(t.text)), JSON.stringify(a.timeline.map((t) => t.text)));
 });
+
+test('a terminating orphan matching the selector is not "will be adopted": the finding agrees with the adoption table', () => {
+  const pods = [pod({ ready: true }), pod({ ready: true }), pod({ owned: false, deleting: true }), pod({ owned: false })];
+  const a = analyseSnapshot(rs(3), { pods, events: [], ns: activeNs }, NOW);
+  const adopt = a.findings.find((f) => f.id === 'orphans-to-adopt')!;
+  assert.match(adopt.title, /^1 orphan pod match/);
+  const terminating = a.findings.find((f) => f.id === 'terminating-orphans')!;
+  assert.ok(terminating);
+  assert.match(terminating.title, /not adopted/);
+  const rows = new Map(a.adoption.map((r) => [r.pod, r.action]));
+  assert.equal(rows.get(`shop/${pods[2]!.metadata.name}`), 'ignore');
+  assert.equal(rows.get(`shop/${pods[3]!.metadata.name}`), 'adopt');
+});
+
+test('explain snapshot: the controller\'s Events are its rounds in the report (one write per occurrence)', async () => {
+  const { snapshotReplicaSetReport } = await import('../../src/analysis/snapshot-analysis.js');
+  const events = [ev('SuccessfulCreate', 'Created pod: web-1', 600), ev('FailedCreate', 'Error creating: exceeded quota', 300, 3, 500)];
+  const a = analyseSnapshot(rs(3), { pods: [pod({ ready: true })], events, ns: activeNs }, NOW);
+  const r = snapshotReplicaSetReport(rs(3), a, NOW, events);
+  assert.deepEqual(r.rounds.map((x) => [x.kind, x.n, x.writes, x.errors.length]), [['create', 1, 1, 0], ['create', 3, 3, 1]]);
+  assert.deepEqual([r.accounting.writes, r.accounting.inRounds, r.accounting.failed], [4, 4, 3]);
+});
