@@ -28,7 +28,12 @@ export type ScanItem =
       /** Set for an element of an exploded list. */
       fromList?: { kind?: string; apiVersion?: string };
     }
-  | { kind: 'problem'; line: number; message: string };
+  | { kind: 'problem'; line: number; message: string }
+  /** A container log block of a `kubectl cluster-info dump` (between its ==== START/END logs ==== lines), skipped whole. */
+  | { kind: 'log-block'; line: number; endLine?: number; container: string };
+
+const LOG_START = Buffer.from('==== START logs for container ');
+const LOG_END = Buffer.from('==== END logs for container ');
 
 const TRUNCATED = 'truncated value (no closing brace; recording interrupted?)';
 
@@ -42,6 +47,10 @@ export class JsonValueScanner {
   private esc = false;
   /** Skipping input until a line starts with `{` or `[` (after damage). */
   private resync = false;
+  /** The start of a line that may be a log marker cut by the chunk boundary. */
+  private carry?: Buffer;
+  /** Inside a cluster-info dump's container log block: skip whole lines until its END line. */
+  private logBlock?: { kind: 'log-block'; line: number; endLine?: number; container: string };
   /** Top-level container: 123 `{` or 91 `[`. */
   private top = 0;
   private topLine = 0;
@@ -76,13 +85,52 @@ export class JsonValueScanner {
   }
 
   push(chunk: Buffer, out: ScanItem[] = []): ScanItem[] {
+    if (this.carry) {
+      // A log marker was cut by the chunk boundary (only between values: nothing is captured then).
+      chunk = Buffer.concat([this.carry, chunk]);
+      this.carry = undefined;
+    }
     const n = chunk.length;
     let i = 0;
     if (this.capOn) this.capStart = 0;
     if (this.strCap) this.strStart = 0;
     while (i < n) {
       const b = chunk[i]!;
+      if (this.logBlock) {
+        // At a line start: the END marker closes the block; every other line is log text.
+        if (this.col0 && cutAt(chunk, i, LOG_END)) {
+          this.carry = chunk.subarray(i);
+          i = n;
+          break;
+        }
+        if (this.col0 && startsWithAt(chunk, i, LOG_END)) {
+          this.logBlock.endLine = this.line;
+          out.push(this.logBlock);
+          this.logBlock = undefined;
+          this.resync = true;
+          continue;
+        }
+        const nl = chunk.indexOf(10, i);
+        if (nl === -1) {
+          this.col0 = false;
+          i = n;
+          break;
+        }
+        this.line++;
+        this.col0 = true;
+        i = nl + 1;
+        continue;
+      }
       if (this.resync) {
+        if (this.col0 && cutAt(chunk, i, LOG_START)) {
+          this.carry = chunk.subarray(i);
+          i = n;
+          break;
+        }
+        if (this.col0 && startsWithAt(chunk, i, LOG_START)) {
+          this.resync = false;
+          continue; // handled below as the start of a log block
+        }
         if (this.col0 && (b === 123 || b === 91)) {
           this.resync = false;
           continue; // re-read this byte normally
@@ -163,7 +211,21 @@ export class JsonValueScanner {
           this.col0 = true;
           continue;
         }
+        if (atCol0 && cutAt(chunk, i, LOG_START)) {
+          this.carry = chunk.subarray(i);
+          this.col0 = true;
+          i = n;
+          break;
+        }
         const nl = chunk.indexOf(10, i);
+        if (atCol0 && startsWithAt(chunk, i, LOG_START)) {
+          const header = chunk.toString('utf8', i + LOG_START.length, nl === -1 ? n : nl);
+          this.logBlock = { kind: 'log-block', line: this.line, container: header.replace(/ ====\s*$/, '') };
+          this.col0 = true;
+          i = nl === -1 ? n : nl; // the newline is counted by the block loop
+          this.col0 = false;
+          continue;
+        }
         const snippet = chunk.toString('utf8', i, Math.min(nl === -1 ? n : nl, i + 60)).replace(/\r$/, '');
         out.push({ kind: 'problem', line: this.line, message: `not JSON (unexpected text ${JSON.stringify(snippet)})` });
         this.resync = true;
@@ -253,6 +315,12 @@ export class JsonValueScanner {
 
   /** Call at end of input. */
   end(out: ScanItem[] = []): ScanItem[] {
+    if (this.logBlock) {
+      // The dump ends inside a log block (cut short): the block is still skipped, not a problem.
+      out.push(this.logBlock);
+      this.logBlock = undefined;
+    }
+    this.carry = undefined;
     if (this.depth > 0 || this.inStr) {
       const line = this.capOn ? this.capLine : this.topLine;
       out.push({
@@ -382,4 +450,17 @@ export class JsonValueScanner {
     this.capLen = 0;
     this.capTooBig = false;
   }
+}
+
+/** True when `chunk` holds `prefix` at `i` (a marker split across chunks is not recognised: then it is ordinary stray text). */
+function startsWithAt(chunk: Buffer, i: number, prefix: Buffer): boolean {
+  if (i + prefix.length > chunk.length) return false;
+  return chunk.compare(prefix, 0, prefix.length, i, i + prefix.length) === 0;
+}
+
+/** True when the chunk ends inside a possible `prefix` starting at `i` (decided with the next chunk). */
+function cutAt(chunk: Buffer, i: number, prefix: Buffer): boolean {
+  const left = chunk.length - i;
+  if (left >= prefix.length || left === 0) return false;
+  return chunk.compare(prefix, 0, left, i, chunk.length) === 0;
 }

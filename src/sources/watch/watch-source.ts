@@ -199,9 +199,14 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
   const sc = new JsonValueScanner();
   const items: ScanItem[] = [];
   const out: TimelineEvent[] = [];
+  const logBlocks: Array<{ line: number; endLine?: number; container: string }> = [];
   const handle = (it: ScanItem): void => {
     if (it.kind === 'problem') {
       norm.problem(it.line, it.message);
+      return;
+    }
+    if (it.kind === 'log-block') {
+      logBlocks.push(it);
       return;
     }
     let v: unknown;
@@ -230,6 +235,13 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
   items.length = 0;
   sc.end(items);
   for (const it of items) handle(it);
+  if (logBlocks.length) {
+    const kcm = logBlocks.filter((b) => /kube-controller-manager/.test(b.container));
+    norm.note(
+      `${norm.file}: skipped ${logBlocks.length} container log block${logBlocks.length === 1 ? '' : 's'} of a cluster-info dump (lines ${logBlocks[0]!.line}–${logBlocks[logBlocks.length - 1]!.endLine ?? 'end'})` +
+        (kcm.length ? `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}, from line ${kcm[0]!.line}): read its log with \`kexp kcm-log\`` : ''),
+    );
+  }
   yield* out;
 }
 
