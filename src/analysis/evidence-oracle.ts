@@ -371,9 +371,10 @@ export class EvidenceOracle implements PodControl {
           for (let i = 1; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
         } else {
           // Nothing in the input says whether these calls were made or how they ended. The model
-          // goes on as the API usually answers (created), but the outcome is reported as
-          // unknown and nothing (no failure, no leak verdict, no exit code) is built on it.
-          basis = 'unknown';
+          // goes on as the API usually answers (created), but their outcome is reported as
+          // unknown and nothing (no failure, no leak verdict, no exit code) is built on it. The
+          // round itself is evidenced when some of its calls are (then the Set happened).
+          if (plan.length === 0) basis = 'unknown';
           note = this.look.exhausted()
             ? `${rest} create(s) not shown by the input before it ends (no pod ADD, no SuccessfulCreate or FailedCreate Event)`
             : `${rest} create(s) without a pod ADD or a create Event within ${this.matchWindowMs} ms: outcome unknown`;

@@ -12,6 +12,7 @@ import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
 import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack, type WithheldTrack } from './replay-engine.js';
 import type { ControllerWrite } from './write-ledger.js';
+import { fuseControllerLog, type ControllerLogInput } from './controller-log.js';
 import {
   REPORT_SCHEMA_VERSION,
   type AdoptionRow,
@@ -38,6 +39,8 @@ export interface BuildOptions {
    * before `since`, so the controller's state at `since` is known; only what happens inside is reported.
    */
   since?: number;
+  /** A kube-controller-manager log given beside the inputs: its decisions check the reconstruction. */
+  controllerLog?: ControllerLogInput;
 }
 
 /** A copy of the track with everything before `since` left out (state stays as replayed). */
@@ -184,8 +187,11 @@ function roundReport(r: RsTrack['rounds'][number], t: RsTrack): RoundReport {
   // Calls the oracle could not decide, less those whose writes the input showed later.
   const undecided = s.create ? s.create.unknown : (s.delete?.unknown.length ?? 0);
   const unknown = Math.min(undecided, r.unresolved ?? undecided);
+  const n = s.create?.n ?? s.delete?.n ?? 0;
   if (undecided > 0 && unknown === 0 && basis === 'unknown') basis = 'inferred';
-  if (unknown > 0) basis = 'unknown';
+  // Unknown only when no call of the round is evidenced; otherwise the round (its Set) is real
+  // and only the undecided calls are reported as unknown.
+  if (unknown > 0 && unknown >= n) basis = 'unknown';
   if (late.length) notes.push(`${plural(late.length, 'write')} observed only ${fmtDuration(lateOut.late!.maxMs)} or less after the sync (informer or recorder lag)`);
   // Observed rounds cite the controller's first write; inferred ones the event that triggered the sync.
   const evidence = (basis === 'observed' ? ref(r.evidence?.sources[0]) : undefined) ?? ref(r.trigger) ?? '';
@@ -256,16 +262,20 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       const never = own.filter((x) => x.observedAt === undefined && x.pod);
       const lag = late.length ? Math.max(...late.map((x) => x.observedAt! - w.setAt)) : undefined;
       const lagOnly = late.length > 0 && never.length === 0 && !(w.remaining.keys?.length);
+      // What was never observed may never have been made: calls whose outcome the input never showed.
+      const undecided = rnd ? (rnd.unresolved ?? 0) : 0;
+      const restsOnUnknown = undecided > 0 && undecided >= w.remaining.add + w.remaining.del;
       f.push({
         id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
-        severity: lagOnly || w.basis === 'unknown' || w.gapInside ? (lagOnly ? 'warning' : 'info') : 'warning',
+        severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown ? 'info' : 'warning',
         title: lagOnly
           ? `The controller's own creates reached the informer only after the 5-minute timeout (${fmtDuration(lag!)} later): the record expired`
           : `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
-        basis: w.gapInside ? 'unknown' : w.basis,
+        basis: w.gapInside || restsOnUnknown ? 'unknown' : w.basis,
         at: iso(w.start),
         explanation:
           `At ${iso(w.setAt)} the controller expected ${w.raised.add} creation(s) and ${w.raised.del} deletion(s) for ${name}. ` +
+          (restsOnUnknown ? `The input does not show whether ${plural(undecided, 'call')} of that round ${undecided === 1 ? 'was' : 'were'} made at all, so this leak is not established. ` : '') +
           (lagOnly
             ? `${plural(late.length, 'pod')} it created (${late.slice(0, 5).map((x) => x.pod).join(', ')}) showed up only ${fmtDuration(lag!)} after that, so the record expired at ${iso(w.end)} ` +
               `while they were still unobserved: the informer lagged longer than the 5-minute ExpectationsTimeout, and the next sync counted from a cache without them (kubernetes#129795).`
@@ -386,7 +396,9 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       const lag = lateWrites.length ? Math.max(...lateWrites.map((w) => seenAt(w) - (earlier.find((r) => r.modelRound === w.round)?.at ?? seenAt(w)))) : undefined;
       // Resting on the expired window: unknown when that window's creates were never shown made.
       const expired = t.windows.find((w) => w.endedBy === 'expired' && w.end === e.at);
-      const basis: Basis = expired && (expired.gapInside || (expired.round !== undefined && t.rounds[expired.round]?.evidence?.basis === 'unknown')) ? 'unknown' : 'inferred';
+      const expiredRound = expired?.round !== undefined ? t.rounds[expired.round] : undefined;
+      const undecided = expiredRound?.unresolved ?? 0;
+      const basis: Basis = expired && (expired.gapInside || expiredRound?.evidence?.basis === 'unknown' || (undecided > 0 && undecided >= e.add)) ? 'unknown' : 'inferred';
       f.push({
         id: 'expiry-over-create',
         severity: basis === 'unknown' ? 'info' : 'warning',
@@ -911,7 +923,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
       findings,
       adoption: { at: iso(end), rows: t.deletedAt === undefined ? adoptionTable(t.rs, res.pods) : [] },
     };
-    rsReports.push(rep);
+    rsReports.push(opts.controllerLog ? fuseControllerLog(rep, t.writes, opts.controllerLog) : rep);
   }
   const timeBases = [...new Set(opts.inputs.map((i) => i.timeBasis))];
   const timeBasis = timeBases.map((b) =>
@@ -928,6 +940,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
     'Writes made by a sync are matched to their consequences in the input within the match window (5 s by default).',
     ...res.restarts.map((r) => `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
     ...(opts.assumptions ?? []),
+    ...(opts.controllerLog ? [`kube-controller-manager's own log (${opts.controllerLog.files.join(', ')}) checks the reconstruction: windows it shows are observed, its decisions are compared with kexp's, and its "Pod created" handler lines measure the informer lag of each create.`] : []),
   ];
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

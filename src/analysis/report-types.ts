@@ -205,6 +205,19 @@ export interface ReplicaSetReport {
   expectationsTruncated: boolean;
   findings: Finding[];
   adoption: { at?: string; rows: AdoptionRow[] };
+  /** Present when a kube-controller-manager log was given beside the inputs (its own account). */
+  controllerLog?: {
+    files: string[];
+    /** Sync decisions the log shows, and how many kexp's reconstruction matched. */
+    syncs: number;
+    decisionsMatched: number;
+    decisionsMismatched: number;
+    decisionsUnknown: number;
+    /** kexp's gated windows the log confirms (their basis is then observed). */
+    windowsConfirmed: number;
+    /** From each create's time in the input to the controller's "Pod created" handler line. */
+    informerLagMs?: { writes: number; median: number; max: number };
+  };
 }
 
 export interface Report {

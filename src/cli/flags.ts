@@ -28,6 +28,12 @@ export const matchWindowFlag = Flags.integer({
   max: 600000,
 });
 
+export const kcmLogFlag = Flags.string({
+  summary: 'A kube-controller-manager log (-v=4 or lower) of the same time, to check the reconstruction against the controller\'s own account (repeatable; a log given as an input is detected too).',
+  helpValue: 'FILE',
+  multiple: true,
+});
+
 /** kubectl-style cluster access flags. */
 export const clusterFlags = {
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),

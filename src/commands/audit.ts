@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { k8sVersionFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
+import { k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -65,6 +65,7 @@ export default class Audit extends KexpCommand {
     until: Flags.string({ summary: 'Ignore events after this time (RFC 3339).', helpValue: 'TIME' }),
     'k8s-version': k8sVersionFlag,
     'match-window': { ...matchWindowFlag, default: 60000 },
+    'kcm-log': kcmLogFlag,
     html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file.', helpValue: 'FILE' }),
     color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal).', allowNo: true }),
   };
@@ -86,7 +87,7 @@ export default class Audit extends KexpCommand {
     try {
       let shown = 0;
       const res = await auditFiles({
-        files: argv as string[], rs: flags.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], stdin: process.stdin,
+        files: argv as string[], rs: flags.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], kcmLogs: flags['kcm-log'], stdin: process.stdin,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => {
           if (shown++ < MAX_PROBLEMS_PRINTED) this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`);

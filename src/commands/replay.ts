@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { k8sVersionFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
+import { k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -34,6 +34,7 @@ export default class Replay extends KexpCommand {
     'k8s-version': k8sVersionFlag,
     format: Flags.string({ summary: 'Force the input format instead of sniffing it.', options: [...WATCH_FORMATS] }),
     'match-window': matchWindowFlag,
+    'kcm-log': kcmLogFlag,
     html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file (no network needed to view it).', helpValue: 'FILE' }),
     color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal; NO_COLOR turns it off).', allowNo: true }),
   };
@@ -53,6 +54,7 @@ export default class Replay extends KexpCommand {
         rs: flags.rs,
         k8sVersion: flags['k8s-version'],
         matchWindowMs: flags['match-window'],
+        kcmLogs: flags['kcm-log'],
         stdin: process.stdin,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),

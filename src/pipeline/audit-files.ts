@@ -17,9 +17,12 @@ import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
+import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 
 export interface AuditFilesOptions {
   files: string[];
+  /** kube-controller-manager logs to fuse (inputs that sniff as one are added automatically). */
+  kcmLogs?: string[];
   rs?: string;
   since?: number;
   until?: number;
@@ -70,13 +73,17 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
   const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
+  // Any mix of inputs: a kube-controller-manager log among them is used beside the audit logs.
+  const split = await splitControllerLogs(o.files);
+  const kcmLogs = [...(o.kcmLogs ?? []), ...split.kcm];
+  const files = split.rest;
   const sources: AuditOpenedSource[] = [];
-  for (const f of o.files) {
+  for (const f of files) {
     // `since` is applied to the report, not the input: the model must replay what came before it.
     sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, until: o.until }));
   }
   let uaVersion: string | undefined;
-  const writesRecorded = await recordsControllerPodWrites(o.files);
+  const writesRecorded = await recordsControllerPodWrites(files);
   const merged = mergeSources(sources);
   const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
   async function* tap() {
@@ -140,7 +147,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const report = buildReport(result, { command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
+  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(result.start !== undefined ? { year: new Date(result.start).getUTCFullYear() } : {}) }) : undefined;
+  const report = buildReport(result, { ...(controllerLog ? { controllerLog } : {}), command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -9,6 +9,7 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
+import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
@@ -16,6 +17,8 @@ import { KEXP_VERSION } from '../version.js';
 
 export interface ReplayFilesOptions {
   files: string[];
+  /** kube-controller-manager logs to fuse (inputs that sniff as one are added automatically). */
+  kcmLogs?: string[];
   format?: string;
   rs?: string;
   k8sVersion?: string;
@@ -58,8 +61,11 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const diagnostics = collectDiagnostics(opts.onProblem, opts.onWarning);
   const { problems, warnings } = diagnostics;
   if (opts.k8sVersion) parseK8sVersion(opts.k8sVersion); // fail fast on a bad flag
+  // Any mix of inputs: a kube-controller-manager log among them is used beside the others.
+  const split = opts.format ? { kcm: [], rest: opts.files } : await splitControllerLogs(opts.files);
+  const kcmLogs = [...(opts.kcmLogs ?? []), ...split.kcm];
   const sources: OpenedSource[] = [];
-  for (const f of opts.files) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
+  for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
   const eventsWatched = sources.some((s) => {
     const h = s.coverage().header as { watches?: Array<{ resource?: string }> } | undefined;
     return h?.watches?.some((w) => w.resource === 'events') ?? false;
@@ -103,7 +109,9 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
+  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(result.start !== undefined ? { year: new Date(result.start).getUTCFullYear() } : {}) }) : undefined;
   const report = buildReport(result, {
+    ...(controllerLog ? { controllerLog } : {}),
     command: 'replay',
     kexpVersion: KEXP_VERSION,
     k8sVersion: { version: version.version, basis: version.basis },

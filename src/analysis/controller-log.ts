@@ -1,0 +1,143 @@
+/**
+ * Fused sources: the kube-controller-manager's own log beside a watch recording or an audit
+ * log. Its "Controller still waiting on expectations" / "expectations fulfilled / expired"
+ * lines are the controller's decisions: where they confirm kexp's reconstruction the window
+ * becomes `observed`; where they disagree, or show a window kexp could not know (a record from
+ * before the input), that is a finding. Its addPod handler lines ("Pod created" pod=…) give
+ * the informer lag of each create the input shows (the write's time → the handler's time).
+ *
+ * Pure: no I/O, no clock. Times of the log are the kube-controller-manager host's clock.
+ */
+import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
+import type { SourceRef } from '../timeline/event.js';
+import { scoreReplicaSet } from './fidelity.js';
+import type { Finding, ReplicaSetReport } from './report-types.js';
+import type { ControllerWrite } from './write-ledger.js';
+
+/** What the controller's log holds, per ReplicaSet key, plus its addPod handler lines. */
+export interface ControllerLogInput {
+  files: string[];
+  truths: Map<string, GroundTruth>;
+  /** "Pod created" handler lines: when the controller's informer delivered each pod. */
+  podAdded: Map<string, { at: number; source: SourceRef }>;
+}
+
+/** How far apart kexp's window start and the log's may be to be the same window. */
+const SAME_WINDOW_MS = 2000;
+
+function ref(s: SourceRef): string {
+  return `${s.file}:${s.line}`;
+}
+
+function iso(ms: number): string {
+  return new Date(Math.floor(ms)).toISOString();
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+/**
+ * Checks one ReplicaSet's report against the controller's log and returns it amended: window
+ * bases, the `controllerLog` summary and findings. `writes` are the controller writes kexp
+ * accounted for (for the informer lag).
+ */
+export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput): ReplicaSetReport {
+  const truth = log.truths.get(rs.key);
+  const lags: number[] = [];
+  let maxLag: { ms: number; pod: string; source: SourceRef } | undefined;
+  for (const w of writes) {
+    if (w.kind !== 'create' || w.outcome !== 'ok' || !w.pod) continue;
+    const seen = log.podAdded.get(w.pod);
+    if (!seen) continue;
+    const ms = Math.max(0, seen.at - w.at);
+    lags.push(ms);
+    if (!maxLag || ms > maxLag.ms) maxLag = { ms, pod: w.pod, source: seen.source };
+  }
+  if (!truth && lags.length === 0) return rs;
+  const findings: Finding[] = [...rs.findings];
+  const out: ReplicaSetReport = { ...rs, findings };
+  const summary: NonNullable<ReplicaSetReport['controllerLog']> = { files: log.files, syncs: 0, decisionsMatched: 0, decisionsMismatched: 0, decisionsUnknown: 0, windowsConfirmed: 0 };
+  if (lags.length) summary.informerLagMs = { writes: lags.length, median: Math.round(median(lags)), max: Math.round(maxLag!.ms) };
+  if (truth) {
+    const score = scoreReplicaSet(truth, rs);
+    summary.syncs = score.syncs.total;
+    summary.decisionsMatched = score.syncs.matched;
+    summary.decisionsMismatched = score.syncs.mismatched;
+    summary.decisionsUnknown = score.syncs.unknown;
+    // Windows the controller's own log shows: observed.
+    const windows = rs.gatedWindows.map((w) => {
+      const start = Date.parse(w.start);
+      const t = truth.gatedWindows.find((x) => Math.abs(x.start - start) <= SAME_WINDOW_MS);
+      if (!t) return w;
+      summary.windowsConfirmed++;
+      const endsAgree = (t.ended === 'expired') === (w.endedBy === 'expired');
+      return {
+        ...w,
+        basis: endsAgree ? ('observed' as const) : w.basis,
+        evidence: [...w.evidence, ref(t.startSource), ...(t.endSource ? [ref(t.endSource)] : [])].slice(0, 12),
+        note: [w.note, `the controller's log shows this window (${t.ended}${t.gatedSyncs ? `, ${t.gatedSyncs} gated syncs` : ''})`].filter(Boolean).join('; '),
+      };
+    });
+    out.gatedWindows = windows;
+    // Leak findings resting on a confirmed expired window are observed.
+    for (let i = 0; i < findings.length; i++) {
+      const f = findings[i]!;
+      if (!f.id.startsWith('expectation-leak') && f.id !== 'expectations-expired-informer-lag') continue;
+      const w = windows.find((x) => x.start === f.at && x.basis === 'observed');
+      if (w) findings[i] = { ...f, basis: 'observed', evidence: [...new Set([...f.evidence, ...w.evidence])].slice(0, 12) };
+    }
+    // Windows only the log shows: a record kexp could not know (from before the input, or a
+    // sync kexp did not reconstruct).
+    for (const t of truth.gatedWindows) {
+      if (windows.some((w) => Math.abs(Date.parse(w.start) - t.start) <= SAME_WINDOW_MS)) continue;
+      // A record the same sync walked back to zero never gated anything.
+      const gated = t.gatedSyncs > 0 || t.ended === 'expired' || (t.ended === 'open' && t.satisfiedAt === undefined);
+      if (!gated) continue;
+      const leaked = t.ended === 'expired';
+      findings.push({
+        id: 'controller-log-gated',
+        severity: leaked ? 'warning' : 'info',
+        title: `The controller's log shows it gated from ${iso(t.start)}${t.expected ? ` (add=${t.expected.add}, del=${t.expected.del})` : ''} where kexp's reconstruction could not`,
+        basis: 'observed',
+        at: iso(t.start),
+        explanation:
+          `kube-controller-manager logged ${t.startedBy === 'gated-sync' ? '"Controller still waiting on expectations" (its log starts inside the window, so the record is older)' : '"Setting expectations"'} for ${rs.key} at ${iso(t.start)}; ` +
+          `the window ${t.end !== undefined ? `ended ${t.ended} at ${iso(t.end)}` : 'is still open at the end of its log'}${t.gatedSyncs ? ` after ${t.gatedSyncs} gated sync(s)` : ''}. ` +
+          `kexp's own inputs do not show this record (it predates them, or its round is not in them); the controller's log is the evidence.` +
+          (leaked && t.leaked ? ` ${t.leaked.add} creation(s) and ${t.leaked.del} deletion(s) were never observed: a leak cleared only by the 5-minute timeout.` : ''),
+        nextStep: leaked ? 'Find why those writes were never observed (a watch gap, a relist, an orphaned pod) around the window\'s start.' : 'None unless it recurs.',
+        evidence: [ref(t.startSource), ...(t.endSource ? [ref(t.endSource)] : [])],
+      });
+    }
+    if (score.syncs.mismatched > 0) {
+      findings.push({
+        id: 'controller-log-disagrees',
+        severity: 'warning',
+        title: `kexp's reconstruction disagrees with the controller's log in ${score.syncs.mismatched} of ${score.syncs.total} sync decisions`,
+        basis: 'observed',
+        at: rs.rounds[0]?.at,
+        explanation: `${score.mismatches.slice(0, 5).join('; ')}. The controller's log is its own account: where they disagree, trust the log and look for what kexp's inputs lack (a gap, a restart, events the recorder did not see).`,
+        nextStep: 'Compare the inputs\' time ranges and clocks (kube-controller-manager logs its host\'s time).',
+        evidence: [],
+      });
+    }
+  }
+  if (maxLag && maxLag.ms >= 1000) {
+    findings.push({
+      id: 'informer-lag',
+      severity: maxLag.ms >= 60_000 ? 'warning' : 'info',
+      title: `The controller's informer delivered its own pods up to ${Math.round(maxLag.ms / 1000)} s after their creates (median ${Math.round(summary.informerLagMs!.median)} ms)`,
+      basis: 'observed',
+      at: rs.rounds[0]?.at,
+      explanation:
+        `Measured for ${lags.length} create(s): from the write's time in the input to kube-controller-manager's "Pod created" handler line for the same pod. ` +
+        `Slowest: ${maxLag.pod}. Until its informer delivers them the controller stays gated on these creates; past 5 minutes the record expires and it creates again (kubernetes#129795).`,
+      nextStep: 'Check the apiserver\'s load and kube-controller-manager\'s watch connections at that time.',
+      evidence: [ref(maxLag.source)],
+    });
+  }
+  out.controllerLog = summary;
+  return out;
+}

@@ -1,0 +1,44 @@
+/**
+ * Reads kube-controller-manager logs given beside a recording or an audit log (`--kcm-log`, or
+ * any input file that sniffs as one) into what the report builder fuses with its
+ * reconstruction (src/analysis/controller-log.ts).
+ */
+import { openKcmLogSource } from '../sources/kcm-log/kcm-log-source.js';
+import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
+import { looksLikeKcmLog } from '../sources/kcm-log/detect.js';
+import type { Diagnostics } from '../sources/source.js';
+import type { ControllerLogEvent, SourceRef } from '../timeline/event.js';
+import type { ControllerLogInput } from '../analysis/controller-log.js';
+
+const POD_CREATED_RE = /"Pod created"[^\n]*?\bpod="([^"]+)"|"msg":"Pod created"[^\n]*?"pod":"([^"]+)"|\bPod created\b[^\n]*?\bpod="?([^"\s]+)/;
+
+/** Splits the inputs into kube-controller-manager logs and the rest (each file sniffed). */
+export async function splitControllerLogs(files: string[]): Promise<{ kcm: string[]; rest: string[] }> {
+  const kcm: string[] = [];
+  const rest: string[] = [];
+  for (const f of files) (await looksLikeKcmLog(f) ? kcm : rest).push(f);
+  return { kcm, rest };
+}
+
+/**
+ * Reads the logs. `year`: klog lines carry no year; the other inputs' year is used (their
+ * start), so the times line up.
+ */
+export async function readControllerLogs(files: string[], o: { diagnostics: Diagnostics; year?: number }): Promise<ControllerLogInput> {
+  const events: ControllerLogEvent[] = [];
+  const podAdded = new Map<string, { at: number; source: SourceRef }>();
+  for (const f of files) {
+    const src = await openKcmLogSource(f, { diagnostics: o.diagnostics, ...(o.year !== undefined ? { year: o.year } : {}) });
+    for await (const e of src.events) {
+      if (e.type !== 'controller-log') continue;
+      events.push(e);
+      if (e.message.includes('Pod created')) {
+        const m = POD_CREATED_RE.exec(e.message);
+        const pod = m?.[1] ?? m?.[2] ?? m?.[3];
+        if (pod && !podAdded.has(pod)) podAdded.set(pod, { at: e.at, source: e.source });
+      }
+    }
+  }
+  events.sort((a, b) => a.at - b.at);
+  return { files, truths: buildGroundTruth(events), podAdded };
+}

@@ -1,0 +1,36 @@
+/**
+ * Is this file a kube-controller-manager log? A cheap look at its first lines, so `replay` and
+ * `audit` can take a controller log given among their inputs (any mix of files is sniffed per
+ * file) and use it beside them (see src/analysis/controller-log.ts).
+ */
+import { InputError } from '../source.js';
+import { openInputBytes } from '../input-stream.js';
+import { CRI_RE, KLOG_RE } from '../audit/normalise.js';
+
+/** Bytes read at most to decide. */
+const HEAD_BYTES = 64 * 1024;
+
+/** True when most of the first non-empty lines are klog lines (plain, CRI-wrapped, or JSON `ts`/`msg`). */
+export async function looksLikeKcmLog(path: string): Promise<boolean> {
+  if (path === '-') return false; // stdin cannot be read twice
+  let text = '';
+  try {
+    const { stream } = await openInputBytes(path);
+    for await (const chunk of stream) {
+      text += chunk.toString('utf8');
+      if (text.length >= HEAD_BYTES) break;
+    }
+  } catch (err) {
+    if (err instanceof InputError) return false;
+    throw err;
+  }
+  const lines = text.split('\n').slice(0, 50).map((l) => l.trim()).filter(Boolean);
+  if (lines.length === 0) return false;
+  let klog = 0;
+  for (const l of lines) {
+    const unwrapped = l.replace(CRI_RE, '').replace(/^\d{4}-\d\d-\d\dT\S+Z /, '');
+    if (KLOG_RE.test(unwrapped)) klog++;
+    else if (unwrapped.startsWith('{') && /"ts":/.test(unwrapped) && /"msg":/.test(unwrapped) && /"v":|"caller":/.test(unwrapped)) klog++;
+  }
+  return klog * 2 > lines.length;
+}
