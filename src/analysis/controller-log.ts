@@ -20,6 +20,8 @@ export interface ControllerLogInput {
   truths: Map<string, GroundTruth>;
   /** "Pod created" handler lines: when the controller's informer delivered each pod. */
   podAdded: Map<string, { at: number; source: SourceRef }>;
+  /** "Starting replicaset controller": a new process (a restart or a leader change) starts with no expectations. */
+  starts: Array<{ at: number; source: SourceRef }>;
 }
 
 /** How far apart kexp's window start and the log's may be to be the same window. */

@@ -289,7 +289,7 @@ export class EvidenceOracle implements PodControl {
         const running = !this.look.exhausted() && lastWrite + MAX_WATCH_CALL_MS >= at + this.matchWindowMs;
         if (running) {
           note = `round still running after ${this.matchWindowMs} ms; ${rest} later create(s) are matched as they arrive`;
-          this.ledger?.await(round, rsKey, 'create', rest, at);
+          this.ledger?.await(round, rsKey, 'create', rest, at, undefined, lastWrite);
           for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
         } else {
           note = `the audit log shows ${plan.length} of the ${n} creates kexp predicted; the controller made no more (its count of pods differed from kexp's)`;

@@ -51,6 +51,8 @@ export interface ReplayOptions {
    * pre-scan). Undefined: decided from the look-ahead (any such write seen so far).
    */
   writesRecorded?: boolean;
+  /** kube-controller-manager start-ups from its own log: each resets every expectation record. */
+  controllerStarts?: Array<{ at: number; source: SourceRef }>;
   /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */
@@ -112,6 +114,8 @@ export interface RestartTrack {
   at: number;
   pauseMs: number;
   source: SourceRef;
+  /** How the input shows it: a new credential after a pause (audit), or the controller's start-up line (its log). */
+  via: 'credential' | 'log';
   /** Unfulfilled records the restart dropped. */
   dropped: Array<{ key: string; add: number; del: number; setAt: number }>;
   /** On a ReplicaSet's track: its round the restart cut short. */
@@ -440,24 +444,47 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const noteRestart = (e: TimelineEvent): void => {
     const c = ledger.credentialChangeAt(e);
     if (!c || c.pauseMs < RESTART_PAUSE_MS) return;
+    restartAt(e.at, { at: c.at, pauseMs: c.pauseMs, source: c.source, via: 'credential' });
+  };
+  const starts = [...(opts.controllerStarts ?? [])].sort((a, b) => a.at - b.at);
+  /** Applies the controller's logged start-ups due before `at`. */
+  const logStartsBefore = (at: number): void => {
+    while (starts.length && starts[0]!.at <= at) {
+      const st = starts.shift()!;
+      // The old process's syncs due before the start-up happened first.
+      controller.runDue(st.at);
+      drainExpectations();
+      // The store was empty anyway unless something is pending; a first start-up costs nothing.
+      restartAt(st.at, { at: st.at, pauseMs: 0, source: st.source, via: 'log' });
+      // The new process's informers list every ReplicaSet (addRS → enqueue): each is synced afresh.
+      for (const key of controller.replicaSets.keys()) controller.queue.add(key, st.at);
+    }
+  };
+  const restartAt = (at: number, c: Omit<RestartTrack, 'dropped' | 'interrupted'>): void => {
     const dropped: RestartTrack['dropped'] = [];
     for (const t of tracks.values()) {
       const rec = controller.expectations.get(t.key);
       if (rec && (rec.add > 0 || rec.del > 0)) dropped.push({ key: t.key, add: rec.add, del: rec.del, setAt: rec.timestamp });
     }
-    const r: RestartTrack = { at: c.at, pauseMs: c.pauseMs, source: c.source, dropped };
+    const r: RestartTrack = { ...c, dropped };
+    if (c.via === 'log' && dropped.length === 0 && !tracksCut(c)) return;
     restarts.push(r);
-    controller.expectations.reset(e.at);
+    controller.expectations.reset(at);
     drainExpectations();
     for (const d of dropped) track(d.key).restarts.push(r);
     // A round the audit log shows cut short just before the pause was interrupted by the restart.
     for (const t of tracks.values()) {
       if (dropped.some((d) => d.key === t.key)) continue;
-      const last = t.rounds[t.rounds.length - 1];
-      const cut = last && ((last.sync.create?.unmade ?? 0) > 0 || (last.sync.delete?.unmade.length ?? 0) > 0);
-      if (cut && last.at >= c.at - c.pauseMs - 60_000) t.restarts.push({ ...r, interrupted: { at: last.at, made: last.sync.create ? last.sync.create.calls : last.sync.delete!.n - last.sync.delete!.unmade.length, n: last.sync.create?.n ?? last.sync.delete!.n, kind: last.kind } });
+      const last = cutRound(t, c);
+      if (last) t.restarts.push({ ...r, interrupted: { at: last.at, made: last.sync.create ? last.sync.create.calls : last.sync.delete!.n - last.sync.delete!.unmade.length, n: last.sync.create?.n ?? last.sync.delete!.n, kind: last.kind } });
     }
   };
+  const cutRound = (t: RsTrack, c: { at: number; pauseMs: number }): RoundTrack | undefined => {
+    const last = t.rounds[t.rounds.length - 1];
+    const cut = last && ((last.sync.create?.unmade ?? 0) > 0 || (last.sync.delete?.unmade.length ?? 0) > 0);
+    return cut && last.at >= c.at - c.pauseMs - 60_000 ? last : undefined;
+  };
+  const tracksCut = (c: { at: number; pauseMs: number }): boolean => [...tracks.values()].some((t) => cutRound(t, c) !== undefined);
 
   /** Set while the engine runs a sync the input forced (see reconcile). */
   let forcing: string | undefined;
@@ -570,6 +597,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
     current = undefined;
     oracle.beforeSyncs(e);
+    logStartsBefore(e.at);
     controller.runDue(e.at);
     drainExpectations();
     noteRestart(e);

@@ -573,8 +573,10 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       basis: 'inferred',
       at: iso(r.at),
       explanation:
-        `At ${iso(r.at)} the ReplicaSet controller wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
-        `(a restart or a leader change). ` +
+        (r.via === 'log'
+          ? `At ${iso(r.at)} kube-controller-manager logged the start of its ReplicaSet controller: a new process (a restart or a leader change). `
+          : `At ${iso(r.at)} the ReplicaSet controller wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
+            `(a restart or a leader change). `) +
         (cut ? `Its round at ${iso(cut.at)} stopped after ${cut.made} of ${cut.n} ${cut.kind} calls; nothing was written for this ReplicaSet until the new process, started with no expectations, listed the pods afresh and made the rest. `
           : `Expectations live only in memory, so the record ${d ? `(add=${d.add}, del=${d.del}, set at ${iso(d.setAt)})` : ''} was dropped: the new process ` +
             `lists the pods afresh and no longer waits for the writes in flight before the restart (window ended "reset").`),
@@ -938,7 +940,9 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   const assumptions = [
     'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
     'Writes made by a sync are matched to their consequences in the input within the match window (5 s by default).',
-    ...res.restarts.map((r) => `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
+    ...res.restarts.map((r) => r.via === 'log'
+      ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
+      : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
     ...(opts.assumptions ?? []),
     ...(opts.controllerLog ? [`kube-controller-manager's own log (${opts.controllerLog.files.join(', ')}) checks the reconstruction: windows it shows are observed, its decisions are compared with kexp's, and its "Pod created" handler lines measure the informer lag of each create.`] : []),
   ];

@@ -99,8 +99,17 @@ interface Awaiting {
   kind: 'create' | 'delete';
   remaining: number;
   at: number;
+  /** Time of the round's latest write seen so far (a round's own writes follow each other closely). */
+  lastAt: number;
   pods?: Set<string>;
 }
+
+/**
+ * A write itself (an audit record, the controller's Event) can only belong to a round still
+ * making calls: at most this long after the round's previous write. A pod's appearance can
+ * come any time later (informer or recorder lag).
+ */
+export const ROUND_CHAIN_MS = 2000;
 
 /** Aggregated Event occurrences and the appearance they stand for lie within this of each other. */
 export const MERGE_MS = 10_000;
@@ -369,7 +378,10 @@ export class WriteLedger {
     w.round = round;
     // A call the round was still awaiting has its evidence now.
     const a = this.awaiting.find((x) => x.round === round && x.kind === w.kind && x.remaining > 0);
-    if (a) a.remaining--;
+    if (a) {
+      a.remaining--;
+      if (w.forms.includes('audit') || w.forms.includes('event')) a.lastAt = Math.max(a.lastAt, w.at);
+    }
   }
 
   /** A round used `n` occurrences of an Event: claim that many of its unclaimed writes. */
@@ -391,8 +403,8 @@ export class WriteLedger {
   }
 
   /** A round whose outcome the input could not tell still awaits `n` writes of `kind`. */
-  await(round: number, rsKey: string, kind: 'create' | 'delete', n: number, at: number, pods?: string[]): void {
-    if (n > 0) this.awaiting.push({ round, rsKey, kind, remaining: n, at, ...(pods ? { pods: new Set(pods) } : {}) });
+  await(round: number, rsKey: string, kind: 'create' | 'delete', n: number, at: number, pods?: string[], lastAt = at): void {
+    if (n > 0) this.awaiting.push({ round, rsKey, kind, remaining: n, at, lastAt, ...(pods ? { pods: new Set(pods) } : {}) });
   }
 
   /**
@@ -407,11 +419,16 @@ export class WriteLedger {
       if (w.round !== undefined || w.divergence) continue;
       // Aggregated Event occurrences are usually another form of a write seen elsewhere: decided at the end.
       if (w.unnamed) continue;
-      const a = this.awaiting.find((x) => x.rsKey === w.rsKey && x.kind === w.kind && x.remaining > 0 && (!x.pods || !w.pod || x.pods.has(w.pod)) && x.at <= w.at);
+      // Only a write known from its pod's appearance alone may be claimed at any lag; a form that
+      // dates the write itself (its audit record, the controller's Event) must continue the round.
+      const observation = !w.forms.includes('audit') && !w.forms.includes('event');
+      const a = this.awaiting.find((x) => x.rsKey === w.rsKey && x.kind === w.kind && x.remaining > 0 && (!x.pods || !w.pod || x.pods.has(w.pod)) && x.at <= w.at &&
+        (observation || w.at - x.lastAt <= ROUND_CHAIN_MS));
       if (a) {
         w.round = a.round;
         w.lateMs = Math.max(0, w.at - a.at);
         a.remaining--;
+        if (!observation) a.lastAt = Math.max(a.lastAt, w.at);
         continue;
       }
       open.push(w);

@@ -53,20 +53,23 @@ const PRESCAN_EVENTS = 500_000;
 /**
  * Does the log record the ReplicaSet controller's pod writes at all (its audit policy logs
  * them)? Then a write it does not show was not made. A short pre-scan that stops at the first
- * such write; stdin cannot be read twice, so there the engine decides from its look-ahead.
+ * such write (and notes the first record's time); stdin cannot be read twice, so there the
+ * engine decides from its look-ahead.
  */
-async function recordsControllerPodWrites(files: string[]): Promise<boolean | undefined> {
+async function prescan(files: string[]): Promise<{ recorded?: boolean; firstAt?: number }> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   let read = 0;
+  let firstAt: number | undefined;
   for (const f of files) {
-    if (f === '-') return undefined;
+    if (f === '-') return { firstAt };
     const src = await openAuditSource(f, { diagnostics: quiet });
     for await (const e of src.events) {
-      if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource) return true;
-      if (++read >= PRESCAN_EVENTS) return undefined;
+      firstAt ??= e.at;
+      if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource) return { recorded: true, firstAt };
+      if (++read >= PRESCAN_EVENTS) return { firstAt };
     }
   }
-  return false;
+  return { recorded: false, firstAt };
 }
 
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {
@@ -83,7 +86,12 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, until: o.until }));
   }
   let uaVersion: string | undefined;
-  const writesRecorded = await recordsControllerPodWrites(files);
+  const pre = await prescan(files);
+  const writesRecorded = pre.recorded;
+  // klog lines carry no year: take it from the audit log's first record.
+  const controllerLog = kcmLogs.length
+    ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { year: new Date(pre.firstAt).getUTCFullYear() } : {}) })
+    : undefined;
   const merged = mergeSources(sources);
   const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
   async function* tap() {
@@ -114,6 +122,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
     writeEvidence: 'audit',
+    ...(controllerLog ? { controllerStarts: controllerLog.starts } : {}),
     ...(writesRecorded !== undefined ? { writesRecorded } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {
@@ -147,7 +156,6 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(result.start !== undefined ? { year: new Date(result.start).getUTCFullYear() } : {}) }) : undefined;
   const report = buildReport(result, { ...(controllerLog ? { controllerLog } : {}), command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));

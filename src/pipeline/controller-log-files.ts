@@ -27,11 +27,13 @@ export async function splitControllerLogs(files: string[]): Promise<{ kcm: strin
 export async function readControllerLogs(files: string[], o: { diagnostics: Diagnostics; year?: number }): Promise<ControllerLogInput> {
   const events: ControllerLogEvent[] = [];
   const podAdded = new Map<string, { at: number; source: SourceRef }>();
+  const starts: Array<{ at: number; source: SourceRef }> = [];
   for (const f of files) {
     const src = await openKcmLogSource(f, { diagnostics: o.diagnostics, ...(o.year !== undefined ? { year: o.year } : {}) });
     for await (const e of src.events) {
       if (e.type !== 'controller-log') continue;
       events.push(e);
+      if (e.logKind === 'controller-started') starts.push({ at: e.at, source: e.source });
       if (e.message.includes('Pod created')) {
         const m = POD_CREATED_RE.exec(e.message);
         const pod = m?.[1] ?? m?.[2] ?? m?.[3];
@@ -40,5 +42,6 @@ export async function readControllerLogs(files: string[], o: { diagnostics: Diag
     }
   }
   events.sort((a, b) => a.at - b.at);
-  return { files, truths: buildGroundTruth(events), podAdded };
+  starts.sort((a, b) => a.at - b.at);
+  return { files, truths: buildGroundTruth(events), podAdded, starts };
 }

@@ -82,6 +82,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     }
     return { report, problems, warnings };
   }
+  // klog lines carry no year: take it from a recording's start, else the log's own default (its mtime).
+  const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined);
+  const year = startedAt && !Number.isNaN(Date.parse(startedAt)) ? new Date(Date.parse(startedAt)).getUTCFullYear() : undefined;
+  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(year !== undefined ? { year } : {}) }) : undefined;
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
@@ -90,6 +94,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
+    ...(controllerLog ? { controllerStarts: controllerLog.starts } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageEnd: () => {
       const ends = sources.map((s) => s.coverage().end).filter((e): e is number => e !== undefined);
@@ -109,7 +114,6 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
-  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(result.start !== undefined ? { year: new Date(result.start).getUTCFullYear() } : {}) }) : undefined;
   const report = buildReport(result, {
     ...(controllerLog ? { controllerLog } : {}),
     command: 'replay',

@@ -242,3 +242,17 @@ test('#14: failures re-triggered by events inflate the backoff to the 1000 s cap
   assert.ok(!finding(rs, 'writes-withheld'), ids(rs).join());
   assert.equal(rs.accounting.inFindings, 0);
 });
+
+test('a creation round longer than the match window (500 creates over 70 s, a throttled client) is still one round, with no failure', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(500);
+  for (let i = 0; i < 500; i++) b.advance(140).controllerCreate();
+  b.advance(10).rsStatus(500);
+  const { rs, exit } = await audit('long-round', b);
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes, r.unknown ?? 0, r.errors.length]), [['create', 500, 500, 0, 0]]);
+  assert.ok(!finding(rs, 'create-failures'));
+  assert.equal(rs.accounting.inFindings, 0);
+  assert.equal(rs.verdict.state, 'healthy');
+  assert.equal(exit, 0);
+});

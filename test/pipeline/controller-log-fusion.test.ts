@@ -65,3 +65,37 @@ test('#110631 with the controller log: the record kexp could not know is shown f
   assert.match(f.explanation, /1 creation\(s\) and 0 deletion\(s\) were never observed/);
   assert.ok(rs.findings.some((x) => x.id === 'late-first-write'));
 });
+
+test('a restart in the controller log resets the expectations kexp replays: the record in flight is dropped, the new process\'s creates are a round', async () => {
+  const { RecordingBuilder } = await import('../support/recording-builder.js');
+  const b = new RecordingBuilder();
+  b.namespace().replicaSet(0);
+  b.advance(1000).replicaSet(3);
+  b.advance(10).event('SuccessfulCreate', `Created pod: ${b.rsName}-aaaaa`);
+  b.advance(10).addPod(1, { name: `${b.rsName}-aaaaa` });
+  // kube-controller-manager dies with two creates of the round in flight (never made) …
+  b.advance(30_000);
+  // … and the new process, started with no expectations, creates the two missing pods.
+  b.advance(1000).event('SuccessfulCreate', `Created pod: ${b.rsName}-bbbbb`);
+  b.advance(5).event('SuccessfulCreate', `Created pod: ${b.rsName}-ccccc`);
+  b.advance(10).addPod(2, { name: `${b.rsName}-bbbbb` });
+  b.advance(5).addPod(3, { name: `${b.rsName}-ccccc` });
+  b.advance(2000).end();
+  const rec = join(dir, 'restart.kexp.jsonl');
+  writeFileSync(rec, b.text());
+  const t = (s: number) => `I1130 ${new Date(Date.UTC(2026, 10, 30, 10, 0, 0) + s * 1000).toISOString().slice(11, 23)}000`;
+  writeFileSync(join(dir, 'restart-kcm.log'), `${t(31)}   54321 replica_set.go:285] "Starting controller" logger="replicaset-controller" name="replicaset"\n`);
+
+  const without = (await replayFiles({ files: [rec] })).report.replicaSets[0]!;
+  assert.ok(without.findings.some((f) => f.id === 'record-contradicted'), 'without the log: a contradiction kexp cannot explain');
+
+  const { report, problems } = await replayFiles({ files: [rec, join(dir, 'restart-kcm.log')] });
+  assert.deepEqual(problems, []);
+  const rs = report.replicaSets[0]!;
+  const f = rs.findings.find((x) => x.id === 'controller-restarted')!;
+  assert.ok(f, rs.findings.map((x) => x.id).join());
+  assert.match(f.explanation, /logged the start of its ReplicaSet controller/);
+  assert.ok(!rs.findings.some((x) => x.id === 'record-contradicted'));
+  assert.deepEqual(rs.gatedWindows.map((w) => w.endedBy), ['reset', 'fulfilled']);
+  assert.equal(rs.accounting.inFindings, 0);
+});
