@@ -280,17 +280,23 @@ export class WriteLedger {
   }
 
   private enterPod(e: ObservedEvent & { kind: 'Pod' }): void {
+    // Audit logs show the controller's writes themselves; pods' appearances are only consequences.
+    if (this.mode !== 'watch') return;
     const pod = e.object;
     const key = objectKey(pod.metadata);
     const before = this.pods.get(key);
-    const ref = controllerRefOf(pod.metadata);
-    const rsRef = ref?.kind === 'ReplicaSet' ? ref : undefined;
     if (e.watchType === 'DELETED') {
       this.pods.delete(key);
       return;
     }
+    const ref = controllerRefOf(pod.metadata);
+    const rsRef = ref?.kind === 'ReplicaSet' ? ref : undefined;
+    // Hot path (a status update of a known pod): update the memo in place, nothing to enter.
+    if (before && before.uid === pod.metadata.uid && before.ownerUid === ref?.uid) {
+      before.labels = pod.metadata.labels;
+      return;
+    }
     this.pods.set(key, { uid: pod.metadata.uid, ownerUid: ref?.uid, ownerName: rsRef?.name, labels: pod.metadata.labels });
-    if (this.mode !== 'watch') return;
     const ns = pod.metadata.namespace ?? '';
     const sameObject = before !== undefined && (!before.uid || before.uid === pod.metadata.uid);
     if (!sameObject) {
