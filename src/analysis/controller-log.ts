@@ -79,7 +79,7 @@ export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[
         ...w,
         basis: endsAgree ? ('observed' as const) : w.basis,
         evidence: [...w.evidence, ref(t.startSource), ...(t.endSource ? [ref(t.endSource)] : [])].slice(0, 12),
-        note: [w.note, `the controller's log shows this window (${t.ended}${t.gatedSyncs ? `, ${t.gatedSyncs} gated syncs` : ''})`].filter(Boolean).join('; '),
+        note: [w.note, `the controller's log shows this window (ended ${t.ended}${t.gatedSyncs ? `; it logged ${t.gatedSyncs} gated sync${t.gatedSyncs === 1 ? '' : 's'}` : ''})`].filter(Boolean).join('; '),
       };
     });
     out.gatedWindows = windows;
@@ -139,6 +139,12 @@ export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[
       nextStep: 'Check the apiserver\'s load and kube-controller-manager\'s watch connections at that time.',
       evidence: [ref(maxLag.source)],
     });
+  }
+  // Findings that send the reader to the controller's log: it is here.
+  for (let i = 0; i < findings.length; i++) {
+    if (findings[i]!.id === 'input-disagrees-with-model') {
+      findings[i] = { ...findings[i]!, nextStep: `The controller's log was given: controllerLog (${summary.decisionsMatched} of ${summary.syncs} decisions matched) and the controller-log findings are its own account of these rounds.` };
+    }
   }
   out.controllerLog = summary;
   return out;

@@ -375,9 +375,11 @@ export class EvidenceOracle implements PodControl {
           // unknown and nothing (no failure, no leak verdict, no exit code) is built on it. The
           // round itself is evidenced when some of its calls are (then the Set happened).
           if (plan.length === 0) basis = 'unknown';
-          note = this.look.exhausted()
-            ? `${rest} create(s) not shown by the input before it ends (no pod ADD, no SuccessfulCreate or FailedCreate Event)`
-            : `${rest} create(s) without a pod ADD or a create Event within ${this.matchWindowMs} ms: outcome unknown`;
+          note = this.ledger?.mode === 'audit'
+            ? `${rest} create(s) of this round not shown by the audit log (it holds none of the controller's pod writes for them: they predate it, or its policy does not record them): outcome unknown`
+            : this.look.exhausted()
+              ? `${rest} create(s) not shown by the input before it ends (no pod ADD, no SuccessfulCreate or FailedCreate Event)`
+              : `${rest} create(s) without a pod ADD or a create Event within ${this.matchWindowMs} ms: outcome unknown`;
           this.ledger?.await(round, rsKey, 'create', rest, at);
           for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
         }

@@ -41,6 +41,8 @@ export interface BuildOptions {
   since?: number;
   /** A kube-controller-manager log given beside the inputs: its decisions check the reconstruction. */
   controllerLog?: ControllerLogInput;
+  /** The match window the replay used (for the coverage notes). */
+  matchWindowMs?: number;
 }
 
 /** A copy of the track with everything before `since` left out (state stays as replayed). */
@@ -364,7 +366,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
         `the controller: it retries with exponential backoff (5 ms doubling, up to 1000 s). ${plural(calls, 'create call')} in these rounds, ` +
         `${created} succeeded. First error: ${errText}.`,
       nextStep: quota
-        ? 'Raise the ResourceQuota, lower replicas, or free quota (`kubectl describe resourcequota -n <ns>`).'
+        ? `Raise the ResourceQuota, lower replicas, or free quota (\`kubectl describe resourcequota -n ${t.key.split('/')[0]}\`).`
         : 'Read the FailedCreate Events (`kubectl describe rs`) and the admission webhooks/quotas they name.',
       evidence: refs(failedRounds.map((r) => r.trigger).concat(failedRounds.flatMap((r) => r.evidence?.sources ?? []))),
     });
@@ -939,7 +941,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   );
   const assumptions = [
     'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
-    'Writes made by a sync are matched to their consequences in the input within the match window (5 s by default).',
+    `Writes made by a sync are matched to their consequences in the input within the match window (${Math.round((opts.matchWindowMs ?? 5000) / 1000)} s).`,
     ...res.restarts.map((r) => r.via === 'log'
       ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
       : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),

@@ -24,7 +24,7 @@ import { desiredReplicas } from '../model/replicaset-controller.js';
 import { labelSelectorMatches } from '../model/selector.js';
 import { iso } from './report-builder.js';
 import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, RoundReport, VerdictState, WriteAccounting } from './report-types.js';
-import type { Deployment, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
+import type { Deployment, Lease, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
 
 /** Nothing moved for this long while pods are missing or surplus: the controller is not acting. */
 export const STALL_MS = 30_000;
@@ -186,6 +186,8 @@ export function analyseSnapshot(
     unavailable?: LiveSnapshot['unavailable'];
     /** False when the snapshot holds no pods at all (e.g. `kubectl get rs -o json`): counts then come from the ReplicaSet's status. */
     podsKnown?: boolean;
+    /** kube-system/kube-controller-manager Lease, when it could be read. */
+    kcmLease?: Lease;
   },
   now: number,
   refs: SnapshotRefs = LIVE_REFS,
@@ -500,6 +502,32 @@ export function analyseSnapshot(
       evidence: [],
     });
   }
+  // The controller's leader election: nobody renewing means no ReplicaSet controller runs; a
+  // recent acquisition means a new process that started with no expectations.
+  const lease = input.kcmLease?.spec;
+  if (lease) {
+    const renew = parseTime(lease.renewTime);
+    const acquired = parseTime(lease.acquireTime);
+    const duration = (lease.leaseDurationSeconds ?? 15) * 1000;
+    const holder = lease.holderIdentity ?? '?';
+    if (renew !== undefined && now - renew > Math.max(2 * duration, 30_000)) {
+      add({
+        id: 'controller-not-leading', severity: 'critical', basis: 'observed', at: iso(renew),
+        title: `No kube-controller-manager has renewed its leader Lease for ${fmtAgo(now - renew)}: no ReplicaSet controller is running`,
+        explanation: `kube-system/kube-controller-manager was last renewed at ${iso(renew)} by ${holder} (lease ${Math.round(duration / 1000)} s). Without a leader no controller syncs: nothing is created, deleted, adopted or written to status, whatever the expectations.`,
+        nextStep: 'Check the kube-controller-manager pods or process (`kubectl -n kube-system get pods -l component=kube-controller-manager`, its log, the static pod manifest).',
+        evidence: ['live:leases/kube-system/kube-controller-manager#spec.renewTime'],
+      });
+    } else if (acquired !== undefined && now - acquired < 10 * 60_000) {
+      add({
+        id: 'controller-leader-changed', severity: 'info', basis: 'observed', at: iso(acquired),
+        title: `kube-controller-manager's leader changed ${fmtAgo(now - acquired)} ago (${holder}): it started with no expectations`,
+        explanation: `The Lease kube-system/kube-controller-manager was acquired at ${iso(acquired)} by ${holder} (${lease.leaseTransitions ?? '?'} transitions). Expectations live only in memory: any gate from before then is gone, and writes in flight at the change were never awaited by the new leader.`,
+        nextStep: 'If this is unexpected, look at why the previous leader stopped (its log, OOM kills, node problems).',
+        evidence: ['live:leases/kube-system/kube-controller-manager#spec.acquireTime'],
+      });
+    }
+  }
   for (const u of input.unavailable ?? []) {
     add({
       id: 'read-forbidden', severity: 'info', basis: 'unknown', at: iso(now),
@@ -546,7 +574,7 @@ export function analyseSnapshot(
     basis = 'inferred';
     summary = statusStale
       ? `the controller has not yet processed the latest spec (${active}/${desired} active)`
-      : `converging: ${active}/${desired} active, last progress ${lastProgress !== undefined ? `${fmtAgo(now - lastProgress)} ago` : 'unknown'}; whether it is gated on its own writes needs --watch`;
+      : `converging: ${active}/${desired} active, last progress ${lastProgress !== undefined ? `${fmtAgo(now - lastProgress)} ago` : 'unknown'}; whether it is gated on its own writes needs a watch (kexp explain --watch, kexp record)`;
   } else {
     state = 'healthy';
     basis = 'observed';
@@ -616,7 +644,8 @@ export function eventRounds(rs: ReplicaSet, events: CoreEvent[], refs: SnapshotR
     const span = t.first !== undefined && t.first !== t.last ? ` between ${iso(t.first)} and ${iso(t.last)}` : '';
     rounds.push({
       at: iso(t.last)!, kind: create ? 'create' : 'delete', n, basis: 'observed', writes: n,
-      ...(create ? { calls: n, successes: ok ? n : 0 } : {}),
+      // A failed create is walked back at once (CreationObserved), like a failed delete.
+      ...(create ? { calls: n, successes: ok ? n : 0, skipped: ok ? 0 : n } : { ...(ok ? {} : { failed: [] }) }),
       errors: ok ? [] : [t.message.replace(/^Error (creating|deleting): /, '')],
       evidence: refs.event(e),
       note: `${e.reason} Event${n > 1 ? ` ×${n}${span}` : ''}: ${t.message} (a snapshot shows the controller's Events, not its rounds: one write per occurrence)`,

@@ -77,7 +77,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
   // Any mix of inputs: a kube-controller-manager log among them is used beside the audit logs.
-  const split = await splitControllerLogs(o.files);
+  const split = await splitControllerLogs(o.files, 'audit');
   const kcmLogs = [...(o.kcmLogs ?? []), ...split.kcm];
   const files = split.rest;
   const sources: AuditOpenedSource[] = [];
@@ -136,7 +136,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     },
   });
   const summaries = sources.map((s) => s.summary());
-  const inputs: FileCoverage[] = sources.map((s) => s.coverage());
+  const inputs: FileCoverage[] = [...sources.map((s) => s.coverage()), ...(controllerLog?.coverage ?? [])];
   const levels = [...new Set(summaries.flatMap((s) => s.levels))];
   const assumptions = [
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
@@ -156,7 +156,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const report = buildReport(result, { ...(controllerLog ? { controllerLog } : {}), command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
+  const report = buildReport(result, { ...(controllerLog ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -200,7 +200,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   }
   const analyses = snap.replicaSets.map((rs) => ({
     rs,
-    a: analyseSnapshot(rs, { pods: snap.pods, events: snap.events, quotas: snap.quotas, ns: snap.ns, owner: snap.owners.get(rs.metadata.uid ?? ''), unavailable: snap.unavailable }, snap.takenAt),
+    a: analyseSnapshot(rs, { pods: snap.pods, events: snap.events, quotas: snap.quotas, ns: snap.ns, owner: snap.owners.get(rs.metadata.uid ?? ''), unavailable: snap.unavailable, ...(snap.kcmLease ? { kcmLease: snap.kcmLease } : {}) }, snap.takenAt),
   }));
   // Deployment-level events go to the timeline of every ReplicaSet (already in analyseSnapshot via snap.events).
   let watchInfo: ExplainResult['watch'];
@@ -256,6 +256,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   const assumptions = [
     'A snapshot cannot see the controller\'s expectations; verdicts from a snapshot are inferred from counts, conditions, Events and the namespace phase.',
     `No progress for ${STALL_MS / 1000} s while pods are missing or surplus, with the spec processed and no failure, is taken as "not acting" (gated); beyond the 5-minute ExpectationsTimeout as a leak.`,
+    ...(snap.leaseNote ? [snap.leaseNote.replace(/^t/, 'T') + '.'] : []),
     ...(watchReport ? watchReport.coverage.assumptions : []),
   ];
   const report: Report = {

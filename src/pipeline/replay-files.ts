@@ -62,7 +62,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const { problems, warnings } = diagnostics;
   if (opts.k8sVersion) parseK8sVersion(opts.k8sVersion); // fail fast on a bad flag
   // Any mix of inputs: a kube-controller-manager log among them is used beside the others.
-  const split = opts.format ? { kcm: [], rest: opts.files } : await splitControllerLogs(opts.files);
+  const split = opts.format ? { kcm: [], rest: opts.files } : await splitControllerLogs(opts.files, 'replay');
   const kcmLogs = [...(opts.kcmLogs ?? []), ...split.kcm];
   const sources: OpenedSource[] = [];
   for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
@@ -101,7 +101,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       return ends.length ? Math.max(...ends) : undefined;
     },
   });
-  const inputs: FileCoverage[] = sources.map((s) => s.coverage());
+  const inputs: FileCoverage[] = [...sources.map((s) => s.coverage()), ...(controllerLog?.coverage ?? [])];
   const assumptions: string[] = [];
   if (moved > 0) {
     assumptions.push(`${moved} update(s) from separate watches arrived out of resourceVersion order within ${CAUSAL_WINDOW_MS} ms and were replayed in resourceVersion order (etcd revisions are global to the cluster).`);
@@ -116,6 +116,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   }
   const report = buildReport(result, {
     ...(controllerLog ? { controllerLog } : {}),
+    matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,
     k8sVersion: { version: version.version, basis: version.basis },

@@ -48,7 +48,7 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     out.push(
       `Input: ${s.file} (${s.format}${s.compressed ? ', gzip' : ''}, ${s.apiVersions.join('/') || 'no audit events'}, levels ${s.levels.join('/') || '—'}): ` +
         `${s.linesRead} lines, ${skipped} not relevant, ${s.malformedLines} malformed, ${s.incomplete.count} incomplete, ` +
-        `${s.rsControllerWrites} ReplicaSet-controller writes; ${s.start ? new Date(s.start).toISOString() : '—'} → ${s.end ? new Date(s.end).toISOString() : '—'}`,
+        `${s.rsControllerWrites} requests by the ReplicaSet controller (pods, status, Events); ${s.start ? new Date(s.start).toISOString() : '—'} → ${s.end ? new Date(s.end).toISOString() : '—'}`,
     );
   }
   for (const a of report.coverage.assumptions.slice(2)) out.push(`Note: ${a}`);

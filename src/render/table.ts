@@ -116,7 +116,8 @@ export function renderTable(report: Report, width = 100, opts: { color?: boolean
     out.push('');
   }
   const cov = report.coverage;
-  out.push(`Input: ${report.inputs.map((i) => `${i.file} (${i.format}, ${i.events} events${i.problems ? `, ${i.problems} problems` : ''}${i.endMarker ? '' : ', no end marker'})`).join('; ')}`);
+  const recordingLike = (f: string) => f === 'kexp-recording';
+  out.push(`Input: ${report.inputs.map((i) => `${i.file} (${i.format}, ${i.events} ${i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : 'events'}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`).join('; ')}`);
   out.push(`Covered: ${t(cov.start)} → ${t(cov.end)}   model: Kubernetes ${report.k8sVersion.version} (${report.k8sVersion.basis})`);
   for (const b of cov.timeBasis) out.push(wrap(`Times: ${b}`, width - 2, '  ').trimStart());
   if (cov.gaps.length) out.push(`Gaps: ${cov.gaps.map((g) => `${t(g.at)} ${g.reason} (${g.evidence})`).join('; ')}`);

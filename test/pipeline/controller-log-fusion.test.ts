@@ -99,3 +99,14 @@ test('a restart in the controller log resets the expectations kexp replays: the 
   assert.deepEqual(rs.gatedWindows.map((w) => w.endedBy), ['reset', 'fulfilled']);
   assert.equal(rs.accounting.inFindings, 0);
 });
+
+test('a kube-controller-manager log alone given to replay or audit is named, with the command that reads it', async () => {
+  await assert.rejects(replayFiles({ files: ['examples/captures/scale-up-gated/kcm.log'] }), /kube-controller-manager log: read it with `kexp kcm-log`, or give it beside a recording/);
+  await assert.rejects(auditFiles({ files: ['examples/captures/scale-up-gated/kcm.log'] }), /kube-controller-manager log: read it with `kexp kcm-log`, or give it beside an audit log/);
+});
+
+test('the controller log is listed among the inputs', async () => {
+  const { report } = await auditFiles({ files: ['examples/captures/scale-up-gated/audit.jsonl'], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'] });
+  assert.deepEqual(report.inputs.map((i) => i.format), ['audit:audit-log', 'kcm-log']);
+  assert.ok(report.coverage.assumptions.some((a) => /match window \(60 s\)/.test(a)));
+});

@@ -224,3 +224,18 @@ test('explain snapshot: the controller\'s Events are its rounds in the report (o
   assert.deepEqual(r.rounds.map((x) => [x.kind, x.n, x.writes, x.errors.length]), [['create', 1, 1, 0], ['create', 3, 3, 1]]);
   assert.deepEqual([r.accounting.writes, r.accounting.inRounds, r.accounting.failed], [4, 4, 3]);
 });
+
+test('the kube-controller-manager Lease: nobody renewing it means no controller runs; a recent acquisition means expectations were reset', () => {
+  const pods = [pod({ ready: true })];
+  const lease = (renewAgo: number, acquireAgo: number) => ({ metadata: { name: 'kube-controller-manager', namespace: 'kube-system' }, spec: { holderIdentity: 'cp-1_abc', leaseDurationSeconds: 15, renewTime: new Date(NOW - renewAgo * 1000).toISOString(), acquireTime: new Date(NOW - acquireAgo * 1000).toISOString(), leaseTransitions: 3 } });
+  const down = analyseSnapshot(rs(3), { pods, events: [], ns: activeNs, kcmLease: lease(600, 3600) }, NOW);
+  const f = down.findings.find((x) => x.id === 'controller-not-leading')!;
+  assert.ok(f);
+  assert.equal(f.severity, 'critical');
+  assert.match(f.title, /10m0s: no ReplicaSet controller is running|for 10m/);
+  const changed = analyseSnapshot(rs(3), { pods, events: [], ns: activeNs, kcmLease: lease(2, 120) }, NOW);
+  assert.ok(changed.findings.some((x) => x.id === 'controller-leader-changed'));
+  assert.ok(!changed.findings.some((x) => x.id === 'controller-not-leading'));
+  const steady = analyseSnapshot(rs(3), { pods, events: [], ns: activeNs, kcmLease: lease(2, 86_400) }, NOW);
+  assert.ok(!steady.findings.some((x) => x.id.startsWith('controller-')));
+});

@@ -217,7 +217,7 @@ describe('audit bad input: source', () => {
     assert.ok(c.writes.length > 0);
     const r = kexp(['audit', f]);
     assert.equal(r.code, 6);
-    assert.match(r.stdout, /: 17 lines, .* 3 ReplicaSet-controller writes/);
+    assert.match(r.stdout, /: 17 lines, .* 3 requests by the ReplicaSet controller/);
     // Nothing decodable at all (only the gzip header): still one clean InputError line, exit 6.
     const head = join(dir, 'header-only.gz');
     writeFileSync(head, gz.subarray(0, 10));

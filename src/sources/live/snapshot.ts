@@ -37,6 +37,12 @@ export interface Deployment {
   status?: { observedGeneration?: number; replicas?: number; conditions?: Array<{ type: string; status: string; reason?: string; message?: string }> };
 }
 
+/** coordination.k8s.io/v1 Lease (kube-controller-manager's leader election record). */
+export interface Lease {
+  metadata: { name?: string; namespace?: string };
+  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; acquireTime?: string; renewTime?: string; leaseTransitions?: number };
+}
+
 /** A read that was skipped because RBAC forbids it (the analysis says what it could not check). */
 export interface UnavailableRead {
   verb: string;
@@ -66,6 +72,10 @@ export interface LiveSnapshot {
   events: CoreEvent[];
   quotas?: ResourceQuota[];
   ns?: Namespace;
+  /** kube-system/kube-controller-manager Lease (optional read): who leads, since when, last renewal. */
+  kcmLease?: Lease;
+  /** Why the Lease was not read (RBAC), for the report's coverage notes. */
+  leaseNote?: string;
   unavailable: UnavailableRead[];
   /** Objects read per resource, for the input summary. */
   counts: Record<string, number>;
@@ -180,6 +190,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
   const startedAt = o.now();
   const ns = o.access.namespace;
   const unavailable: UnavailableRead[] = [];
+  let leaseNote: string | undefined;
   const serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch((err: unknown) => {
     // /version is readable by everyone; a failure here is the first sign of an unreachable server or bad credentials.
     if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
@@ -193,7 +204,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
   const eventQuery: Record<string, string> = o.target.kind === 'rs'
     ? { fieldSelector: `involvedObject.name=${o.target.name}` }
     : { fieldSelector: 'involvedObject.kind=ReplicaSet' };
-  const [pods, rsEvents, depEvents, quotas, nsObj] = await Promise.all([
+  const [pods, rsEvents, depEvents, quotas, nsObj, kcmLease] = await Promise.all([
     podsP,
     listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', eventQuery),
     o.target.kind === 'deployment'
@@ -201,6 +212,21 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
       : Promise.resolve([] as CoreEvent[]),
     optional({ unavailable }, 'list', 'resourcequotas', ns, () => listAll<ResourceQuota>(o, `/api/v1/namespaces/${ns}/resourcequotas`, 'resourcequotas', 'ResourceQuota', 'v1')),
     optional({ unavailable }, 'get', 'namespaces', undefined, () => get<Namespace>(o, `/api/v1/namespaces/${ns}`, 'get', 'namespaces')),
+    // The controller's leader election record: a restart or leader change resets expectations,
+    // and a Lease nobody renews means no ReplicaSet controller runs. 404: no leader election.
+    // Outside the ReplicaSet's namespace, so not in the minimal Role: a 403 is noted, not warned.
+    (async (): Promise<Lease | undefined> => {
+      try {
+        return await get<Lease>(o, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager', 'get', 'leases.coordination.k8s.io', 'kube-system');
+      } catch (err) {
+        if (err instanceof ClusterError && err.kind === 'not-found') return undefined;
+        if (err instanceof ClusterError && err.kind === 'forbidden') {
+          leaseNote = 'the kube-system/kube-controller-manager Lease is not readable (RBAC; optional, see docs/rbac.md): whether the controller runs, or restarted and reset its expectations, was not checked';
+          return undefined;
+        }
+        throw err;
+      }
+    })(),
   ]);
   const events = [...rsEvents.filter((e) => e.involvedObject?.kind === 'ReplicaSet' && names.has(e.involvedObject.name ?? '')), ...depEvents];
   // The controlling owner of each ReplicaSet (a Deployment, when it is one).
@@ -251,6 +277,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     events,
     quotas,
     ns: nsObj ? { apiVersion: 'v1', kind: 'Namespace', ...nsObj } : undefined,
+    ...(kcmLease ? { kcmLease } : {}),
+    ...(leaseNote ? { leaseNote } : {}),
     unavailable: uniq,
     counts: { replicasets: replicaSets.length, pods: pods.length, events: events.length, resourcequotas: quotas?.length ?? 0, namespaces: nsObj ? 1 : 0 },
   };

@@ -239,7 +239,9 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
     const kcm = logBlocks.filter((b) => /kube-controller-manager/.test(b.container));
     norm.note(
       `${norm.file}: skipped ${logBlocks.length} container log block${logBlocks.length === 1 ? '' : 's'} of a cluster-info dump (lines ${logBlocks[0]!.line}–${logBlocks[logBlocks.length - 1]!.endLine ?? 'end'})` +
-        (kcm.length ? `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}, from line ${kcm[0]!.line}): read its log with \`kexp kcm-log\`` : ''),
+        (kcm.length
+          ? `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}): its lines are a controller log — \`sed -n '${kcm[0]!.line + 1},${(kcm[0]!.endLine ?? kcm[0]!.line + 1) - 1}p' ${norm.file} > kcm.log\`, then \`kexp kcm-log kcm.log\``
+          : ''),
     );
   }
   yield* out;
