@@ -21,6 +21,7 @@ import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject } from '../timeline/validate.js';
+import { Fifo } from '../timeline/fifo.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
@@ -209,35 +210,6 @@ function newTrack(key: string): RsTrack {
   };
 }
 
-/** Bounded FIFO of upcoming events. */
-class Buffer {
-  private items: TimelineEvent[] = [];
-  private head = 0;
-  get length(): number {
-    return this.items.length - this.head;
-  }
-  push(e: TimelineEvent): void {
-    this.items.push(e);
-  }
-  peek(): TimelineEvent | undefined {
-    return this.items[this.head];
-  }
-  last(): TimelineEvent | undefined {
-    return this.items[this.items.length - 1];
-  }
-  shift(): TimelineEvent | undefined {
-    const e = this.items[this.head++];
-    if (this.head > 4096 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return e;
-  }
-  *iterate(): Generator<TimelineEvent> {
-    for (let i = this.head; i < this.items.length; i++) yield this.items[i];
-  }
-}
-
 /**
  * Replays `events` (time-ordered) through the model. Never throws for odd input: events the
  * model cannot use are skipped (sources report malformed input themselves).
@@ -247,7 +219,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const maxChanges = opts.maxExpectationChanges ?? 2000;
   const maxSeries = opts.maxSeriesPoints ?? 5000;
   const it = events[Symbol.asyncIterator]();
-  const buf = new Buffer();
+  const buf = new Fifo<TimelineEvent>(); // the look-ahead: events up to the match window ahead
   let done = false;
   const writeEvidence = opts.writeEvidence ?? 'watch';
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);

@@ -17,6 +17,7 @@
  * finds it without scanning the window (the hot path of a million-event replay).
  */
 import type { TimelineEvent } from './event.js';
+import { Fifo } from './fifo.js';
 
 /** Receive-time distance within which separate watches' updates are ordered by resourceVersion. */
 export const CAUSAL_WINDOW_MS = 500;
@@ -43,29 +44,6 @@ function revision(e: TimelineEvent): string | undefined {
 /** a < b for canonical decimal strings (no BigInt on the hot path). */
 function lessRv(a: string, b: string): boolean {
   return a.length !== b.length ? a.length < b.length : a < b;
-}
-
-/** A FIFO with O(1) shift (an array with a moving head, compacted now and then). */
-class Fifo<T> {
-  private items: T[] = [];
-  private head = 0;
-  get length(): number {
-    return this.items.length - this.head;
-  }
-  push(x: T): void {
-    this.items.push(x);
-  }
-  peek(): T | undefined {
-    return this.items[this.head];
-  }
-  shift(): T | undefined {
-    const x = this.items[this.head++];
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return x;
-  }
 }
 
 /**

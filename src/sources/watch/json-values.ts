@@ -79,6 +79,18 @@ export class JsonValueScanner {
     this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   }
 
+  /** Skips the rest of the current line: the index after its newline, or -1 when the chunk ends first. */
+  private skipLine(chunk: Buffer, i: number): number {
+    const nl = chunk.indexOf(10, i);
+    if (nl === -1) {
+      this.col0 = false;
+      return -1;
+    }
+    this.line++;
+    this.col0 = true;
+    return nl + 1;
+  }
+
   /** Current 1-based line (the line being read). */
   get currentLine(): number {
     return this.line;
@@ -110,15 +122,12 @@ export class JsonValueScanner {
           this.resync = true;
           continue;
         }
-        const nl = chunk.indexOf(10, i);
-        if (nl === -1) {
-          this.col0 = false;
+        const next = this.skipLine(chunk, i);
+        if (next < 0) {
           i = n;
           break;
         }
-        this.line++;
-        this.col0 = true;
-        i = nl + 1;
+        i = next;
         continue;
       }
       if (this.resync) {
@@ -135,15 +144,12 @@ export class JsonValueScanner {
           this.resync = false;
           continue; // re-read this byte normally
         }
-        const nl = chunk.indexOf(10, i);
-        if (nl === -1) {
-          this.col0 = false;
+        const next = this.skipLine(chunk, i);
+        if (next < 0) {
           i = n;
           break;
         }
-        this.line++;
-        this.col0 = true;
-        i = nl + 1;
+        i = next;
         continue;
       }
       if (this.inStr) {
