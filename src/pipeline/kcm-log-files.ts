@@ -26,6 +26,13 @@ export interface KcmLogReplicaSet {
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
   clobbers: Array<{ at: string; keys: string[]; evidence: string }>;
   slowStartFailures: Array<{ at: string; podsSkipped?: number; evidence: string }>;
+  /**
+   * The pod writes the log shows ("Controller created pod", "Deleting pod" lines) and where each
+   * went: into the round of the "Too few / Too many replicas" line before it, or outside every
+   * round (writes = inRounds + outsideRounds.length). Failed creates appear only as the sync's
+   * error line and its "Slow-start failure" line, not one line per call.
+   */
+  accounting: { writes: number; inRounds: number; rounds: number; outsideRounds: Array<{ at: string; kind: 'create' | 'delete'; pod?: string; evidence: string }> };
   compare?: FidelityScore;
 }
 
@@ -42,7 +49,39 @@ function ref(s: { file: string; line: number }): string {
   return `${s.file}:${s.line}`;
 }
 
-function toRS(g: GroundTruth): KcmLogReplicaSet {
+/** Assigns each logged pod write to the round ("Too few/many replicas … creating/deleting N") before it. */
+export function logAccounting(events: ControllerLogEvent[]): Map<string, KcmLogReplicaSet['accounting']> {
+  const out = new Map<string, KcmLogReplicaSet['accounting']>();
+  const open = new Map<string, { create?: { left: number }; delete?: { left: number } }>();
+  for (const e of events) {
+    if (!e.rsKey) continue;
+    let a = out.get(e.rsKey);
+    if (!a) out.set(e.rsKey, (a = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] }));
+    const cur = open.get(e.rsKey) ?? {};
+    open.set(e.rsKey, cur);
+    if (e.logKind === 'too-few-replicas') {
+      a.rounds++;
+      cur.create = { left: e.numbers?.creating ?? Infinity };
+    } else if (e.logKind === 'too-many-replicas') {
+      a.rounds++;
+      cur.delete = { left: e.numbers?.deleting ?? Infinity };
+    } else if (e.logKind === 'controller-created-pod' || e.logKind === 'deleting-pod') {
+      const kind = e.logKind === 'controller-created-pod' ? 'create' : 'delete';
+      a.writes++;
+      const r = cur[kind];
+      if (r && r.left > 0) {
+        r.left--;
+        a.inRounds++;
+      } else {
+        const pod = /pod="([^"]+)"/.exec(e.message)?.[1];
+        a.outsideRounds.push({ at: iso(e.at)!, kind, ...(pod ? { pod } : {}), evidence: ref(e.source) });
+      }
+    }
+  }
+  return out;
+}
+
+function toRS(g: GroundTruth, accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] }): KcmLogReplicaSet {
   const count = (d: string) => g.syncs.filter((s) => s.decision === d).length;
   return {
     key: g.rsKey,
@@ -60,6 +99,7 @@ function toRS(g: GroundTruth): KcmLogReplicaSet {
     })),
     clobbers: g.clobbers.map((c) => ({ at: iso(c.at)!, keys: c.keys, evidence: ref(c.source) })),
     slowStartFailures: g.slowStartFailures.map((c) => ({ at: iso(c.at)!, podsSkipped: c.podsSkipped, evidence: ref(c.source) })),
+    accounting,
   };
 }
 
@@ -139,6 +179,7 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   }
   events.sort(compareTimeline);
   const truth = buildGroundTruth(events);
+  const accounting = logAccounting(events);
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
@@ -147,7 +188,7 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     generator: { name: 'kexp', version: KEXP_VERSION, command: 'kcm-log' },
     inputs,
     restarts,
-    replicaSets: rss.map(toRS),
+    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey))),
   };
   if (report) {
     const inReport = new Set(report.replicaSets.map((r) => r.key));

@@ -22,6 +22,8 @@ export function renderKcmLog(r: KcmLogResult): string {
       out.push(tb.toString().replace(/^/gm, '  '));
     }
     for (const c of rs.clobbers) out.push(`  [ERROR] Clobbering existing delete keys at ${t(c.at)}: ${c.keys.join(', ')} (${c.evidence}) — an earlier deletion round never completed`);
+    const a = rs.accounting;
+    out.push(`  Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${t(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}`);
     if (rs.slowStartFailures.length) out.push(`  Slow-start failures: ${rs.slowStartFailures.length} (first ${t(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`);
     if (rs.compare) {
       const c = rs.compare;
