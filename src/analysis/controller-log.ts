@@ -24,6 +24,9 @@ export interface ControllerLogInput {
   starts: Array<{ at: number; source: SourceRef }>;
 }
 
+/** A "Pod created" handler line this much before the create means the clocks disagree. */
+const CLOCK_TOLERANCE_MS = 2000;
+
 /** How far apart kexp's window start and the log's may be to be the same window. */
 const SAME_WINDOW_MS = 2000;
 
@@ -47,15 +50,24 @@ function median(xs: number[]): number {
  */
 export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput): ReplicaSetReport {
   const truth = log.truths.get(rs.key);
-  const lags: number[] = [];
+  let lags: number[] = [];
   let maxLag: { ms: number; pod: string; source: SourceRef } | undefined;
+  let earliest: { ms: number; pod: string; source: SourceRef } | undefined;
   for (const w of writes) {
     if (w.kind !== 'create' || w.outcome !== 'ok' || !w.pod) continue;
     const seen = log.podAdded.get(w.pod);
     if (!seen) continue;
-    const ms = Math.max(0, seen.at - w.at);
-    lags.push(ms);
-    if (!maxLag || ms > maxLag.ms) maxLag = { ms, pod: w.pod, source: seen.source };
+    const ms = seen.at - w.at;
+    if (!earliest || ms < earliest.ms) earliest = { ms, pod: w.pod, source: seen.source };
+    lags.push(Math.max(0, ms));
+    if (!maxLag || ms > maxLag.ms) maxLag = { ms: Math.max(0, ms), pod: w.pod, source: seen.source };
+  }
+  // A pod "added" well before its create: the two clocks disagree (klog prints local time), so
+  // no lag is measured and the reader is told.
+  const skewed = earliest !== undefined && earliest.ms < -CLOCK_TOLERANCE_MS;
+  if (skewed) {
+    lags = [];
+    maxLag = undefined;
   }
   if (!truth && lags.length === 0) return rs;
   const findings: Finding[] = [...rs.findings];
@@ -125,6 +137,18 @@ export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[
         evidence: [],
       });
     }
+  }
+  if (skewed) {
+    findings.push({
+      id: 'controller-log-clock',
+      severity: 'warning',
+      title: `The controller's log and the input disagree on time by about ${Math.round(-earliest!.ms / 1000)} s: no informer lag measured`,
+      basis: 'observed',
+      at: rs.rounds[0]?.at,
+      explanation: `kube-controller-manager logged "Pod created" for ${earliest!.pod} ${Math.round(-earliest!.ms / 1000)} s before the input shows its create: its clock, or the time zone of its klog timestamps (local time), differs from the input's. Decisions are still compared within ±50 ms and may not match.`,
+      nextStep: 'Give the log in UTC (or know its time zone offset) and check the two clocks.',
+      evidence: [ref(earliest!.source)],
+    });
   }
   if (maxLag && maxLag.ms >= 1000) {
     findings.push({

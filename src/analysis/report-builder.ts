@@ -11,7 +11,7 @@ import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
 import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack, type WithheldTrack } from './replay-engine.js';
-import type { ControllerWrite } from './write-ledger.js';
+import { writeCount, type ControllerWrite } from './write-ledger.js';
 import { fuseControllerLog, type ControllerLogInput } from './controller-log.js';
 import {
   REPORT_SCHEMA_VERSION,
@@ -225,13 +225,16 @@ function accountingFor(t: RsTrack, evidence: 'audit' | 'watch', findings: Findin
   const byKind = { create: 0, delete: 0, adopt: 0, release: 0 };
   let inRounds = 0;
   let failed = 0;
+  let writes = 0;
   for (const w of t.writes) {
-    byKind[w.kind]++;
-    if (w.round !== undefined) inRounds++;
-    if (w.outcome === 'failed') failed++;
+    const c = writeCount(w);
+    writes += c;
+    byKind[w.kind] += c;
+    if (w.round !== undefined) inRounds += c;
+    if (w.outcome === 'failed') failed += c;
   }
   const inFindings = findings.reduce((n, f) => n + (f.writes ?? 0), 0);
-  return { evidence, writes: t.writes.length, inRounds, inFindings, byKind, failed };
+  return { evidence, writes, inRounds, inFindings, byKind, failed };
 }
 
 function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): AdoptionRow[] {
@@ -697,7 +700,7 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
   const what = describeWrites(ws);
   const detail = ws[0]!.divergence?.detail ?? '';
   const evidence = refs(ws.flatMap((w) => w.sources));
-  const base = { basis: 'observed' as Basis, at, evidence, writes: ws.length };
+  const base = { basis: 'observed' as Basis, at, evidence, writes: ws.reduce((n, w) => n + writeCount(w), 0) };
   switch (kind) {
     case 'surplus-create':
       return {
@@ -746,14 +749,14 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
     case 'after-restart':
       return {
         ...base, id: 'unexplained-writes', severity: 'warning',
-        title: `${plural(ws.length, 'write')} of the controller that kexp's model cannot place`,
+        title: `${plural(base.writes, 'write')} of the controller that kexp's model cannot place`,
         explanation: `At ${at} the controller ${what} for ${name} while kexp's record said it was gated; even without that record kexp's model would not have written (${detail}).`,
         nextStep: 'Compare with the kube-controller-manager log of that time (`kexp kcm-log`).',
       };
     default:
       return {
         ...base, id: 'unexplained-writes', severity: 'info',
-        title: `${plural(ws.length, 'write')} of the controller outside every round kexp reconstructed`,
+        title: `${plural(base.writes, 'write')} of the controller outside every round kexp reconstructed`,
         explanation: `${at}: the controller ${what} for ${name}; ${detail}.`,
         nextStep: 'Compare with the kube-controller-manager log of that time (`kexp kcm-log`) or an audit log of the same period.',
       };

@@ -83,8 +83,10 @@ export function eventTimes(e: CoreEvent): { first?: number; last?: number; count
   const series = (e as { series?: { count?: number; lastObservedTime?: string } }).series;
   const first = parseTime(e.firstTimestamp) ?? parseTime(e.eventTime) ?? parseTime(e.metadata.creationTimestamp);
   const last = parseTime(e.lastTimestamp) ?? parseTime(series?.lastObservedTime) ?? first;
-  const count = e.count ?? series?.count ?? 1;
-  let message = e.message ?? '';
+  // Wrong types in a snapshot read from a file: a count that is not a positive integer counts once.
+  const rawCount = e.count ?? series?.count ?? 1;
+  const count = typeof rawCount === 'number' && Number.isSafeInteger(rawCount) && rawCount > 0 ? rawCount : 1;
+  let message = typeof e.message === 'string' ? e.message : '';
   const aggregated = message.startsWith(COMBINED);
   if (aggregated) message = message.slice(COMBINED.length);
   return { first, last, count, aggregated, message };
@@ -112,13 +114,16 @@ export const LIVE_REFS: SnapshotRefs = {
 
 /** managedFields entries that changed the spec (or the scale subresource): when, and by whom. */
 function specChanges(rs: ReplicaSet): Array<{ at: number; manager: string; subresource?: string }> {
-  const mf = (rs.metadata as { managedFields?: Array<{ manager?: string; operation?: string; time?: string; subresource?: string; fieldsV1?: Record<string, unknown> }> }).managedFields ?? [];
+  const raw = (rs.metadata as { managedFields?: unknown }).managedFields;
+  const mf = (Array.isArray(raw) ? raw : []) as Array<{ manager?: string; operation?: string; time?: string; subresource?: string; fieldsV1?: unknown } | null>;
   const out: Array<{ at: number; manager: string; subresource?: string }> = [];
   for (const m of mf) {
-    const at = parseTime(m.time);
+    if (typeof m !== 'object' || m === null) continue;
+    const at = parseTime(typeof m.time === 'string' ? m.time : undefined);
     if (at === undefined) continue;
     if (m.subresource === 'status') continue;
-    if (m.subresource === 'scale' || (m.fieldsV1 && 'f:spec' in m.fieldsV1)) out.push({ at, manager: m.manager ?? 'unknown', subresource: m.subresource });
+    const fields = typeof m.fieldsV1 === 'object' && m.fieldsV1 !== null ? m.fieldsV1 : undefined;
+    if (m.subresource === 'scale' || (fields && 'f:spec' in fields)) out.push({ at, manager: typeof m.manager === 'string' ? m.manager : 'unknown', ...(typeof m.subresource === 'string' ? { subresource: m.subresource } : {}) });
   }
   return out.sort((a, b) => a.at - b.at);
 }
@@ -318,7 +323,8 @@ export function analyseSnapshot(
   if (nsDeletion !== undefined) timeline.push({ at: nsDeletion, basis: 'observed', from: 'namespace', coarse: true, text: `namespace ${nsName} deletion requested (phase ${ns?.status?.phase ?? '?'}): from now on every create in it is rejected` });
   const deletingSince = parseTime(rs.metadata.deletionTimestamp);
   if (deletingSince !== undefined) timeline.push({ at: deletingSince, basis: 'observed', from: 'replicaset', coarse: true, text: `ReplicaSet deletion requested${(rs.metadata.finalizers ?? []).length ? ` (finalizers: ${rs.metadata.finalizers!.join(', ')})` : ''}` });
-  const replicaFailure = (rs.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
+  const conditions = Array.isArray(rs.status?.conditions) ? rs.status.conditions : [];
+  const replicaFailure = conditions.find((c) => typeof c === 'object' && c !== null && c.type === 'ReplicaFailure' && c.status === 'True');
   if (replicaFailure) {
     const at = parseTime(replicaFailure.lastTransitionTime);
     if (at !== undefined) timeline.push({ at, basis: 'observed', from: 'replicaset', coarse: true, text: `condition ReplicaFailure=True (${replicaFailure.reason ?? ''}): ${replicaFailure.message ?? ''}` });
@@ -365,7 +371,8 @@ export function analyseSnapshot(
     });
   }
   if (nsTerminating && deletingSince === undefined) {
-    const conds = ((ns?.status as { conditions?: Array<{ type: string; status: string; message?: string }> } | undefined)?.conditions ?? []).filter((c) => c.status === 'True');
+    const nsConds = (ns?.status as { conditions?: unknown } | undefined)?.conditions;
+    const conds = (Array.isArray(nsConds) ? (nsConds as Array<{ type: string; status: string; message?: string } | null>) : []).filter((c): c is { type: string; status: string; message?: string } => typeof c === 'object' && c !== null && c.status === 'True');
     const why = conds.length ? ` Namespace conditions: ${conds.map((c) => `${c.type}${c.message ? ` (${c.message})` : ''}`).join('; ')}.` : '';
     if (diff < 0) {
       add({
@@ -624,7 +631,7 @@ const ROUND_REASONS = new Set(['SuccessfulCreate', 'FailedCreate', 'SuccessfulDe
  * ReplicaSet (this UID) becomes an observed round entry at its last occurrence, with one write
  * per occurrence (`count`). The rounds themselves (their batches, their times) are not visible.
  */
-export function eventRounds(rs: ReplicaSet, events: CoreEvent[], refs: SnapshotRefs = LIVE_REFS): { rounds: RoundReport[]; accounting: WriteAccounting } {
+export function eventRounds(rs: ReplicaSet, events: CoreEvent[], refs: SnapshotRefs = LIVE_REFS, fallbackAt?: number): { rounds: RoundReport[]; accounting: WriteAccounting } {
   const rounds: RoundReport[] = [];
   const byKind = { create: 0, delete: 0, adopt: 0, release: 0 };
   let failed = 0;
@@ -635,15 +642,17 @@ export function eventRounds(rs: ReplicaSet, events: CoreEvent[], refs: SnapshotR
     const c = e.source?.component ?? e.reportingComponent;
     if (c !== undefined && c !== 'replicaset-controller') continue;
     const t = eventTimes(e);
-    if (t.last === undefined) continue;
+    // An Event without a usable time still counts: it is placed at the snapshot time.
+    const at = iso(t.last) ?? iso(fallbackAt);
+    if (at === undefined) continue;
     const create = e.reason.endsWith('Create');
     const ok = e.reason.startsWith('Successful');
     const n = Math.max(1, t.count);
     byKind[create ? 'create' : 'delete'] += n;
     if (!ok) failed += n;
-    const span = t.first !== undefined && t.first !== t.last ? ` between ${iso(t.first)} and ${iso(t.last)}` : '';
+    const span = t.first !== undefined && t.first !== t.last && iso(t.first) && iso(t.last) ? ` between ${iso(t.first)} and ${iso(t.last)}` : '';
     rounds.push({
-      at: iso(t.last)!, kind: create ? 'create' : 'delete', n, basis: 'observed', writes: n,
+      at, kind: create ? 'create' : 'delete', n, basis: 'observed', writes: n,
       // A failed create is walked back at once (CreationObserved), like a failed delete.
       ...(create ? { calls: n, successes: ok ? n : 0, skipped: ok ? 0 : n } : { ...(ok ? {} : { failed: [] }) }),
       errors: ok ? [] : [t.message.replace(/^Error (creating|deleting): /, '')],
@@ -662,7 +671,7 @@ const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
 export function snapshotReplicaSetReport(rs: ReplicaSet, a: SnapshotAnalysis, at: number, events: CoreEvent[], refs: SnapshotRefs = LIVE_REFS): ReplicaSetReport {
   const ref = controllerRefOf(rs.metadata);
   const one = (n: number) => ({ first: n, last: n, min: n, max: n });
-  const { rounds, accounting } = eventRounds(rs, events, refs);
+  const { rounds, accounting } = eventRounds(rs, events, refs, at);
   return {
     key: objectKey(rs.metadata),
     namespace: rs.metadata.namespace ?? '',

@@ -79,6 +79,19 @@ export interface ControllerWrite {
   podTerminating?: boolean;
   /** When the input first showed the written pod itself (its ADD; the write for audit records). */
   observedAt?: number;
+  /**
+   * Writes this entry stands for (default 1): an Event whose count jumps by more than
+   * MAX_OCCURRENCES in one observation keeps the rest as one entry, so a huge count costs O(1).
+   */
+  count?: number;
+}
+
+/** Occurrences of one Event observation entered one by one; the rest become one counted entry. */
+export const MAX_OCCURRENCES = 1000;
+
+/** How many writes `w` stands for. */
+export function writeCount(w: ControllerWrite): number {
+  return w.count ?? 1;
 }
 
 interface PodMemo {
@@ -337,7 +350,7 @@ export class WriteLedger {
     const io = ev.involvedObject;
     if (!io || io.kind !== 'ReplicaSet' || !io.name || !isControllerEvent(ev)) return;
     const ek = objectKey(ev.metadata);
-    const count = Math.max(1, ev.count ?? 1);
+    const count = typeof ev.count === 'number' && Number.isSafeInteger(ev.count) && ev.count > 0 ? ev.count : 1;
     const before = this.eventCounts.get(ek);
     this.eventCounts.set(ek, Math.max(before ?? 0, count));
     // First sighting: all its occurrences happened inside the input only if it was created here.
@@ -358,6 +371,15 @@ export class WriteLedger {
     const m = (create ? CREATED_RE : DELETED_RE).exec(ev.message ?? '');
     const pod = m ? `${ns}/${m[1]}` : undefined;
     const combined = /combined from similar events/.test(ev.message ?? '');
+    // A huge jump (an Event aggregated over hours) keeps its oldest occurrences as one counted entry.
+    const bulk = occurrences > MAX_OCCURRENCES ? occurrences - (MAX_OCCURRENCES - 1) : 0;
+    if (bulk) {
+      this.add(e, {
+        rsKey, kind: create ? 'create' : 'delete', outcome: ok ? 'ok' : 'failed', at: e.at, count: bulk,
+        ...(ok ? {} : { error: (ev.message ?? reason).replace(/^Error (creating|deleting): /, '') }),
+      }, 'event');
+      occurrences -= bulk;
+    }
     for (let i = 0; i < occurrences; i++) {
       const named = ok && pod !== undefined && i === occurrences - 1;
       this.add(e, {
@@ -379,7 +401,7 @@ export class WriteLedger {
   /** A round used `e` as evidence of one of its calls: claim the (first unclaimed) write it shows. */
   claimEvent(e: TimelineEvent, round: number): void {
     const list = this.byEvent.get(e);
-    const w = list?.find((x) => x.round === undefined);
+    const w = list?.find((x) => x.round === undefined && x.count === undefined);
     if (!w) return;
     w.round = round;
     // A call the round was still awaiting has its evidence now.
@@ -394,7 +416,7 @@ export class WriteLedger {
   claimEventOccurrences(e: TimelineEvent, n: number, round: number): void {
     for (const w of this.byEvent.get(e) ?? []) {
       if (n <= 0) break;
-      if (w.round !== undefined) continue;
+      if (w.round !== undefined || w.count !== undefined) continue;
       w.round = round;
       n--;
     }
@@ -423,6 +445,8 @@ export class WriteLedger {
     const open: ControllerWrite[] = [];
     for (const w of list) {
       if (w.round !== undefined || w.divergence) continue;
+      // A counted entry (the bulk of a huge Event count) is settled at the end, as one finding.
+      if (w.count !== undefined) continue;
       // Aggregated Event occurrences are usually another form of a write seen elsewhere: decided at the end.
       if (w.unnamed) continue;
       // Only a write known from its pod's appearance alone may be claimed at any lag; a form that
@@ -467,26 +491,32 @@ export class WriteLedger {
     }
     for (const [key, list] of byRs) {
       const kept: ControllerWrite[] = [];
-      const unnamed = list.filter((w) => w.unnamed);
+      const unnamed = list.filter((w) => w.unnamed).sort((a, b) => a.at - b.at);
       const others = list.filter((w) => !w.unnamed);
-      const taken = new Set<ControllerWrite>();
+      // Merge in time order, each occurrence with the earliest free appearance of the same kind
+      // within MERGE_MS (two pointers per kind: linear, whatever the counts).
+      const candidates = new Map<string, { list: ControllerWrite[]; next: number }>();
+      for (const o of others.filter((x) => !x.forms.includes('event')).sort((a, b) => a.at - b.at)) {
+        const k = `${o.kind}|${o.outcome}`;
+        const c = candidates.get(k) ?? { list: [], next: 0 };
+        c.list.push(o);
+        candidates.set(k, c);
+      }
       for (const u of unnamed) {
-        let best: ControllerWrite | undefined;
-        for (const o of others) {
-          if (taken.has(o) || o.kind !== u.kind || o.outcome !== u.outcome || o.forms.includes('event')) continue;
-          if (Math.abs(o.at - u.at) > MERGE_MS) continue;
-          if (!best || Math.abs(o.at - u.at) < Math.abs(best.at - u.at)) best = o;
-        }
+        const c = candidates.get(`${u.kind}|${u.outcome}`);
+        while (c && c.next < c.list.length && c.list[c.next]!.at < u.at - MERGE_MS) c.next++;
+        const best = c && c.next < c.list.length && c.list[c.next]!.at <= u.at + MERGE_MS ? c.list[c.next++] : undefined;
         if (best) {
-          taken.add(best);
           best.forms.push('event');
-          best.sources.push(...u.sources);
+          best.sources.push(...u.sources.slice(0, 4));
           if (best.round === undefined && u.round !== undefined) best.round = u.round;
         } else kept.push(u);
       }
       const merged = [...others, ...kept].sort((a, b) => a.at - b.at || a.id - b.id);
       for (const w of merged) {
-        if (w.round === undefined && !w.divergence) {
+        if (w.round === undefined && !w.divergence && w.count !== undefined) {
+          w.divergence = { kind: 'outside-round', detail: `${w.count} occurrences of one Event that jumped by more than ${MAX_OCCURRENCES} at once (an aggregated Event): too many to match to rounds one by one` };
+        } else if (w.round === undefined && !w.divergence) {
           w.divergence = w.unnamed
             ? { kind: 'outside-round', detail: 'an Event occurrence of the controller that no round of kexp accounts for' }
             : { kind: 'outside-round', detail: 'no round of kexp accounts for this write' };

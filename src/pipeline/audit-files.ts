@@ -17,7 +17,7 @@ import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
-import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 
 export interface AuditFilesOptions {
   files: string[];
@@ -156,7 +156,12 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const report = buildReport(result, { ...(controllerLog ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
+  const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
+  if (logOff) {
+    assumptions.push(logOff[0]!.toUpperCase() + logOff.slice(1) + '.');
+    diagnostics.warn(logOff);
+  }
+  const report = buildReport(result, { ...(controllerLog && !logOff ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

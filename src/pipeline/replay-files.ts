@@ -9,7 +9,9 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
-import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { fuseControllerLog } from '../analysis/controller-log.js';
+import { iso } from '../analysis/report-builder.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
@@ -74,6 +76,14 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const version = chooseVersion(opts.k8sVersion, sources);
   if (allSnapshots(sources)) {
     const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
+    if (kcmLogs.length) {
+      // A controller log beside a snapshot: its windows and decisions are the only view of the
+      // controller's expectations there is (the snapshot has none).
+      const year = report.coverage.start ? new Date(Date.parse(report.coverage.start)).getUTCFullYear() : undefined;
+      const log = await readControllerLogs(kcmLogs, { diagnostics, ...(year !== undefined ? { year } : {}) });
+      report.replicaSets = report.replicaSets.map((r) => fuseControllerLog(r, [], log));
+      report.inputs.push(...log.coverage.map((i) => ({ file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker })));
+    }
     report.coverage.problems = { count: problems.length, examples: problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) };
     if (version.note) report.coverage.assumptions.push(version.note);
     if (opts.rs && report.replicaSets.length === 0) {
@@ -114,8 +124,14 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
+  const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
+  if (logOff) {
+    assumptions.push(logOff[0]!.toUpperCase() + logOff.slice(1) + '.');
+    opts.onWarning?.(logOff);
+    warnings.push(logOff);
+  }
   const report = buildReport(result, {
-    ...(controllerLog ? { controllerLog } : {}),
+    ...(controllerLog && !logOff ? { controllerLog } : {}),
     matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditFiles } from '../../src/pipeline/audit-files.js';
@@ -109,4 +109,35 @@ test('the controller log is listed among the inputs', async () => {
   const { report } = await auditFiles({ files: ['examples/captures/scale-up-gated/audit.jsonl'], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'] });
   assert.deepEqual(report.inputs.map((i) => i.format), ['audit:audit-log', 'kcm-log']);
   assert.ok(report.coverage.assumptions.some((a) => /match window \(60 s\)/.test(a)));
+});
+
+test('a controller log of another day is not fused; the same log twice is read once; a shifted clock measures no lag', async () => {
+  const orig = readFileSync('examples/captures/scale-up-gated/kcm.log', 'utf8');
+  const dayLater = join(dir, 'day-later.log');
+  writeFileSync(dayLater, orig.replace(/^([IWEF])1130 /gm, '$11201 '));
+  const warned: string[] = [];
+  const a = await auditFiles({ files: ['examples/captures/scale-up-gated/audit.jsonl'], kcmLogs: [dayLater], onWarning: (m) => warned.push(m) });
+  assert.equal(a.report.replicaSets[0]!.controllerLog, undefined);
+  assert.ok(warned.some((w) => /no overlap/.test(w)), warned.join('\n'));
+
+  const copy = join(dir, 'copy.log');
+  writeFileSync(copy, orig);
+  const twice: string[] = [];
+  const b = await auditFiles({ files: ['examples/captures/scale-up-gated/audit.jsonl', copy], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'], onWarning: (m) => twice.push(m) });
+  assert.equal(b.report.replicaSets[0]!.controllerLog!.syncs, 5, 'not doubled');
+  assert.ok(twice.some((w) => /the same kube-controller-manager log/.test(w)));
+
+  // Three seconds earlier (still overlapping): every "Pod created" precedes its create.
+  const earlier = join(dir, 'earlier.log');
+  const shift = (hms: string) => new Date(Date.parse(`2026-11-30T${hms}Z`) - 3_000).toISOString().slice(11, 23);
+  writeFileSync(earlier, orig.replace(/^([IWEF]1130 )(\d\d:\d\d:\d\d\.\d{3})/gm, (_m, p: string, hms: string) => `${p}${shift(hms)}`));
+  const c = await auditFiles({ files: ['examples/captures/scale-up-gated/audit.jsonl'], kcmLogs: [earlier] });
+  const rs = c.report.replicaSets[0]!;
+  assert.equal(rs.controllerLog?.informerLagMs, undefined);
+  assert.ok(rs.findings.some((f) => f.id === 'controller-log-clock'), rs.findings.map((f) => f.id).join());
+});
+
+test('--kcm-log beside a snapshot is read and fused (the only view of the expectations there is)', async () => {
+  const { report } = await replayFiles({ files: ['test/fixtures/watch/list-kubectl.json'], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'] });
+  assert.ok(report.inputs.some((i) => i.format === 'kcm-log'));
 });

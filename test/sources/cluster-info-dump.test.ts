@@ -81,3 +81,31 @@ test('the scanner finds the log markers whatever the chunk boundaries', () => {
   assert.equal(whole.filter((i) => i.kind === 'log-block').length, 2);
   assert.equal(whole.filter((i) => i.kind === 'problem').length, 0);
 });
+
+test('a log block without its END line is closed by the next List or START line, as a problem (nothing after it is lost)', async () => {
+  const cut = [
+    list('NodeList', []),
+    '==== START logs for container coredns of pod kube-system/coredns-6f6b679f8f-abcde ====',
+    '.:53',
+    '{"level":"info","msg":"one-line JSON log"}',
+    list('ReplicaSetList', [rs]),
+    '==== START logs for container etcd of pod kube-system/etcd-minikube ====',
+    'etcd log line',
+    '==== START logs for container kube-proxy of pod kube-system/kube-proxy-x ====',
+    'proxy log line',
+    '==== END logs for container kube-proxy of pod kube-system/kube-proxy-x ====',
+    list('PodList', [pod]),
+  ].join('\n') + '\n';
+  const dir = mkdtempSync(join(tmpdir(), 'kexp-dump-'));
+  const file = join(dir, 'cut.dump');
+  writeFileSync(file, cut);
+  const res = await replayFiles({ files: [file] });
+  const lineOf = (text: string) => cut.split('\n').findIndex((l) => l.startsWith(text)) + 1;
+  assert.deepEqual(res.problems.map((p) => `${p.line}: ${p.message.replace(/ \(.*?\)/, '')}`), [
+    `${lineOf('==== START logs for container coredns')}: container log block has no "==== END logs" line; it is taken to end before line ${lineOf('==== START logs for container coredns') + 3}`,
+    `${lineOf('==== START logs for container etcd')}: container log block has no "==== END logs" line; it is taken to end before line ${lineOf('==== START logs for container kube-proxy')}`,
+  ]);
+  const r = res.report.replicaSets.find((x) => x.key === 'kube-system/coredns-6f6b679f8f')!;
+  assert.ok(r, 'the List after the unterminated block is read');
+  assert.equal(r.counts.active.last, 1, 'and so is the PodList after the second one');
+});

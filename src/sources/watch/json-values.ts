@@ -122,6 +122,26 @@ export class JsonValueScanner {
           this.resync = true;
           continue;
         }
+        // A block that never ends (its END line lost): the next dump List (a lone "{" in column 0)
+        // or the next START line closes it, and that is a problem, not silent loss.
+        const loneBrace = this.col0 && b === 123 && (i + 1 >= n ? undefined : chunk[i + 1] === 10 || (chunk[i + 1] === 13 && chunk[i + 2] === 10));
+        if (this.col0 && b === 123 && loneBrace === undefined) {
+          this.carry = chunk.subarray(i);
+          i = n;
+          break;
+        }
+        const nextStart = this.col0 && startsWithAt(chunk, i, LOG_START);
+        if (loneBrace || nextStart) {
+          out.push({ kind: 'problem', line: this.logBlock.line, message: `container log block (${this.logBlock.container}) has no "==== END logs" line; it is taken to end before line ${this.line}` });
+          this.logBlock.endLine = this.line - 1;
+          out.push(this.logBlock);
+          this.logBlock = undefined;
+          if (nextStart) {
+            this.resync = true; // the START line is handled as a new block
+            continue;
+          }
+          continue; // re-read the brace as the start of a value
+        }
         const next = this.skipLine(chunk, i);
         if (next < 0) {
           i = n;
