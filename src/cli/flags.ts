@@ -55,3 +55,10 @@ export function parseDuration(s: string): number {
   if (consumed !== s.length || s.length === 0) throw new Error(`invalid duration "${s}" (use e.g. 30s, 5m, 1h)`);
   return total;
 }
+
+/** Standard input can be read once: `-` at most once among the inputs and --kcm-log. Throws Error for the usage line. */
+export function checkInputs(files: string[], kcmLogs: string[] = []): void {
+  const all = [...files, ...kcmLogs];
+  if (all.filter((f) => f === '-').length > 1) throw new Error('standard input ("-") can be read only once; give the other inputs as files');
+  if (all.some((f) => f.trim() === '')) throw new Error('an input file name is empty');
+}

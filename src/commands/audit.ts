@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
+import { checkInputs, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -79,6 +79,7 @@ export default class Audit extends KexpCommand {
       until = parseRfc3339Flag('until', flags.until);
       if (since !== undefined && until !== undefined && since > until) throw new Error(`--since ${flags.since} is later than --until ${flags.until}`);
       if (flags.rs && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)) throw new Error(`--rs must be namespace/name, got "${flags.rs}"`);
+      checkInputs(argv as string[], flags['kcm-log']);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = EXIT.USAGE;

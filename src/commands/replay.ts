@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
+import { checkInputs, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -44,6 +44,13 @@ export default class Replay extends KexpCommand {
     const files = argv as string[];
     if (flags.rs && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)) {
       this.logToStderr(`kexp: --rs must be namespace/name, got "${flags.rs}"`);
+      process.exitCode = EXIT.USAGE;
+      return;
+    }
+    try {
+      checkInputs(files, flags['kcm-log']);
+    } catch (err) {
+      this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = EXIT.USAGE;
       return;
     }

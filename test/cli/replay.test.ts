@@ -132,3 +132,18 @@ test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exi
   assert.equal(h.code, 2);
   assert.match(h.stderr, /cannot write --html .*ENOENT/);
 });
+
+test('standard input can be read once: "-" twice (or as --kcm-log too) is a usage error, exit 2', () => {
+  for (const args of [['replay', '-', '-'], ['audit', '-', '-'], ['audit', '-', '--kcm-log', '-'], ['replay', 'examples/scale-up-gated.kexp.jsonl', '--kcm-log', '']]) {
+    const r = kexp(args, { input: '' });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
+    assert.match(r.stderr, /^kexp: (standard input \("-"\) can be read only once|an input file name is empty)/);
+  }
+});
+
+test('a kube-controller-manager log beside a recording: its inputs line lists it, exit as the findings say', () => {
+  const r = kexp(['replay', 'examples/quota-rejected.kexp.jsonl', 'examples/captures/quota-rejected/kcm.log']);
+  assert.equal(r.code, 5, r.stderr);
+  assert.match(r.stdout, /examples\/captures\/quota-rejected\/kcm\.log \(kcm-log, \d+ log lines about ReplicaSets\)/);
+});
