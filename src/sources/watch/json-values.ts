@@ -79,6 +79,13 @@ export class JsonValueScanner {
     this.maxValueBytes = opts.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
   }
 
+  /** Keeps the chunk's tail for the next push when it may be a cut `prefix` marker; true when kept. */
+  private holdIfCut(chunk: Buffer, i: number, prefix: Buffer): boolean {
+    if (!cutAt(chunk, i, prefix)) return false;
+    this.carry = chunk.subarray(i);
+    return true;
+  }
+
   /** Skips the rest of the current line: the index after its newline, or -1 when the chunk ends first. */
   private skipLine(chunk: Buffer, i: number): number {
     const nl = chunk.indexOf(10, i);
@@ -110,8 +117,7 @@ export class JsonValueScanner {
       const b = chunk[i]!;
       if (this.logBlock) {
         // At a line start: the END marker closes the block; every other line is log text.
-        if (this.col0 && cutAt(chunk, i, LOG_END)) {
-          this.carry = chunk.subarray(i);
+        if (this.col0 && this.holdIfCut(chunk, i, LOG_END)) {
           i = n;
           break;
         }
@@ -136,11 +142,9 @@ export class JsonValueScanner {
           this.logBlock.endLine = this.line - 1;
           out.push(this.logBlock);
           this.logBlock = undefined;
-          if (nextStart) {
-            this.resync = true; // the START line is handled as a new block
-            continue;
-          }
-          continue; // re-read the brace as the start of a value
+          // A START line is then handled as a new block; a lone brace is re-read as a value's start.
+          if (nextStart) this.resync = true;
+          continue;
         }
         const next = this.skipLine(chunk, i);
         if (next < 0) {
@@ -151,8 +155,7 @@ export class JsonValueScanner {
         continue;
       }
       if (this.resync) {
-        if (this.col0 && cutAt(chunk, i, LOG_START)) {
-          this.carry = chunk.subarray(i);
+        if (this.col0 && this.holdIfCut(chunk, i, LOG_START)) {
           i = n;
           break;
         }
@@ -237,8 +240,7 @@ export class JsonValueScanner {
           this.col0 = true;
           continue;
         }
-        if (atCol0 && cutAt(chunk, i, LOG_START)) {
-          this.carry = chunk.subarray(i);
+        if (atCol0 && this.holdIfCut(chunk, i, LOG_START)) {
           this.col0 = true;
           i = n;
           break;
