@@ -32,6 +32,13 @@ import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expec
  */
 export const RESTART_PAUSE_MS = 10_000;
 
+/**
+ * How far past the last input event kexp simulates the controller (requeues, backoff retries).
+ * Beyond it the input is silent and the simulation would be a guess (or, with a far-future
+ * timestamp, years of retries).
+ */
+export const SILENCE_HORIZON_MS = 60 * 60_000;
+
 /** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
 const ADVANCE_MS = 1000;
 
@@ -200,6 +207,8 @@ export interface ReplayResult {
   untrackedWrites: Map<string, ControllerWrite[]>;
   /** kube-controller-manager restarts the input shows. */
   restarts: RestartTrack[];
+  /** Silences longer than SILENCE_HORIZON_MS across which pending syncs were not simulated. */
+  silences: Array<{ from: number; until: number; dropped: number; source: SourceRef }>;
 }
 
 function newTrack(key: string): RsTrack {
@@ -458,6 +467,26 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   };
   const tracksCut = (c: { at: number; pauseMs: number }): boolean => [...tracks.values()].some((t) => cutRound(t, c) !== undefined);
 
+  /**
+   * The input shows nothing for longer than SILENCE_HORIZON_MS: kexp simulates the controller
+   * only that far past the last event (its retries and requeues), drops what would come due in
+   * the silence — it cannot know what happened there, and a far-future timestamp would otherwise
+   * make it simulate years of retries — and marks the silence as a gap.
+   */
+  let lastAt: number | undefined;
+  const bridgeSilence = (at: number, source: SourceRef): void => {
+    if (lastAt !== undefined && at - lastAt > SILENCE_HORIZON_MS) {
+      controller.runDue(lastAt + SILENCE_HORIZON_MS, true);
+      drainExpectations();
+      // A quiet input is not a gap (nothing happened that it would have shown); only the
+      // controller's own pending retries across the silence are left unsimulated.
+      const dropped = controller.queue.dropDue(at);
+      if (dropped) silences.push({ from: lastAt + SILENCE_HORIZON_MS, until: at, dropped, source });
+    }
+    lastAt = Math.max(lastAt ?? at, at);
+  };
+  const silences: ReplayResult['silences'] = [];
+
   /** Set while the engine runs a sync the input forced (see reconcile). */
   let forcing: string | undefined;
   const forceSync = (key: string, at: number, why: string): SyncRecord => {
@@ -570,6 +599,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     current = undefined;
     oracle.beforeSyncs(e);
     logStartsBefore(e.at);
+    bridgeSilence(e.at, e.source);
     controller.runDue(e.at);
     drainExpectations();
     noteRestart(e);
@@ -592,7 +622,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const declaredEnd = opts.coverageEnd?.();
   if (declaredEnd !== undefined && (end === undefined || declaredEnd > end)) end = declaredEnd;
   if (end !== undefined) {
-    controller.runDue(end, true);
+    // Never simulate further than the horizon past the last event (a far-future end time).
+    const last = lastAt ?? end;
+    controller.runDue(Math.min(end, last + SILENCE_HORIZON_MS), true);
     drainExpectations();
   }
 
@@ -707,7 +739,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
     for (const k of [...untrackedWrites.keys()]) if (k !== opts.rsFilter) untrackedWrites.delete(k);
   }
-  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts };
+  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts, silences };
 }
 
 /** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */

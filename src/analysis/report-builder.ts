@@ -945,6 +945,9 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
   const assumptions = [
     'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
     `Writes made by a sync are matched to their consequences in the input within the match window (${Math.round((opts.matchWindowMs ?? 5000) / 1000)} s).`,
+    ...(res.silences.length
+      ? [`kexp simulates the controller at most 60 min past an input event: across ${plural(res.silences.length, 'silence')} of the input (the first from ${iso(res.silences[0]!.from)} to ${iso(res.silences[0]!.until)}, ${ref(res.silences[0]!.source)}) ${plural(res.silences.reduce((n, x) => n + x.dropped, 0), 'pending sync')} (requeues, backoff retries) were not simulated.`]
+      : []),
     ...res.restarts.map((r) => r.via === 'log'
       ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
       : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),

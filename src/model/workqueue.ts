@@ -93,6 +93,17 @@ export class WorkQueue {
     return due;
   }
 
+  /**
+   * Not a workqueue operation: drops every entry due before `before` (replays, across a stretch
+   * the input does not cover). Returns how many were dropped.
+   */
+  dropDue(before: number): number {
+    let n = 0;
+    for (const [k, at] of [...this.queued]) if (at < before) (this.queued.delete(k), n++);
+    for (const [k, at] of [...this.waiting]) if (at < before) (this.waiting.delete(k), n++);
+    return n;
+  }
+
   /** Earliest time the key is due (queued or delayed), if any. */
   dueAt(key: string): number | undefined {
     const q = this.queued.get(key);
