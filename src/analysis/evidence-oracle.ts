@@ -27,7 +27,7 @@ import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../mode
 import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
 import type { Basis } from './report-types.js';
-import type { WriteLedger } from './write-ledger.js';
+import { messageOf, type WriteLedger } from './write-ledger.js';
 
 /**
  * How long after a sync its first API call may reach the apiserver (the workers, a throttled
@@ -201,7 +201,7 @@ export class EvidenceOracle implements PodControl {
       if (round !== undefined) this.ledger?.claimEventOccurrences(e, take, round);
       taken += take;
       sources.push(e.source);
-      for (let i = 0; i < take; i++) messages.push((ev.message ?? reason).replace(/^\(combined from similar events\): /, ''));
+      for (let i = 0; i < take; i++) messages.push(messageOf(ev, reason).replace(/^\(combined from similar events\): /, ''));
     }
     return taken;
   }
@@ -419,7 +419,7 @@ export class EvidenceOracle implements PodControl {
       const io = e.object.involvedObject;
       if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
       if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
-      const m = /Created pod: (\S+)/.exec(e.object.message ?? '');
+      const m = /Created pod: (\S+)/.exec(messageOf(e.object, ''));
       if (!m) continue;
       const pod = `${rs.metadata.namespace}/${m[1]}`;
       if (pods.includes(pod) || this.createdByEvent.has(pod) || this.attributedPodKeys.has(pod)) continue;
@@ -507,6 +507,8 @@ export class EvidenceOracle implements PodControl {
   createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult {
     let plan = this.roundPlans.get(call.round);
     if (!plan) {
+      // Rounds run one at a time: an earlier round's plan (ended early by a failure or an unmade call) is done.
+      this.roundPlans.clear();
       plan = this.planCreates(rs, call.n, call.at, call.round);
       this.roundPlans.set(call.round, plan);
     }
@@ -553,7 +555,7 @@ export class EvidenceOracle implements PodControl {
         if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulDelete') continue;
         const io = e.object.involvedObject;
         if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
-        const m = /Deleted pod: (\S+)/.exec(e.object.message ?? '');
+        const m = /Deleted pod: (\S+)/.exec(messageOf(e.object, ''));
         const p = m ? byKey.get(`${rs.metadata.namespace}/${m[1]}`) : undefined;
         if (p && !seen.has(objectKey(p.metadata))) {
           seen.add(objectKey(p.metadata));
@@ -626,7 +628,7 @@ export class EvidenceOracle implements PodControl {
       return { ok: false, error: (messages[0] ?? 'FailedDelete').replace(/^Error deleting: /, '') };
     }
     // Neither observed nor reported: the outcome is unknown (a later deletion or SuccessfulDelete is matched to it).
-    this.ledger?.claimPod('delete', rsKey, key, call.round);
+    if (this.ledger?.claimPod('delete', rsKey, key, call.round)) return { ok: true };
     this.ledger?.await(call.round, rsKey, 'delete', 1, call.at, [key]);
     return { ok: true, unknown: true };
   }
@@ -643,7 +645,7 @@ export class EvidenceOracle implements PodControl {
     return fresh;
   }
 
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number): 'ok' | 'notfound' | 'invalid' | { error: string } {
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): 'ok' | 'notfound' | 'invalid' | { error: string } {
     const key = objectKey(pod.metadata);
     const claim = (e: TimelineEvent) => {
       if (round !== undefined) this.ledger?.claimEvent(e, round);
@@ -652,7 +654,11 @@ export class EvidenceOracle implements PodControl {
       if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'DELETED' && objectKey(e.object.metadata) === key) return 'notfound';
       if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key && !this.ledger?.writesOf(e)?.every((w) => w.round !== undefined)) {
         const w = this.ledger?.writesOf(e)?.find((x) => x.kind === action);
-        if (w) {
+        // An adopt is this owner's only when the observed pod now names it: another
+        // ReplicaSet adopting the same orphan must not be claimed by this round.
+        const ownerRef = controllerRefOf(e.object.metadata);
+        const mine = action !== 'adopt' || !owner || ownerRef?.uid === owner.metadata.uid;
+        if (w && mine) {
           claim(e);
           return 'ok';
         }

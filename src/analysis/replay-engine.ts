@@ -598,8 +598,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
     current = undefined;
     oracle.beforeSyncs(e);
-    logStartsBefore(e.at);
     bridgeSilence(e.at, e.source);
+    logStartsBefore(e.at);
     controller.runDue(e.at);
     drainExpectations();
     noteRestart(e);

@@ -49,6 +49,7 @@ export interface BuildOptions {
 function trimTrack(t: RsTrack, since: number): RsTrack {
   const after = <T extends { at: number }>(xs: T[]) => xs.filter((x) => x.at >= since);
   const lastBefore = [...t.series].reverse().find((p) => p.at < since);
+  const roundsSince = new Set(t.rounds.filter((r) => r.at >= since).map((r) => r.modelRound));
   return {
     ...t,
     rounds: after(t.rounds),
@@ -64,7 +65,7 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
     divergences: after(t.divergences),
     restarts: after(t.restarts),
     podFailures: t.podFailures.filter((p) => p.failedAt >= since),
-    writes: t.writes.filter((w) => (w.round !== undefined ? t.rounds.some((r) => r.modelRound === w.round && r.at >= since) : w.at >= since)),
+    writes: t.writes.filter((w) => (w.round !== undefined ? roundsSince.has(w.round) : w.at >= since)),
     series: [...(lastBefore ? [{ ...lastBefore, at: since }] : []), ...after(t.series)],
   };
 }
@@ -119,6 +120,17 @@ export function isLeakWindow(w: GatedWindow): boolean {
   return w.endedBy === 'open' && (w.note ?? '').includes(LEAK_NOTE);
 }
 
+/**
+ * True when what a window still waits for may never have been made: the round's calls whose
+ * outcome the input never showed cover the outstanding counters. Nothing is built on such a window.
+ */
+function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
+  const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
+  const undecided = rnd?.unresolved ?? 0;
+  const rem = w.remaining ?? t.record ?? { add: w.raised.add, del: w.raised.del };
+  return undecided > 0 && undecided >= Math.max(0, rem.add) + Math.max(0, rem.del);
+}
+
 /** Is an open window a leak that only the timeout (or RS deletion) can clear? */
 function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined {
   if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
@@ -167,9 +179,30 @@ function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): Gate
   return out;
 }
 
+/**
+ * The writes a round claimed, indexed once per track: a per-round `t.writes.filter` is
+ * O(rounds × writes), which is quadratic on long churn captures.
+ */
+const writesByRoundCache = new WeakMap<RsTrack, Map<number, ControllerWrite[]>>();
+function writesOfRound(t: RsTrack, round: number | undefined): ControllerWrite[] {
+  if (round === undefined) return [];
+  let m = writesByRoundCache.get(t);
+  if (!m) {
+    m = new Map();
+    for (const w of t.writes) {
+      if (w.round === undefined) continue;
+      const list = m.get(w.round);
+      if (list) list.push(w);
+      else m.set(w.round, [w]);
+    }
+    writesByRoundCache.set(t, m);
+  }
+  return m.get(round) ?? [];
+}
+
 function roundReport(r: RsTrack['rounds'][number], t: RsTrack): RoundReport {
   const s = r.sync;
-  const claimed = t.writes.filter((w) => w.round === r.modelRound);
+  const claimed = writesOfRound(t, r.modelRound);
   const late = claimed.filter((w) => w.lateMs !== undefined);
   const lateOut = late.length ? { late: { count: late.length, maxMs: Math.round(Math.max(...late.map((w) => w.lateMs!))) } } : {};
   const forced = r.forced ? { forced: r.forced } : {};
@@ -262,7 +295,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       const waited = fmtDuration((w.end ?? w.start) - w.setAt);
       // The round's own writes: which the input showed only after the expiry (informer lag), which never.
       const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
-      const own = rnd ? t.writes.filter((x) => x.round === rnd.modelRound && x.kind === 'create' && x.outcome === 'ok') : [];
+      const own = rnd ? writesOfRound(t, rnd.modelRound).filter((x) => x.kind === 'create' && x.outcome === 'ok') : [];
       const late = own.filter((x) => x.observedAt !== undefined && x.observedAt > (w.end ?? w.start));
       const never = own.filter((x) => x.observedAt === undefined && x.pod);
       const lag = late.length ? Math.max(...late.map((x) => x.observedAt! - w.setAt)) : undefined;
@@ -317,12 +350,13 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     const cause = leakCause(t, w, end);
     const rem = w.remaining ?? { add: w.raised.add, del: w.raised.del };
     const expires = w.setAt + EXPECTATIONS_TIMEOUT_MS;
+    const undecidedOnly = restsOnUndecided(t, w);
     if (cause) {
       f.push({
         id: 'expectation-leak-open',
-        severity: 'critical',
-        title: `Controller gated by a leaked expectation: only the timeout (or deleting the ReplicaSet) will clear it`,
-        basis: w.gapInside ? 'unknown' : w.basis,
+        severity: undecidedOnly ? 'info' : 'critical',
+        title: `Controller gated by a leaked expectation: only the timeout (or deleting the ReplicaSet) will clear it${undecidedOnly ? ' — if the calls it waits for were made at all' : ''}`,
+        basis: w.gapInside || undecidedOnly ? 'unknown' : w.basis,
         at: iso(w.start),
         explanation:
           `Since ${iso(w.start)} the controller has been waiting for ${rem.add} creation(s) and ${rem.del} deletion(s) for ${name}; ${cause}. ` +
@@ -340,6 +374,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
         id: 'gated-at-end',
         severity: 'info',
         title: `Controller gated on its own writes at the end of the input (${rem.add} creation(s), ${rem.del} deletion(s) outstanding)`,
+        // The gate itself is certain once the round is (its Set raised the record before any call).
         basis: w.gapInside ? 'unknown' : w.basis,
         at: iso(w.start),
         explanation:
@@ -393,7 +428,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
   for (const e of t.expiredSyncs) {
     if ((e.created ?? 0) > 0 && e.add > 0) {
       const round = t.rounds.find((r) => r.at === e.at && r.kind === 'create');
-      const made = round ? t.writes.filter((w) => w.round === round.modelRound) : [];
+      const made = round ? writesOfRound(t, round.modelRound) : [];
       // The earlier creates this record still awaited: when (if ever) the input showed them.
       const earlier = t.rounds.filter((r) => r.kind === 'create' && r.at < e.at && e.at - r.at <= EXPECTATIONS_TIMEOUT_MS + 60_000);
       const seenAt = (w: ControllerWrite) => w.observedAt ?? w.at;
@@ -655,7 +690,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       nextStep: adopted.length
         ? 'If these pods were not meant for this ReplicaSet, give bare pods labels its selector does not match.'
         : 'A released pod keeps running as an orphan; delete it or relabel it back if that was not intended.',
-      evidence: refs([...claimRounds.flatMap((r) => t.writes.filter((w) => w.round === r.modelRound).flatMap((w) => w.sources)), ...claimRounds.map((r) => r.trigger)]),
+      evidence: refs([...claimRounds.flatMap((r) => writesOfRound(t, r.modelRound).flatMap((w) => w.sources)), ...claimRounds.map((r) => r.trigger)]),
     });
   }
   // 15. Syncs in which the model would have written but the input shows the controller did not.

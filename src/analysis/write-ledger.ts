@@ -130,6 +130,11 @@ export const MERGE_MS = 10_000;
 const CREATED_RE = /Created pod: (\S+)/;
 const DELETED_RE = /Deleted pod: (\S+)/;
 
+/** An Event's message, or `fallback` when it is missing or not a string. */
+export function messageOf(ev: CoreEvent, fallback: string): string {
+  return typeof ev.message === 'string' ? ev.message : fallback;
+}
+
 function isControllerEvent(ev: CoreEvent): boolean {
   const c = ev.source?.component ?? ev.reportingComponent;
   return c === undefined || c === 'replicaset-controller';
@@ -147,7 +152,7 @@ export class WriteLedger {
   private readonly pods = new Map<string, PodMemo>();
   private readonly rsByUid = new Map<string, RsMemo>();
   private readonly eventCounts = new Map<string, number>();
-  private readonly awaiting: Awaiting[] = [];
+  private awaiting: Awaiting[] = [];
   /** Earliest time entered (the input's start, for "created inside the input"). */
   private start?: number;
 
@@ -196,6 +201,12 @@ export class WriteLedger {
       if (pending !== undefined) {
         full.round = pending;
         this.pendingClaims.delete(nameKey);
+        // The call was undecided when its round was planned: its evidence came later.
+        const a = this.awaitingOf(pending, full.kind);
+        if (a) {
+          a.remaining--;
+          full.lateMs = Math.max(0, full.at - a.at);
+        }
       }
     }
     this.link(e, full);
@@ -368,15 +379,15 @@ export class WriteLedger {
     const rsKey = `${ns}/${io.name}`;
     const create = reason.endsWith('Create');
     const ok = reason.startsWith('Successful');
-    const m = (create ? CREATED_RE : DELETED_RE).exec(ev.message ?? '');
+    const m = (create ? CREATED_RE : DELETED_RE).exec(messageOf(ev, ''));
     const pod = m ? `${ns}/${m[1]}` : undefined;
-    const combined = /combined from similar events/.test(ev.message ?? '');
+    const combined = /combined from similar events/.test(messageOf(ev, ''));
     // A huge jump (an Event aggregated over hours) keeps its oldest occurrences as one counted entry.
     const bulk = occurrences > MAX_OCCURRENCES ? occurrences - (MAX_OCCURRENCES - 1) : 0;
     if (bulk) {
       this.add(e, {
         rsKey, kind: create ? 'create' : 'delete', outcome: ok ? 'ok' : 'failed', at: e.at, count: bulk,
-        ...(ok ? {} : { error: (ev.message ?? reason).replace(/^Error (creating|deleting): /, '') }),
+        ...(ok ? {} : { error: messageOf(ev, reason).replace(/^Error (creating|deleting): /, '') }),
       }, 'event');
       occurrences -= bulk;
     }
@@ -386,7 +397,7 @@ export class WriteLedger {
         rsKey, kind: create ? 'create' : 'delete', outcome: ok ? 'ok' : 'failed', at: e.at,
         ...(named ? { pod } : {}),
         ...(ok && (!named || combined) ? { unnamed: true } : {}),
-        ...(ok ? {} : { error: (ev.message ?? reason).replace(/^Error (creating|deleting): /, '') }),
+        ...(ok ? {} : { error: messageOf(ev, reason).replace(/^Error (creating|deleting): /, '') }),
       }, 'event');
     }
   }
@@ -405,7 +416,7 @@ export class WriteLedger {
     if (!w) return;
     w.round = round;
     // A call the round was still awaiting has its evidence now.
-    const a = this.awaiting.find((x) => x.round === round && x.kind === w.kind && x.remaining > 0);
+    const a = this.awaitingOf(round, w.kind);
     if (a) {
       a.remaining--;
       if (w.forms.includes('audit') || w.forms.includes('event')) a.lastAt = Math.max(a.lastAt, w.at);
@@ -422,17 +433,37 @@ export class WriteLedger {
     }
   }
 
-  /** A round made `kind` on `podKey`: claim its write now, or when it enters. */
-  claimPod(kind: WriteKind, rsKey: string, podKey: string, round: number): void {
+  /** A round made `kind` on `podKey`: claim its write now (returns true), or when it enters. */
+  claimPod(kind: WriteKind, rsKey: string, podKey: string, round: number): boolean {
     const k = `${kind}|${rsKey}|${podKey}`;
     const w = this.byName.get(k);
-    if (w && w.round === undefined) w.round = round;
-    else if (!w) this.pendingClaims.set(k, round);
+    if (w && w.round === undefined) {
+      w.round = round;
+      return true;
+    }
+    if (!w) this.pendingClaims.set(k, round);
+    return false;
   }
 
   /** A round whose outcome the input could not tell still awaits `n` writes of `kind`. */
   await(round: number, rsKey: string, kind: 'create' | 'delete', n: number, at: number, pods?: string[], lastAt = at): void {
-    if (n > 0) this.awaiting.push({ round, rsKey, kind, remaining: n, at, lastAt, ...(pods ? { pods: new Set(pods) } : {}) });
+    if (n <= 0) return;
+    const a: Awaiting = { round, rsKey, kind, remaining: n, at, lastAt, ...(pods ? { pods: new Set(pods) } : {}) };
+    this.awaiting.push(a);
+    const list = this.awaitingByRound.get(round);
+    if (list) list.push(a);
+    else this.awaitingByRound.set(round, [a]);
+  }
+
+  private readonly awaitingByRound = new Map<number, Awaiting[]>();
+
+  private awaitingOf(round: number, kind: WriteKind): Awaiting | undefined {
+    return this.awaitingByRound.get(round)?.find((x) => x.kind === kind && x.remaining > 0);
+  }
+
+  /** Drops awaiting entries that have nothing left to wait for (keeps `settle` linear on long inputs). */
+  private pruneAwaiting(): void {
+    if (this.awaiting.length > 64 && this.awaiting[0]!.remaining <= 0) this.awaiting = this.awaiting.filter((x) => x.remaining > 0);
   }
 
   /**
@@ -442,6 +473,7 @@ export class WriteLedger {
   settle(e: TimelineEvent): ControllerWrite[] {
     const list = this.byEvent.get(e);
     if (!list) return [];
+    this.pruneAwaiting();
     const open: ControllerWrite[] = [];
     for (const w of list) {
       if (w.round !== undefined || w.divergence) continue;
@@ -469,7 +501,7 @@ export class WriteLedger {
   /** Calls of `round` still awaiting the evidence of their outcome. */
   remaining(round: number): number {
     let n = 0;
-    for (const a of this.awaiting) if (a.round === round) n += a.remaining;
+    for (const a of this.awaitingByRound.get(round) ?? []) n += a.remaining;
     return n;
   }
 

@@ -61,7 +61,8 @@ export interface PodControl {
   /** The live GET behind CanAdopt (RecheckDeletionTimestamp). */
   getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string };
   /** Adopt/release PATCH of a pod; `round` numbers the sync's claim patches like a create/delete round. */
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number): 'ok' | 'notfound' | 'invalid' | { error: string };
+  /** `owner` is the ReplicaSet patching (its controllerRef is what an adopt writes). */
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): 'ok' | 'notfound' | 'invalid' | { error: string };
   /**
    * Optional: lets a replay replace the predicted scale-down victims with the ones the
    * input shows were deleted (the real sort is not stable, see pod-ranking.ts).
@@ -662,7 +663,7 @@ export class ReplicaSetController {
         rs,
         allActive,
         () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
-        (pod, action) => this.opts.podControl.patchPod(pod, action, at, (base.claimRound ??= ++this.round)),
+        (pod, action) => this.opts.podControl.patchPod(pod, action, at, (base.claimRound ??= ++this.round), rs),
       );
       base.claims = claim.decisions;
       if (claim.errors.length > 0) {
