@@ -650,8 +650,16 @@ export class EvidenceOracle implements PodControl {
     const claim = (e: TimelineEvent) => {
       if (round !== undefined) this.ledger?.claimEvent(e, round);
     };
+    let lostRace = false;
     for (const e of this.window(at, 50)) {
       if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'DELETED' && objectKey(e.object.metadata) === key) return 'notfound';
+      if (e.type === 'observed' && e.kind === 'Pod' && action === 'adopt' && owner && objectKey(e.object.metadata) === key) {
+        // The pod shows another controller won the race: this owner's adopt patch would add a
+        // second controller reference, which the API server rejects as Invalid (422).
+        // A recorded patch of this pod later in the window still answers first (it is the write).
+        const other = controllerRefOf(e.object.metadata);
+        if (other && other.uid !== owner.metadata.uid) lostRace = true;
+      }
       if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key && !this.ledger?.writesOf(e)?.every((w) => w.round !== undefined)) {
         const w = this.ledger?.writesOf(e)?.find((x) => x.kind === action);
         // An adopt is this owner's only when the observed pod now names it: another
@@ -665,6 +673,10 @@ export class EvidenceOracle implements PodControl {
       }
       if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.replicaSetController) {
         if (this.consumedWrites.has(e)) continue;
+        // A successful adopt whose response names another ReplicaSet is that one's write.
+        const written = e.status.code < 300 ? (e.responseObject as Pod | undefined)?.metadata : undefined;
+        const writtenRef = written ? controllerRefOf(written) : undefined;
+        if (action === 'adopt' && owner && writtenRef && writtenRef.uid !== owner.metadata.uid) continue;
         this.consumedWrites.add(e);
         claim(e);
         if (e.status.code === 404) return 'notfound';
@@ -673,7 +685,7 @@ export class EvidenceOracle implements PodControl {
         return 'ok';
       }
     }
-    return 'ok';
+    return lostRace ? 'invalid' : 'ok';
   }
 
   informerBehindOwnWrites(rsKey: string): boolean {

@@ -99,3 +99,34 @@ test('a dropped pod ADD with Events: the leak names the pod SuccessfulCreate rep
   assert.equal(rs.accounting.writes, 3);
   assert.equal(exit, 4);
 });
+
+test('two ReplicaSets race to adopt one orphan: the winner owns the adopt write, the loser is told its patch was rejected', async () => {
+  const b = new RecordingBuilder();
+  b.namespace().replicaSet(1);
+  b.advance(1000).addPod(1);
+  const other = structuredClone(b.rs);
+  other.metadata.name = 'web-other';
+  other.metadata.uid = 'rs-uid-other';
+  other.spec.replicas = 0;
+  b.advance(10).emit('replicasets', 'ADDED', other);
+  b.advance(60_000);
+  const stray = b.addPod(50, { name: 'stray', owned: false });
+  b.advance(20).updatePod(stray, (p) => {
+    p.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-other', uid: 'rs-uid-other', controller: true, blockOwnerDeletion: true }];
+  });
+  b.advance(5000).end();
+  const file = join(dir, 'adopt-race.kexp.jsonl');
+  writeFileSync(file, b.text());
+  const res = await replayFiles({ files: [file] });
+  assert.deepEqual(res.problems, []);
+  const loser = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  const winner = res.report.replicaSets.find((r) => r.key === `${b.ns}/web-other`)!;
+  assert.equal(loser.accounting.byKind.adopt, 0, dump(loser));
+  assert.ok(loser.rounds.every((r) => !(r.adopted ?? []).length), 'the loser adopted nothing');
+  const tried = finding(loser, 'adoption');
+  assert.ok(tried, dump(loser));
+  assert.match(tried.explanation, /invalid/i);
+  assert.equal(winner.accounting.byKind.adopt, 1);
+  assert.deepEqual(winner.rounds.find((r) => r.kind === 'claim')?.adopted, [`${b.ns}/stray`]);
+  assert.equal(loser.verdict.state, 'healthy');
+});
