@@ -1,10 +1,12 @@
 /**
  * The base of every kexp command: oclif's own flag-parsing errors (unknown flag, bad option
  * value) become one line on stderr with exit code 2, like kexp's other usage errors, instead
- * of oclif's multi-line block with the whole usage text.
+ * of oclif's multi-line block with the whole usage text. Every line kexp writes to stderr
+ * passes the terminal sanitiser: messages quote names, Event text and server errors.
  */
 import { Command } from '@oclif/core';
 import { EXIT } from './exit-codes.js';
+import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
 
 export abstract class KexpCommand extends Command {
   /**
@@ -24,10 +26,15 @@ export abstract class KexpCommand extends Command {
     return ac;
   }
 
+  /** Warnings, problems and errors on stderr, with any control character from the input made visible. */
+  override logToStderr(message = '', ...args: unknown[]): void {
+    super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a)));
+  }
+
   /** Prints a usage error as one line and sets exit code 2. */
   protected usageError(err: unknown): void {
     const msg = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`kexp: ${msg.split('\n')[0]}\n`);
+    process.stderr.write(`kexp: ${terminalSafeLine(msg.split('\n')[0] ?? '')}\n`);
     process.exitCode = EXIT.USAGE;
   }
 
@@ -35,7 +42,7 @@ export abstract class KexpCommand extends Command {
     const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required/.test(err?.message ?? '');
     if (parseError) {
       const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'bad arguments';
-      process.stderr.write(`kexp: ${first.replace(/^Error:\s*/, '')} (see kexp ${this.id ?? ''} --help)\n`);
+      process.stderr.write(`kexp: ${terminalSafeLine(first.replace(/^Error:\s*/, ''))} (see kexp ${this.id ?? ''} --help)\n`);
       process.exitCode = EXIT.USAGE;
       return;
     }

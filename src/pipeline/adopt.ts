@@ -21,6 +21,7 @@ import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { getFreshReplicaSet, listNamespacePods, readTargets } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { replayFiles } from './replay-files.js';
+import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 export interface AdoptRow extends AdoptionRow {
   /** Active pods (not finished, not terminating) are what a sync claims; undefined from a recording. */
@@ -162,6 +163,7 @@ function pad(s: string, n: number): string {
 
 /** Terminal rendering of an AdoptResult. */
 export function renderAdoptText(r: AdoptResult, width = 110): string {
+  r = terminalSafeDeep(r);
   const out: string[] = [];
   out.push(`ReplicaSet ${r.replicaSet.key}${r.replicaSet.uid ? `  (uid ${r.replicaSet.uid})` : ''}${r.replicaSet.selector ? `  selector ${r.replicaSet.selector}` : ''}${r.replicaSet.deleting ? '  BEING DELETED' : ''}`);
   out.push(r.source.kind === 'live' ? `Read ${r.source.at.replace('T', ' ').replace('Z', '')} UTC from ${r.source.server} (context ${r.source.context})` : `From ${r.source.files.join(', ')} (state at ${r.source.at ?? 'end of input'})`);

@@ -58,6 +58,7 @@ export {
   type TimelineEntry,
 } from '../analysis/snapshot-analysis.js';
 import { replayFiles } from './replay-files.js';
+import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 const TIMELINE_MAX = 40;
 
@@ -299,6 +300,7 @@ const ADOPTION_ROWS_SHOWN = 15;
 
 /** The terminal rendering: verdict first, then why, timeline, gated windows, adoption, next steps. */
 export function renderExplainText(r: ExplainResult, width = 100): string {
+  r = terminalSafeDeep(r);
   const out: string[] = [];
   for (const e of r.explanations) {
     const rep = e.report;

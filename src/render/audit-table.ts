@@ -6,6 +6,7 @@ import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
 import { isLeakWindow } from '../analysis/report-builder.js';
 import type { AuditFileSummary } from '../sources/audit/audit-source.js';
+import { terminalSafeDeep } from './terminal-safe.js';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 const SEV = { critical: 0, warning: 1, info: 2 } as const;
@@ -19,6 +20,8 @@ export function rankReplicaSets(rss: ReplicaSetReport[]): ReplicaSetReport[] {
 }
 
 export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]): string {
+  report = terminalSafeDeep(report);
+  summaries = terminalSafeDeep(summaries);
   const out: string[] = [];
   const rss = rankReplicaSets(report.replicaSets);
   const writesOnly = (report.coverage.controllerWrites ?? []).filter((w) => !w.inReport);

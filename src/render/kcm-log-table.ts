@@ -2,11 +2,13 @@
 import Table from 'cli-table3';
 import { pct } from '../analysis/fidelity.js';
 import type { KcmLogResult } from '../pipeline/kcm-log-files.js';
+import { terminalSafeDeep } from './terminal-safe.js';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 const t = (s?: string) => (s ? s.replace('T', ' ').replace('Z', '') : '—');
 
 export function renderKcmLog(r: KcmLogResult): string {
+  r = terminalSafeDeep(r);
   const out: string[] = [];
   if (r.replicaSets.length === 0) out.push('No ReplicaSet controller activity found in the log.');
   for (const rs of r.replicaSets) {

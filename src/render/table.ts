@@ -8,6 +8,7 @@ import { wrap } from './text.js';
 import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
 import { renderChart } from './chart.js';
+import { terminalSafeDeep } from './terminal-safe.js';
 
 const PLAIN = { head: [] as string[], border: [] as string[] };
 const MAX_ROUNDS = 20;
@@ -108,6 +109,7 @@ function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; s
  * the per-ReplicaSet timeline chart; decide it with useColor() from ./color.js.
  */
 export function renderTable(report: Report, width = 100, opts: { color?: boolean } = {}): string {
+  report = terminalSafeDeep(report);
   const out: string[] = [];
   if (report.replicaSets.length === 0) out.push('No ReplicaSet found in the input.');
   const chart = { color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
