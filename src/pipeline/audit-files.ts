@@ -94,8 +94,27 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     : undefined;
   const merged = mergeSources(sources);
   const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
+  // Duplicates by auditID (the same file given twice, overlapping rotations, two audit
+  // backends): counted once and said. The merge is time-ordered and a duplicate carries the
+  // same stageTimestamp, so only the last minute of auditIDs is remembered (bounded memory).
+  const recentIDs = new Map<string, { at: number; file: string; line: number }>();
+  const duplicates = { count: 0, rsController: 0, first: undefined as undefined | { file: string; line: number; of: { file: string; line: number } } };
   async function* tap() {
     for await (const e of merged) {
+      if (e.type === 'write' && e.auditID !== undefined) {
+        const seen = recentIDs.get(e.auditID);
+        if (seen) {
+          duplicates.count++;
+          if (e.actor.replicaSetController) duplicates.rsController++;
+          duplicates.first ??= { file: e.source.file, line: e.source.line, of: { file: seen.file, line: seen.line } };
+          continue;
+        }
+        recentIDs.set(e.auditID, { at: e.at, file: e.source.file, line: e.source.line });
+        for (const [id, r] of recentIDs) {
+          if (r.at >= e.at - 60_000) break;
+          recentIDs.delete(id);
+        }
+      }
       if (e.type === 'write' && e.actor.replicaSetController) {
         if (!uaVersion) uaVersion = versionFromUserAgent(e.actor.userAgent);
         const owner = (e as unknown as AuditWriteEvent).owner;
@@ -154,6 +173,12 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   } else if (writesRecorded === false) {
     assumptions.push('The log holds no pod write of the ReplicaSet controller: its creates and deletes cannot be confirmed or ruled out, so their outcomes are unknown.');
   }
+  if (duplicates.first) {
+    const d = duplicates.first;
+    const msg = `${duplicates.count} duplicate audit event(s) (an auditID seen before: the same log given twice or overlapping rotations) counted once; the first at ${d.file}:${d.line}, a copy of ${d.of.file}:${d.of.line}`;
+    assumptions.push(msg[0]!.toUpperCase() + msg.slice(1) + '.');
+    diagnostics.warn(msg);
+  }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
   const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
@@ -174,5 +199,5 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   if (missing) {
     report.coverage.assumptions.push(`${missing} ReplicaSet(s) had pod writes by the ReplicaSet controller but their ReplicaSet object is not in the log (no create/update of it at RequestResponse level), so only their writes are counted (coverage.controllerWrites).`);
   }
-  return { report, problems, summaries, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) };
+  return { report, problems, summaries, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) - duplicates.rsController };
 }
