@@ -259,8 +259,12 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
     if (findStringValue(buf, start, end, stageKey, false, isStage) === undefined) return true;
     const verb = findStringValue(buf, start, end, verbKey, false, any);
     if (verb === undefined) return true;
+    if (!WRITE_VERBS.has(verb)) return false;
     // A write without objectRef: a resource request must have one (the parser decides from requestURI).
-    return WRITE_VERBS.has(verb) && objectRefKey.find(buf, start, end) < 0;
+    if (objectRefKey.find(buf, start, end) < 0) return true;
+    // A write whose objectRef.resource is not a string (damage): the parser reports it. Only
+    // lines off the canonical layout get here, so the fast path pays nothing.
+    return resourceKey.find(buf, start, end) >= 0 && findStringValue(buf, start, end, resourceKey, false, any) === undefined;
   };
   return (buf, start, end) => {
     // A line that cannot be a JSON object, or was cut short, goes to the parser, which reports it (cheap checks).
@@ -690,6 +694,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       // A resource request always names its object: a write without objectRef is damaged.
       if (ref === undefined && WRITE_VERBS.has(rec.verb) && (rec.requestURI === undefined || RESOURCE_URI_RE.test(rec.requestURI))) {
         problem(rec.line, `audit event without objectRef${rec.requestURI !== undefined ? ` (requestURI ${JSON.stringify(rec.requestURI.slice(0, 100))})` : ''}; skipped`);
+      } else if (rec.malformed?.startsWith('audit event whose objectRef') && WRITE_VERBS.has(rec.verb)) {
+        // Damage that hides which object was written: relevance cannot be decided, so say it.
+        problem(rec.line, `${rec.malformed}; skipped`);
       } else summary.skipped['not-relevant'] = (summary.skipped['not-relevant'] ?? 0) + 1;
       return;
     }

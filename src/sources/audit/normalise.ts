@@ -384,6 +384,19 @@ export class AuditNormaliser {
       rec.malformed = `audit event whose responseStatus is ${typeName(v.responseStatus)}`;
     } else if (v.objectRef !== undefined && v.objectRef !== null && !isObj(v.objectRef)) {
       rec.malformed = `audit event whose objectRef is ${typeName(v.objectRef)}`;
+    } else if (isObj(v.objectRef)) {
+      // A damaged field would make the write look like someone else's or nobody's.
+      const ref = v.objectRef;
+      const bad = OBJECT_REF_FIELDS.find((k) => ref[k] !== undefined && ref[k] !== null && typeof ref[k] !== 'string');
+      if (bad) rec.malformed = `audit event whose objectRef.${bad} is ${typeName(ref[bad])}`;
+    }
+    if (rec.malformed === undefined) {
+      for (const k of ['requestObject', 'responseObject'] as const) {
+        if (v[k] !== undefined && v[k] !== null && !isObj(v[k])) {
+          rec.malformed = `audit event whose ${k} is ${typeName(v[k])}`;
+          break;
+        }
+      }
     }
     return rec;
   }
@@ -457,6 +470,9 @@ function toUser(u: Obj): AuditUser {
   if (Array.isArray(cred) && typeof cred[0] === 'string') out.credential = cred[0];
   return out;
 }
+
+/** The objectRef fields kexp reads; each must be a string when present. */
+const OBJECT_REF_FIELDS = ['resource', 'namespace', 'name', 'apiGroup', 'apiVersion', 'subresource', 'uid', 'resourceVersion'] as const;
 
 function toObjectRef(o: Obj): AuditObjectRef {
   let apiGroup = str(o.apiGroup);
