@@ -657,8 +657,10 @@ export class EvidenceOracle implements PodControl {
         // The pod shows another controller won the race: this owner's adopt patch would add a
         // second controller reference, which the API server rejects as Invalid (422).
         // A recorded patch of this pod later in the window still answers first (it is the write).
+        // Only a state newer than the one the sync decided on counts: the look-back can show
+        // the pod still owned by a deleted predecessor before the garbage collector orphaned it.
         const other = controllerRefOf(e.object.metadata);
-        if (other && other.uid !== owner.metadata.uid) lostRace = true;
+        if (other && other.uid !== owner.metadata.uid && newerState(e.object.metadata.resourceVersion, pod.metadata.resourceVersion, e.at >= at)) lostRace = true;
       }
       if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key && !this.ledger?.writesOf(e)?.every((w) => w.round !== undefined)) {
         const w = this.ledger?.writesOf(e)?.find((x) => x.kind === action);
@@ -693,3 +695,12 @@ export class EvidenceOracle implements PodControl {
   }
 }
 
+/**
+ * Whether an observed object state is newer than the one a decision was made on:
+ * resourceVersions are etcd revisions (integers in every apiserver kexp reads); when either
+ * is not, `fallback` (a time comparison) decides.
+ */
+function newerState(observed: string | undefined, decided: string | undefined, fallback: boolean): boolean {
+  if (observed && decided && /^\d{1,15}$/.test(observed) && /^\d{1,15}$/.test(decided)) return Number(observed) > Number(decided);
+  return fallback;
+}

@@ -100,9 +100,15 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
     }
     const want: Decision = s.decision === 'gated' ? 'gated' : 'ungated';
     const a = decisionAt(rs, s.at);
-    const b = decisionAt(rs, s.at + skew);
-    const c = decisionAt(rs, s.at - skew);
-    if (a === want || b === want || c === want) score.syncs.matched++;
+    // The skew is receive-time uncertainty: kexp matches when its decision equals KCM's at
+    // any instant within ±skew — the ends, and either side of every expectation change in
+    // between (a window shorter than the skew would otherwise fall between the samples).
+    const probes = [s.at + skew, s.at - skew];
+    for (const c of rs.expectations) {
+      const at = Date.parse(c.at);
+      if (at >= s.at - skew && at <= s.at + skew) probes.push(at - 1, at);
+    }
+    if (a === want || probes.some((t) => decisionAt(rs, t) === want)) score.syncs.matched++;
     else if (a === 'unknown') score.syncs.unknown++;
     else {
       score.syncs.mismatched++;

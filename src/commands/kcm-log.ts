@@ -50,7 +50,10 @@ export default class KcmLog extends KexpCommand {
       else process.stdout.write(renderKcmLog(result));
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       const leak = result.replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
-      process.exitCode = problems.length ? EXIT.INPUT : leak ? EXIT.LEAK : EXIT.OK;
+      // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.
+      const absent = flags.rs !== undefined && result.replicaSets.length === 0;
+      if (absent) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the log`);
+      process.exitCode = problems.length ? EXIT.INPUT : absent ? EXIT.NOT_FOUND : leak ? EXIT.LEAK : EXIT.OK;
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
       process.exitCode = err instanceof InputError ? EXIT.INPUT : EXIT.ERROR;

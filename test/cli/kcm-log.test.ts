@@ -51,3 +51,11 @@ test('audit on the shared real falco captures: the ReplicaSet controller\'s pod 
   const t = kexp(['audit', ...files]);
   assert.match(t.stdout, /Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log/);
 });
+
+test('kcm-log --rs naming a ReplicaSet the log never mentions: a warning and exit 8, like replay', () => {
+  const r = kexp(['kcm-log', 'examples/captures/burst-600/kcm.log.gz', '--rs', 'nope/none']);
+  assert.equal(r.code, 8, r.stderr);
+  assert.match(r.stderr, /ReplicaSet nope\/none does not appear in the log/);
+  const found = kexp(['kcm-log', 'examples/captures/burst-600/kcm.log.gz', '--rs', 'kexp-burst-600/web']);
+  assert.equal(found.code, 0, found.stderr);
+});

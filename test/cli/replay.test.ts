@@ -147,3 +147,25 @@ test('a kube-controller-manager log beside a recording: its inputs line lists it
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stdout, /examples\/captures\/quota-rejected\/kcm\.log \(kcm-log, \d+ log lines about ReplicaSets\)/);
 });
+
+test('a recording header whose fields have the wrong types is one line at FILE:1 and exit 6, never a crash', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-header-'));
+  const text = fs.readFileSync('examples/quota-rejected.kexp.jsonl', 'utf8');
+  const cases: Array<[string, (h: any) => void, RegExp]> = [
+    ['watches-string', (h) => (h.watches = 'x'), /"watches" is a string, expected a list/],
+    ['watches-item', (h) => (h.watches = [{ resource: 7 }]), /"watches\[0\]"/],
+    ['server-version', (h) => (h.serverVersion = 137), /"serverVersion" is a number/],
+    ['redacted', (h) => (h.redacted = 'yes'), /"redacted" is a string/],
+  ];
+  for (const [name, mutate, msg] of cases) {
+    const [first, ...rest] = text.split('\n');
+    const h = JSON.parse(first!);
+    mutate(h);
+    const f = path.join(dir, `${name}.kexp.jsonl`);
+    fs.writeFileSync(f, [JSON.stringify(h), ...rest].join('\n'));
+    const r = kexp(['replay', f]);
+    assert.equal(r.code, 6, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`${name}\\.kexp\\.jsonl:1: .*${msg.source}`));
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+  }
+});

@@ -157,7 +157,23 @@ export function checkRecordingHeader(obj: unknown): string | undefined {
     return `recording format version ${v}${by} is newer than this kexp understands (up to ${RECORDING_FORMAT_VERSION}); upgrade kexp`;
   }
   if (parseRfc3339(obj.startedAt) === undefined) return 'recording header has no valid "startedAt" time';
+  // The fields kexp reads must have their types: a damaged header is named, never a crash.
+  for (const k of ['kexpVersion', 'serverVersion', 'namespace', 'replicaSet'] as const) {
+    if (obj[k] !== undefined && obj[k] !== null && typeof obj[k] !== 'string') return `recording header field "${k}" is ${typeName(obj[k])}, expected a string`;
+  }
+  if (obj.redacted !== undefined && typeof obj.redacted !== 'boolean') return `recording header field "redacted" is ${typeName(obj.redacted)}, expected true or false`;
+  if (obj.watches !== undefined) {
+    if (!Array.isArray(obj.watches)) return `recording header field "watches" is ${typeName(obj.watches)}, expected a list`;
+    const i = obj.watches.findIndex((w) => !isObject(w) || typeof w.resource !== 'string' || ['namespace', 'name'].some((k) => w[k] !== undefined && typeof w[k] !== 'string'));
+    if (i >= 0) return `recording header "watches[${i}]" is not {resource, namespace?, name?} with string values`;
+  }
   return undefined;
+}
+
+function typeName(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 /** Classifies one parsed body line of a recording. */
