@@ -652,23 +652,20 @@ export class EvidenceOracle implements PodControl {
     };
     let lostRace = false;
     for (const e of this.window(at, 50)) {
-      if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'DELETED' && objectKey(e.object.metadata) === key) return 'notfound';
-      if (e.type === 'observed' && e.kind === 'Pod' && action === 'adopt' && owner && objectKey(e.object.metadata) === key) {
-        // The pod shows another controller won the race: this owner's adopt patch would add a
-        // second controller reference, which the API server rejects as Invalid (422).
-        // A recorded patch of this pod later in the window still answers first (it is the write).
-        // Only a state newer than the one the sync decided on counts: the look-back can show
-        // the pod still owned by a deleted predecessor before the garbage collector orphaned it.
-        const other = controllerRefOf(e.object.metadata);
-        if (other && other.uid !== owner.metadata.uid && newerState(e.object.metadata.resourceVersion, pod.metadata.resourceVersion, e.at >= at)) lostRace = true;
-      }
-      if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key && !this.ledger?.writesOf(e)?.every((w) => w.round !== undefined)) {
-        const w = this.ledger?.writesOf(e)?.find((x) => x.kind === action);
-        // An adopt is this owner's only when the observed pod now names it: another
-        // ReplicaSet adopting the same orphan must not be claimed by this round.
-        const ownerRef = controllerRefOf(e.object.metadata);
-        const mine = action !== 'adopt' || !owner || ownerRef?.uid === owner.metadata.uid;
-        if (w && mine) {
+      if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key) {
+        if (e.watchType === 'DELETED') return 'notfound';
+        // An adopt is this owner's only when the observed pod names it: another ReplicaSet
+        // adopting the same orphan must not be claimed by this round. A pod state newer than
+        // the one the sync decided on that names another controller means that one won the
+        // race: this owner's patch would add a second controller reference, which the API
+        // server rejects as Invalid (422) — unless a recorded patch of this pod later in the
+        // window answers first (it is the write). The look-back can show the pod still owned
+        // by a deleted predecessor before the garbage collector orphaned it, hence "newer".
+        const ref = controllerRefOf(e.object.metadata);
+        const foreign = action === 'adopt' && owner !== undefined && ref?.uid !== owner.metadata.uid;
+        if (foreign && ref && newerState(e.object.metadata.resourceVersion, pod.metadata.resourceVersion, e.at >= at)) lostRace = true;
+        const writes = this.ledger?.writesOf(e);
+        if (!foreign && writes && !writes.every((w) => w.round !== undefined) && writes.some((w) => w.kind === action)) {
           claim(e);
           return 'ok';
         }

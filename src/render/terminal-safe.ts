@@ -13,10 +13,12 @@
  * lone ESC, C1 controls and bidi overrides pass it, and deletion hides the evidence.
  */
 
-// C0 except TAB and LF, DEL, C1, and the Unicode bidi embedding/override/isolate controls.
-const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const UNSAFE_LINE = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-const HAS_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+// C0 except TAB and LF, DEL, C1, and the Unicode bidi marks, embeddings, overrides and isolates.
+const CONTROLS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+const UNSAFE = new RegExp(`[${CONTROLS}]`, 'g');
+const HAS_UNSAFE = new RegExp(`[${CONTROLS}]`);
+// As one line: TAB and LF too.
+const UNSAFE_LINE = new RegExp(`[${CONTROLS}\\t\\n]`, 'g');
 
 function escape(c: string): string {
   const code = c.charCodeAt(0);

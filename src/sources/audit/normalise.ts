@@ -16,6 +16,7 @@
  * It never throws: unknown shapes and versions are reported through the sink with the
  * line number so the caller can print FILE:LINE problems.
  */
+import { typeName } from '../type-name.js';
 
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 export type AuditLevel = 'Metadata' | 'Request' | 'RequestResponse';
@@ -455,12 +456,6 @@ export class AuditNormaliser {
 }
 
 /** `a number`, `a string`, `null`, `an array`, … for messages. */
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'object') return 'an object';
-  return typeof v === 'undefined' ? 'undefined' : `a ${typeof v}`;
-}
 
 function toUser(u: Obj): AuditUser {
   const out: AuditUser = { username: str(u.username) ?? '' };

@@ -9,6 +9,7 @@
  *               gap     {"recv":…,"src":"pods","gap":{"reason":"watch-relist","detail":…}}
  *   optionally  end     {"recv":…,"end":{"reason":"duration","detail":…}}               (last line)
  */
+import { typeName } from '../type-name.js';
 
 /** The format version this kexp writes and the highest it reads. */
 export const RECORDING_FORMAT_VERSION = 1;
@@ -168,12 +169,6 @@ export function checkRecordingHeader(obj: unknown): string | undefined {
     if (i >= 0) return `recording header "watches[${i}]" is not {resource, namespace?, name?} with string values`;
   }
   return undefined;
-}
-
-function typeName(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'a list';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 /** Classifies one parsed body line of a recording. */
