@@ -51,6 +51,7 @@ import {
   type AuditStage,
 } from './normalise.js';
 import { ReorderBuffer } from './reorder.js';
+import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 
 export type AuditFormat = 'audit-log' | 'audit-webhook' | 'audit-yaml' | 'gke' | 'eks' | 'aks';
 
@@ -613,7 +614,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 
   const apiVersions = new Set<string>();
   const levels = new Set<AuditLevel>();
-  if (sniffed.firstAt !== undefined) summary.start = summary.end = sniffed.firstAt;
+  // The first record's time (sniffed; the prefilter may skip that line) joins the coverage at
+  // the end, if it agrees with the times the records gave (see finish()).
 
   const normaliser = new AuditNormaliser(
     {
@@ -645,6 +647,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   const owners = new PodOwnerTracker();
   const objects = new BoundedMap<string, ObjMemo>(50_000);
 
+  /** A time read outside the records (first/last line) counts when it is near the records' own. */
+  const agreesWithCoverage = (at: number): boolean =>
+    isPlausibleTime(at) && (summary.start === undefined || (at >= summary.start - MAX_DEVIATION_MS && at <= summary.end! + MAX_DEVIATION_MS));
   const noteTime = (at: number | undefined): void => {
     if (at === undefined) return;
     if (summary.start === undefined || at < summary.start) summary.start = at;
@@ -663,6 +668,35 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       lateRecords++;
     }
   };
+
+  // Implausible times (src/timeline/plausible-time.ts): a record whose stageTimestamp is far
+  // from its neighbours' is a problem at its line and keeps its place in file order, timed by
+  // its requestReceivedTimestamp when that one is plausible, else by the record before it.
+  let lastDecidedAt: number | undefined;
+  const timeWindow = new PlausibleTimeWindow<AuditRecord>((rec, at, bad) => {
+    if (bad) {
+      const received = rec.requestReceivedAt;
+      const usable = received !== undefined && isPlausibleTime(received) && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
+      const fallback = usable ? received : lastDecidedAt;
+      problem(
+        rec.line,
+        `${describeImplausible('stageTimestamp', bad)}; ${fallback === undefined ? 'skipped (no plausible time to place it at)' : usable ? 'timed by its requestReceivedTimestamp' : 'kept in file order at the previous record\'s time'}`,
+      );
+      if (fallback === undefined) return;
+      at = fallback;
+    }
+    if (at !== undefined) {
+      lastDecidedAt = at;
+      rec.stageAt = at;
+      // A requestReceivedTimestamp far from the decided time is as implausible: not used.
+      if (rec.requestReceivedAt !== undefined && Math.abs(rec.requestReceivedAt - at) > MAX_DEVIATION_MS) {
+        problem(rec.line, `${describeImplausible('requestReceivedTimestamp', { t: rec.requestReceivedAt, reason: 'far-from-neighbours', around: at }, 'its stageTimestamp')}; not used`);
+        delete rec.requestReceivedAt;
+      }
+    }
+    handleRecord(rec);
+  });
+  const takeRecord = (rec: AuditRecord): void => timeWindow.push(rec, rec.stageAt);
 
   const handleRecord = (rec: AuditRecord): void => {
     summary.auditRecords++;
@@ -880,7 +914,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     }
     const recs: AuditRecord[] = [];
     normaliser.fromValue(v, line.no, recs);
-    for (const r of recs) handleRecord(r);
+    for (const r of recs) takeRecord(r);
   };
 
   // YAML is parsed as a whole when the source is opened, so a file that is neither JSON nor
@@ -920,7 +954,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     for (const { line, value } of yamlDocs) {
       const recs: AuditRecord[] = [];
       normaliser.fromValue(value, line, recs);
-      for (const r of recs) handleRecord(r);
+      for (const r of recs) takeRecord(r);
     }
     yamlDocs = [];
   };
@@ -944,6 +978,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
           }
         }
       }
+      timeWindow.flush();
       for (let ev = reorder.popReady(true); ev !== undefined; ev = reorder.popReady(true)) {
         emitted++;
         yield ev;
@@ -965,8 +1000,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     const last = sniffed.mode === 'lines' ? reader.lastLineText() : undefined;
     if (last !== undefined) {
       const m = STAGE_TS_RE.exec(last) ?? V1BETA1_TS_RE.exec(last);
-      if (m) noteTime(parseMicroTime(m[1]));
+      const at = m ? parseMicroTime(m[1]) : undefined;
+      if (at !== undefined && agreesWithCoverage(at)) noteTime(at);
     }
+    if (sniffed.firstAt !== undefined && agreesWithCoverage(sniffed.firstAt)) noteTime(sniffed.firstAt);
     summary.apiVersions = [...apiVersions].sort();
     summary.levels = (['Metadata', 'Request', 'RequestResponse'] as const).filter((l) => levels.has(l));
     const examples = [...pending.values()].slice(0, 5);

@@ -16,6 +16,7 @@ import type { CoreEvent } from '../../model/objects.js';
 import type { GapEvent, ObservedEvent, TimeBasis, TimelineEvent, WatchType } from '../../timeline/event.js';
 import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
+import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
 
 export type ModelKind = 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
 const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, Event: true, Namespace: false };
@@ -165,6 +166,9 @@ export class WatchNormalizer {
   lastBookmarkRV: string | undefined;
 
   private lastAt: number | undefined;
+  /** Where released events go: the `out` of the latest call (the caller yields it). */
+  private out: TimelineEvent[] = [];
+  private readonly timeWindow: PlausibleTimeWindow<{ ev?: TimelineEvent; line: number }>;
   private held: TimelineEvent[] = [];
   private readonly lastSeen = new Map<string, string>();
   private readonly kindsSeen = new Set<string>();
@@ -182,6 +186,7 @@ export class WatchNormalizer {
     this.basis = opts.basis;
     this.diag = opts.diagnostics;
     this.warnInferred = opts.warnInferredTypes;
+    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received');
   }
 
   problem(line: number, message: string): void {
@@ -381,8 +386,26 @@ export class WatchNormalizer {
     this.skipped.set(kind, (this.skipped.get(kind) ?? 0) + 1);
   }
 
-  /** Assigns `at` (non-decreasing in file order) and appends to `out`. */
+  /**
+   * Assigns `at` (non-decreasing in file order) and appends to `out`, once the time has passed
+   * the plausibility window (src/timeline/plausible-time.ts): an implausible time is a problem
+   * at its line and the event keeps its place in file order at the previous event's time.
+   */
   private place(out: TimelineEvent[], ev: TimelineEvent, t: number | undefined, line: number): void {
+    this.out = out;
+    this.timeWindow.push({ ev, line }, t);
+  }
+
+  private placeDecided(ev: TimelineEvent | undefined, t: number | undefined, line: number, bad: ImplausibleTime | undefined): void {
+    const out = this.out;
+    if (bad) {
+      this.problem(line, `${describeImplausible(this.basis === 'received' ? 'receive time' : 'object time', bad)}; kept in file order at the previous event's time`);
+    }
+    if (ev === undefined) {
+      // A time mark (recording header startedAt, end line) without an event.
+      if (t !== undefined && (this.lastAt === undefined || t > this.lastAt)) this.lastAt = t;
+      return;
+    }
     if (t !== undefined && this.lastAt !== undefined && t < this.lastAt) {
       if (this.basis === 'received') {
         this.outOfOrder++;
@@ -400,8 +423,50 @@ export class WatchNormalizer {
     if (this.held.length > 0) this.releaseHeld(out, t);
     ev.at = t;
     this.lastAt = t;
+    if (this.basis === 'received' && ev.type === 'observed') this.checkObjectTimes(ev as ObservedEvent, line);
     this.count(ev);
     out.push(ev);
+  }
+
+  /**
+   * An object cannot carry a time after it was received (beyond a day of clock skew): such a
+   * field is a problem at the line and is not used — an Event's times and a creationTimestamp
+   * are dropped (the analysis falls back to the object's other times), a deletionTimestamp is
+   * kept as "being deleted" and set to the receive time (plus its grace period).
+   */
+  private checkObjectTimes(ev: ObservedEvent, line: number): void {
+    const obj = ev.object as unknown as Obj;
+    const meta = isObject(obj.metadata) ? obj.metadata : undefined;
+    const latest = ev.at + MAX_DEVIATION_MS;
+    const bad = (v: unknown, slack = 0): number | undefined => {
+      if (typeof v !== 'string') return undefined;
+      const ms = Date.parse(v);
+      return Number.isNaN(ms) || (isPlausibleTime(ms) && ms <= latest + slack) ? undefined : ms;
+    };
+    const report = (field: string, ms: number, action: string): void =>
+      this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, { t: ms, reason: isPlausibleTime(ms) ? 'far-from-neighbours' : 'out-of-range', around: ev.at }, 'the line\'s receive time')}; ${action}`);
+    if (meta) {
+      const c = bad(meta.creationTimestamp);
+      if (c !== undefined) {
+        report('metadata.creationTimestamp', c, 'not used');
+        delete meta.creationTimestamp;
+      }
+      const grace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds * 1000 : 0;
+      const d = bad(meta.deletionTimestamp, grace);
+      if (d !== undefined) {
+        report('metadata.deletionTimestamp', d, 'taken as being deleted from the receive time');
+        meta.deletionTimestamp = new Date(ev.at + Math.min(grace, MAX_DEVIATION_MS)).toISOString();
+      }
+    }
+    if (ev.kind === 'Event') {
+      for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime'] as const) {
+        const ms = bad(obj[f]);
+        if (ms !== undefined) {
+          report(f, ms, 'not used');
+          delete obj[f];
+        }
+      }
+    }
   }
 
   private releaseHeld(out: TimelineEvent[], at: number): void {
@@ -426,12 +491,14 @@ export class WatchNormalizer {
   }
 
   /** Sets the last known time (recording header `startedAt`, `end` line) without an event. */
-  markTime(t: number): void {
-    if (this.lastAt === undefined || t > this.lastAt) this.lastAt = t;
+  markTime(t: number, line = 0): void {
+    this.timeWindow.push({ line }, t, true);
   }
 
   /** Flushes events still waiting for a time. Call once at the end of the input. */
   flush(out: TimelineEvent[]): void {
+    this.out = out;
+    this.timeWindow.flush();
     if (this.held.length > 0) this.releaseHeld(out, this.lastAt ?? 0);
   }
 

@@ -15,6 +15,7 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
 import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
+import { isPlausibleTime } from '../../timeline/plausible-time.js';
 import { openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
@@ -133,6 +134,7 @@ async function* readLines(
     if (rec.headerPending) {
       // First non-blank line: the header, already read and validated by openWatchSource.
       rec.headerPending = false;
+      if (rec.startedAt !== undefined) norm.markTime(rec.startedAt, l.line);
       return;
     }
     const c = classifyRecordingLine(v);
@@ -160,7 +162,7 @@ async function* readLines(
         const t = parseRfc3339(c.line.recv)!;
         rec.end = c.line.end;
         rec.endAt = t;
-        norm.markTime(t);
+        norm.markTime(t, l.line);
         if (c.line.end.reason === 'error') {
           norm.note(`${norm.file}:${l.line}: recording ended with an error${c.line.end.detail ? `: ${c.line.end.detail}` : ''}`);
         }
@@ -547,8 +549,10 @@ export async function openWatchSource(
       };
       let start = norm.start;
       let end = norm.end;
-      if (rec?.startedAt !== undefined) start = rec.startedAt;
-      if (rec?.endAt !== undefined && (end === undefined || rec.endAt > end)) end = rec.endAt;
+      // The header's and end line's own times bound the coverage when plausible (an
+      // implausible one is already a problem at its line).
+      if (rec?.startedAt !== undefined && isPlausibleTime(rec.startedAt)) start = rec.startedAt;
+      if (rec?.endAt !== undefined && isPlausibleTime(rec.endAt) && (end === undefined || rec.endAt > end)) end = rec.endAt;
       if (start !== undefined) c.start = start;
       if (end !== undefined) c.end = end;
       if (rec?.header) c.header = { ...rec.header };

@@ -1,0 +1,179 @@
+/**
+ * Implausible timestamps. One corrupt line or one badly skewed clock (a `recv`, an audit
+ * `stageTimestamp`, an object's `creationTimestamp` used as its time) must not become a
+ * simulation target: a time in 2126 would make the engine simulate a century of retries, and
+ * a year-9999 time cannot even be written back as an RFC 3339 report time.
+ *
+ * A time is implausible when
+ * - it lies outside [MIN_PLAUSIBLE_MS, MAX_PLAUSIBLE_MS] (before 2014, when Kubernetes
+ *   appeared; from year 9000 on, where a few hours more leave the 4-digit years RFC 3339
+ *   needs), or
+ * - most of the times around it — the RADIUS timed items before it (as decided) and the RADIUS
+ *   after it — lie more than MAX_DEVIATION_MS from it: it disagrees with the majority of its
+ *   neighbourhood.
+ * A genuine step (a recording paused for two days, an audit log with a night of silence) is not
+ * flagged: on either side of the step the majority of an item's neighbourhood agrees with it.
+ * What stays ambiguous (a file of two items a century apart) is left alone: nothing is claimed
+ * without a majority, and the engine's own horizon bounds the cost.
+ *
+ * Items pass through in input order. One that agrees with the times released before it passes
+ * at once; one that does not (a jump) waits until RADIUS timed items follow it (so a live pipe
+ * is held back only after a jump). Untimed items are never judged and keep their place;
+ * `flush()` releases the rest at the end of the input. Pure: no clock, no I/O.
+ */
+
+/** 2014-06-01T00:00:00Z: Kubernetes' first commit is from June 2014. */
+export const MIN_PLAUSIBLE_MS = Date.UTC(2014, 5, 1);
+/** 9000-01-01T00:00:00Z. */
+export const MAX_PLAUSIBLE_MS = Date.UTC(9000, 0, 1);
+/** How far a time may stand from the majority of its neighbours: a day. */
+export const MAX_DEVIATION_MS = 24 * 3600_000;
+/** Neighbours looked at on each side. */
+export const RADIUS = 4;
+
+export interface ImplausibleTime {
+  /** The time the input gave. */
+  t: number;
+  /** Why: outside the absolute range, or far from its neighbours (`around`: their median). */
+  reason: 'out-of-range' | 'far-from-neighbours';
+  around?: number;
+}
+
+interface Pending<T> {
+  item: T;
+  t: number | undefined;
+  /** A time mark (not an observation): range-checked only, never judged nor a neighbour. */
+  mark: boolean;
+}
+
+export class PlausibleTimeWindow<T> {
+  private readonly queue: Pending<T>[] = [];
+  /** Index into queue of the next entry to release. */
+  private head = 0;
+  /** Timed entries in the queue at or after head. */
+  private timedAhead = 0;
+  /** The last RADIUS plausible times released. */
+  private readonly before: number[] = [];
+  implausible = 0;
+
+  /**
+   * `relative: false` checks only the absolute range and holds nothing back: for times taken
+   * from the objects themselves (a pod created a year before its neighbours is not wrong).
+   */
+  constructor(
+    private readonly release: (item: T, t: number | undefined, implausible?: ImplausibleTime) => void,
+    private readonly relative = true,
+  ) {}
+
+  push(item: T, t: number | undefined, mark = false): void {
+    if (t !== undefined && !Number.isFinite(t)) t = undefined;
+    this.queue.push({ item, t, mark });
+    if (!mark && t !== undefined && inRange(t)) this.timedAhead++;
+    this.drain(false);
+  }
+
+  /** Releases everything still held (end of input). */
+  flush(): void {
+    this.drain(true);
+  }
+
+  private drain(all: boolean): void {
+    const q = this.queue;
+    while (this.head < q.length) {
+      const e = q[this.head]!;
+      if (e.t === undefined) {
+        this.head++;
+        this.release(e.item, undefined);
+        continue;
+      }
+      if (!inRange(e.t) || e.mark) {
+        this.head++;
+        if (inRange(e.t)) {
+          // A mark (e.g. a recording's startedAt) seeds the neighbourhood of the first items.
+          if (this.before.length === 0) this.before.push(e.t);
+          this.release(e.item, e.t);
+          continue;
+        }
+        this.implausible++;
+        this.release(e.item, undefined, { t: e.t, reason: 'out-of-range' });
+        continue;
+      }
+      // The head is timed and in range. It passes at once when it agrees with the times
+      // released before it (the common case: no latency on a live pipe); otherwise it is
+      // judged once RADIUS timed items follow it.
+      const quick = !this.relative || this.agreesWithBefore(e.t);
+      if (!quick && !all && this.timedAhead - 1 < RADIUS) break;
+      this.head++;
+      this.timedAhead--;
+      const verdict = quick ? undefined : this.judge(e.t);
+      if (verdict) {
+        this.implausible++;
+        this.release(e.item, undefined, verdict);
+      } else {
+        this.before.push(e.t);
+        if (this.before.length > RADIUS) this.before.shift();
+        this.release(e.item, e.t);
+      }
+    }
+    if (this.head > 1024 && this.head * 2 > q.length) {
+      q.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** At least half of the times released before agree with `t`. */
+  private agreesWithBefore(t: number): boolean {
+    if (this.before.length === 0) return false;
+    let agree = 0;
+    for (const u of this.before) if (Math.abs(u - t) <= MAX_DEVIATION_MS) agree++;
+    return agree * 2 >= this.before.length;
+  }
+
+  /** Judges the time of queue[head - 1] against its neighbourhood. */
+  private judge(t: number): ImplausibleTime | undefined {
+    const around: number[] = [...this.before];
+    for (let i = this.head; i < this.queue.length && around.length < this.before.length + RADIUS; i++) {
+      const { t: u, mark } = this.queue[i]!;
+      if (!mark && u !== undefined && inRange(u)) around.push(u);
+    }
+    let disagree = 0;
+    for (const u of around) if (Math.abs(u - t) > MAX_DEVIATION_MS) disagree++;
+    // The item itself agrees with itself: flagged only when the disagreeing neighbours are the
+    // strict majority of the neighbourhood including it.
+    if (disagree * 2 <= around.length + 1) return undefined;
+    const sorted = around.sort((a, b) => a - b);
+    return { t, reason: 'far-from-neighbours', around: sorted[sorted.length >> 1]! };
+  }
+}
+
+/** Within the absolute range (see the module comment). */
+export function isPlausibleTime(t: number): boolean {
+  return inRange(t);
+}
+
+function inRange(t: number): boolean {
+  return t >= MIN_PLAUSIBLE_MS && t < MAX_PLAUSIBLE_MS;
+}
+
+/** "9999-11-30T02:39:01.507Z is 7973 years after the times around it (2026-11-30T02:39:01.507Z)" */
+export function describeImplausible(what: string, v: ImplausibleTime, relativeTo = 'the times around it'): string {
+  const iso = safeIso(v.t);
+  if (v.reason === 'out-of-range' || v.around === undefined) {
+    return `${what} ${iso} is not a plausible time (outside 2014–9000)`;
+  }
+  const d = v.t - v.around;
+  return `${what} ${iso} is ${span(Math.abs(d))} ${d > 0 ? 'after' : 'before'} ${relativeTo} (${safeIso(v.around)})`;
+}
+
+function safeIso(t: number): string {
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? String(t) : d.toISOString();
+}
+
+function span(ms: number): string {
+  const h = ms / 3600_000;
+  if (h < 48) return `${Math.round(h)} hours`;
+  const days = h / 24;
+  if (days < 730) return `${Math.round(days)} days`;
+  return `${Math.round(days / 365.25)} years`;
+}
