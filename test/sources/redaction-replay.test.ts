@@ -12,7 +12,7 @@
  * So that equality is not vacuous, the last test removes, one at a time, each field the
  * allow-list keeps for the replay and checks the corpus notices (some report changes).
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,7 @@ import { RecordingBuilder } from '../support/recording-builder.js';
 import { hostileAnnotations, hostileContainer, hostileManagedFields, hostilePodSpec, TOKEN } from './redaction-hostile.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-redact-replay-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 function readText(file: string): string {
   const raw = fs.readFileSync(file);

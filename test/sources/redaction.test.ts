@@ -220,7 +220,7 @@ test('BOOKMARK objects keep their resourceVersion and the initial-events-end mar
   assert.deepEqual(redact(bm).metadata, { resourceVersion: '12345', annotations: { 'k8s.io/initial-events-end': 'true', other: REDACTED } });
 });
 
-test('the recording writer redacts every object by default and only then (`--no-redact` writes them verbatim)', () => {
+test('the recording writer redacts every object by default and only then (`--no-redact` writes them verbatim)', (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-redact-writer-'));
   const header = { kexpVersion: '0.1.0', startedAt: '2026-11-30T10:00:00.000000Z', watches: [{ resource: 'pods', namespace: 'shop' }] };
   const write = (file: string, redact: boolean) => {
@@ -230,6 +230,7 @@ test('the recording writer redacts every object by default and only then (`--no-
     w.close('duration', Date.UTC(2026, 10, 30, 10, 0, 3));
     return fs.readFileSync(file, 'utf8');
   };
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const redacted = write(path.join(dir, 'r.kexp.jsonl'), true);
   assert.equal(redacted.includes(TOKEN), false);
   const lines = redacted.trim().split('\n').map((l) => JSON.parse(l));
