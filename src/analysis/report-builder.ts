@@ -32,6 +32,8 @@ export interface BuildOptions {
   k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
   inputs: FileCoverage[];
   problems: InputProblem[];
+  /** Every problem the inputs had, when more than `problems` lists (sources cap what they keep). */
+  problemCount?: number;
   /** Extra assumptions the source wants stated (e.g. watch latency for audit logs). */
   assumptions?: string[];
   /**
@@ -1002,7 +1004,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
       timeBasis,
       assumptions,
       gaps: res.gaps.map((g) => ({ at: iso(g.at)!, until: iso(g.until), reason: g.reason, detail: g.detail, evidence: `${g.source.file}:${g.source.line}` })),
-      problems: { count: opts.problems.length, examples: opts.problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) },
+      problems: { count: opts.problemCount ?? opts.problems.length, examples: opts.problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) },
     },
     replicaSets: rsReports,
   };

@@ -186,7 +186,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     assumptions.push(logOff[0]!.toUpperCase() + logOff.slice(1) + '.');
     diagnostics.warn(logOff);
   }
-  const report = buildReport(result, { ...(controllerLog && !logOff ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, assumptions, since: o.since });
+  const report = buildReport(result, { ...(controllerLog && !logOff ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -134,6 +134,8 @@ export interface AuditFileSummary {
   /** `audit.k8s.io/truncated` records (bodies removed by the apiserver). */
   truncatedRecords: number;
   problems: number;
+  /** Problems counted but not passed to the diagnostics (beyond the first `maxShown`). */
+  problemsNotShown: number;
 }
 
 export interface AuditCoverage extends FileCoverage {
@@ -578,13 +580,15 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     skipped: {},
     truncatedRecords: 0,
     problems: 0,
+    problemsNotShown: 0,
   };
   let emitted = 0;
   let suppressedNotice = false;
   const report = (line: number, message: string): void => {
     summary.problems++;
     if (summary.problems <= maxShown) diag.problem({ file: path, line, message });
-    else if (!suppressedNotice) {
+    else summary.problemsNotShown++;
+    if (summary.problems > maxShown && !suppressedNotice) {
       suppressedNotice = true;
       diag.warn(`${path}: more than ${maxShown} problems; the rest are only counted (see the input-coverage summary)`);
     }
