@@ -20,7 +20,7 @@ import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
-import { invalidObservedObject } from '../timeline/validate.js';
+import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
 import { Fifo } from '../timeline/fifo.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
@@ -408,6 +408,15 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       done = true;
       return false;
     }
+    // Shape checks before anything reads the event (the oracle's and the ledger's look-ahead
+    // too): an event that fails is reported at its FILE:LINE and never enters the buffer.
+    if (r.value.type === 'observed' || r.value.type === 'write') {
+      const why = r.value.type === 'observed' ? invalidObservedObject(r.value) : invalidWriteBody(r.value);
+      if (why) {
+        opts.onInvalidEvent?.(r.value.source, why);
+        return true;
+      }
+    }
     buf.push(r.value);
     try {
       ledger.enter(r.value);
@@ -584,15 +593,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   let count = 0;
   while (true) {
     if (buf.length === 0 && !(await pull())) break;
+    if (buf.length === 0) continue;
     const e = buf.peek()!;
-    if (e.type === 'observed') {
-      const why = invalidObservedObject(e);
-      if (why) {
-        buf.shift();
-        opts.onInvalidEvent?.(e.source, why);
-        continue;
-      }
-    }
     while (!done && (buf.last()!.at <= e.at + matchWindowMs)) {
       if (!(await pull())) break;
     }

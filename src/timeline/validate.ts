@@ -9,7 +9,7 @@
  * spec.replicas ≥ 0 int32, metav1 LabelSelector structure); they do not re-implement all of
  * API validation.
  */
-import type { ObservedEvent } from './event.js';
+import type { ObservedEvent, WriteEvent } from './event.js';
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_INT32 = 2 ** 31 - 1;
@@ -100,4 +100,18 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
   }
   const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : undefined;
   return why ? `${e.kind} ${String(m.namespace ?? '')}/${String(m.name ?? '')}: ${why}` : undefined;
+}
+
+/**
+ * Returns why a write's request or response body cannot be read by the analysis (a body whose
+ * metadata has the wrong shape: ownerReferences as a number, labels as a list), or undefined.
+ * Bodies without metadata (a JSON patch, a status-only patch) are not checked here.
+ */
+export function invalidWriteBody(e: WriteEvent): string | undefined {
+  for (const [f, body] of [['requestObject', e.requestObject], ['responseObject', e.responseObject]] as const) {
+    if (!isObj(body) || body.metadata === undefined || body.metadata === null) continue;
+    const why = checkMeta(body.metadata);
+    if (why) return `${e.verb} of ${e.resource}${e.name ? ` ${e.namespace ?? ''}/${e.name}` : ''}: ${f}.${why}`;
+  }
+  return undefined;
 }

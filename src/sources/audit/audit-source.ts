@@ -243,6 +243,7 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
   const stageKey = keyScanner('stage');
   const apiVersionKey = keyScanner('apiVersion');
   const objectRefKey = keyScanner('objectRef');
+  const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
   const itemsKey = new NeedleScanner(Buffer.from('"items":['));
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
@@ -265,6 +266,8 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
     if (!WRITE_VERBS.has(verb)) return false;
     // A write without objectRef: a resource request must have one (the parser decides from requestURI).
     if (objectRefKey.find(buf, start, end) < 0) return true;
+    // An objectRef that is not an object (damage): the parser reports it.
+    if (objectRefObject.find(buf, start, end) < 0) return true;
     // A write whose objectRef.resource is not a string (damage): the parser reports it. Only
     // lines off the canonical layout get here, so the fast path pays nothing.
     return resourceKey.find(buf, start, end) >= 0 && findStringValue(buf, start, end, resourceKey, false, any) === undefined;
@@ -857,7 +860,15 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
       if (!isObj(last)) return;
       body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
-    } else if (!kindMatches(resp, kind)) return; // e.g. a Scale, Binding or Eviction response
+    } else if (!kindMatches(resp, kind)) {
+      // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
+      // object state. A write to the resource itself (or its status) answering with another
+      // kind is damaged.
+      if ((ref.subresource === undefined || ref.subresource === 'status') && isObj(resp) && isObj(resp.metadata) && resp.kind !== 'Status') {
+        problem(rec.line, `audit ${rec.verb} of ${resource} whose responseObject has kind ${JSON.stringify(resp.kind).slice(0, 60)}, not ${kind}; skipped`);
+      }
+      return;
+    }
     let wt: 'ADDED' | 'MODIFIED' | 'DELETED' | undefined = rec.verb === 'create' ? 'ADDED' : rec.verb === 'delete' ? deleteOutcome(body, code, kind) : 'MODIFIED';
     if (wt === 'MODIFIED' && (rec.verb === 'update' || rec.verb === 'patch') && finishedDeletion(body, kind)) wt = 'DELETED';
     if (wt) observe(kind, wt, body, at, src, ref.namespace);
