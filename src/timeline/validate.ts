@@ -110,8 +110,18 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
 export function invalidWriteBody(e: WriteEvent): string | undefined {
   for (const [f, body] of [['requestObject', e.requestObject], ['responseObject', e.responseObject]] as const) {
     if (!isObj(body) || body.metadata === undefined || body.metadata === null) continue;
-    const why = checkMeta(body.metadata);
+    // A patch's request body is partial (strategic-merge directives, `null` to remove a label):
+    // only the container types are checked there.
+    const why = f === 'requestObject' && e.verb === 'patch' ? checkPatchMeta(body.metadata) : checkMeta(body.metadata);
     if (why) return `${e.verb} of ${e.resource}${e.name ? ` ${e.namespace ?? ''}/${e.name}` : ''}: ${f}.${why}`;
   }
+  return undefined;
+}
+
+function checkPatchMeta(m: unknown): string | undefined {
+  if (!isObj(m)) return 'metadata is not an object';
+  for (const f of ['labels', 'annotations'] as const) if (m[f] !== undefined && m[f] !== null && !isObj(m[f])) return `metadata.${f} is not an object`;
+  const refs = m.ownerReferences;
+  if (refs !== undefined && refs !== null && (!Array.isArray(refs) || refs.some((r) => !isObj(r)))) return 'metadata.ownerReferences is not a list of objects';
   return undefined;
 }
