@@ -183,3 +183,18 @@ test('a YAML alias bomb kubeconfig ("billion laughs"): exit 7 promptly, one line
   assert.ok(r.ms < 10_000, `took ${r.ms} ms`);
   assert.equal(oneLine(r), `kexp: kubeconfig ${file} uses YAML aliases excessively (more than 100 expansions); refusing it as a resource-exhaustion attempt`);
 });
+
+test('a pod list that hands out the same continue token again would page for ever: exit 7, one line', async () => {
+  let pages = 0;
+  const api = await serve((_req, res, url) => {
+    if (url.pathname !== POD_LIST) return false;
+    pages++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'PodList', apiVersion: 'v1', metadata: { continue: pages === 1 ? 'first' : 'again' }, items: [] }));
+    return true;
+  });
+  const r = await runKexp(['adopt', 'web', '--kubeconfig', writeKubeconfig(dir, 'paging', { server: api.url, namespace: 'shop' })]);
+  assert.equal(r.code, 7, r.stderr);
+  assert.equal(oneLine(r), 'kexp: list pods in namespace shop: the API server repeated a continue token, so paging would never end');
+  assert.equal(pages, 3);
+});

@@ -122,18 +122,25 @@ async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: 
   }
 }
 
-/** LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped. */
+/**
+ * LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped
+ * (api-client has checked the list's kind and any item's own). A server that hands out a
+ * continue token it gave before would page for ever: a ClusterError.
+ */
 async function listAll<T extends object>(o: SnapshotOptions, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}): Promise<T[]> {
   const out: T[] = [];
   let cont = '';
+  const seen = new Set<string>();
   const ns = o.access.namespace;
   for (let page = 0; page < 10_000; page++) {
     const q = new URLSearchParams({ ...query, limit: String(o.pageSize ?? 500) });
     if (cont) q.set('continue', cont);
     const body = await get<List<T>>(o, `${path}?${q.toString()}`, 'list', resource, ns);
     for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
-    cont = body.metadata?.continue ?? '';
+    cont = typeof body.metadata?.continue === 'string' ? body.metadata.continue : '';
     if (!cont) break;
+    if (seen.has(cont)) throw new ClusterError('response', `list ${resource} in namespace ${ns}: the API server repeated a continue token, so paging would never end`);
+    seen.add(cont);
   }
   return out;
 }
