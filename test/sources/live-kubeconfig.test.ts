@@ -167,3 +167,16 @@ test('parseExecCredential: a token or a certificate and key; otherwise why, neve
   ];
   for (const [out, why] of cases) assert.equal(parseExecCredential(out), why);
 });
+
+test('YAML merge keys (`<<`), which client-node\'s js-yaml reads, still work', () => {
+  const f = write('merge.yaml', [
+    'apiVersion: v1', 'kind: Config', 'current-context: c',
+    'base: &base {cluster: k, user: u}',
+    'clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443"}}]',
+    'users: [{name: u, user: {token: t}}]',
+    'contexts: [{name: c, context: {<<: *base, namespace: merged}}]',
+  ].join('\n'));
+  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  assert.equal(a.namespace, 'merged');
+  assert.equal(a.kc.getCurrentUser()?.token, 't');
+});

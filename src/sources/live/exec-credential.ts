@@ -2,9 +2,10 @@
  * Exec credential plugins (kubeconfig `users[].user.exec`: aws eks get-token, kubelogin,
  * gke-gcloud-auth-plugin, …) run by kexp itself, bounded:
  *
- * - the plugin gets at most the request's deadline (`--request-timeout`, DEFAULT_CREDENTIAL_TIMEOUT_MS
- *   when that is 0 or the caller has none, e.g. client-node's Watch); then it is killed with its
- *   process group and the request fails with one line;
+ * - the plugin gets at most the request's deadline (`--request-timeout`, passed as the request
+ *   options' AbortSignal by api-client; DEFAULT_CREDENTIAL_TIMEOUT_MS when that is 0 or the
+ *   caller passes no signal, as client-node's Watch does); then it is killed with its process
+ *   group and the request fails with one line;
  * - its stdout is read up to MAX_PLUGIN_OUTPUT, its stderr is drained and dropped, stdin is
  *   closed (kexp is not interactive; `KUBERNETES_EXEC_INFO` says so, as client-go does);
  * - its output is never echoed: a failure is one line naming the plugin command and what went
@@ -43,10 +44,10 @@ interface ExecCredentialStatus {
   expirationTimestamp?: string;
 }
 
-/** The exec configuration of `user`, whichever of client-node's spellings holds it. */
+/** The exec configuration of `user`, wherever client-node's ExecAuth would look for it. */
 function execOf(user: User): unknown {
-  const ap = user.authProvider as { name?: string; config?: Record<string, unknown> } | undefined | null;
-  return user.exec ?? ap?.config?.exec ?? (ap?.name === 'exec' ? ap.config : undefined);
+  const ap = user.authProvider as { config?: Record<string, unknown> } | undefined | null;
+  return user.exec ?? ap?.config?.exec;
 }
 
 /** The exec configuration, type-checked; throws ClusterError('config') naming the user. */
@@ -178,8 +179,10 @@ export class BoundedExecAuth {
           resolve(status as ExecCredentialStatus);
         }
       };
+      // The caller's signal carries the request's deadline (api-client); without one (client-node's
+      // Watch asks for credentials on its own) the default bounds the plugin.
       const timeoutMs = DEFAULT_CREDENTIAL_TIMEOUT_MS;
-      const timer = setTimeout(() => finish(fail(`did not finish within ${timeoutMs} ms; it was stopped`)), timeoutMs);
+      const timer = signal ? undefined : setTimeout(() => finish(fail(`did not finish within ${timeoutMs} ms; it was stopped`)), timeoutMs);
       const onAbort = () => finish(fail(`did not finish within the request timeout (${Date.now() - started} ms); it was stopped`));
       signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (c: Buffer) => {

@@ -92,7 +92,8 @@ function readBounded(file: string): string {
 
 /** Parses kubeconfig YAML with an alias limit. Throws ClusterError naming FILE:LINE. */
 export function parseKubeconfigText(text: string, file: string): Record<string, unknown> {
-  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true });
+  // merge: `<<` keys, which client-node's js-yaml understands too.
+  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true, merge: true });
   const e = doc.errors[0];
   if (e) {
     const line = e.linePos?.[0]?.line;
