@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runKexp, sendJSON, startHostileApi, stderrLines, tempDir, writeKubeconfig, type HostileApi } from '../support/hostile-api.js';
+import { replicaSet, runKexp, sendJSON, startHostileApi, stderrLines, tempDir, writeKubeconfig, type HostileApi } from '../support/hostile-api.js';
 
 const SECRET_VALUE = 'c2VjcmV0LXZhbHVlLTQy';
 let api: HostileApi;
@@ -146,5 +146,29 @@ test('a single object of another kind, or a list item of another kind, is refuse
   } finally {
     await api2.close();
     await api3.close();
+  }
+});
+
+test('an owner reference naming a Deployment that cannot exist ("..") is refused, not followed into another path (exit 7)', async () => {
+  const api4 = await startHostileApi({
+    override: (_req, res, url) => {
+      if (url.pathname === '/apis/apps/v1/namespaces/shop/replicasets/web') {
+        const rs = replicaSet();
+        (rs.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'Deployment', name: '..', uid: 'd1', controller: true }];
+        sendJSON(res, 200, rs);
+        return true;
+      }
+      return false;
+    },
+  });
+  try {
+    const e = await runKexp(['explain', 'web', '-q', '--kubeconfig', writeKubeconfig(dir, 'owner-dots', { server: api4.url, namespace: 'shop' })]);
+    assert.equal(e.code, 7, e.stderr);
+    assertOneLine(e, /^kexp: ReplicaSet shop\/web names its owner Deployment "\.\.", which is not a valid object name$/);
+    // `deployments/..` would have resolved to the namespace's collection root.
+    const paths = api4.requests.map((q) => q.url.split('?')[0]);
+    assert.ok(!paths.some((p) => p.startsWith('/apis/apps/v1/namespaces/shop/deployments') || p === '/apis/apps/v1/namespaces/shop/'), paths.join(', '));
+  } finally {
+    await api4.close();
   }
 });
