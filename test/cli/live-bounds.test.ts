@@ -198,3 +198,14 @@ test('a pod list that hands out the same continue token again would page for eve
   assert.equal(oneLine(r), 'kexp: list pods in namespace shop: the API server repeated a continue token, so paging would never end');
   assert.equal(pages, 3);
 });
+
+test('an error status with an HTML body (a proxy\'s 502 page) is one line with the status, not the page', async () => {
+  const api = await serve((_req, res) => {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    res.end('<html><body><h1>502 Bad Gateway</h1>\n<p>upstream said no</p></body></html>');
+    return true;
+  });
+  const r = await runKexp(['adopt', 'web', '--kubeconfig', writeKubeconfig(dir, 'bad-gateway', { server: api.url, namespace: 'shop' })]);
+  assert.equal(r.code, 7, r.stderr);
+  assert.equal(oneLine(r), 'kexp: GET /apis/apps/v1/namespaces/shop/replicasets/web failed: HTTP 502 Bad Gateway');
+});

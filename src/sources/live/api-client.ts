@@ -203,11 +203,12 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
             return settle(undefined, body as T);
           }
           const rawMsg = (body as { message?: unknown } | undefined)?.message;
-          const msg = typeof rawMsg === 'string' && rawMsg.trim() ? scrubServerText(rawMsg, secrets) : `HTTP ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''}`;
+          const serverSaid = typeof rawMsg === 'string' && rawMsg.trim() !== '';
+          const msg = serverSaid ? scrubServerText(rawMsg, secrets) : `HTTP ${status}${http.STATUS_CODES[status] ? ` ${http.STATUS_CODES[status]}` : ''}`;
           if (status === 401) return settle(new ClusterError('unauthorized', `the API server rejected the credentials (401 Unauthorized): expired or invalid; ${what}`, status));
           if (status === 403) return settle(new ClusterError('forbidden', msg, status));
           if (status === 404) return settle(new ClusterError('not-found', msg, status));
-          settle(new ClusterError('http', `${what} failed: ${status} ${msg}`, status));
+          settle(new ClusterError('http', `${what} failed: ${serverSaid ? `${status} ` : ''}${msg}`, status));
         };
         res.on('end', finish);
       });
