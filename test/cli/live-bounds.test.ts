@@ -25,7 +25,7 @@ after(async () => {
 });
 
 async function serve(override?: Override, tls = false): Promise<HostileApi> {
-  const s = await startHostileApi({ override, ...(tls ? { tls: selfSignedCert(tempDir('live-bounds-tls')) } : {}) });
+  const s = await startHostileApi({ override, ...(tls ? { tls: selfSignedCert(fs.mkdtempSync(path.join(dir, 'tls-'))) } : {}) });
   servers.push(s);
   return s;
 }
