@@ -39,7 +39,7 @@ export const clusterFlags = {
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),
   context: Flags.string({ summary: 'The kubeconfig context to use.', helpValue: 'NAME' }),
   namespace: Flags.string({ char: 'n', summary: 'Namespace (default: the context\'s namespace, else "default").', helpValue: 'NAMESPACE' }),
-  'request-timeout': Flags.string({ summary: 'Timeout of a single API request, e.g. 10s, 1m (0 = none).', default: '30s', helpValue: 'DURATION' }),
+  'request-timeout': Flags.string({ summary: 'Timeout of a single API request, from getting credentials (an exec plugin gets 60s when 0) to the last byte of the response, e.g. 10s, 1m (0 = none).', default: '30s', helpValue: 'DURATION' }),
 };
 
 /** Parses kubectl-style durations: `90`, `90s`, `5m`, `1h30m`, `500ms`. Throws Error on others. */

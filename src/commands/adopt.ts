@@ -9,6 +9,7 @@ import { parseTarget } from '../pipeline/record-live.js';
 import { adoptFromFile, adoptLive, renderAdoptText } from '../pipeline/adopt.js';
 import { InputError } from '../sources/source.js';
 import { ClusterError } from '../sources/live/api-client.js';
+import { checkNamespace, checkObjectName } from '../sources/live/names.js';
 
 export default class Adopt extends KexpCommand {
   static override summary = 'Show the ClaimObject decision (keep / adopt / release / ignore) for every candidate pod of a ReplicaSet, and why.';
@@ -36,7 +37,8 @@ export default class Adopt extends KexpCommand {
     try {
       const t = parseTarget(args.target);
       if (t.kind !== 'rs') throw new Error('kexp adopt takes a ReplicaSet name (adoption is per ReplicaSet); list them with `kubectl get rs -l …`');
-      name = t.name;
+      name = checkObjectName(t.name, 'ReplicaSet');
+      if (flags.namespace !== undefined) checkNamespace(flags.namespace, 'given by -n/--namespace', 'argument');
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
       this.usageError(err);

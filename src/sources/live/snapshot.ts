@@ -14,11 +14,15 @@
  * - the server version.
  *
  * Every read is stamped with its receive time. Errors are ClusterErrors with one line that
- * names the verb, resource and namespace; credentials never appear.
+ * names the verb, resource and namespace; credentials never appear. Target names are checked
+ * (DNS-1123 subdomain) before any request, and every path is built by resourcePath (each
+ * segment URI-encoded); api-client refuses responses of another kind than requested.
  */
 import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../../model/objects.js';
 import { ClusterError, getJSON } from './api-client.js';
 import type { ClusterAccess } from './kubeconfig.js';
+import { checkObjectName, dns1123SubdomainProblem, quoteValue } from './names.js';
+import { resourcePath } from './resource-paths.js';
 
 export interface SnapshotTarget {
   kind: 'rs' | 'deployment';
@@ -118,18 +122,25 @@ async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: 
   }
 }
 
-/** LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped. */
+/**
+ * LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped
+ * (api-client has checked the list's kind and any item's own). A server that hands out a
+ * continue token it gave before would page for ever: a ClusterError.
+ */
 async function listAll<T extends object>(o: SnapshotOptions, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}): Promise<T[]> {
   const out: T[] = [];
   let cont = '';
+  const seen = new Set<string>();
   const ns = o.access.namespace;
   for (let page = 0; page < 10_000; page++) {
     const q = new URLSearchParams({ ...query, limit: String(o.pageSize ?? 500) });
     if (cont) q.set('continue', cont);
     const body = await get<List<T>>(o, `${path}?${q.toString()}`, 'list', resource, ns);
     for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
-    cont = body.metadata?.continue ?? '';
+    cont = typeof body.metadata?.continue === 'string' ? body.metadata.continue : '';
     if (!cont) break;
+    if (seen.has(cont)) throw new ClusterError('response', `list ${resource} in namespace ${ns}: the API server repeated a continue token, so paging would never end`);
+    seen.add(cont);
   }
   return out;
 }
@@ -151,19 +162,25 @@ function notFoundMessage(kind: string, ns: string, name: string, hint = ''): Clu
   return new ClusterError('not-found', `${kind} ${ns}/${name} not found${hint}`);
 }
 
+/** The target's name must be a valid object name (InvalidNameError, a usage error, before any request). */
+function checkTarget(target: SnapshotTarget): void {
+  checkObjectName(target.name, target.kind === 'rs' ? 'ReplicaSet' : 'Deployment');
+}
+
 /** Reads the target ReplicaSet(s). Throws ClusterError not-found (with a Deployment hint) or forbidden. */
 export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: Deployment; replicaSets: ReplicaSet[] }> {
   const ns = o.access.namespace;
   const { target } = o;
+  checkTarget(target);
   if (target.kind === 'rs') {
     try {
-      const rs = await get<ReplicaSet>(o, `/apis/apps/v1/namespaces/${ns}/replicasets/${encodeURIComponent(target.name)}`, 'get', 'replicasets.apps', ns);
+      const rs = await get<ReplicaSet>(o, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'replicasets', name: target.name }), 'get', 'replicasets.apps', ns);
       return { replicaSets: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', ...rs }] };
     } catch (err) {
       if (!(err instanceof ClusterError) || err.kind !== 'not-found') throw err;
       let hint = '';
       try {
-        await getJSON(o.access.kc, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(target.name)}`, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+        await getJSON(o.access.kc, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'deployments', name: target.name }), { timeoutMs: o.requestTimeoutMs, signal: o.signal });
         hint = `; a Deployment of that name exists: use deployment/${target.name}`;
       } catch {
         /* no hint */
@@ -173,12 +190,12 @@ export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: De
   }
   let deployment: Deployment;
   try {
-    deployment = await get<Deployment>(o, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(target.name)}`, 'get', 'deployments.apps', ns);
+    deployment = await get<Deployment>(o, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'deployments', name: target.name }), 'get', 'deployments.apps', ns);
   } catch (err) {
     if (err instanceof ClusterError && err.kind === 'not-found') throw notFoundMessage('Deployment', ns, target.name);
     throw err;
   }
-  const all = await listAll<ReplicaSet>(o, `/apis/apps/v1/namespaces/${ns}/replicasets`, 'replicasets.apps', 'ReplicaSet', 'apps/v1');
+  const all = await listAll<ReplicaSet>(o, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'replicasets' }), 'replicasets.apps', 'ReplicaSet', 'apps/v1');
   const uid = deployment.metadata.uid;
   const replicaSets = all.filter((rs) => (rs.metadata.ownerReferences ?? []).some((r) => r.controller === true && r.uid === uid));
   replicaSets.sort((a, b) => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
@@ -187,6 +204,7 @@ export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: De
 
 /** Takes the snapshot. Throws ClusterError for unreachable/TLS/401/403 on a required read/not found. */
 export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
+  checkTarget(o.target);
   const startedAt = o.now();
   const ns = o.access.namespace;
   const unavailable: UnavailableRead[] = [];
@@ -197,7 +215,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     return undefined;
   }))?.gitVersion;
   // The pod list is the big read (thousands of pods): start it at once, next to the target read.
-  const podsP = listAll<Pod>(o, `/api/v1/namespaces/${ns}/pods`, 'pods', 'Pod', 'v1');
+  const podsP = listAll<Pod>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'pods' }), 'pods', 'Pod', 'v1');
   podsP.catch(() => undefined); // awaited below; do not let an early failure go unhandled meanwhile
   const { deployment, replicaSets } = await readTargets(o);
   const names = new Set(replicaSets.map((r) => r.metadata.name ?? ''));
@@ -206,18 +224,18 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     : { fieldSelector: 'involvedObject.kind=ReplicaSet' };
   const [pods, rsEvents, depEvents, quotas, nsObj, kcmLease] = await Promise.all([
     podsP,
-    listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', eventQuery),
+    listAll<CoreEvent>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'events' }), 'events', 'Event', 'v1', eventQuery),
     o.target.kind === 'deployment'
-      ? listAll<CoreEvent>(o, `/api/v1/namespaces/${ns}/events`, 'events', 'Event', 'v1', { fieldSelector: `involvedObject.kind=Deployment,involvedObject.name=${o.target.name}` })
+      ? listAll<CoreEvent>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'events' }), 'events', 'Event', 'v1', { fieldSelector: `involvedObject.kind=Deployment,involvedObject.name=${o.target.name}` })
       : Promise.resolve([] as CoreEvent[]),
-    optional({ unavailable }, 'list', 'resourcequotas', ns, () => listAll<ResourceQuota>(o, `/api/v1/namespaces/${ns}/resourcequotas`, 'resourcequotas', 'ResourceQuota', 'v1')),
-    optional({ unavailable }, 'get', 'namespaces', undefined, () => get<Namespace>(o, `/api/v1/namespaces/${ns}`, 'get', 'namespaces')),
+    optional({ unavailable }, 'list', 'resourcequotas', ns, () => listAll<ResourceQuota>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'resourcequotas' }), 'resourcequotas', 'ResourceQuota', 'v1')),
+    optional({ unavailable }, 'get', 'namespaces', undefined, () => get<Namespace>(o, resourcePath({ version: 'v1', resource: 'namespaces', name: ns }), 'get', 'namespaces')),
     // The controller's leader election record: a restart or leader change resets expectations,
     // and a Lease nobody renews means no ReplicaSet controller runs. 404: no leader election.
     // Outside the ReplicaSet's namespace, so not in the minimal Role: a 403 is noted, not warned.
     (async (): Promise<Lease | undefined> => {
       try {
-        return await get<Lease>(o, '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-controller-manager', 'get', 'leases.coordination.k8s.io', 'kube-system');
+        return await get<Lease>(o, resourcePath({ group: 'coordination.k8s.io', version: 'v1', namespace: 'kube-system', resource: 'leases', name: 'kube-controller-manager' }), 'get', 'leases.coordination.k8s.io', 'kube-system');
       } catch (err) {
         if (err instanceof ClusterError && err.kind === 'not-found') return undefined;
         if (err instanceof ClusterError && err.kind === 'forbidden') {
@@ -235,6 +253,9 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
   for (const rs of replicaSets) {
     const ref = (rs.metadata.ownerReferences ?? []).find((r) => r.controller === true);
     if (!ref || ref.kind !== 'Deployment') continue;
+    if (dns1123SubdomainProblem(ref.name)) {
+      throw new ClusterError('response', `ReplicaSet ${ns}/${rs.metadata.name ?? '?'} names its owner Deployment ${quoteValue(ref.name)}, which is not a valid object name`);
+    }
     if (deployment && deployment.metadata.uid === ref.uid) {
       owners.set(rs.metadata.uid ?? '', deployment);
       continue;
@@ -243,7 +264,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     if (!p) {
       p = optional({ unavailable }, 'get', 'deployments.apps', ns, async () => {
         try {
-          return await get<Deployment>(o, `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(ref.name)}`, 'get', 'deployments.apps', ns);
+          return await get<Deployment>(o, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'deployments', name: ref.name }), 'get', 'deployments.apps', ns);
         } catch (err) {
           if (err instanceof ClusterError && err.kind === 'not-found') return { notFound: true as const };
           throw err;
@@ -286,13 +307,14 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
 
 /** Every pod of the namespace (paged). Throws ClusterError (403 names `list pods`). */
 export async function listNamespacePods(o: SnapshotOptions): Promise<Pod[]> {
-  return listAll<Pod>(o, `/api/v1/namespaces/${o.access.namespace}/pods`, 'pods', 'Pod', 'v1');
+  return listAll<Pod>(o, resourcePath({ version: 'v1', namespace: o.access.namespace, resource: 'pods' }), 'pods', 'Pod', 'v1');
 }
 
 /** A fresh GET of the ReplicaSet for CanAdopt's RecheckDeletionTimestamp (`getFresh`). */
 export async function getFreshReplicaSet(o: { access: ClusterAccess; requestTimeoutMs?: number; signal?: AbortSignal }, name: string): Promise<ReplicaSet | { notFound: true } | { error: string }> {
+  checkObjectName(name, 'ReplicaSet');
   try {
-    return await getJSON<ReplicaSet>(o.access.kc, `/apis/apps/v1/namespaces/${o.access.namespace}/replicasets/${encodeURIComponent(name)}`, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+    return await getJSON<ReplicaSet>(o.access.kc, resourcePath({ group: 'apps', version: 'v1', namespace: o.access.namespace, resource: 'replicasets', name }), { timeoutMs: o.requestTimeoutMs, signal: o.signal });
   } catch (err) {
     if (err instanceof ClusterError && err.kind === 'not-found') return { notFound: true };
     return { error: err instanceof Error ? err.message.split('\n')[0] : String(err) };
