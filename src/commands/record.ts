@@ -27,7 +27,7 @@ export default class Record extends KexpCommand {
   static override flags = {
     ...clusterFlags,
     file: Flags.string({ char: 'f', summary: 'Recording file to write (must not exist, unless --overwrite).', required: true, helpValue: 'FILE' }),
-    overwrite: Flags.boolean({ summary: 'Replace FILE if it exists (a regular file only; a symbolic link is never followed).', default: false }),
+    overwrite: Flags.boolean({ summary: 'Replace FILE if it exists (a regular file, or a device such as /dev/null; a symbolic link is never followed).', default: false }),
     duration: Flags.string({ summary: 'Stop after this long (default: until Ctrl-C).', helpValue: 'DURATION' }),
     redact: Flags.boolean({ summary: 'Redact credentials and env values (on by default).', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'No spinner.' }),
