@@ -34,7 +34,7 @@ export default class Explain extends KexpCommand {
     output: outputFlag,
     html: Flags.string({ summary: 'Also write a self-contained HTML report to FILE.', helpValue: 'FILE' }),
     record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`; must not exist, unless --overwrite).', helpValue: 'FILE' }),
-    overwrite: Flags.boolean({ summary: 'With --record: replace FILE if it exists (a regular file only; a symbolic link is never followed).', default: false }),
+    overwrite: Flags.boolean({ summary: 'With --record: replace FILE if it exists (a regular file, or a device such as /dev/null; a symbolic link is never followed).', default: false }),
     quiet: Flags.boolean({ char: 'q', summary: 'No spinner or progress on stderr.' }),
   };
 
