@@ -5,25 +5,51 @@
  * passes the terminal sanitiser: messages quote names, Event text and server errors.
  */
 import { Command } from '@oclif/core';
-import { EXIT } from './exit-codes.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { exitCodeForError } from './cluster-errors.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
+import { RecordingFileError } from '../sources/live/recording-writer.js';
 
 export abstract class KexpCommand extends Command {
   /**
-   * An AbortController aborted by Ctrl-C (SIGINT) or SIGTERM, for commands that talk to a
-   * cluster; the command observes the signal and returns normally (never this.exit() from a
-   * signal handler, libraries.md B.2). Call `dispose()` when done.
+   * An AbortController aborted by the first Ctrl-C (SIGINT) or SIGTERM, for commands that talk
+   * to a cluster; the command observes the signal, finishes (closes the recording, prints what
+   * it saw) and returns normally with exit code 130 (never this.exit() from a signal handler,
+   * libraries.md B.2). A second signal while it finishes exits at once with 130. Call
+   * `dispose()` when done.
+   *
+   * The handlers stay installed until `dispose()` — never `process.once`. Why: ora's spinner
+   * hides the cursor through cli-cursor → restore-cursor, which registers signal-exit; on a
+   * signal, signal-exit's own handler re-raises the signal with the default action (death by
+   * SIGINT: no end line, no result, no exit code 130) whenever it finds itself the only listener.
+   * A one-shot listener is already removed when signal-exit looks, so one Ctrl-C in a real
+   * terminal killed kexp. With kexp's listener still there, signal-exit leaves the signal
+   * alone. (ora's `discardStdin` is off — createSpinner in spinner.ts — so Ctrl-C reaches kexp
+   * as the terminal's SIGINT, not as a byte ora re-signals.)
    */
   protected abortOnSignals(): AbortController & { dispose(): void } {
     const ac = new AbortController() as AbortController & { dispose(): void };
-    const onSig = () => ac.abort();
-    process.once('SIGINT', onSig);
-    process.once('SIGTERM', onSig);
+    const onSig = (sig: NodeJS.Signals) => {
+      if (!ac.signal.aborted) {
+        ac.abort();
+        return;
+      }
+      process.stderr.write(`kexp: ${sig} again; exiting without finishing\n`);
+      process.exit(EXIT.INTERRUPTED);
+    };
+    process.on('SIGINT', onSig);
+    process.on('SIGTERM', onSig);
     ac.dispose = () => {
       process.off('SIGINT', onSig);
       process.off('SIGTERM', onSig);
     };
     return ac;
+  }
+
+  /** The exit code for an error that ended a live command: the recording file (6), the cluster (7, 8), else a bug (1). */
+  protected exitCodeOf(err: unknown): ExitCode {
+    if (err instanceof RecordingFileError) return EXIT.INPUT;
+    return exitCodeForError(err);
   }
 
   /** Warnings, problems and errors on stderr, with any control character from the input made visible. */

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import ora from 'ora';
-import { spinnerEnabled } from '../cli/spinner.js';
+import { createSpinner } from '../cli/spinner.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
-import { exitCodeForError } from '../cli/cluster-errors.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
+import { terminalSafeLine } from '../render/terminal-safe.js';
+import { ClusterError } from '../sources/live/api-client.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { explainLive, renderExplainHtml, renderExplainText } from '../pipeline/explain-live.js';
@@ -19,7 +19,8 @@ export default class Explain extends KexpCommand {
     'the ResourceQuotas, the namespace phase and the owner; with --watch it then follows the controller for DURATION through the same ' +
     'watch and model as `kexp record` + `kexp replay`. Prints the verdict with its basis (observed / inferred / unknown), the evidence, the ' +
     'reconstructed recent timeline, gated windows and leaks, the adoption table and the next steps. The exit code follows the verdict ' +
-    '(0 healthy/converging/deleting, 3 gated, 4 leak, 5 failing; 7 cluster access, 8 not found, 130 Ctrl-C).';
+    '(0 healthy/converging/deleting, 3 gated, 4 leak, 5 failing; 6 the --record FILE cannot be created or written; 7 cluster access, ' +
+    '8 not found, 130 Ctrl-C/SIGTERM: with --watch the explanation of what was seen until then is still printed).';
   static override examples = [
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop',
     '<%= config.bin %> <%= command.id %> deployment/web --namespace shop --watch 30s',
@@ -32,7 +33,8 @@ export default class Explain extends KexpCommand {
     watch: Flags.string({ summary: 'After the snapshot, watch the controller for this long (e.g. 30s, 2m).', helpValue: 'DURATION' }),
     output: outputFlag,
     html: Flags.string({ summary: 'Also write a self-contained HTML report to FILE.', helpValue: 'FILE' }),
-    record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`).', helpValue: 'FILE' }),
+    record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`; must not exist, unless --overwrite).', helpValue: 'FILE' }),
+    overwrite: Flags.boolean({ summary: 'With --record: replace FILE if it exists (a regular file, or a device such as /dev/null; a symbolic link is never followed).', default: false }),
     quiet: Flags.boolean({ char: 'q', summary: 'No spinner or progress on stderr.' }),
   };
 
@@ -49,13 +51,13 @@ export default class Explain extends KexpCommand {
       }
       requestTimeoutMs = parseDuration(flags['request-timeout']);
       if (flags.record && !flags.watch) throw new Error('--record needs --watch DURATION');
+      if (flags.overwrite && !flags.record) throw new Error('--overwrite needs --record FILE');
     } catch (err) {
       this.usageError(err);
       return;
     }
     const ac = this.abortOnSignals();
-    const spinner = ora({ text: 'reading', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
-    if (spinner.isEnabled) spinner.start();
+    const spinner = createSpinner('reading', flags.quiet);
     try {
       const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });
       const res = await explainLive({
@@ -63,6 +65,7 @@ export default class Explain extends KexpCommand {
         target,
         watchMs,
         recordFile: flags.record,
+        overwrite: flags.overwrite,
         signal: ac.signal,
         now: () => performance.timeOrigin + performance.now(),
         requestTimeoutMs,
@@ -72,7 +75,7 @@ export default class Explain extends KexpCommand {
         },
         onProgress: (p) => {
           const text = p === 'reading' ? `reading ${access.namespace}/${target.name}` : p === 'watching' ? `watching for ${flags.watch}` : p === 'watching-synced' ? `watching for ${flags.watch} (synced)` : 'replaying';
-          spinner.text = text;
+          spinner.text = terminalSafeLine(text);
           if (!spinner.isEnabled && !flags.quiet && p === 'watching-synced') this.logToStderr(`kexp: watching ${access.namespace}/${target.name} for ${flags.watch}…`);
         },
       });
@@ -88,14 +91,15 @@ export default class Explain extends KexpCommand {
       }
     } catch (err) {
       spinner.stop();
-      if (ac.signal.aborted) {
+      if (ac.signal.aborted && (err instanceof ClusterError || (err as Error)?.name === 'AbortError')) {
         this.logToStderr('kexp: interrupted');
         process.exitCode = EXIT.INTERRUPTED;
       } else {
         this.logToStderr(`kexp: ${oneLine(err)}`);
-        process.exitCode = exitCodeForError(err);
+        process.exitCode = this.exitCodeOf(err);
       }
     } finally {
+      spinner.stop();
       ac.dispose();
     }
   }

@@ -1,11 +1,11 @@
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import ora from 'ora';
-import { spinnerEnabled } from '../cli/spinner.js';
+import { createSpinner } from '../cli/spinner.js';
 import { clusterFlags, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
-import { exitCodeForError } from '../cli/cluster-errors.js';
 import { oneLine } from '../cli/messages.js';
+import { terminalSafeLine } from '../render/terminal-safe.js';
+import { ClusterError } from '../sources/live/api-client.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget, recordLive } from '../pipeline/record-live.js';
 
@@ -13,16 +13,21 @@ export default class Record extends KexpCommand {
   static override summary = 'Record the watch stream of a ReplicaSet (or a Deployment\'s ReplicaSets) into a kexp recording.';
   static override description =
     'Watches the ReplicaSets, pods and Events of the namespace and the namespace itself, stamping every event with its ' +
-    'receive time, and appends one complete line per event to FILE (mode 0600). The file stays replayable after Ctrl-C ' +
-    'or a crash. Secret values, container env values, tokens and credential-like annotations are redacted unless --no-redact.';
+    'receive time, and appends one complete line per event to FILE (created with mode 0600; an existing FILE is refused ' +
+    'unless --overwrite, and a symbolic link at FILE is never followed). The file stays replayable after Ctrl-C ' +
+    'or a crash. Secret values, container env values, tokens and credential-like annotations are redacted unless --no-redact. ' +
+    'Exit codes: 0 recorded until --duration, 130 Ctrl-C/SIGTERM (the file gets an "interrupted" end line), 6 FILE cannot be ' +
+    'created or written (exists, symlink, disk full), 7 cluster access or a server that does not speak the API, 8 not found.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> web-7d9c6b8f5d -n shop -f web.kexp.jsonl --duration 10m',
     '<%= config.bin %> <%= command.id %> deployment/web -n shop -f web.kexp.jsonl',
+    '<%= config.bin %> <%= command.id %> deployment/web -n shop -f web.kexp.jsonl --overwrite',
   ];
   static override args = { target: Args.string({ description: 'ReplicaSet name, or deployment/NAME.', required: true }) };
   static override flags = {
     ...clusterFlags,
-    file: Flags.string({ char: 'f', summary: 'Recording file to write.', required: true, helpValue: 'FILE' }),
+    file: Flags.string({ char: 'f', summary: 'Recording file to write (must not exist, unless --overwrite).', required: true, helpValue: 'FILE' }),
+    overwrite: Flags.boolean({ summary: 'Replace FILE if it exists (a regular file, or a device such as /dev/null; a symbolic link is never followed).', default: false }),
     duration: Flags.string({ summary: 'Stop after this long (default: until Ctrl-C).', helpValue: 'DURATION' }),
     redact: Flags.boolean({ summary: 'Redact credentials and env values (on by default).', default: true, allowNo: true }),
     quiet: Flags.boolean({ char: 'q', summary: 'No spinner.' }),
@@ -36,6 +41,7 @@ export default class Record extends KexpCommand {
     try {
       target = parseTarget(args.target);
       durationMs = flags.duration ? parseDuration(flags.duration) : undefined;
+      if (durationMs !== undefined && durationMs <= 0) throw new Error(`--duration must be longer than 0, got "${flags.duration}"`);
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
       this.usageError(err);
@@ -43,21 +49,26 @@ export default class Record extends KexpCommand {
     }
     const ac = this.abortOnSignals();
     const started = Date.now();
-    const spinner = ora({ text: 'connecting', stream: process.stderr, isEnabled: spinnerEnabled(flags.quiet), discardStdin: false });
-    if (spinner.isEnabled) spinner.start();
+    const spinner = createSpinner('connecting', flags.quiet);
+    // Lines on stderr: through the spinner when it runs (ora writes them as they are: sanitise first).
+    const fail = (m: string) => {
+      if (spinner.isEnabled) spinner.fail(terminalSafeLine(`kexp: ${m}`));
+      else this.logToStderr(terminalSafeLine(`kexp: ${m}`));
+    };
     try {
       const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });
       const res = await recordLive({
         access,
         target,
         file: flags.file,
+        overwrite: flags.overwrite,
         redact: flags.redact,
         signal: ac.signal,
         durationMs,
         requestTimeoutMs,
         now: () => performance.timeOrigin + performance.now(),
         onProgress: (c) => {
-          spinner.text = `recording ${access.namespace}/${target.name}: ${c.events} events (${Object.entries(c.byResource).map(([k, v]) => `${k} ${v}`).join(', ')}), ${Math.round((Date.now() - started) / 1000)}s`;
+          spinner.text = terminalSafeLine(`recording ${access.namespace}/${target.name}: ${c.events} events (${Object.entries(c.byResource).map(([k, v]) => `${k} ${v}`).join(', ')}), ${Math.round((Date.now() - started) / 1000)}s`);
         },
         onWarning: (m) => {
           if (spinner.isSpinning) spinner.clear();
@@ -65,19 +76,25 @@ export default class Record extends KexpCommand {
         },
       });
       if (res.error) {
-        if (spinner.isEnabled) spinner.fail(`kexp: ${res.error.message}`);
-        else this.logToStderr(`kexp: ${res.error.message}`);
-        process.exitCode = exitCodeForError(res.error);
+        fail(res.error.message);
+        process.exitCode = this.exitCodeOf(res.error);
         return;
       }
-      if (spinner.isEnabled) spinner.succeed(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
-      if (!spinner.isEnabled && !flags.quiet) this.logToStderr(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
+      const summary = terminalSafeLine(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
+      if (spinner.isEnabled) spinner.succeed(summary);
+      else if (!flags.quiet) this.logToStderr(summary);
       process.exitCode = res.endReason === 'interrupted' ? EXIT.INTERRUPTED : EXIT.OK;
     } catch (err) {
-      spinner.stop();
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = exitCodeForError(err);
+      if (ac.signal.aborted && (err instanceof ClusterError || (err as Error)?.name === 'AbortError')) {
+        spinner.stop();
+        this.logToStderr('kexp: interrupted before anything was recorded');
+        process.exitCode = EXIT.INTERRUPTED;
+      } else {
+        fail(oneLine(err));
+        process.exitCode = this.exitCodeOf(err);
+      }
     } finally {
+      spinner.stop();
       ac.dispose();
     }
   }

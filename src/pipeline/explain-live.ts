@@ -44,6 +44,7 @@ import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { recordLive } from './record-live.js';
+import { checkRecordingTarget } from '../sources/live/recording-writer.js';
 import { analyseSnapshot, eventTimes, snapshotReplicaSetReport, STALL_MS, type RsFacts, type SnapshotAnalysis, type TimelineEntry } from '../analysis/snapshot-analysis.js';
 
 export {
@@ -146,6 +147,8 @@ export interface ExplainOptions {
   watchMs?: number;
   /** Keep the watch recording here (otherwise a temporary file, deleted afterwards). */
   recordFile?: string;
+  /** Replace an existing regular file at recordFile (never a symlink). Default false. */
+  overwrite?: boolean;
   signal: AbortSignal;
   now: () => number;
   requestTimeoutMs?: number;
@@ -180,8 +183,10 @@ function mergeRs(snapRep: ReplicaSetReport, a: SnapshotAnalysis, w: ReplicaSetRe
   };
 }
 
-/** Runs `kexp explain`: snapshot, optional watch + replay, merge. Throws ClusterError. */
+/** Runs `kexp explain`: snapshot, optional watch + replay, merge. Throws ClusterError, or RecordingFileError for --record FILE. */
 export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
+  // Refuse an unusable --record FILE before reading anything from the cluster.
+  if (o.recordFile && o.watchMs) checkRecordingTarget(o.recordFile, o.overwrite ?? false);
   const warnings: string[] = [];
   const warn = (m: string) => {
     warnings.push(m);
@@ -215,7 +220,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
       o.onProgress?.('watching');
       watchStart = o.now();
       const res = await recordLive({
-        access: o.access, target: o.target, file, redact: true, signal: o.signal, durationMs: o.watchMs, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
+        access: o.access, target: o.target, file, overwrite: Boolean(o.recordFile && o.overwrite), redact: true, signal: o.signal, durationMs: o.watchMs, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
         onWarning: (m) => warn(m),
         onSynced: () => o.onProgress?.('watching-synced'),
       });

@@ -1,13 +1,26 @@
 /**
- * `kexp record`'s engine room: resolve the target, start one Reflector per watched
- * resource (ReplicaSets, pods and Events in the namespace, and the namespace itself) and
- * write everything they deliver into a kexp recording until the duration ends or the
- * signal aborts. Shared by the command and by the e2e scenario runner.
+ * `kexp record`'s engine room: check the recording file can be created, resolve the target,
+ * start one Reflector per watched resource (ReplicaSets, pods and Events in the namespace,
+ * and the namespace itself) and write everything they deliver into a kexp recording until
+ * the duration ends or the signal aborts. Shared by the command, `kexp explain --watch` and
+ * the e2e scenario runner.
+ *
+ * How a recording ends (the end line's reason, and RecordResult):
+ * - `duration` / `interrupted`: the timer or the signal aborted every reflector; they release
+ *   their connections and timers at once, so this returns promptly whatever the server sends;
+ * - `error` with a ClusterError: a watch gave up (403, 401, a server that does not speak the
+ *   API: a non-list LIST answer, an endless watch line), or the duration ended before every
+ *   initial LIST completed (a recording without its starting state cannot be replayed);
+ * - a RecordingFileError (disk full, I/O error): the run stops at the first failed write; no
+ *   end line can be written, the descriptor is closed;
+ * - a programming error (TypeError, …) is a bug: the file gets an `error` end line and the
+ *   error is rethrown.
+ * No file is created when the target cannot be resolved.
  */
 import { ClusterError, getJSON } from '../sources/live/api-client.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';
-import { RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
+import { checkRecordingTarget, RecordingFileError, RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
 import type { RecordingWatch } from '../sources/watch/recording-format.js';
 import { formatRecvTime } from '../sources/watch/recording-format.js';
 import { KEXP_VERSION } from '../version.js';
@@ -45,28 +58,30 @@ export interface RecordOptions {
   allowMissingTarget?: boolean;
   /** Called once every watch has delivered its initial list. */
   onSynced?: () => void;
+  /** Replace an existing regular file at `file` (never a symlink). Default false: an existing file is refused. */
+  overwrite?: boolean;
 }
 
 export interface RecordResult {
   counts: RecordingCounts;
   endReason: 'duration' | 'interrupted' | 'error';
-  error?: ClusterError;
+  error?: ClusterError | RecordingFileError;
 }
 
-/** Checks the target exists; returns the server version. Throws ClusterError. */
-export async function resolveTarget(access: ClusterAccess, target: RecordTarget, timeoutMs?: number): Promise<string | undefined> {
+/** Checks the target exists; returns the server version. Throws ClusterError (or the abort error when `signal` aborts). */
+export async function resolveTarget(access: ClusterAccess, target: RecordTarget, timeoutMs?: number, signal?: AbortSignal): Promise<string | undefined> {
   const ns = access.namespace;
   const path = target.kind === 'deployment'
     ? `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`
     : `/apis/apps/v1/namespaces/${ns}/replicasets/${target.name}`;
   try {
-    await getJSON(access.kc, path, { timeoutMs });
+    await getJSON(access.kc, path, { timeoutMs, signal });
   } catch (err) {
     if (err instanceof ClusterError && err.kind === 'not-found') {
       let hint = '';
       if (target.kind === 'rs') {
         try {
-          await getJSON(access.kc, `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`, { timeoutMs });
+          await getJSON(access.kc, `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`, { timeoutMs, signal });
           hint = `; a Deployment of that name exists: use deployment/${target.name}`;
         } catch {
           /* no hint */
@@ -80,21 +95,24 @@ export async function resolveTarget(access: ClusterAccess, target: RecordTarget,
     throw err;
   }
   try {
-    const v = await getJSON<{ gitVersion?: string }>(access.kc, '/version', { timeoutMs });
-    return v.gitVersion;
+    const v = await getJSON<{ gitVersion?: unknown }>(access.kc, '/version', { timeoutMs, signal });
+    return typeof v?.gitVersion === 'string' ? v.gitVersion : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** Records until the duration ends or `signal` aborts. Throws RecordingFileError (file refused) or ClusterError (target) before anything is written. */
 export async function recordLive(o: RecordOptions): Promise<RecordResult> {
   const ns = o.access.namespace;
+  checkRecordingTarget(o.file, o.overwrite ?? false);
   let serverVersion: string | undefined;
   try {
-    serverVersion = await resolveTarget(o.access, o.target, o.requestTimeoutMs);
+    serverVersion = await resolveTarget(o.access, o.target, o.requestTimeoutMs, o.signal);
   } catch (err) {
     if (!(o.allowMissingTarget && err instanceof ClusterError && err.kind === 'not-found')) throw err;
-    serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs }).catch(() => undefined))?.gitVersion;
+    const v = await getJSON<{ gitVersion?: unknown }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch(() => undefined);
+    serverVersion = typeof v?.gitVersion === 'string' ? v.gitVersion : undefined;
   }
   let pendingSync = 4;
   const watches: Array<RecordingWatch & { path: string; kind: string; apiVersion: string; verb: string }> = [
@@ -112,13 +130,16 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
     startedAt: formatRecvTime(o.now()),
     watches: watches.map(({ resource, namespace, name, fieldSelector }) => ({ resource, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(fieldSelector ? { fieldSelector } : {}) })),
     redacted: o.redact,
-  }, o.redact);
+  }, o.redact, o.overwrite ?? false);
   const inner = new AbortController();
   const onAbort = () => inner.abort();
   o.signal.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   if (o.durationMs) timer = setTimeout(() => inner.abort(), o.durationMs);
   let fatal: ClusterError | undefined;
+  let writeError: RecordingFileError | undefined;
+  let bug: unknown;
+  const unsynced = new Set(watches.map((w) => w.resource));
   // The ReplicaSets' initial list is written after the others' (namespace, Events, pods), the
   // way kube-controller-manager's informer caches are all synced before its workers run: a
   // replay then syncs each existing ReplicaSet with its pods and namespace already known,
@@ -138,6 +159,7 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
         o.onProgress?.(writer.counts);
       },
       synced: () => {
+        unsynced.delete(w.resource);
         if (w.resource !== 'replicasets' && --pendingOthers === 0) othersSynced();
         if (--pendingSync === 0) o.onSynced?.();
       },
@@ -166,8 +188,20 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
       origSynced?.();
     };
     return run.catch((err: unknown) => {
+      if (err instanceof RecordingFileError) {
+        writeError ??= err;
+        inner.abort();
+        return;
+      }
       if (inner.signal.aborted) return;
-      const ce = err instanceof ClusterError ? err : new ClusterError('http', String((err as Error)?.message ?? err));
+      // A programming error is a bug (exit 1, never passed off as a cluster problem); any other
+      // failure of a request (e.g. the credential plugin) is a cluster problem, as before.
+      if (err instanceof TypeError || err instanceof ReferenceError || err instanceof RangeError) {
+        bug ??= err;
+        inner.abort();
+        return;
+      }
+      const ce = err instanceof ClusterError ? err : new ClusterError('http', String((err as Error)?.message ?? err).split('\n')[0]!);
       // The API server's 403 message names the verb ("cannot list resource …"); a refused WATCH is reported as "cannot watch resource …".
       const verb = /cannot (\w+) resource/.exec(ce.message)?.[1] ?? 'list/watch';
       fatal ??= ce.kind === 'forbidden' ? new ClusterError('forbidden', forbiddenMessage(verb, w.resource, w.namespace, ce)) : ce;
@@ -177,7 +211,18 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
   await Promise.all(runs);
   if (timer) clearTimeout(timer);
   o.signal.removeEventListener('abort', onAbort);
-  const endReason = fatal ? 'error' : o.signal.aborted ? 'interrupted' : 'duration';
-  writer.close(endReason, o.now(), fatal?.message);
-  return { counts: writer.counts, endReason, error: fatal };
+  let error: ClusterError | RecordingFileError | undefined = writeError ?? fatal;
+  let endReason: RecordResult['endReason'] = error || bug ? 'error' : o.signal.aborted ? 'interrupted' : 'duration';
+  if (endReason === 'duration' && unsynced.size > 0) {
+    error = new ClusterError('timeout', `the recording time ended before the initial list of ${[...unsynced].join(', ')} in namespace ${ns} completed: nothing replayable was recorded`);
+    endReason = 'error';
+  }
+  try {
+    writer.close(endReason, o.now(), bug ? `kexp bug: ${String((bug as Error)?.message ?? bug).split('\n')[0]}` : error?.message);
+  } catch (err) {
+    if (!(err instanceof RecordingFileError)) throw err;
+    error ??= err;
+  }
+  if (bug) throw bug;
+  return { counts: writer.counts, endReason, error };
 }

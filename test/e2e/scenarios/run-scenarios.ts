@@ -121,7 +121,7 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   const syncedP = new Promise<void>((r) => (synced = r));
   const rec = recordLive({
     access, target: parseTarget(s.target), file: recording, redact: true, signal: ac.signal, now: () => performance.timeOrigin + performance.now(),
-    allowMissingTarget: true, onSynced: () => synced(), onWarning: (m) => log(`  recorder: ${m}`),
+    allowMissingTarget: true, overwrite: true, onSynced: () => synced(), onWarning: (m) => log(`  recorder: ${m}`),
   });
   await Promise.race([syncedP, sleep(10000)]);
   await sleep(300);
