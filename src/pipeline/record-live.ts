@@ -18,6 +18,7 @@
  * No file is created when the target cannot be resolved.
  */
 import { ClusterError, getJSON } from '../sources/live/api-client.js';
+import { checkObjectName } from '../sources/live/names.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';
 import { checkRecordingTarget, RecordingFileError, RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
@@ -35,7 +36,9 @@ export interface RecordTarget {
 export function parseTarget(s: string): RecordTarget {
   const m = /^(?:(rs|replicaset|replicasets|replicaset\.apps|deploy|deployment|deployments|deployment\.apps)\/)?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(s);
   if (!m) throw new Error(`"${s}" is not a ReplicaSet name or deployment/NAME`);
-  return { kind: m[1]?.startsWith('deploy') ? 'deployment' : 'rs', name: m[2] };
+  const kind = m[1]?.startsWith('deploy') ? 'deployment' : 'rs';
+  // DNS-1123 subdomain (length, no empty labels) as the API validates it.
+  return { kind, name: checkObjectName(m[2], kind === 'deployment' ? 'Deployment' : 'ReplicaSet') };
 }
 
 /** Turns a 403 on a watched resource into the one line the README's Role fixes. */

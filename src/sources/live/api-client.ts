@@ -95,7 +95,7 @@ function kindProblem(body: unknown, expect: ExpectedKind): string | undefined {
 }
 
 /** Whether request options carry any credential. */
-function carriesCredentials(o: https.RequestOptions, url: URL): boolean {
+export function carriesCredentials(o: https.RequestOptions, url: URL): boolean {
   const h = (o.headers ?? {}) as Record<string, unknown>;
   return Boolean(Object.keys(h).some((k) => k.toLowerCase() === 'authorization') || o.auth || o.cert || o.key || o.pfx || url.username || url.password);
 }

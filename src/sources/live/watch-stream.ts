@@ -24,6 +24,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { carriesCredentials, DEFAULT_CREDENTIAL_TIMEOUT_MS } from './api-client.js';
+import { callerSecrets, scrubServerText } from './credentials.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
 export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
@@ -133,17 +135,25 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     }
   };
 
+  let secrets: string[] = [];
   const start = async () => {
     const cluster = o.kc.getCurrentCluster();
     if (!cluster) return end({ kind: 'credentials', detail: 'the kubeconfig has no current cluster' });
     const url = new URL(cluster.server + o.path);
     const reqOpts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+    // Credentials as getJSON gets them: an exec plugin is bounded, nothing goes over plain http.
+    reqOpts.signal = AbortSignal.timeout(DEFAULT_CREDENTIAL_TIMEOUT_MS);
     try {
       await o.kc.applyToHTTPSOptions(reqOpts);
     } catch (err) {
-      return end({ kind: 'credentials', detail: `cannot get credentials for ${url.host}: ${firstLine(err)}` });
+      return end({ kind: 'credentials', detail: `cannot get credentials for ${url.host}: ${scrubServerText(firstLine(err))}` });
     }
+    delete reqOpts.signal;
     if (done) return;
+    if (url.protocol === 'http:' && carriesCredentials(reqOpts, url)) {
+      return end({ kind: 'credentials', detail: `refusing to send credentials over plain http to ${url.host}; use https` });
+    }
+    secrets = callerSecrets(reqOpts, url);
     const mod = url.protocol === 'http:' ? http : https;
     req = mod.request(url, reqOpts, (res) => {
       const status = res.statusCode ?? 0;
@@ -159,7 +169,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
           let message = `HTTP ${status}`;
           try {
             const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { message?: unknown };
-            if (typeof body?.message === 'string') message = body.message.split('\n')[0] ?? message;
+            if (typeof body?.message === 'string') message = scrubServerText(body.message, secrets);
           } catch {
             /* not a Status: keep "HTTP nnn" */
           }
