@@ -9,17 +9,39 @@
  * from its input stream (nodejs/node#33463) — we need gzip damage to reach the caller.
  *
  * Errors that make the input unreadable surface as `InputError` naming the file, never as a
- * raw zlib/fs exception with a stack.
+ * raw zlib/fs exception with a stack. When the input stops early after good data — damaged or
+ * truncated gzip, trailing garbage after the gzip members, endless binary data (see
+ * binary-data.ts) — the stream delivers every byte before that point and then throws an
+ * `InputCutError`, which readers report at the line being read while keeping what they read.
+ *
+ * `skipBlankLines` lets sniffers look past any amount of leading blank lines with bounded
+ * memory: the blank lines are counted, not kept (readers re-emit or offset by the count).
  */
 import { open } from 'node:fs/promises';
-import { pipeline, Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { NulRunGuard } from './binary-data.js';
+import { GzipDataError, GzipTrailingGarbage, gunzipMembers } from './gzip-members.js';
 import { InputError } from './source.js';
 
 /** Chunk size for file reads (libraries.md §B.6: 1 MiB reads). */
 const READ_CHUNK = 1 << 20;
 /** Default longest accepted line. A watch event of a 1.5 MiB etcd object stays far below. */
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** Decompressed bytes inflated ahead of the reader. */
+const GUNZIP_READ_AHEAD = 4 << 20;
+
+/**
+ * The input stopped early, after every byte before the stop was delivered: damaged/truncated
+ * gzip data, trailing garbage after the gzip data, or endless binary data. `reason` is the
+ * message without the file name.
+ */
+export class InputCutError extends InputError {
+  constructor(
+    file: string,
+    readonly reason: string,
+  ) {
+    super(file, 0, reason);
+  }
+}
 
 export interface InputBytes {
   /** The path as given (`-` for stdin). */
@@ -62,14 +84,19 @@ async function* readGuarded(file: string, src: AsyncIterable<unknown>): AsyncGen
 /**
  * Opens `path` (`-` = `stdin`, default `process.stdin`) and returns its decompressed bytes.
  * Gzip is recognised by the magic bytes 1f 8b, not by the file name; concatenated gzip
- * members are read as one stream. Throws InputError for missing/unreadable/empty files;
- * gzip damage found later is thrown from the stream as InputError
- * "gzip data is corrupt/truncated after N bytes (…)" where N counts decompressed bytes
- * delivered before the damage.
+ * members are read as one stream. Throws InputError for missing/unreadable/empty files.
+ * Later the stream throws `InputCutError` (after the bytes before the cut):
+ * - damaged gzip data: "gzip data is corrupt/truncated after N bytes (zlib: …)", where N
+ *   counts decompressed bytes delivered before the damage;
+ * - bytes after the last gzip member that are no gzip member (nor zero padding):
+ *   "trailing garbage after the gzip data ignored (…)";
+ * - a run without line break longer than `maxLineBytes` that contains NUL bytes:
+ *   "binary data: more than … MiB without a line break, with NUL bytes; stopped reading here …".
  */
 export async function openInputBytes(
   path: string,
   stdin?: NodeJS.ReadableStream,
+  opts: { maxLineBytes?: number } = {},
 ): Promise<{ file: string; stream: AsyncIterable<Buffer>; gzip: boolean }> {
   const file = path;
   let raw: AsyncIterable<unknown>;
@@ -85,6 +112,7 @@ export async function openInputBytes(
     raw = fh.createReadStream({ highWaterMark: READ_CHUNK });
   }
   const it = readGuarded(file, raw)[Symbol.asyncIterator]();
+  const guardLimit = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
 
   // Sniff: collect at least two bytes (a chunk may hold a single byte on a pipe).
   const head: Buffer[] = [];
@@ -118,7 +146,7 @@ export async function openInputBytes(
     }
   }
 
-  if (!gzip) return { file, stream: replay(), gzip: false };
+  if (!gzip) return { file, stream: guarded(file, replay(), guardLimit), gzip: false };
 
   const unzipped = gunzip(file, replay())[Symbol.asyncIterator]();
   // Pull the first decompressed chunk now so "gzip of nothing" and a bad header fail early.
@@ -140,31 +168,122 @@ export async function openInputBytes(
       await unzipped.return?.(undefined);
     }
   }
-  return { file, stream: rest(), gzip: true };
+  return { file, stream: guarded(file, rest(), guardLimit), gzip: true };
+}
+
+/** Stops the stream at endless binary data (NulRunGuard, binary-data.ts). */
+async function* guarded(file: string, src: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
+  const guard = new NulRunGuard(limit);
+  for await (const c of src) {
+    const stop = guard.check(c);
+    if (stop !== undefined) throw new InputCutError(file, stop);
+    yield c;
+  }
 }
 
 async function* gunzip(file: string, src: AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const z = createGunzip({ chunkSize: 256 * 1024 });
-  const input = Readable.from(src, { objectMode: false });
-  // pipeline (not .pipe) so an input error destroys the gunzip stream and reaches us.
-  pipeline(input, z, () => {});
   let out = 0;
   try {
-    for await (const c of z) {
-      const b = c as Buffer;
+    for await (const b of gunzipMembers(src, { chunkSize: 256 * 1024, readAhead: GUNZIP_READ_AHEAD })) {
       out += b.length;
       yield b;
     }
   } catch (err) {
     if (err instanceof InputError) throw err;
+    if (err instanceof GzipTrailingGarbage) throw new InputCutError(file, err.message);
     const e = err as NodeJS.ErrnoException;
-    if (typeof e?.code === 'string' && e.code.startsWith('Z_')) {
-      throw new InputError(file, 0, `gzip data is corrupt/truncated after ${out} bytes (zlib: ${e.message})`);
+    if (err instanceof GzipDataError || (typeof e?.code === 'string' && e.code.startsWith('Z_'))) {
+      throw new InputCutError(file, `gzip data is corrupt/truncated after ${out} bytes (zlib: ${e.message})`);
     }
     throw new InputError(file, 0, `cannot read: ${fsReason(err)}`);
-  } finally {
-    input.destroy();
-    z.destroy();
+  }
+}
+
+/** What `skipBlankLines` skipped, and where the content starts. */
+export interface BlankLinesSkipped {
+  /** Complete blank lines skipped (line breaks counted). */
+  lines: number;
+  /** Bytes skipped (not part of `rest`). */
+  bytes: number;
+  /**
+   * The input from the start of its first non-blank line (spaces before its first character
+   * included, a UTF-8 byte order mark at the very start dropped): the first chunk of the rest.
+   * Undefined when the input ended with blank lines only.
+   */
+  rest: Buffer | undefined;
+}
+
+/** A chunk of line breaks, to compare against and to re-emit blank lines from. */
+let newlines: Buffer | undefined;
+function newlineBuffer(): Buffer {
+  newlines ??= Buffer.alloc(READ_CHUNK, 10);
+  return newlines;
+}
+
+/** Whitespace kept from before the first non-blank character of its line (longer runs are dropped). */
+const MAX_INDENT_KEPT = 64 * 1024;
+
+/**
+ * Reads past the blank lines (only spaces, tabs, CR) at the start of an input, counting them
+ * instead of keeping them, so that a sniffer decides on the first lines with content whatever
+ * precedes them, with memory bounded by one chunk. `next` returns the next chunk, undefined at
+ * the end.
+ */
+export async function skipBlankLines(next: () => Promise<Buffer | undefined>): Promise<BlankLinesSkipped> {
+  let lines = 0;
+  let consumed = 0;
+  /** Blanks after the last line break seen: the start of the line that may hold content. */
+  let indent: Buffer[] = [];
+  let indentLen = 0;
+  let atStart = true;
+  for (;;) {
+    const c = await next();
+    if (c === undefined) return { lines, bytes: consumed, rest: undefined };
+    consumed += c.length;
+    let i = 0;
+    if (atStart) {
+      atStart = false;
+      if (c.length >= 3 && c[0] === 0xef && c[1] === 0xbb && c[2] === 0xbf) i = 3;
+    }
+    const nl = newlineBuffer();
+    if (i === 0 && indentLen === 0 && c.length <= nl.length && c.equals(nl.subarray(0, c.length))) {
+      lines += c.length; // fast path: a chunk of empty lines
+      continue;
+    }
+    let lastNl = -1;
+    const from = i;
+    for (; i < c.length; i++) {
+      const b = c[i]!;
+      if (b === 10) {
+        lines++;
+        lastNl = i;
+      } else if (b !== 13 && b !== 32 && b !== 9) break;
+    }
+    if (lastNl !== -1) {
+      indent = [];
+      indentLen = 0;
+    }
+    const lineStart = lastNl !== -1 ? lastNl + 1 : from;
+    if (i === c.length) {
+      if (lineStart < c.length && indentLen + (c.length - lineStart) <= MAX_INDENT_KEPT) {
+        indent.push(c.subarray(lineStart));
+        indentLen += c.length - lineStart;
+      }
+      continue;
+    }
+    const own = c.subarray(lineStart);
+    const rest = indentLen > 0 ? Buffer.concat([...indent, own], indentLen + own.length) : own;
+    return { lines, bytes: consumed - own.length - indentLen, rest };
+  }
+}
+
+/** `n` line breaks as chunks (sharing one buffer), to re-emit skipped blank lines. */
+export function* blankLineChunks(n: number): Generator<Buffer> {
+  const nl = newlineBuffer();
+  while (n > 0) {
+    const k = Math.min(n, nl.length);
+    yield nl.subarray(0, k);
+    n -= k;
   }
 }
 
@@ -191,8 +310,10 @@ export class LineSplitter {
   private lineNo = 0;
   private readonly max: number;
 
-  constructor(opts: { maxLineBytes?: number } = {}) {
+  /** `firstLine`: number of the first line pushed (default 1; after skipped blank lines, more). */
+  constructor(opts: { maxLineBytes?: number; firstLine?: number } = {}) {
     this.max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.lineNo = (opts.firstLine ?? 1) - 1;
   }
 
   /** Lines completed so far. */

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 
 import { InputError } from '../../src/sources/source.js';
-import { LineSplitter, openInputBytes, splitLines, type SplitLine } from '../../src/sources/input-stream.js';
+import { InputCutError, LineSplitter, openInputBytes, splitLines, type SplitLine } from '../../src/sources/input-stream.js';
 import { fx, tmpFile } from './watch-helpers.js';
 
 async function lines(chunks: (string | Buffer)[], opts?: { maxLineBytes?: number }): Promise<SplitLine[]> {
@@ -106,12 +106,33 @@ test('openInputBytes: truncated or corrupt gzip surfaces as InputError naming th
       return true;
     },
   );
-  const trailing = tmpFile('trailing.gz', Buffer.concat([gzipSync('ok\n'), Buffer.from('garbage')]));
-  // Small input: zlib fails on the first write, so the error comes from openInputBytes itself.
-  await assert.rejects(openInputBytes(trailing), {
+  // A header that is not gzip at the very start fails before any data.
+  const badHeader = tmpFile('bad-header.gz', Buffer.concat([Buffer.from([0x1f, 0x8b, 7]), gzipSync('ok\n').subarray(3)]));
+  await assert.rejects(openInputBytes(badHeader), {
     name: 'InputError',
-    message: `${trailing}: gzip data is corrupt/truncated after 0 bytes (zlib: incorrect header check)`,
+    message: `${badHeader}: gzip data is corrupt/truncated after 0 bytes (zlib: unknown compression method)`,
   });
+});
+
+test('openInputBytes: trailing garbage after the gzip data: the members before it are read in full, then InputCutError', async () => {
+  const m = gzipSync('ok\n');
+  const trailing = tmpFile('trailing.gz', Buffer.concat([m, Buffer.from('garbage')]));
+  const s = await openInputBytes(trailing);
+  const got: Buffer[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const c of s.stream) got.push(c);
+    })(),
+    (err: unknown) => {
+      assert.ok(err instanceof InputCutError);
+      assert.equal(err.message, `${trailing}: trailing garbage after the gzip data ignored (from byte ${m.length} of the compressed input on)`);
+      return true;
+    },
+  );
+  assert.equal(Buffer.concat(got).toString(), 'ok\n');
+  // Zero padding after the last member is no garbage.
+  const padded = tmpFile('padded.gz', Buffer.concat([m, gzipSync('two\n'), Buffer.alloc(512)]));
+  assert.equal(await readAll((await openInputBytes(padded)).stream), 'ok\ntwo\n');
 });
 
 test('openInputBytes: a directory or missing file is an InputError', async () => {

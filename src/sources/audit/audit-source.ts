@@ -26,6 +26,7 @@
 import type { Readable } from 'node:stream';
 import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
+import { binaryKind } from '../binary-data.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import {
   endsWithBrace,
@@ -351,10 +352,21 @@ function rejectValue(file: string, line: number, what: string, hint: string): In
   return new InputError(file, line, `this is ${what}, not an apiserver audit log; ${hint}`);
 }
 
-/** Decides how to read the input from its first bytes; throws InputError for non-audit input. */
+/**
+ * Decides how to read the input from its first bytes; throws InputError for non-audit input.
+ * Leading blank lines, any amount, are skipped first (counted, not kept: memory stays bounded,
+ * and `base` keeps the line numbers of messages those of the file); archives and binary data
+ * are named from the first bytes of content (binary-data.ts).
+ */
 async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
+  const skipped = await reader.skipLeadingBlankLines();
+  if (!skipped.content) throw new InputError(file, 0, skipped.bytes === 0 ? 'input is empty: no audit events' : 'file contains only blank lines');
+  /** Lines before the first line of `head`. */
+  const base = skipped.lines;
   const { head, eof } = await reader.peek(PEEK_LINES, PEEK_BYTES);
-  const bin = binaryKind(head);
+  let ws = 0;
+  while (ws < head.length && (head[ws] === 32 || head[ws] === 9 || head[ws] === 10 || head[ws] === 13)) ws++;
+  const bin = binaryKind(head.subarray(ws));
   if (bin) throw new InputError(file, 0, `${bin}; not an apiserver audit log`);
   let text = head.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -369,7 +381,7 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
   const firstTrim = firstLine.trim();
   const c0 = text[firstNonWs];
 
-  if (c0 === '[' || (c0 === '{' && firstTrim === '{')) return sniffValues(head, eof, file);
+  if (c0 === '[' || (c0 === '{' && firstTrim === '{')) return sniffValues(head, eof, file, base);
 
   if (c0 === '{') {
     // NDJSON: classify on the first parseable complete line.
@@ -382,11 +394,11 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
       try {
         v = JSON.parse(t);
       } catch {
-        firstBad ||= i + 1;
+        firstBad ||= base + i + 1;
         continue;
       }
       const c = classifyValue(v);
-      if (!c.audit) throw rejectValue(file, i + 1, c.what, c.hint);
+      if (!c.audit) throw rejectValue(file, base + i + 1, c.what, c.hint);
       const s: Sniffed = { mode: 'lines', format: c.format };
       if (c.apiVersion) s.apiVersion = c.apiVersion;
       const at = firstTime(v);
@@ -396,7 +408,7 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
     if (complete <= firstIdx) return { mode: 'lines' }; // one huge first line: decide when it is read
     // Not line-delimited after all (e.g. `{ "kind": …` pretty-printed)?
     try {
-      return sniffValues(head, eof, file);
+      return sniffValues(head, eof, file, base);
     } catch (e) {
       if (e instanceof InputError && e.line === 0) {
         throw new InputError(file, firstBad, 'not an audit log: the first lines are not valid JSON');
@@ -406,64 +418,26 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
   }
 
   // Text.
-  if (KLOG_RE.test(firstLine)) throw rejectValue(file, firstIdx + 1, 'a klog text log (kube-controller-manager or another component)', 'read it with `kexp kcm-log`');
+  if (KLOG_RE.test(firstLine)) throw rejectValue(file, base + firstIdx + 1, 'a klog text log (kube-controller-manager or another component)', 'read it with `kexp kcm-log`');
   const cri = CRI_RE.exec(firstLine);
   if (cri) {
     const inner = firstLine.slice(cri[0].length);
-    if (KLOG_RE.test(inner)) throw rejectValue(file, firstIdx + 1, 'a container log (CRI format) of a klog component', 'read it with `kexp kcm-log`');
+    if (KLOG_RE.test(inner)) throw rejectValue(file, base + firstIdx + 1, 'a container log (CRI format) of a klog component', 'read it with `kexp kcm-log`');
     throw new InputError(
       file,
-      firstIdx + 1,
+      base + firstIdx + 1,
       "this is a container log (CRI format `<time> stdout F <line>`); strip the prefix first, e.g. `cut -d' ' -f4- FILE | kexp audit -`",
     );
   }
   if (LEGACY_AUDIT_RE.test(firstLine)) {
     throw new InputError(
       file,
-      firstIdx + 1,
+      base + firstIdx + 1,
       'this is the legacy text audit format (--audit-log-format=legacy), which has no bodies or status details; configure --audit-log-format=json',
     );
   }
   if (YAML_START_RE.test(firstLine)) return { mode: 'yaml', format: 'audit-yaml' };
-  throw new InputError(file, firstIdx + 1, `not an audit log: the first line is neither JSON nor YAML (${JSON.stringify(firstTrim.slice(0, 60))})`);
-}
-
-function hex(buf: Buffer, n: number): string {
-  return [...buf.subarray(0, n)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-}
-
-/** Control bytes that never occur in text logs (TAB, LF, CR, FF, VT and ESC are allowed). */
-function isControl(c: number): boolean {
-  return (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 11 && c !== 27) || c === 127;
-}
-
-/** Archives, other compressions and binary data, named (like `kexp replay` does), so no raw bytes are echoed. */
-function binaryKind(head: Buffer): string | undefined {
-  let i = 0;
-  while (i < head.length && (head[i] === 32 || head[i] === 9 || head[i] === 10 || head[i] === 13)) i++;
-  const buf = head.subarray(i);
-  if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 3 && buf[3] === 4) return 'looks like a zip archive; unpack it first';
-  if (buf.length >= 3 && buf.toString('latin1', 0, 3) === 'BZh') return 'looks like bzip2 data; decompress it first (kexp reads plain or gzip)';
-  if (buf.length >= 6 && buf[0] === 0xfd && buf.toString('latin1', 1, 5) === '7zXZ') return 'looks like xz data; decompress it first (kexp reads plain or gzip)';
-  if (buf.length >= 4 && buf[0] === 0x28 && buf[1] === 0xb5 && buf[2] === 0x2f && buf[3] === 0xfd) {
-    return 'looks like zstd data; decompress it first (kexp reads plain or gzip)';
-  }
-  if (looksBinary(buf.subarray(0, 512))) return `looks like binary data (first bytes ${hex(buf, 8)})`;
-  return undefined;
-}
-
-/** A NUL, or more than 5 % control bytes / invalid UTF-8. */
-function looksBinary(b: Buffer): boolean {
-  if (b.length === 0) return false;
-  let bad = 0;
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i]!;
-    if (c === 0) return true;
-    if (isControl(c)) bad++;
-  }
-  const text = b.toString('utf8');
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 0xfffd) bad++;
-  return bad * 20 > b.length;
+  throw new InputError(file, base + firstIdx + 1, `not an audit log: the first line is neither JSON nor YAML (${JSON.stringify(firstTrim.slice(0, 60))})`);
 }
 
 /** A short printable description of a bad line: quoted text, or "binary data" (never raw bytes). */
@@ -478,8 +452,8 @@ function sample(t: string): string {
   return JSON.stringify(s);
 }
 
-function sniffValues(head: Buffer, eof: boolean, file: string): Sniffed {
-  const splitter = new JsonValueSplitter(PEEK_BYTES * 2);
+function sniffValues(head: Buffer, eof: boolean, file: string, base: number): Sniffed {
+  const splitter = new JsonValueSplitter(PEEK_BYTES * 2, undefined, undefined, undefined, undefined, base + 1);
   const vals = splitter.push(head);
   if (eof) vals.push(...splitter.end());
   for (const v of vals.slice(0, PEEK_LINES)) {

@@ -20,11 +20,18 @@
  * dropped once they exceed `maxLineBytes`. Damaged or truncated gzip data: every complete line
  * decoded before the damage is delivered and the damage is reported through `onDamage` at the
  * line where it happened (an InputError when nothing could be decoded or no `onDamage` is set);
- * other stream errors propagate as InputError.
+ * so are bytes after the last gzip member that are no gzip member (trailing garbage: the members
+ * before it are read in full, see gzip-members.ts) and a run of more than `maxLineBytes` without
+ * a line break that holds NUL bytes (endless binary data such as `/dev/zero` after a valid start:
+ * reading stops there, see binary-data.ts); other stream errors propagate as InputError.
+ * Leading blank lines, any amount, can be skipped before sniffing (`skipLeadingBlankLines`):
+ * they are counted, not kept, and every reader numbers later lines as in the file.
  */
 import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { NulRunGuard } from '../binary-data.js';
+import { GzipTrailingGarbage, gunzipMembers } from '../gzip-members.js';
+import { skipBlankLines } from '../input-stream.js';
 import { InputError } from '../source.js';
 
 export const CHUNK_SIZE = 1 << 20;
@@ -111,8 +118,11 @@ export class InputReader {
   private lastEnd = 0;
   /** Decompressed bytes pulled from the source (peeked or not). */
   private decoded = 0;
-  /** Set when the input ended on damaged gzip data after `decoded` > 0 bytes. */
+  /** Set when the input ended on damaged gzip data after `decoded` > 0 bytes, or at endless binary data. */
   private damage: InputError | undefined;
+  /** Blank lines skipped before the content by `skipLeadingBlankLines`. */
+  private blankLines = 0;
+  private readonly guard: NulRunGuard;
 
   constructor(
     readonly file: string,
@@ -120,6 +130,24 @@ export class InputReader {
   ) {
     this.chunkSize = opts.chunkSize ?? CHUNK_SIZE;
     this.maxLineBytes = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.guard = new NulRunGuard(this.maxLineBytes);
+  }
+
+  /**
+   * Reads past the blank lines (spaces, tabs, CR only) at the start of the input — any amount,
+   * counted and not kept — so that `peek` sees the first lines with content; `lines()`,
+   * `values()` and `readAll()` still number lines as in the file, and the skipped lines count
+   * in `stats`. Call before `peek`. `content` is false when nothing but blank lines (or
+   * nothing at all: `bytes` 0) came before the end.
+   */
+  async skipLeadingBlankLines(): Promise<{ lines: number; bytes: number; content: boolean }> {
+    const s = await skipBlankLines(() => this.next());
+    this.blankLines = s.lines;
+    this.stats.lines += s.lines;
+    this.stats.emptyLines += s.lines;
+    this.stats.bytes += s.bytes;
+    if (s.rest !== undefined) this.peeked.unshift(s.rest);
+    return { lines: s.lines, bytes: s.bytes, content: s.rest !== undefined || this.damage !== undefined };
   }
 
   /**
@@ -143,6 +171,14 @@ export class InputReader {
   async readAll(maxBytes: number): Promise<Buffer> {
     const parts: Buffer[] = [];
     let size = 0;
+    if (this.blankLines > 0) {
+      // The skipped blank lines go back in, so positions in the document are file lines.
+      if (this.blankLines > maxBytes) {
+        throw new InputError(this.file, 0, `document is larger than ${mib(maxBytes)} MiB; split it into JSON lines first`);
+      }
+      parts.push(Buffer.alloc(this.blankLines, 10));
+      size = this.blankLines;
+    }
     for (;;) {
       const c = await this.next();
       if (!c) break;
@@ -173,7 +209,7 @@ export class InputReader {
     let carryLen = 0;
     let dropping = false; // inside an over-long line
     let dropBytes = 0;
-    let lineNo = 0;
+    let lineNo = this.blankLines;
     for (;;) {
       const chunk = await this.next();
       if (!chunk) break;
@@ -260,7 +296,7 @@ export class InputReader {
    * bracket depth only, and `JSON.parse` judges each value.
    */
   async *values(): AsyncGenerator<Line[]> {
-    const splitter = new JsonValueSplitter(this.maxLineBytes, this.opts.onTooLong, this.opts.onStray, this.stats, this.opts.onCut);
+    const splitter = new JsonValueSplitter(this.maxLineBytes, this.opts.onTooLong, this.opts.onStray, this.stats, this.opts.onCut, this.blankLines + 1);
     for (;;) {
       const chunk = await this.next();
       if (!chunk) break;
@@ -333,8 +369,8 @@ export class InputReader {
     } catch (e) {
       this.ended = true;
       const err = this.wrapError(e);
-      // Damaged gzip after some data: keep what was decoded (the caller reports the damage).
-      if (this.stats.compressed && this.decoded > 0 && isZlibError(e)) {
+      // Damaged gzip or trailing garbage after some data: keep what was decoded (the caller reports it).
+      if (this.stats.compressed && this.decoded > 0 && (isZlibError(e) || e instanceof GzipTrailingGarbage)) {
         this.damage = err;
         return undefined;
       }
@@ -344,12 +380,21 @@ export class InputReader {
       this.ended = true;
       return undefined;
     }
+    const stop = this.guard.check(r.value);
+    if (stop !== undefined) {
+      // Endless binary data: stop reading; the lines before it were delivered.
+      this.ended = true;
+      this.damage = new InputError(this.file, 0, stop);
+      if (this.source && this.file !== '-') this.source.destroy();
+      return undefined;
+    }
     this.decoded += r.value.length;
     return r.value;
   }
 
   private wrapError(e: unknown): InputError {
     if (e instanceof InputError) return e;
+    if (e instanceof GzipTrailingGarbage) return new InputError(this.file, 0, e.message);
     const err = e as NodeJS.ErrnoException;
     const msg = err?.message ?? String(e);
     if (this.stats.compressed && isZlibError(e)) {
@@ -401,9 +446,9 @@ export class InputReader {
     };
     if (first.length >= 2 && first[0] === GZIP_MAGIC0 && first[1] === GZIP_MAGIC1) {
       this.stats.compressed = true;
-      // gunzip reads concatenated members (rotated logs joined with `cat a.gz b.gz`). Inflate
-      // (thread pool) runs up to GUNZIP_READ_AHEAD ahead of the line splitter.
-      return gunzipKeepingOutput(rest(), this.chunkSize, GUNZIP_READ_AHEAD)[Symbol.asyncIterator]();
+      // Member by member (rotated logs joined with `cat a.gz b.gz`; trailing garbage told apart,
+      // gzip-members.ts). Inflate (thread pool) runs up to GUNZIP_READ_AHEAD ahead of the splitter.
+      return gunzipMembers(rest(), { chunkSize: this.chunkSize, readAhead: GUNZIP_READ_AHEAD })[Symbol.asyncIterator]();
     }
     return rest();
   }
@@ -413,100 +458,6 @@ function isZlibError(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' && code.startsWith('Z_');
 }
-
-/**
- * Gunzips `src`, yielding every decompressed chunk zlib produced before an error, then throwing
- * the error. (A gunzip stream read through its async iterator or a pipeline is destroyed on a
- * zlib error, and whatever it had buffered — for a truncated file usually all of it — is lost.)
- * The output is consumed as it is produced ('data'), and back-pressure is applied on the input
- * side: compressed data is fed only while less than `readAhead` decompressed bytes wait.
- */
-export async function* gunzipKeepingOutput(src: AsyncIterable<Buffer>, chunkSize: number, readAhead: number): AsyncGenerator<Buffer> {
-  const z = createGunzip({ chunkSize });
-  const queue: Buffer[] = [];
-  let head = 0;
-  let queued = 0;
-  let finished = false;
-  let stopped = false;
-  let error: unknown;
-  let wakeReader: (() => void) | undefined;
-  /** The feeder's pending wait (for 'drain' or for the reader to catch up), if any. */
-  let wakeFeeder: (() => void) | undefined;
-  const wakeR = (): void => {
-    const r = wakeReader;
-    wakeReader = undefined;
-    r?.();
-  };
-  const wakeF = (): void => {
-    const f = wakeFeeder;
-    wakeFeeder = undefined;
-    f?.();
-  };
-  z.on('data', (b: Buffer) => {
-    queue.push(b);
-    queued += b.length;
-    wakeR();
-  });
-  z.on('error', (e) => {
-    error ??= e;
-    finished = true;
-    wakeR();
-    wakeF();
-  });
-  z.on('end', () => {
-    finished = true;
-    wakeR();
-  });
-  let needDrain = false;
-  z.on('drain', () => {
-    needDrain = false;
-    wakeF();
-  });
-  const halted = (): boolean => stopped || error !== undefined;
-  const feed = async (): Promise<void> => {
-    try {
-      for await (const c of src) {
-        if (halted()) return;
-        if (!z.write(c)) needDrain = true;
-        while (!halted() && (needDrain || queued > readAhead)) await new Promise<void>((r) => (wakeFeeder = r));
-        if (halted()) return;
-      }
-      z.end();
-    } catch (e) {
-      // A read error of the underlying file (not zlib's): surfaces to the reader as is.
-      error ??= e;
-      finished = true;
-      z.destroy();
-      wakeR();
-    }
-  };
-  void feed();
-  try {
-    for (;;) {
-      if (head < queue.length) {
-        const b = queue[head]!;
-        queue[head++] = EMPTY;
-        if (head >= 1024) {
-          queue.splice(0, head);
-          head = 0;
-        }
-        queued -= b.length;
-        if (queued <= readAhead) wakeF();
-        yield b;
-        continue;
-      }
-      if (finished) break;
-      await new Promise<void>((r) => (wakeReader = r));
-    }
-    if (error !== undefined) throw error;
-  } finally {
-    stopped = true;
-    wakeF();
-    if (!finished) z.destroy();
-  }
-}
-
-const EMPTY = Buffer.alloc(0);
 
 /**
  * Splits a byte stream into top-level JSON values by tracking strings, escapes and bracket
@@ -545,7 +496,11 @@ export class JsonValueSplitter {
     private readonly onStray?: (line: number, sample: string) => void,
     private readonly stats?: ReaderStats,
     private readonly onCut?: (line: number) => void,
-  ) {}
+    /** Number of the line the first byte is on (after skipped blank lines, more than 1). */
+    firstLine = 1,
+  ) {
+    this.line = firstLine;
+  }
 
   push(chunk: Buffer): Line[] {
     const out: Line[] = [];

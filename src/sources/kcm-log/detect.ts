@@ -4,7 +4,7 @@
  * file) and use it beside them (see src/analysis/controller-log.ts).
  */
 import { InputError } from '../source.js';
-import { openInputBytes } from '../input-stream.js';
+import { openInputBytes, skipBlankLines } from '../input-stream.js';
 import { CRI_RE, KLOG_RE } from '../audit/normalise.js';
 
 /** Bytes read at most to decide. */
@@ -16,9 +16,21 @@ export async function looksLikeKcmLog(path: string): Promise<boolean> {
   let text = '';
   try {
     const { stream } = await openInputBytes(path);
-    for await (const chunk of stream) {
-      text += chunk.toString('utf8');
-      if (text.length >= HEAD_BYTES) break;
+    const it = stream[Symbol.asyncIterator]();
+    const pull = async (): Promise<Buffer | undefined> => {
+      const r = await it.next();
+      return r.done ? undefined : r.value;
+    };
+    try {
+      // Leading blank lines, any amount, are skipped (counted, not kept) as by every sniffer.
+      let chunk = (await skipBlankLines(pull)).rest;
+      while (chunk !== undefined) {
+        text += chunk.toString('utf8');
+        if (text.length >= HEAD_BYTES) break;
+        chunk = await pull();
+      }
+    } finally {
+      await it.return?.(undefined);
     }
   } catch (err) {
     if (err instanceof InputError) return false;

@@ -36,7 +36,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { ControllerLogEvent, TimelineEvent } from '../../timeline/event.js';
-import { LineSplitter, openInputBytes, type SplitLine, splitLines } from '../input-stream.js';
+import { binaryKind } from '../binary-data.js';
+import { InputCutError, LineSplitter, openInputBytes, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
 import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
@@ -382,10 +383,15 @@ class Dedup {
   }
 }
 
-/** Damaged gzip data (thrown by openInputBytes after the bytes decoded before it): the zlib reason, else undefined. */
+/**
+ * The input stopped early after good data (thrown by openInputBytes after the bytes before it:
+ * damaged gzip, trailing garbage after the gzip data, endless binary data): what to report at
+ * the line it cut, else undefined.
+ */
 function gzipDamage(e: unknown): string | undefined {
-  if (!(e instanceof InputError) || !/gzip data is corrupt\/truncated/.test(e.message)) return undefined;
-  return /\(zlib: ([^)]*)\)/.exec(e.message)?.[1] ?? 'damaged data';
+  if (!(e instanceof InputCutError)) return undefined;
+  const zlib = /^gzip data is corrupt\/truncated after \d+ bytes \(zlib: ([^)]*)\)$/.exec(e.reason);
+  return zlib ? `gzip data is damaged or truncated here (zlib: ${zlib[1]})` : e.reason;
 }
 
 /** Copies stdin (decompressed) to `to`; returns the gzip damage that ended it early, if any. */
@@ -442,7 +448,7 @@ async function* recordBatches(readPath: string, file: string, stats?: KcmLogStat
     out.push({
       type: 'problem',
       line,
-      message: `gzip data is damaged or truncated here (zlib: ${damage}); the ${splitter.linesSeen} complete line(s) before it were read`,
+      message: `${damage}; the ${splitter.linesSeen} complete line(s) before it were read`,
     });
     if (stats) stats.physicalLines += 1;
     yield out;
@@ -463,21 +469,69 @@ function physical(l: SplitLine): PhysicalLine {
   return p;
 }
 
-/** First lines of the input, for sniffing. */
+/** Longest line looked at while sniffing (longer ones are skipped by the sniffer). */
+const SNIFF_MAX_LINE_BYTES = 1 << 20;
+/** Bytes of content (after the leading blank lines) read at most while sniffing. */
+const SNIFF_MAX_BYTES = 8 << 20;
+
+/**
+ * The first lines with content, for sniffing: at most `max` non-blank lines and
+ * SNIFF_MAX_BYTES of content. Leading blank lines, any amount of them, are only counted
+ * (`skipBlankLines`), so memory stays bounded and line numbers stay right; the content's
+ * first bytes are checked for binary data (NUL bytes, `/dev/zero`) before any line is split,
+ * so a binary input is rejected after one read instead of being searched for a line break.
+ */
 async function headLines(readPath: string, file: string, max: number): Promise<SplitLine[]> {
   const input = await openInputBytes(readPath);
+  const it = input.stream[Symbol.asyncIterator]();
   const out: SplitLine[] = [];
+  const rename = (e: unknown): unknown =>
+    e instanceof InputError && e.file !== file ? new InputError(file, e.line, e.message.replace(`${e.file}: `, '')) : e;
   try {
-    for await (const l of splitLines(input.stream)) {
-      if (l.line > max) break;
-      out.push(l);
+    const pull = async (): Promise<Buffer | undefined> => {
+      const r = await it.next();
+      return r.done ? undefined : r.value;
+    };
+    const skipped = await skipBlankLines(pull);
+    if (skipped.rest === undefined) return out;
+    const bin = binaryKind(skipped.rest.subarray(firstNonBlank(skipped.rest)));
+    if (bin) throw new InputError(file, 0, `${bin}; not a kube-controller-manager log`);
+    const splitter = new LineSplitter({ maxLineBytes: SNIFF_MAX_LINE_BYTES, firstLine: skipped.lines + 1 });
+    const lines: SplitLine[] = [];
+    let bytes = 0;
+    let chunk: Buffer | undefined = skipped.rest;
+    let nonBlank = 0;
+    const take = (ls: SplitLine[]): boolean => {
+      for (const l of ls) {
+        if (l.tooLongBytes === undefined && l.text.trim() === '') continue;
+        out.push(l);
+        if (++nonBlank >= max) return true;
+      }
+      return false;
+    };
+    while (chunk !== undefined) {
+      lines.length = 0;
+      if (take(splitter.push(chunk, lines))) return out;
+      bytes += chunk.length;
+      if (bytes >= SNIFF_MAX_BYTES) return out;
+      chunk = await pull();
     }
+    lines.length = 0;
+    take(splitter.end(lines));
   } catch (e) {
     if (gzipDamage(e) !== undefined) return out; // reported when the file is read
-    if (e instanceof InputError && e.file !== file) throw new InputError(file, e.line, e.message.replace(`${e.file}: `, ''));
-    throw e;
+    throw rename(e);
+  } finally {
+    await it.return?.(undefined);
   }
   return out;
+}
+
+/** Index of the first byte that is not a blank (space, tab, CR, LF). */
+function firstNonBlank(b: Buffer): number {
+  let i = 0;
+  while (i < b.length && (b[i] === 32 || b[i] === 9 || b[i] === 13 || b[i] === 10)) i++;
+  return i;
 }
 
 async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions, spoolDamage: string | undefined): Promise<FileFacts> {

@@ -7,7 +7,9 @@
  * Decisions are made on a bounded prefix: the first line when it is a complete JSON object,
  * otherwise the top-level keys of the first value (`kubectl get -w -o json` prints sorted
  * keys, so `apiVersion` and `kind` come first), or the first YAML document's column-0 keys.
+ * Archives, other compressions and binary data are named (binary-data.ts), never echoed.
  */
+import { binaryKind } from '../binary-data.js';
 
 export const WATCH_FORMATS = ['kexp-recording', 'watch-events', 'kubectl-watch-json', 'yaml', 'list'] as const;
 export type WatchFormat = (typeof WATCH_FORMATS)[number];
@@ -175,27 +177,6 @@ function firstNonBlank(buf: Buffer): number {
   return -1;
 }
 
-function hex(buf: Buffer, n: number): string {
-  return [...buf.subarray(0, n)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
-}
-
-/** Compressed/archive/binary inputs we can name. */
-function binaryKind(buf: Buffer): string | undefined {
-  if (buf.length >= 4 && buf[0] === 0x50 && buf[1] === 0x4b && buf[2] === 3 && buf[3] === 4) {
-    return 'looks like a zip archive; unpack it first';
-  }
-  if (buf.length >= 3 && buf.toString('latin1', 0, 3) === 'BZh') return 'looks like bzip2 data; decompress it first (kexp reads plain or gzip)';
-  if (buf.length >= 6 && buf[0] === 0xfd && buf.toString('latin1', 1, 5) === '7zXZ') {
-    return 'looks like xz data; decompress it first (kexp reads plain or gzip)';
-  }
-  if (buf.length >= 4 && buf[0] === 0x28 && buf[1] === 0xb5 && buf[2] === 0x2f && buf[3] === 0xfd) {
-    return 'looks like zstd data; decompress it first (kexp reads plain or gzip)';
-  }
-  const n = Math.min(buf.length, 512);
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return `looks like binary data (first bytes ${hex(buf, 8)})`;
-  return undefined;
-}
-
 const KLOG = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ \S+:\d+\] /;
 const CRI = /^\d{4}-\d\d-\d\dT\S+ (stdout|stderr) [PF] (.*)$/;
 const TIMESTAMPED = /^\d{4}-\d\d-\d\dT\S+Z (.*)$/;
@@ -322,6 +303,9 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
 export function framingForForced(format: WatchFormat, buf: Buffer, final: boolean): SniffResult {
   const start = firstNonBlank(buf);
   if (start === -1) return final ? { error: buf.length === 0 ? 'file is empty' : 'file contains only blank lines' } : { needMore: true };
+  // A forced format says how to read text; binary data is still no input of any format.
+  const bin = binaryKind(buf.subarray(start));
+  if (bin) return { error: bin };
   switch (format) {
     case 'kexp-recording': {
       const first = lineAt(buf, start);

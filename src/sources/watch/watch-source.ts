@@ -16,7 +16,7 @@
 import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
 import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
 import { isPlausibleTime } from '../../timeline/plausible-time.js';
-import { openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, type SplitLine } from '../input-stream.js';
+import { blankLineChunks, openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
 import { isObject, WatchNormalizer, type ListContext } from './normalize.js';
@@ -377,34 +377,49 @@ async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, p
   yield* out;
 }
 
-/** Pulls chunks into a prefix until the sniffer decides (bounded by SNIFF_MAX_BYTES). */
+/**
+ * Pulls chunks into a prefix until the sniffer decides (bounded by SNIFF_MAX_BYTES). Leading
+ * blank lines, any amount of them, are skipped first and only counted (`skipBlankLines`), so
+ * the prefix starts at the first line with content; `head` re-emits them as line breaks
+ * (chunks sharing one buffer) before the sniffed bytes, so the readers number every later
+ * line as in the file while memory stays bounded by the sniff window.
+ */
 async function sniff(
   file: string,
   it: AsyncIterator<Buffer>,
   forced: WatchFormat | undefined,
-): Promise<{ result: Exclude<SniffResult, { needMore: true }>; head: Buffer[]; prefix: Buffer; eof: boolean }> {
-  const head: Buffer[] = [];
-  let len = 0;
+): Promise<{ result: Exclude<SniffResult, { needMore: true }>; head: Buffer[]; prefix: Buffer; eof: boolean; blankLines: number }> {
   let eof = false;
-  let prefix: Buffer = Buffer.alloc(0);
+  const pull = async (): Promise<Buffer | undefined> => {
+    for (;;) {
+      const n = await it.next();
+      if (n.done) {
+        eof = true;
+        return undefined;
+      }
+      if (n.value.length > 0) return n.value;
+    }
+  };
+  const skipped = await skipBlankLines(pull);
+  if (skipped.rest === undefined) throw new InputError(file, 0, 'file contains only blank lines');
+  const head: Buffer[] = [skipped.rest];
+  let len = skipped.rest.length;
+  let prefix: Buffer = skipped.rest;
   for (;;) {
     const final = eof || len >= SNIFF_MAX_BYTES;
-    if (len > 0 || final) {
-      prefix = head.length === 1 ? head[0]! : Buffer.concat(head, len);
-      const r = forced ? framingForForced(forced, prefix, final) : sniffPrefix(prefix, final);
-      if (!('needMore' in r)) return { result: r, head, prefix, eof };
-      if (final) throw new InputError(file, 0, 'could not recognise the input format');
-    }
-    const n = await it.next();
-    if (n.done) eof = true;
-    else if (n.value.length > 0) {
-      head.push(n.value);
-      len += n.value.length;
+    prefix = head.length === 1 ? head[0]! : Buffer.concat(head, len);
+    const r = forced ? framingForForced(forced, prefix, final) : sniffPrefix(prefix, final);
+    if (!('needMore' in r)) return { result: r, head: [...blankLineChunks(skipped.lines), ...head], prefix, eof, blankLines: skipped.lines };
+    if (final) throw new InputError(file, 0, 'could not recognise the input format');
+    const c = await pull();
+    if (c !== undefined) {
+      head.push(c);
+      len += c.length;
     }
   }
 }
 
-/** Line number and text of the first non-blank line in a prefix. */
+/** Line number (within the prefix) and text of the first non-blank line in a prefix. */
 function firstLine(prefix: Buffer): { line: number; text: string } | undefined {
   let line = 1;
   let start = 0;
@@ -421,17 +436,19 @@ function firstLine(prefix: Buffer): { line: number; text: string } | undefined {
   return undefined;
 }
 
-function readHeader(file: string, prefix: Buffer): RecordingHeader {
+/** The recording header: the first non-blank line of the prefix, `blankLines` lines into the file. */
+function readHeader(file: string, prefix: Buffer, blankLines = 0): RecordingHeader {
   const first = firstLine(prefix);
   if (!first) throw new InputError(file, 0, 'file contains only blank lines');
+  const line = blankLines + first.line;
   let obj: unknown;
   try {
     obj = JSON.parse(first.text);
   } catch (err) {
-    throw new InputError(file, first.line, `recording header is not JSON (${shorten((err as Error).message)})`);
+    throw new InputError(file, line, `recording header is not JSON (${shorten((err as Error).message)})`);
   }
   const err = checkRecordingHeader(obj);
-  if (err) throw new InputError(file, first.line, err);
+  if (err) throw new InputError(file, line, err);
   return obj as RecordingHeader;
 }
 
@@ -459,7 +476,7 @@ export async function openWatchSource(
   try {
     sniffed = await sniff(file, it, forced);
     if ('error' in sniffed.result) throw new InputError(file, 0, sniffed.result.error);
-    if (sniffed.result.format === 'kexp-recording') header = readHeader(file, sniffed.prefix);
+    if (sniffed.result.format === 'kexp-recording') header = readHeader(file, sniffed.prefix, sniffed.blankLines);
   } catch (err) {
     await it.return?.(undefined);
     throw err;
