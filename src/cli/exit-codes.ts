@@ -15,13 +15,20 @@ export const EXIT = {
   LEAK: 4,
   /** Creates or deletes are failing (quota, admission, …). */
   FAILING: 5,
-  /** Input problems: malformed lines were skipped, or an input could not be read. */
+  /**
+   * Input problems: malformed lines or implausible times (FILE:LINE), trailing non-gzip bytes,
+   * binary data, an input that could not be read, or a recording file that cannot be created
+   * or written.
+   */
   INPUT: 6,
-  /** Cannot reach the cluster, TLS/auth failure, or RBAC forbids a needed read. */
+  /**
+   * Cannot use the cluster: kubeconfig, reachability, TLS/auth, credential plugins, RBAC, or a
+   * response that is not what was asked for (not JSON, wrong kind, too large, too slow).
+   */
   CLUSTER: 7,
   /** The named ReplicaSet (or Deployment) does not exist. */
   NOT_FOUND: 8,
-  /** Interrupted by Ctrl-C. */
+  /** Interrupted by one Ctrl-C or SIGTERM. */
   INTERRUPTED: 130,
 } as const;
 
