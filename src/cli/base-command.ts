@@ -75,3 +75,4 @@ export abstract class KexpCommand extends Command {
     return super.catch(err);
   }
 }
+

@@ -84,13 +84,13 @@ test('an HTML page (200) for the initial LIST: exit 7, one terminal-safe line, h
   assert.equal(r.code, 7, r.stderr);
   assert.ok(r.ms < 10_000);
   assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, r.stderr);
-  assert.match(r.stderr, /^kexp: LIST \/api\/v1\/namespaces\/shop\/pods answered 200 with not JSON: .*<!doctype html>.* instead of a PodList/);
+  assert.match(r.stderr, /^kexp: GET \/api\/v1\/namespaces\/shop\/pods returned 200 with content-type "text\/html", not JSON/);
   assert.ok(!r.stderr.includes('\u001b'), 'the page\'s ESC byte is not echoed raw');
   const l = lines(file);
   assert.equal(l.length, 2, JSON.stringify(l));
   assert.equal(l[0]!.kexpRecording, 1);
   assert.equal(l[1]!.end.reason, 'error');
-  assert.match(l[1]!.end.detail, /instead of a PodList/);
+  assert.match(l[1]!.end.detail, /not JSON/);
 });
 
 test('the duration ends before the initial LISTs complete: exit 7 (nothing replayable), never an empty recording with exit 0', { timeout: 30_000 }, async () => {
