@@ -13,6 +13,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { BIN } from './spawn-cli.js';
 
 export const HAS_PYTHON_PTY = spawnSync('python3', ['-c', 'import pty, termios, fcntl'], { stdio: 'ignore' }).status === 0;
+// CI must run the terminal tests, never skip them (.ci/run sets KEXP_REQUIRE_PTY=1).
+if (!HAS_PYTHON_PTY && process.env.KEXP_REQUIRE_PTY) throw new Error('KEXP_REQUIRE_PTY is set but python3 with the pty module is not available');
 
 const DRIVER = String.raw`
 import fcntl, json, os, pty, select, struct, sys, termios, time
