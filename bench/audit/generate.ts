@@ -1,7 +1,11 @@
 /**
  * Writes a realistic apiserver audit log of about N MB for benchmarking the audit reader.
  *
- *   npx tsx bench/audit/generate.ts --mb 1024 --out /tmp/audit.log [--seed 42]
+ *   npx tsx bench/audit/generate.ts --mb 1024 --out /tmp/audit.log [--seed 42] [--wrap ecs|cloudwatch]
+ *
+ * `--wrap` writes the same traffic as a log store exports it (bench/audit/run-wrappers.sh):
+ * `ecs` one Filebeat/Elastic ECS document per line with the Event under `kubernetes.audit`;
+ * `cloudwatch` CloudWatch Logs export lines `<ISO time> <audit JSON>`.
  *
  * Traffic mix by line count (deterministic for a given seed), modelled on a busy 50-node
  * cluster with a kubeadm-like policy (reads at Metadata, writes at Request, pods and
@@ -25,6 +29,8 @@ const opt = (name: string, def: string) => {
 const targetBytes = Number(opt('mb', '100')) * 1024 * 1024;
 const outPath = opt('out', 'audit.log');
 let seed = Number(opt('seed', '42')) >>> 0;
+const wrapMode = opt('wrap', 'plain');
+if (!['plain', 'ecs', 'cloudwatch'].includes(wrapMode)) throw new Error(`--wrap ${wrapMode}: expected plain, ecs or cloudwatch`);
 
 /** mulberry32 */
 function rand(): number {
@@ -438,6 +444,22 @@ function next(): string {
   });
 }
 
+/** The line as the chosen log store exports it (its time: the Event's stageTimestamp, to the ms). */
+let ecsOffset = 0;
+function wrap(l: string): string {
+  if (wrapMode === 'plain') return l;
+  const i = l.indexOf('"stageTimestamp":"') + 18;
+  const ms = l.slice(i, i + 23) + 'Z';
+  if (wrapMode === 'cloudwatch') return `${ms} ${l}`;
+  ecsOffset += l.length + 1;
+  return (
+    `{"@timestamp":"${ms}","agent":{"name":"cp-1","type":"filebeat","version":"8.13.4"},` +
+    `"data_stream":{"dataset":"kubernetes.audit_logs","namespace":"default","type":"logs"},"ecs":{"version":"8.11.0"},` +
+    `"event":{"dataset":"kubernetes.audit_logs","kind":"event"},"host":{"name":"cp-1"},"input":{"type":"filestream"},` +
+    `"kubernetes":{"audit":${l}},"log":{"file":{"path":"/var/log/kubernetes/kube-apiserver-audit.log"},"offset":${ecsOffset}}}`
+  );
+}
+
 mkdirSync(dirname(outPath), { recursive: true });
 const out = createWriteStream(outPath);
 let written = 0;
@@ -447,7 +469,7 @@ while (written < targetBytes) {
   const parts: string[] = [];
   let size = 0;
   while (size < 4 << 20 && written + size < targetBytes) {
-    const l = next() + '\n';
+    const l = wrap(next()) + '\n';
     parts.push(l);
     size += l.length;
     lines++;

@@ -95,7 +95,11 @@ export default class Audit extends KexpCommand {
         },
       });
       if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));
+      // A ReplicaSet known only from the ReplicaSet controller's pod writes (its object is not in
+      // the input, so there is no model of it): those writes are its report.
+      const writesOnly = flags.rs && res.report.replicaSets.length === 0 ? (res.report.coverage.controllerWrites ?? []).filter((w) => w.replicaSet === flags.rs) : [];
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries));
       else if (flags.rs) process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       else process.stdout.write(renderAuditRanking(res.report, res.summaries));
       // Sources pass on at most 100 problems per file and count the rest.
@@ -116,7 +120,13 @@ export default class Audit extends KexpCommand {
           this.logToStderr(`warning: no audit events ${window}${covered}`);
         }
       }
-      if (flags.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the audit log`);
+      if (writesOnly.length) {
+        const w = writesOnly[0]!;
+        this.logToStderr(
+          `note: ReplicaSet ${flags.rs}: its object is missing from the input (no create or update of it at RequestResponse level), so it cannot be modelled; ` +
+            `reporting its ${w.creates + w.createFailures} create(s) and ${w.deletes + w.deleteFailures} delete(s) of pods by the ReplicaSet controller`,
+        );
+      } else if (flags.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the audit log`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
       if (flags.rs && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
     } catch (err) {

@@ -156,7 +156,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   });
   const summaries = sources.map((s) => s.summary());
   const inputs: FileCoverage[] = [...sources.map((s) => s.coverage()), ...(controllerLog?.coverage ?? [])];
-  const levels = [...new Set(summaries.flatMap((s) => s.levels))];
+  const levels = [...new Set(summaries.flatMap((s) => s.relevantLevels))];
   const assumptions = [
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
   ];

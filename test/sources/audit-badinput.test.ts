@@ -213,11 +213,13 @@ describe('audit bad input: source', () => {
     assert.deepEqual(c.problems.map((p) => `${p.line}: ${p.message}`), [
       '18: gzip data is damaged or truncated here (zlib Z_BUF_ERROR: unexpected end of file); the complete lines before it were read; check the file with `gzip -t`',
     ]);
-    assert.equal(c.source.summary().linesRead, 17);
+    // 17 complete lines and the one the damage cut (malformed): every line counted once.
+    assert.equal(c.source.summary().linesRead, 18);
+    assert.equal(c.source.summary().lineAccount.malformed, 1);
     assert.ok(c.writes.length > 0);
     const r = kexp(['audit', f]);
     assert.equal(r.code, 6);
-    assert.match(r.stdout, /: 17 lines, .* 3 requests by the ReplicaSet controller/);
+    assert.match(r.stdout, /: 18 lines, .* 3 requests by the ReplicaSet controller/);
     // Nothing decodable at all (only the gzip header): still one clean InputError line, exit 6.
     const head = join(dir, 'header-only.gz');
     writeFileSync(head, gz.subarray(0, 10));

@@ -252,7 +252,9 @@ describe('real audit files (/work/shared/realdata)', { skip: present ? false : `
     const s = r.source.summary();
     assert.equal(s.auditRecords, 757);
     assert.deepEqual(s.stages, { ResponseComplete: 437, RequestReceived: 320 });
-    assert.deepEqual(s.levels, []);
+    // Every record was decoded (Metadata level); none of them is relevant.
+    assert.deepEqual(s.levels, ['Metadata']);
+    assert.deepEqual(s.relevantLevels, []);
     assert.equal(r.events.length, 0);
     assert.equal(s.incomplete.count, 0);
     assert.deepEqual(r.warnings, []);

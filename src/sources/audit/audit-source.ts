@@ -42,19 +42,26 @@ import {
   AUDIT_API_VERSIONS,
   AuditNormaliser,
   classifyValue,
+  CLOUDWATCH_LINE_RE,
   CRI_RE,
   KLOG_RE,
   LEGACY_AUDIT_RE,
   parseGkeMethod,
+  parseGkeNonResourceMethod,
   parseMicroTime,
   type AuditLevel,
   type AuditRecord,
   type AuditStage,
 } from './normalise.js';
 import { ReorderBuffer } from './reorder.js';
+import { LineAccount, type LineAccountCounts } from './line-account.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 
-export type AuditFormat = 'audit-log' | 'audit-webhook' | 'audit-yaml' | 'gke' | 'eks' | 'aks';
+/**
+ * `cloudwatch-lines`: a CloudWatch Logs export, one `<ISO time> <audit JSON>` per line; `ecs`:
+ * Elastic/OpenSearch documents or a search response; `loki`: `logcli --output=jsonl` lines.
+ */
+export type AuditFormat = 'audit-log' | 'audit-webhook' | 'audit-yaml' | 'gke' | 'eks' | 'aks' | 'ecs' | 'loki' | 'cloudwatch-lines';
 
 export interface AuditSourceOptions {
   diagnostics: Diagnostics;
@@ -107,16 +114,27 @@ export interface AuditFileSummary {
   format: AuditFormat;
   compressed: boolean;
   apiVersions: string[];
-  /** Policy levels of the relevant records (what kexp could see of pods/RS writes). */
+  /**
+   * Policy levels of the audit records kexp decoded (every record of a YAML/JSON document;
+   * in JSON lines, the lines the byte prefilter let through — it decodes no others).
+   */
   levels: AuditLevel[];
+  /** Policy levels of the relevant records (what kexp could see of pods/RS writes). */
+  relevantLevels: AuditLevel[];
   stages: Partial<Record<AuditStage, number>>;
   /** Epoch ms of the earliest / latest audit record read (incl. the file's last line). */
   start?: number;
   end?: number;
   /** Uncompressed bytes read. */
   bytes: number;
-  /** Lines (NDJSON), top-level JSON values (pretty/array input) or YAML documents read. */
+  /**
+   * Units read: lines (JSON lines), top-level JSON values (pretty/array input) or YAML
+   * documents, plus regions of text skipped between JSON values and a unit cut by damaged gzip
+   * data. Always the sum of `lineAccount` (see line-account.ts).
+   */
   linesRead: number;
+  /** Every unit of `linesRead` in exactly one category. */
+  lineAccount: LineAccountCounts;
   linesSkippedByPrefilter: number;
   /** Wrapped records (EKS/AKS) skipped by the prefilter without parsing. */
   recordsSkippedByPrefilter: number;
@@ -303,21 +321,62 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
   };
 }
 
+/**
+ * GKE LogEntry lines: skipped only when their methodName is one the parser would read as a
+ * request kexp does not need (a resource method on another resource or a read, or a
+ * non-resource method such as `io.k8s.get` of `/readyz`), so a line is classified the same
+ * whether the prefilter or the parser decides — anywhere in the file. A line without a
+ * methodName the prefilter can read (none, escaped, longer than 64 bytes) goes to the parser.
+ */
 export function gkeLineFilter(allEvents: boolean): LineFilter {
   const methodKey = keyScanner('methodName');
-  const relevant = (v: string) => {
-    const m = parseGkeMethod(v);
-    return m !== undefined && RESOURCE_NAMES.has(m.resource) && WRITE_VERBS.has(m.verb);
-  };
+  const any = () => true;
   return (buf, start, end) => {
     let p = start;
     while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
     if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
-    const v = findStringValue(buf, start, end, methodKey, false, relevant);
-    if (v === undefined) return false;
-    if (!allEvents && parseGkeMethod(v)!.resource === 'events') return mentionsReplicaSet(buf, start, end);
+    const v = findStringValue(buf, start, end, methodKey, false, any);
+    if (v === undefined) return true;
+    const m = parseGkeMethod(v);
+    if (m === undefined) return parseGkeNonResourceMethod(v) === undefined;
+    if (!RESOURCE_NAMES.has(m.resource) || !WRITE_VERBS.has(m.verb)) return false;
+    if (!allEvents && m.resource === 'events') return mentionsReplicaSet(buf, start, end);
     return true;
   };
+}
+
+/**
+ * ECS documents, one per line (Filebeat output, an Elasticsearch/OpenSearch export, one search
+ * hit per line): the audit Event's fields appear unescaped inside `kubernetes.audit`, so the
+ * log-backend prefilter decides, less its fast path for the apiserver's own first bytes. A line
+ * holding a whole search response (several hits) goes to the parser.
+ */
+export function ecsLineFilter(allEvents: boolean): LineFilter {
+  const inner = auditLineFilter(false, allEvents, true);
+  const hitsList = new NeedleScanner(Buffer.from('"hits":['));
+  return (buf, start, end) => hitsList.find(buf, start, end) >= 0 || inner(buf, start, end);
+}
+
+/**
+ * CloudWatch Logs export lines `<ISO-8601 time> <audit JSON>`: the log-backend prefilter on the
+ * bytes after the time (its fast path included, the message is the apiserver's own line). A line
+ * without the time prefix goes to the parser.
+ */
+export function cloudwatchLineFilter(allEvents: boolean): LineFilter {
+  const inner = auditLineFilter(false, allEvents, true);
+  return (buf, start, end) => {
+    const json = cloudwatchMessageStart(buf, start, end);
+    return json < 0 || inner(buf, json, end);
+  };
+}
+
+/** Where the JSON starts after a CloudWatch export line's time prefix (`…Z {`), or -1. */
+function cloudwatchMessageStart(buf: Buffer, start: number, end: number): number {
+  // `2025-03-04T10:15:02.131Z ` is 25 bytes; offsets and long fractions allow a few more.
+  const limit = Math.min(end - 1, start + 40);
+  if (buf[start + 4] !== 45 || buf[start + 10] !== 84) return -1;
+  for (let i = start + 19; i < limit; i++) if (buf[i] === 32) return buf[i + 1] === 123 ? i + 1 : -1;
+  return -1;
 }
 
 const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;
@@ -418,6 +477,25 @@ async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
   }
 
   // Text.
+  const cw = CLOUDWATCH_LINE_RE.exec(firstLine);
+  if (cw) {
+    // A CloudWatch Logs export: the time CloudWatch stamped, then the message (the audit JSON).
+    const s: Sniffed = { mode: 'lines', format: 'cloudwatch-lines' };
+    let v: unknown;
+    try {
+      v = JSON.parse(firstLine.slice(cw[0].length));
+    } catch {
+      return s; // a first message longer than the peek, or damaged: the reader reports it
+    }
+    const c = classifyValue(v);
+    if (!c.audit || c.format !== 'audit-log') {
+      throw rejectValue(file, base + firstIdx + 1, `a CloudWatch Logs export of ${c.audit ? `${c.format} documents` : c.what}`, 'expected one audit event per line after the time');
+    }
+    if (c.apiVersion) s.apiVersion = c.apiVersion;
+    const at = firstTime(v);
+    if (at !== undefined) s.firstAt = at;
+    return s;
+  }
   if (KLOG_RE.test(firstLine)) throw rejectValue(file, base + firstIdx + 1, 'a klog text log (kube-controller-manager or another component)', 'read it with `kexp kcm-log`');
   const cri = CRI_RE.exec(firstLine);
   if (cri) {
@@ -473,13 +551,16 @@ function sniffValues(head: Buffer, eof: boolean, file: string, base: number): Sn
   throw new InputError(file, 0, 'not an audit log: no complete JSON value could be parsed at the start');
 }
 
+/** The time of the first record in a value, whatever its wrapper (nothing is reported). */
 function firstTime(v: unknown): number | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const o = v as Record<string, unknown>;
-  return parseMicroTime(o.stageTimestamp) ?? parseMicroTime(o.timestamp);
+  const recs: AuditRecord[] = [];
+  new AuditNormaliser({ problem: () => undefined, skipped: () => undefined }).fromValue(v, 0, recs);
+  return recs.find((r) => r.stageAt !== undefined)?.stageAt;
 }
 
 const STAGE_TS_RE = /"stageTimestamp"\s*:\s*"([^"]+)"/;
+/** The same inside a JSON-encoded string (Loki `line`, EKS `message`, AKS `properties.log`). */
+const ESCAPED_STAGE_TS_RE = /\\"stageTimestamp\\"\s*:\s*\\"([^"\\]+)\\"/;
 /** A request URI of a resource (not `/api`, `/apis/<group>/<version>` discovery or a non-resource path). */
 const RESOURCE_URI_RE = /^\/(api\/[^/?]+|apis\/[^/?]+\/[^/?]+)\/[^/?]/;
 const V1BETA1_TS_RE = /"timestamp"\s*:\s*"([^"]+)"/;
@@ -540,9 +621,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     compressed: false,
     apiVersions: [],
     levels: [],
+    relevantLevels: [],
     stages: {},
     bytes: 0,
     linesRead: 0,
+    lineAccount: { relevant: 0, notRelevant: 0, malformed: 0, incomplete: 0, blank: 0, tooLong: 0, surroundingText: 0 },
     linesSkippedByPrefilter: 0,
     recordsSkippedByPrefilter: 0,
     malformedLines: 0,
@@ -570,23 +653,42 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       diag.warn(`${path}: more than ${maxShown} problems; the rest are only counted (see the input-coverage summary)`);
     }
   };
-  /** A line/record that could not be used: a problem, counted once per line as malformed. */
-  let lastMalformed = -1;
+  // Every unit read is counted once (line-account.ts). `unit` is the unit being parsed: the
+  // line number for JSON lines, a running number for JSON values and YAML documents (several
+  // values may start on one line).
+  const account = new LineAccount();
+  let unit = 0;
+  /** Units read that the reader does not count in `stats.lines` (skipped text, a line cut by damage). */
+  let extraUnits = 0;
+  /** Something in the unit being parsed could not be used: a problem, and the unit is malformed. */
   const problem = (line: number, message: string): void => {
-    if (line !== lastMalformed) {
-      lastMalformed = line;
-      summary.malformedLines++;
-    }
+    account.malformed(unit);
     report(line, message);
+  };
+  /** A record (possibly released after later units were parsed) could not be used. */
+  const recProblem = (rec: AuditRecord, message: string): void => {
+    account.malformed(rec.unit ?? rec.line);
+    report(rec.line, message);
   };
 
   const reader = new InputReader(path, {
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.maxLineBytes ? { maxLineBytes: opts.maxLineBytes } : {}),
     onTooLong: (line, bytes) => report(line, `record of ${bytes} bytes is longer than the limit; skipped`),
-    onStray: (line, text) => problem(line, `text outside any JSON value (${sample(text)}); skipped up to the next value`),
-    onCut: (line) => problem(line, 'truncated value: it breaks off before its closing brace; skipped'),
-    onDamage: (line, message) => problem(line, message),
+    onStray: (line, text) => {
+      extraUnits++;
+      account.add('surroundingText');
+      report(line, `text outside any JSON value (${sample(text)}); skipped up to the next value`);
+    },
+    onCut: (line) => {
+      account.malformedUnread();
+      report(line, 'truncated value: it breaks off before its closing brace; skipped');
+    },
+    onDamage: (line, message) => {
+      extraUnits++;
+      account.malformedUnread();
+      report(line, message);
+    },
   });
   const sniffed = await sniff(reader, path);
   summary.compressed = reader.stats.compressed;
@@ -595,6 +697,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 
   const apiVersions = new Set<string>();
   const levels = new Set<AuditLevel>();
+  const relevantLevels = new Set<AuditLevel>();
   // The first record's time (sniffed; the prefilter may skip that line) joins the coverage at
   // the end, if it agrees with the times the records gave (see finish()).
 
@@ -615,6 +718,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     else if (f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents, false);
     else if (f === 'gke') reader.filter = gkeLineFilter(allEvents);
     else if (f === 'eks' || f === 'aks') reader.filter = auditLineFilter(true, allEvents, false);
+    else if (f === 'loki') reader.filter = auditLineFilter(true, allEvents, true);
+    else if (f === 'ecs') reader.filter = ecsLineFilter(allEvents);
+    else if (f === 'cloudwatch-lines') reader.filter = cloudwatchLineFilter(allEvents);
   };
   setFilter(format);
 
@@ -654,13 +760,16 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   // from its neighbours' is a problem at its line and keeps its place in file order, timed by
   // its requestReceivedTimestamp when that one is plausible, else by the record before it.
   let lastDecidedAt: number | undefined;
+  /** Units of the records the time window holds, oldest first (they are released in order). */
+  const heldUnits: number[] = [];
   const timeWindow = new PlausibleTimeWindow<AuditRecord>((rec, at, bad) => {
+    heldUnits.shift();
     if (bad) {
       const received = rec.requestReceivedAt;
       const usable = received !== undefined && isPlausibleTime(received) && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
       const fallback = usable ? received : lastDecidedAt;
-      problem(
-        rec.line,
+      recProblem(
+        rec,
         `${describeImplausible('stageTimestamp', bad)}; ${fallback === undefined ? 'skipped (no plausible time to place it at)' : usable ? 'timed by its requestReceivedTimestamp' : 'kept in file order at the previous record\'s time'}`,
       );
       if (fallback === undefined) return;
@@ -671,17 +780,22 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       rec.stageAt = at;
       // A requestReceivedTimestamp far from the decided time is as implausible: not used.
       if (rec.requestReceivedAt !== undefined && Math.abs(rec.requestReceivedAt - at) > MAX_DEVIATION_MS) {
-        problem(rec.line, `${describeImplausible('requestReceivedTimestamp', { t: rec.requestReceivedAt, reason: 'far-from-neighbours', around: at }, 'its stageTimestamp')}; not used`);
+        recProblem(rec, `${describeImplausible('requestReceivedTimestamp', { t: rec.requestReceivedAt, reason: 'far-from-neighbours', around: at }, 'its stageTimestamp')}; not used`);
         delete rec.requestReceivedAt;
       }
     }
     handleRecord(rec);
   });
-  const takeRecord = (rec: AuditRecord): void => timeWindow.push(rec, rec.stageAt);
+  const takeRecord = (rec: AuditRecord): void => {
+    rec.unit = unit;
+    heldUnits.push(unit);
+    timeWindow.push(rec, rec.stageAt);
+  };
 
   const handleRecord = (rec: AuditRecord): void => {
     summary.auditRecords++;
     apiVersions.add(rec.apiVersion);
+    if (rec.level) levels.add(rec.level);
     summary.stages[rec.stage] = (summary.stages[rec.stage] ?? 0) + 1;
     noteTime(rec.stageAt);
     const ref = rec.objectRef;
@@ -702,53 +816,55 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
         if (rec.stageAt !== undefined) p.at = rec.stageAt;
         pending.set(rec.auditID, p);
       }
+      if (relevant) account.staged(rec.unit ?? rec.line);
       return;
     }
     if (rec.auditID !== undefined) pending.delete(rec.auditID);
     if (!relevant) {
       // A resource request always names its object: a write without objectRef is damaged.
       if (ref === undefined && WRITE_VERBS.has(rec.verb) && (rec.requestURI === undefined || RESOURCE_URI_RE.test(rec.requestURI))) {
-        problem(rec.line, `audit event without objectRef${rec.requestURI !== undefined ? ` (requestURI ${JSON.stringify(rec.requestURI.slice(0, 100))})` : ''}; skipped`);
+        recProblem(rec, `audit event without objectRef${rec.requestURI !== undefined ? ` (requestURI ${JSON.stringify(rec.requestURI.slice(0, 100))})` : ''}; skipped`);
       } else if (rec.malformed?.startsWith('audit event whose objectRef') && WRITE_VERBS.has(rec.verb)) {
         // Damage that hides which object was written: relevance cannot be decided, so say it.
-        problem(rec.line, `${rec.malformed}; skipped`);
+        recProblem(rec, `${rec.malformed}; skipped`);
       } else summary.skipped['not-relevant'] = (summary.skipped['not-relevant'] ?? 0) + 1;
       return;
     }
     // Fields a completed write needs: without them it would be taken for a failure or for
     // someone else's write.
     if (rec.malformed) {
-      problem(rec.line, `${rec.malformed}; skipped`);
+      recProblem(rec, `${rec.malformed}; skipped`);
       return;
     }
     const st = rec.responseStatus;
     if (rec.stage === 'ResponseComplete' || st !== undefined) {
       if (st === undefined) {
-        problem(rec.line, 'audit event without responseStatus; skipped');
+        recProblem(rec, 'audit event without responseStatus; skipped');
         return;
       }
       const code = st.code as unknown;
       if (code === undefined && rec.stage === 'ResponseComplete') {
-        problem(rec.line, 'audit event without responseStatus.code; skipped');
+        recProblem(rec, 'audit event without responseStatus.code; skipped');
         return;
       }
       if (code !== undefined && (typeof code !== 'number' || !Number.isInteger(code) || code < 100 || code > 599)) {
-        problem(rec.line, `audit event with invalid responseStatus.code ${JSON.stringify(code)}; skipped`);
+        recProblem(rec, `audit event with invalid responseStatus.code ${JSON.stringify(code)}; skipped`);
         return;
       }
     }
-    if (rec.level) levels.add(rec.level);
+    if (rec.level) relevantLevels.add(rec.level);
     if (rec.annotations?.['audit.k8s.io/truncated'] === 'true') summary.truncatedRecords++;
     const at = rec.stageAt;
     if (at === undefined) {
-      problem(
-        rec.line,
+      recProblem(
+        rec,
         rec.invalidTime !== undefined
           ? `audit event with invalid stageTimestamp ${rec.invalidTime}; skipped`
           : 'audit event without stageTimestamp or timestamp; skipped',
       );
       return;
     }
+    account.relevant(rec.unit ?? rec.line);
     buildEvents(rec, at, info!);
   };
 
@@ -839,7 +955,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       // object state. A write to the resource itself (or its status) answering with another
       // kind is damaged.
       if ((ref.subresource === undefined || ref.subresource === 'status') && isObj(resp) && isObj(resp.metadata) && resp.kind !== 'Status') {
-        problem(rec.line, `audit ${rec.verb} of ${resource} whose responseObject has kind ${JSON.stringify(resp.kind).slice(0, 60)}, not ${kind}; skipped`);
+        recProblem(rec, `audit ${rec.verb} of ${resource} whose responseObject has kind ${JSON.stringify(resp.kind).slice(0, 60)}, not ${kind}; skipped`);
       }
       return;
     }
@@ -880,12 +996,24 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     push(ev);
   };
 
+  let valueNo = 0;
   const handleText = (line: Line): void => {
+    unit = sniffed.mode === 'lines' ? line.no : ++valueNo;
+    account.parsed(unit);
+    let text = line.no === 1 && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text;
+    if (format === 'cloudwatch-lines') {
+      const cw = CLOUDWATCH_LINE_RE.exec(text);
+      if (cw) text = text.slice(cw[0].length);
+      else if (!text.trimStart().startsWith('{')) {
+        problem(line.no, `not a CloudWatch export line \`<time> <audit JSON>\` (${sample(text.trim())}); skipped`);
+        return;
+      }
+    }
     let v: unknown;
     try {
-      v = JSON.parse(line.no === 1 && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text);
+      v = JSON.parse(text);
     } catch (e) {
-      const t = line.text.trim();
+      const t = text.trim();
       if (line.unterminated) problem(line.no, 'truncated last record (the input ends without a newline inside it); skipped');
       else if (!t.startsWith('{') && !t.startsWith('[')) problem(line.no, `not JSON (${sample(t)}); skipped`);
       else if (sniffed.mode === 'lines' && t.startsWith('{') && !t.endsWith('}')) {
@@ -908,7 +1036,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 
   // YAML is parsed as a whole when the source is opened, so a file that is neither JSON nor
   // audit YAML is rejected here rather than halfway through the stream.
-  let yamlDocs: Array<{ line: number; value: unknown }> = [];
+  let yamlDocs: Array<{ line: number; value: unknown; unit: number }> = [];
+  /** YAML documents read (units), empty ones included. */
+  let yamlUnits = 0;
   if (sniffed.mode === 'yaml') {
     // Loaded only for YAML input: keeps start-up of the common NDJSON case lean.
     const { LineCounter, parseAllDocuments } = await import('yaml');
@@ -920,27 +1050,35 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     for (const doc of list) {
       // The first line of the document's content (not its `---` marker).
       const line = lc.linePos(doc.contents?.range[0] ?? doc.range[0]).line;
+      unit = ++valueNo;
       if (doc.errors.length > 0) {
+        account.parsed(unit);
         const msg = doc.errors[0]!.message.split('\n')[0];
         if (!classified) throw new InputError(path, line, `not an audit log: neither JSON nor valid YAML (${msg})`);
         problem(line, `YAML: ${msg}`);
         continue;
       }
       const v: unknown = doc.toJS();
-      if (v === null || v === undefined) continue;
+      if (v === null || v === undefined) {
+        // An empty document (only comments, or `---` with nothing after it).
+        account.add('blank');
+        continue;
+      }
       if (!classified) {
         const c = classifyValue(v);
         if (!c.audit) throw rejectValue(path, line, c.what, c.hint);
         classified = true;
       }
-      yamlDocs.push({ line, value: v });
+      yamlDocs.push({ line, value: v, unit });
     }
     if (!classified) throw new InputError(path, 0, 'not an audit log: the YAML holds no documents');
-    summary.linesRead = yamlDocs.length + summary.malformedLines;
+    yamlUnits = valueNo;
   }
 
   const readYaml = (): void => {
-    for (const { line, value } of yamlDocs) {
+    for (const { line, value, unit: u } of yamlDocs) {
+      unit = u;
+      account.parsed(unit);
       const recs: AuditRecord[] = [];
       normaliser.fromValue(value, line, recs);
       for (const r of recs) takeRecord(r);
@@ -956,6 +1094,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
         for await (const batch of batches) {
           for (const line of batch) {
             handleText(line);
+            // No record of this unit or an earlier one can arrive once the window released it.
+            account.settle(Math.min(unit + 1, heldUnits[0] ?? Infinity));
             for (let ev = reorder.popReady(); ev !== undefined; ev = reorder.popReady()) {
               emitted++;
               yield ev;
@@ -982,21 +1122,32 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     const st = reader.stats;
     summary.compressed = st.compressed;
     summary.bytes = st.bytes;
-    if (sniffed.mode !== 'yaml') summary.linesRead = st.lines;
     summary.linesSkippedByPrefilter = st.skippedByFilter;
     summary.linesTooLong = st.tooLong;
     // The file's last line is usually skipped by the prefilter: still count its time.
     const last = sniffed.mode === 'lines' ? reader.lastLineText() : undefined;
     if (last !== undefined) {
-      const m = STAGE_TS_RE.exec(last) ?? V1BETA1_TS_RE.exec(last);
+      const m = STAGE_TS_RE.exec(last) ?? ESCAPED_STAGE_TS_RE.exec(last) ?? V1BETA1_TS_RE.exec(last);
       const at = m ? parseMicroTime(m[1]) : undefined;
       if (at !== undefined && agreesWithCoverage(at)) noteTime(at);
     }
     if (sniffed.firstAt !== undefined && agreesWithCoverage(sniffed.firstAt)) noteTime(sniffed.firstAt);
     summary.apiVersions = [...apiVersions].sort();
     summary.levels = (['Metadata', 'Request', 'RequestResponse'] as const).filter((l) => levels.has(l));
+    summary.relevantLevels = (['Metadata', 'Request', 'RequestResponse'] as const).filter((l) => relevantLevels.has(l));
     const examples = [...pending.values()].slice(0, 5);
     summary.incomplete = { count: pending.size + pending.evicted, examples };
+    // The line account: units never parsed are counted from the reader's statistics.
+    if (sniffed.mode === 'yaml') {
+      summary.linesRead = yamlUnits + extraUnits;
+    } else {
+      account.add('blank', st.emptyLines);
+      account.add('tooLong', st.tooLong);
+      account.add('notRelevant', st.skippedByFilter);
+      summary.linesRead = st.lines + extraUnits;
+    }
+    summary.lineAccount = { ...account.close(summary.incomplete.count) };
+    summary.malformedLines = summary.lineAccount.malformed;
     if (summary.incomplete.count > 0) {
       const ex = examples
         .map((p) => `${path}:${p.line} ${p.stage} ${p.verb} ${p.resource}${p.subresource ? '/' + p.subresource : ''} ${p.namespace ? p.namespace + '/' : ''}${p.name ?? ''}`.trimEnd())

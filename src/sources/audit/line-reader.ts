@@ -590,6 +590,8 @@ export class JsonValueSplitter {
   end(): Line[] {
     if (this.depth === 0) return [];
     const out: Line[] = [];
+    // The unclosed value is a unit read like the others (counted in `lines`).
+    if (this.stats) this.stats.lines++;
     if (this.dropping) {
       this.onTooLong?.(this.valueLine, this.pieceLen);
       if (this.stats) this.stats.tooLong++;

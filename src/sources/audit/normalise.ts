@@ -11,7 +11,21 @@
  * - EKS CloudWatch exports: `{"events":[{message}]}` (filter-log-events / get-log-events) and
  *   subscription payloads `{"messageType":"DATA_MESSAGE","logEvents":[{message}]}` (§1.11 "EKS");
  * - AKS diagnostic records `{"records":[{category:"kube-audit"|"kube-audit-admin",
- *   properties:{log:"{…}"}}]}` or one such record per line (§1.11 "AKS").
+ *   properties:{log:"{…}"}}]}` or one such record per line (§1.11 "AKS");
+ * - ECS documents as Elastic (Filebeat's Kubernetes audit integration) and OpenSearch store them:
+ *   the audit Event under `kubernetes.audit` (nested, or as the dotted key `"kubernetes.audit"`),
+ *   one document per line, one search hit per line (`{"_index",…,"_source":{…}}`, elasticdump),
+ *   or a search-API response `{"hits":{"hits":[{"_source":{…}}]}}`. An ECS document without
+ *   `kind`/`apiVersion` in its `kubernetes.audit` (the ingest pipeline may drop them) is read as
+ *   an `audit.k8s.io/v1` Event;
+ * - Grafana Loki `logcli query --output=jsonl` lines `{"labels":{…},"line":"{…audit json…}",
+ *   "timestamp":"…"}`: `line` is the Event as a JSON string.
+ * The CloudWatch Logs export lines `<ISO-8601 time> {…audit json…}` are unwrapped by the source
+ * (a text prefix before the JSON, see `CLOUDWATCH_LINE_RE`); plain `message` lines are native.
+ *
+ * GKE entries of non-resource requests (`/readyz`, `/healthz`: a `methodName` with no API
+ * version segment, e.g. `io.k8s.get`) are records without objectRef, like the apiserver's own
+ * non-resource events: valid and not relevant, never malformed.
  *
  * It never throws: unknown shapes and versions are reported through the sink with the
  * line number so the caller can print FILE:LINE problems.
@@ -21,7 +35,7 @@ import { typeName } from '../type-name.js';
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
 export type AuditLevel = 'Metadata' | 'Request' | 'RequestResponse';
 /** Where a record came from (which wrapper). */
-export type AuditOrigin = 'log' | 'webhook' | 'gke' | 'eks' | 'aks';
+export type AuditOrigin = 'log' | 'webhook' | 'gke' | 'eks' | 'aks' | 'ecs' | 'loki';
 
 export interface AuditObjectRef {
   resource?: string;
@@ -62,6 +76,8 @@ export interface AuditUser {
 export interface AuditRecord {
   /** 1-based line of the record (or of the wrapper document holding it). */
   line: number;
+  /** The input unit (line, JSON value or YAML document) it came from, for the line account. */
+  unit?: number;
   origin: AuditOrigin;
   /** `audit.k8s.io/v1`, `audit.k8s.io/v1beta1`, `audit.k8s.io/v1alpha1`, or `gke` for Cloud Logging. */
   apiVersion: string;
@@ -123,7 +139,7 @@ function str(v: unknown): string | undefined {
 
 /** What a top-level value is, for format sniffing. */
 export type ValueClass =
-  | { audit: true; format: 'audit-log' | 'audit-webhook' | 'gke' | 'eks' | 'aks'; apiVersion?: string }
+  | { audit: true; format: 'audit-log' | 'audit-webhook' | 'gke' | 'eks' | 'aks' | 'ecs' | 'loki'; apiVersion?: string }
   | { audit: false; what: string; hint: string };
 
 const REPLAY_HINT = 'read it with `kexp replay`';
@@ -148,6 +164,8 @@ export function classifyValue(v: unknown): ValueClass {
   if (Array.isArray(v.logEvents) || str(v.messageType) !== undefined) return { audit: true, format: 'eks' };
   if (Array.isArray(v.events) && v.events.some((e) => isObj(e) && 'message' in e)) return { audit: true, format: 'eks' };
   if (Array.isArray(v.records) || (str(v.category) !== undefined && isObj(v.properties))) return { audit: true, format: 'aks' };
+  if (ecsAudit(v) !== undefined || isObj(v._source) || (isObj(v.hits) && Array.isArray(v.hits.hits))) return { audit: true, format: 'ecs' };
+  if (isLokiLine(v)) return { audit: true, format: 'loki' };
   // Not audit: say what it is and which command reads it.
   if (str(v.type) !== undefined && isObj(v.object) && /^(ADDED|MODIFIED|DELETED|BOOKMARK|ERROR)$/.test(str(v.type)!)) {
     return { audit: false, what: 'a watch stream (`{"type":"ADDED","object":…}`)', hint: REPLAY_HINT };
@@ -174,6 +192,26 @@ export function classifyValue(v: unknown): ValueClass {
   if (keys.length === 0) return { audit: false, what: 'an empty JSON object', hint: 'expected apiserver audit events' };
   return { audit: false, what: `an unrecognised JSON object (keys: ${keys.slice(0, 6).join(', ')})`, hint: 'expected apiserver audit events' };
 }
+
+/** The audit Event of an ECS document: `kubernetes.audit` nested or as a dotted key. */
+export function ecsAudit(v: Obj): Obj | undefined {
+  const k = v.kubernetes;
+  if (isObj(k) && isObj(k.audit)) return k.audit;
+  const dotted = v['kubernetes.audit'];
+  return isObj(dotted) ? dotted : undefined;
+}
+
+/** A `logcli query --output=jsonl` line: `line` (the log line) is a string, with `labels` or `timestamp`. */
+function isLokiLine(v: Obj): boolean {
+  return typeof v.line === 'string' && (isObj(v.labels) || typeof v.timestamp === 'string');
+}
+
+/**
+ * A CloudWatch Logs export line (S3 `create-export-task`, or `--output text` with the time):
+ * `2025-03-04T10:15:02.131Z {…}` — an ISO-8601 time, one space, then the message. Group 0 is
+ * the prefix to strip.
+ */
+export const CLOUDWATCH_LINE_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d) (?=\{)/;
 
 /** klog text header `I0304 10:15:02.123456       1 file.go:123] `. */
 export const KLOG_RE = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ \S+:\d+\] /;
@@ -285,8 +323,51 @@ export class AuditNormaliser {
       this.fromAksRecord(v, line, out);
       return;
     }
+    const ecs = ecsAudit(v);
+    if (ecs !== undefined) {
+      // Tolerate documents whose pipeline dropped kind/apiVersion (they are audit Events).
+      if (ecs.kind === undefined) ecs.kind = 'Event';
+      if (ecs.kind === 'Event' && !('apiVersion' in ecs) && !('auditID' in ecs) && !('stage' in ecs)) {
+        this.sink.problem(line, 'ECS document whose kubernetes.audit has no apiVersion, auditID or stage');
+        return;
+      }
+      this.fromObject(ecs, line, out, 'ecs');
+      return;
+    }
+    if (isObj(v._source)) {
+      this.fromHit(v, line, out);
+      return;
+    }
+    if (isObj(v.hits) && Array.isArray(v.hits.hits)) {
+      for (const h of v.hits.hits) this.fromHit(h, line, out);
+      return;
+    }
+    if (isLokiLine(v)) {
+      const t = (v.line as string).trimStart();
+      // Loki holds whatever was shipped: other components' lines are not audit events.
+      if (!t.startsWith('{')) {
+        this.sink.skipped(KLOG_RE.test(t) ? 'klog-message' : 'non-json-message', line);
+        return;
+      }
+      this.fromInner(t, line, out, 'loki', 'line');
+      return;
+    }
     const c = classifyValue(v);
     this.sink.problem(line, c.audit ? 'unrecognised audit wrapper' : `not an audit event: ${c.what}`);
+  }
+
+  /** One search hit: its `_source` is an ECS document (or, re-indexed, a bare audit Event). */
+  private fromHit(h: unknown, line: number, out: AuditRecord[]): void {
+    const src = isObj(h) ? h._source : undefined;
+    if (!isObj(src)) {
+      this.sink.problem(line, 'search hit without an object _source');
+      return;
+    }
+    if (ecsAudit(src) === undefined && src.kind === undefined) {
+      this.sink.skipped('ecs-non-audit', line);
+      return;
+    }
+    this.fromObject(src, line, out, 'ecs');
   }
 
   private fromAksRecord(r: unknown, line: number, out: AuditRecord[]): void {
@@ -416,11 +497,12 @@ export class AuditNormaliser {
     }
     const method = str(p.methodName);
     const m = method ? parseGkeMethod(method) : undefined;
-    if (!m) {
+    const nonResource = m === undefined && method !== undefined ? parseGkeNonResourceMethod(method) : undefined;
+    if (!m && nonResource === undefined) {
       this.sink.problem(line, `GKE entry with an unrecognised methodName ${JSON.stringify(method ?? null)}`);
       return undefined;
     }
-    const ref = parseGkeResourceName(str(p.resourceName), m);
+    const ref = m ? parseGkeResourceName(str(p.resourceName), m) : undefined;
     const auth = isObj(p.authenticationInfo) ? p.authenticationInfo : {};
     const meta = isObj(p.requestMetadata) ? p.requestMetadata : {};
     const op = isObj(e.operation) ? e.operation : undefined;
@@ -432,11 +514,13 @@ export class AuditNormaliser {
       origin: 'gke',
       apiVersion: 'gke',
       stage,
-      verb: m.verb,
+      verb: m?.verb ?? nonResource!,
       user: { username: str(auth.principalEmail) ?? '' },
-      objectRef: ref,
-      responseStatus: gkeStatus(p.status, m.verb),
+      responseStatus: gkeStatus(p.status, m?.verb ?? nonResource!),
     };
+    if (ref) rec.objectRef = ref;
+    // A non-resource request names its path in resourceName (`readyz`, `/healthz`).
+    else rec.requestURI = '/' + (str(p.resourceName) ?? '').replace(/^\/+/, '');
     const id = str(op?.id) ?? str(e.insertId);
     if (id !== undefined) rec.auditID = id;
     const ua = str(meta.callerSuppliedUserAgent);
@@ -526,6 +610,18 @@ export function parseGkeMethod(method: string): GkeMethod | undefined {
   const m: GkeMethod = { group, version: segs[vi]!, resource: rest[0]!, verb };
   if (rest.length >= 3) m.subresource = rest.slice(1, -1).join('.');
   return m;
+}
+
+/**
+ * The verb of a non-resource request's methodName (`io.k8s.get`, `io.k8s.healthz.get`): the
+ * `io.k8s.` prefix, no API version segment, a lower-case HTTP-method verb last.
+ */
+export function parseGkeNonResourceMethod(method: string): string | undefined {
+  const segs = method.split('.');
+  if (segs[0] !== 'io' || segs[1] !== 'k8s' || segs.length < 3) return undefined;
+  if (segs.slice(2).some((x) => VERSION_RE.test(x))) return undefined;
+  const verb = segs[segs.length - 1]!;
+  return /^(get|head|post|put|patch|delete|options)$/.test(verb) ? verb : undefined;
 }
 
 /**
