@@ -32,8 +32,10 @@ export function closestCommand(typed: string, ids: readonly string[]): string | 
 const hook: Hook.CommandNotFound = async function (opts) {
   const sep = opts.config.topicSeparator;
   const visible = opts.config.commands.filter((c) => !c.hidden).flatMap((c) => [c.id, ...c.aliases]);
-  const typed = opts.id.replaceAll(':', sep);
-  const near = closestCommand(opts.id, visible);
+  // With a space as the topic separator oclif joins the words it could not place ("replya
+  // x" arrives as "replya:x"); kexp has no topics, so the command is the first word.
+  const typed = opts.id.split(':')[0] ?? opts.id;
+  const near = closestCommand(typed, visible);
   const bin = opts.config.bin;
   const hint = near === undefined ? '' : `; did you mean "${near.replaceAll(':', sep)}"?`;
   process.stderr.write(`${bin}: ${terminalSafeLine(JSON.stringify(typed))} is not a ${bin} command${terminalSafeLine(hint)} (${bin} help lists them all)\n`);
