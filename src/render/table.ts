@@ -148,8 +148,9 @@ function findingsSection(r: ReplicaSetReport, c: Ctx): string[] {
     if (f.evidence.length) {
       if (c.wide) out.push(`        Evidence: ${f.evidence.join(', ')}`);
       else {
-        const more = f.evidence.length > EVIDENCE_SHOWN ? ` … +${f.evidence.length - EVIDENCE_SHOWN} more (-o wide)` : '';
-        out.push(fitLine(`        Evidence: ${f.evidence.slice(0, EVIDENCE_SHOWN).join(', ')}${more}`, c.width));
+        // The count first, so a cut line still says that -o wide has them all.
+        const more = f.evidence.length > EVIDENCE_SHOWN ? ` (${f.evidence.length}; -o wide lists all)` : '';
+        out.push(fitLine(`        Evidence${more}: ${f.evidence.slice(0, EVIDENCE_SHOWN).join(', ')}`, c.width));
       }
     }
   }
