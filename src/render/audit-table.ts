@@ -8,7 +8,7 @@ import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
 import { isLeakWindow } from '../analysis/report-builder.js';
 import type { AuditFileSummary } from '../sources/audit/audit-source.js';
 import { formatTable, type Column } from './columns.js';
-import { needsAttention, renderSummary } from './next-steps.js';
+import { breakCommand, needsAttention, renderSummary, shellWord } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
 import { labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
@@ -44,7 +44,7 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     out.push(wrap(`${rss.length} ReplicaSet${rss.length === 1 ? '' : 's'}, ${bad.length} needing a look${bad.length ? `; worst: ${worst.key}` : ''}`, width, ''));
     if (bad.length) {
       out.push(...renderSummary(worst, { width }));
-      out.push(labelled('  ', `kexp audit ${summaries.map((s) => s.file).join(' ')} --rs ${worst.key}`, width));
+      out.push(...breakCommand(`kexp audit ${summaries.map((s) => shellWord(s.file)).join(' ')} --rs ${worst.key}`, width, '  '));
     }
     out.push('');
     // The columns that rank; -o wide adds the verdict's basis, rounds and gated windows.

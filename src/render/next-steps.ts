@@ -57,6 +57,11 @@ export function kubectlCommands(rs: ReplicaSetReport): string[] {
   return cmds;
 }
 
+/** `s` as one POSIX shell word: as it is when it needs no quoting, else in single quotes. */
+export function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
  * A shell command within `width` columns: broken between words with ` \` continuations (still
  * copy-pasteable); a single word longer than a line stays whole.
