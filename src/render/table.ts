@@ -205,8 +205,8 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
   }
   out.push(...findingsSection(r, c));
   out.push('');
-  const at = r.adoption.at ? `; at ${clockFor(undefined)(r.adoption.at)} UTC` : '';
-  out.push(wrap(`Adoption (ClaimObject for each candidate pod: ${decisionCounts(r.adoption.rows) || 'none'}${at})`, c.width, '  '));
+  const at = r.adoption.at ? ` at ${clockFor(undefined)(r.adoption.at)} UTC` : '';
+  out.push(wrap(`Adoption (ClaimObject for each candidate pod: ${decisionCounts(r.adoption.rows) || 'none'})${at}`, c.width, '  '));
   if (r.adoption.rows.length === 0) out.push('    no candidate pods');
   else out.push(...adoptionTable(r.adoption.rows, { width: c.width, wide: c.wide, indent: TI }));
   return out;
