@@ -4,10 +4,15 @@
 import { Flags } from '@oclif/core';
 import { DEFAULT_K8S_VERSION } from '../model/version.js';
 
+/**
+ * `-o`: `table` fits the terminal (src/render/width.ts) and cuts long cells with `…`; `wide`
+ * adds the wide-only columns and prints every row and cell in full (like `kubectl -o wide`);
+ * `json` is the machine-readable result.
+ */
 export const outputFlag = Flags.string({
   char: 'o',
-  summary: 'Output format.',
-  options: ['table', 'json'],
+  summary: 'Output format: table (fits the terminal), wide (every row and cell in full), json.',
+  options: ['table', 'wide', 'json'],
   default: 'table',
 });
 

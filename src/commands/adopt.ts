@@ -6,7 +6,9 @@ import { exitCodeForError } from '../cli/cluster-errors.js';
 import { oneLine } from '../cli/messages.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
-import { adoptFromFile, adoptLive, renderAdoptText } from '../pipeline/adopt.js';
+import { adoptFromFile, adoptLive } from '../pipeline/adopt.js';
+import { renderAdoptText } from '../render/adopt.js';
+import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
 import { ClusterError } from '../sources/live/api-client.js';
 import { checkNamespace, checkObjectName } from '../sources/live/names.js';
@@ -62,7 +64,7 @@ export default class Adopt extends KexpCommand {
           signal: ac.signal,
         });
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res, null, 2) + '\n');
-      else process.stdout.write(renderAdoptText(res));
+      else process.stdout.write(renderAdoptText(res, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       process.exitCode = res.problems > 0 ? EXIT.INPUT : EXIT.OK;
     } catch (err) {
       if (ac.signal.aborted) {

@@ -10,6 +10,7 @@ import { renderAuditRanking } from '../render/audit-table.js';
 import { useColor } from '../render/color.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
+import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
 
 const RFC3339_RE = /^(\d{4})-(\d\d)-(\d\d)[Tt](\d\d):(\d\d):(\d\d)(\.\d+)?(?:([Zz])|([+-])(\d\d):(\d\d))$/;
@@ -99,9 +100,9 @@ export default class Audit extends KexpCommand {
       // the input, so there is no model of it): those writes are its report.
       const writesOnly = flags.rs && res.report.replicaSets.length === 0 ? (res.report.coverage.controllerWrites ?? []).filter((w) => w.replicaSet === flags.rs) : [];
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
-      else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries));
-      else if (flags.rs) process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
-      else process.stdout.write(renderAuditRanking(res.report, res.summaries));
+      else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
+      else if (flags.rs) process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
+      else process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       // Sources pass on at most 100 problems per file and count the rest.
       const total = Math.max(res.problems.length, res.summaries.reduce((n, s) => n + s.problems, 0));
       if (total > MAX_PROBLEMS_PRINTED) this.logToStderr(`kexp: … and ${total - MAX_PROBLEMS_PRINTED} more input problem(s) not shown`);

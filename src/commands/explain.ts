@@ -10,7 +10,10 @@ import { terminalSafeLine } from '../render/terminal-safe.js';
 import { ClusterError } from '../sources/live/api-client.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
-import { explainLive, renderExplainHtml, renderExplainText } from '../pipeline/explain-live.js';
+import { explainLive } from '../pipeline/explain-live.js';
+import { renderExplainHtml, renderExplainText } from '../render/explain.js';
+import { useColor } from '../render/color.js';
+import { stdoutWidth } from '../render/width.js';
 
 export default class Explain extends KexpCommand {
   static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing, or blocked because the ReplicaSet is being deleted.';
@@ -81,7 +84,7 @@ export default class Explain extends KexpCommand {
       });
       spinner.stop();
       if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
-      else process.stdout.write(renderExplainText(res));
+      else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ env: process.env, isTTY: process.stdout.isTTY }) }));
       if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
       if (ac.signal.aborted) {
         this.logToStderr('kexp: interrupted; the explanation covers what was seen until then');

@@ -5,6 +5,7 @@ import { EXIT } from '../cli/exit-codes.js';
 import { oneLine } from '../cli/messages.js';
 import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
+import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
 
 export default class KcmLog extends KexpCommand {
@@ -47,7 +48,7 @@ export default class KcmLog extends KexpCommand {
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       });
       if (flags.output === 'json') process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-      else process.stdout.write(renderKcmLog(result));
+      else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       const leak = result.replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
       // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.

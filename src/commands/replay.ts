@@ -9,6 +9,7 @@ import { replayFiles } from '../pipeline/replay-files.js';
 import { useColor } from '../render/color.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
+import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
 
@@ -80,7 +81,7 @@ export default class Replay extends KexpCommand {
       if (flags.html === '-') {
         /* already written */
       } else if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
-      else process.stdout.write(renderTable(res.report, 100, { color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
+      else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
       if (flags.rs && res.report.replicaSets.length === 0 && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;

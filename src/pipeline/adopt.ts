@@ -21,7 +21,6 @@ import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { getFreshReplicaSet, listNamespacePods, readTargets } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { replayFiles } from './replay-files.js';
-import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 export interface AdoptRow extends AdoptionRow {
   /** Active pods (not finished, not terminating) are what a sync claims; undefined from a recording. */
@@ -155,30 +154,4 @@ export async function adoptFromFile(o: AdoptFileOptions): Promise<AdoptResult> {
     summary: summarise(rows),
     problems: res.problems.length,
   };
-}
-
-function pad(s: string, n: number): string {
-  return s.length >= n ? s : s + ' '.repeat(n - s.length);
-}
-
-/** Terminal rendering of an AdoptResult. */
-export function renderAdoptText(r: AdoptResult, width = 110): string {
-  r = terminalSafeDeep(r);
-  const out: string[] = [];
-  out.push(`ReplicaSet ${r.replicaSet.key}${r.replicaSet.uid ? `  (uid ${r.replicaSet.uid})` : ''}${r.replicaSet.selector ? `  selector ${r.replicaSet.selector}` : ''}${r.replicaSet.deleting ? '  BEING DELETED' : ''}`);
-  out.push(r.source.kind === 'live' ? `Read ${r.source.at.replace('T', ' ').replace('Z', '')} UTC from ${r.source.server} (context ${r.source.context})` : `From ${r.source.files.join(', ')} (state at ${r.source.at ?? 'end of input'})`);
-  out.push(`CanAdopt now: ${r.canAdopt.available ? (r.canAdopt.ok ? 'passes' : 'FAILS') : 'not available'} — ${r.canAdopt.detail}`);
-  out.push(`Decisions: ${Object.entries(r.summary).map(([k, v]) => `${k} ${v}`).join(', ') || 'no candidate pods'}${r.nonMatchingOrphans ? `; ${r.nonMatchingOrphans} orphan(s) in the namespace do not match the selector` : ''}`);
-  out.push('');
-  if (r.rows.length) {
-    out.push(`${pad('POD', 40)} ${pad('ACTION', 7)} ${pad('CLAIMED', 7)} ${pad('ACTIVE', 6)} ${pad('CONTROLLER', 28)} WHY`);
-    const whyWidth = Math.max(30, width - 93);
-    for (const x of r.rows) {
-      const why = x.reason.length > whyWidth ? `${x.reason.slice(0, whyWidth - 3)}...` : x.reason;
-      out.push(`${pad(x.pod.split('/')[1] ?? x.pod, 40)} ${pad(x.action, 7)} ${pad(x.claimed ? 'yes' : 'no', 7)} ${pad(x.active === undefined ? '?' : x.active ? 'yes' : 'no', 6)} ${pad(x.controller ?? '(orphan)', 28)} ${why}`);
-    }
-    out.push('');
-    out.push('Full reasons: -o json.');
-  }
-  return out.join('\n') + '\n';
 }

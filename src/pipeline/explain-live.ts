@@ -20,10 +20,9 @@
  *    replayed through the controller model — and a merge of both into one Report
  *    (`generator.command: "explain"`, schema/report.schema.json).
  *
- * Renderers for the terminal and a self-contained HTML page are at the end; they only read
- * the result.
+ * The terminal and HTML renderings are in src/render/explain.ts (the same renderers as
+ * replay and audit); they only read the result.
  */
-import { wrap } from '../render/text.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -59,7 +58,6 @@ export {
   type TimelineEntry,
 } from '../analysis/snapshot-analysis.js';
 import { replayFiles } from './replay-files.js';
-import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 const TIMELINE_MAX = 40;
 
@@ -287,119 +285,4 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
     watch: watchInfo,
     warnings,
   };
-}
-
-// ------------------------------------------------------------------------------------------ renderers
-
-function ts(ms: number, coarse: boolean): string {
-  const s = new Date(Math.floor(ms)).toISOString().replace('T', ' ').replace('Z', '');
-  return coarse ? s.slice(0, 19) : s.slice(0, 23);
-}
-
-
-function pad(s: string, n: number): string {
-  return s.length >= n ? s : s + ' '.repeat(n - s.length);
-}
-
-const ADOPTION_ROWS_SHOWN = 15;
-
-/** The terminal rendering: verdict first, then why, timeline, gated windows, adoption, next steps. */
-export function renderExplainText(r: ExplainResult, width = 100): string {
-  r = terminalSafeDeep(r);
-  const out: string[] = [];
-  for (const e of r.explanations) {
-    const rep = e.report;
-    const f = e.facts;
-    out.push(`ReplicaSet ${rep.key}${rep.uid ? `  (uid ${rep.uid})` : ''}${rep.owner ? `  owner ${rep.owner.kind}/${rep.owner.name}` : ''}`);
-    out.push(`Verdict: ${rep.verdict.state.toUpperCase()} [${rep.verdict.basis}] — ${rep.verdict.summary}`);
-    out.push(`  desired ${f.desired}, active ${f.active}, terminating ${f.terminating}, ready ${f.ready}${f.finished ? `, finished ${f.finished}` : ''}; status.replicas ${f.statusReplicas ?? 0}, observedGeneration ${f.observedGeneration ?? '—'}/${f.generation ?? '—'}; namespace ${f.nsKnown ? (f.nsTerminating ? 'Terminating' : 'Active') : 'not readable'}`);
-    out.push('');
-    out.push('  Why');
-    if (rep.findings.length === 0) out.push('    nothing unusual');
-    for (const x of rep.findings) {
-      out.push(`    [${x.severity.toUpperCase()}] ${x.title}  (${x.basis}${x.at ? `, ${ts(Date.parse(x.at), true)}` : ''})`);
-      out.push(wrap(x.explanation, width - 8, '        '));
-      if (x.evidence.length) out.push(`        Evidence: ${x.evidence.slice(0, 5).join(', ')}${x.evidence.length > 5 ? ', …' : ''}`);
-    }
-    out.push('');
-    out.push('  Recent timeline (UTC; API timestamps are whole seconds and Events keep only first/last time and a count; watch times are kexp\'s receive times)');
-    if (e.timelineOmitted) out.push(`    … ${e.timelineOmitted} earlier entries omitted`);
-    for (const t of e.timeline) out.push(`    ${pad(ts(t.at, t.coarse), 23)}  ${pad(t.basis, 8)}  ${pad(t.from, 10)}  ${t.text}`);
-    out.push('');
-    out.push('  Gated windows and leaks');
-    if (rep.gatedWindows.length === 0) {
-      out.push(r.watch ? '    none seen during the watch' : '    none inferred (a snapshot cannot see the controller\'s expectations; --watch follows its rounds)');
-    }
-    for (const w of rep.gatedWindows) {
-      const end = w.end ? `${ts(Date.parse(w.end), false)} (${w.endedBy})` : `open, record expires ${w.expiresAt ? ts(Date.parse(w.expiresAt), true) : '?'}`;
-      out.push(`    ${ts(Date.parse(w.start), w.basis !== 'observed' && !r.watch)} → ${end}  raised add=${w.raised.add} del=${w.raised.del}${w.remaining ? `, left add=${w.remaining.add} del=${w.remaining.del}` : ''}  [${w.basis}]`);
-      if (w.note) out.push(wrap(w.note, width - 8, '        '));
-    }
-    out.push('');
-    const rows = rep.adoption.rows;
-    const by: Record<string, number> = {};
-    for (const a of rows) by[a.action] = (by[a.action] ?? 0) + 1;
-    out.push(`  Adoption (ClaimObject for each candidate pod: ${Object.entries(by).map(([k, v]) => `${k} ${v}`).join(', ') || 'none'})`);
-    const interesting = rows.filter((a) => a.action !== 'keep');
-    const shown = [...interesting, ...rows.filter((a) => a.action === 'keep')].slice(0, ADOPTION_ROWS_SHOWN);
-    const cut = Math.max(60, width - 10);
-    for (const a of shown) {
-      out.push(`    ${pad(a.pod.split('/')[1] ?? a.pod, 40)} ${pad(a.action, 7)} ${a.claimed ? 'claimed' : 'not claimed'}`);
-      out.push(`      ${a.reason.length > cut ? `${a.reason.slice(0, cut - 3)}...` : a.reason}`);
-    }
-    if (rows.length > shown.length) out.push(`    … ${rows.length - shown.length} more (all rows in -o json; per pod with \`kexp adopt ${rep.name} -n ${rep.namespace}\`)`);
-    out.push('');
-    out.push('  Next steps');
-    e.nextSteps.forEach((s, i) => out.push(wrap(`${i + 1}. ${s}`, width - 4, '    ')));
-    out.push('');
-  }
-  const w = r.watch;
-  out.push(`Read ${ts(r.snapshot.takenAt, false)} from ${r.snapshot.server} (context ${r.snapshot.context}, namespace ${r.snapshot.namespace}); model: Kubernetes ${r.report.k8sVersion.version} (${r.report.k8sVersion.basis})`);
-  out.push(w ? `Watched ${(w.durationMs / 1000).toFixed(1)}s (${w.endReason}): ${w.events} events, ${w.gaps} gaps${w.problems ? `, ${w.problems} problems` : ''}${w.kept ? `; recording kept in ${w.file}` : ''}` : 'No watch (snapshot only); add --watch 30s to follow the controller\'s rounds.');
-  return out.join('\n') + '\n';
-}
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** A self-contained HTML page (no executable script, no external resources) with the same sections and the JSON Report embedded. */
-export function renderExplainHtml(r: ExplainResult): string {
-  const parts: string[] = [];
-  const color: Record<string, string> = { healthy: '#1a7f37', converging: '#0969da', gated: '#9a6700', leaked: '#cf222e', failing: '#cf222e', deleting: '#6e7781', deleted: '#6e7781', unknown: '#6e7781' };
-  for (const e of r.explanations) {
-    const rep = e.report;
-    parts.push(`<section><h2>ReplicaSet ${esc(rep.key)}</h2>`);
-    parts.push(`<p class="verdict" style="border-color:${color[rep.verdict.state]}"><b style="color:${color[rep.verdict.state]}">${esc(rep.verdict.state.toUpperCase())}</b> <span class="basis">[${esc(rep.verdict.basis)}]</span> ${esc(rep.verdict.summary)}</p>`);
-    const f = e.facts;
-    parts.push(`<p>desired ${f.desired}, active ${f.active}, terminating ${f.terminating}, ready ${f.ready}; observedGeneration ${f.observedGeneration ?? '—'}/${f.generation ?? '—'}${rep.owner ? `; owner ${esc(rep.owner.kind)}/${esc(rep.owner.name)}` : ''}</p>`);
-    parts.push('<h3>Why</h3><ul>');
-    for (const x of rep.findings) parts.push(`<li><b>[${esc(x.severity)}] ${esc(x.title)}</b> <span class="basis">(${esc(x.basis)})</span><br>${esc(x.explanation)}<br><i>Next:</i> ${esc(x.nextStep)}</li>`);
-    parts.push('</ul><h3>Recent timeline</h3><table><tr><th>At (UTC)</th><th>Basis</th><th>From</th><th>What</th></tr>');
-    for (const t of e.timeline) parts.push(`<tr><td>${esc(ts(t.at, t.coarse))}</td><td>${esc(t.basis)}</td><td>${esc(t.from)}</td><td>${esc(t.text)}</td></tr>`);
-    parts.push('</table><h3>Gated windows and leaks</h3>');
-    if (!rep.gatedWindows.length) parts.push('<p>none</p>');
-    else {
-      parts.push('<table><tr><th>Start</th><th>End</th><th>Raised</th><th>Basis</th><th>Note</th></tr>');
-      for (const w of rep.gatedWindows) parts.push(`<tr><td>${esc(w.start)}</td><td>${esc(w.end ?? `open (expires ${w.expiresAt ?? '?'})`)}</td><td>add ${w.raised.add} / del ${w.raised.del}</td><td>${esc(w.basis)}</td><td>${esc(w.note ?? '')}</td></tr>`);
-      parts.push('</table>');
-    }
-    parts.push('<h3>Adoption</h3><table><tr><th>Pod</th><th>Action</th><th>Claimed</th><th>Why</th></tr>');
-    for (const a of rep.adoption.rows.slice(0, 500)) parts.push(`<tr><td>${esc(a.pod)}</td><td>${esc(a.action)}</td><td>${a.claimed ? 'yes' : 'no'}</td><td>${esc(a.reason)}</td></tr>`);
-    parts.push('</table>');
-    if (rep.adoption.rows.length > 500) parts.push(`<p>… ${rep.adoption.rows.length - 500} more rows in the embedded JSON.</p>`);
-    parts.push('<h3>Next steps</h3><ol>');
-    for (const s of e.nextSteps) parts.push(`<li>${esc(s)}</li>`);
-    parts.push('</ol></section>');
-  }
-  const json = JSON.stringify(r.report).replace(/</g, '\\u003c');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>kexp explain ${esc(r.explanations.map((e) => e.report.key).join(', '))}</title>
-<style>body{font:14px/1.45 system-ui,sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top}.verdict{border-left:6px solid;padding:.4em .8em;background:#f6f8fa}.basis{color:#57606a}</style>
-</head><body><h1>kexp explain</h1>
-<p>Read ${esc(ts(r.snapshot.takenAt, false))} UTC from ${esc(r.snapshot.server)} (context ${esc(r.snapshot.context)}, namespace ${esc(r.snapshot.namespace)})${r.watch ? `; watched ${(r.watch.durationMs / 1000).toFixed(1)} s` : '; snapshot only'}.</p>
-${parts.join('\n')}
-<script type="application/json" id="kexp-report">${json}</script>
-</body></html>
-`;
 }

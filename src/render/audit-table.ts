@@ -1,14 +1,18 @@
 /**
- * `kexp audit` without --rs: a ranked table of ReplicaSets (worst first) and the input
- * coverage of every audit file. With --rs the full per-ReplicaSet report (table.ts) is used.
+ * `kexp audit` without --rs: the worst ReplicaSet's summary first (verdict, cause, next step
+ * with kubectl commands and the `kexp audit … --rs` to see all of it), then a ranked
+ * borderless table of ReplicaSets (worst first) and the input coverage of every audit file.
+ * With --rs the full per-ReplicaSet report (table.ts) is used.
  */
-import Table from 'cli-table3';
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
 import { isLeakWindow } from '../analysis/report-builder.js';
 import type { AuditFileSummary } from '../sources/audit/audit-source.js';
+import { formatTable, type Column } from './columns.js';
+import { breakCommand, needsAttention, renderSummary, shellWord } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
+import { labelled, wrap } from './text.js';
+import { clockFor, dateSuffix, sectionDate } from './times.js';
 
-const PLAIN = { head: [] as string[], border: [] as string[] };
 const SEV = { critical: 0, warning: 1, info: 2 } as const;
 const STATE_RANK: Record<string, number> = { leaked: 0, failing: 1, gated: 2, converging: 3, deleting: 4, unknown: 5, healthy: 6, deleted: 7 };
 
@@ -19,41 +23,72 @@ export function rankReplicaSets(rss: ReplicaSetReport[]): ReplicaSetReport[] {
     b.findings.length - a.findings.length || a.key.localeCompare(b.key));
 }
 
-export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]): string {
+export interface AuditRankingOptions {
+  width?: number;
+  wide?: boolean;
+}
+
+export function renderAuditRanking(report: Report, summaries: AuditFileSummary[], o: AuditRankingOptions = {}): string {
+  const width = o.width ?? 100;
+  const wide = o.wide ?? false;
   report = terminalSafeDeep(report);
   summaries = terminalSafeDeep(summaries);
   const out: string[] = [];
   const rss = rankReplicaSets(report.replicaSets);
   const writesOnly = (report.coverage.controllerWrites ?? []).filter((w) => !w.inReport);
-  if (rss.length === 0 && writesOnly.length === 0) out.push('No ReplicaSet controller activity in the audit log: no ReplicaSet objects and no pod writes by the ReplicaSet controller.');
-  else if (rss.length === 0) out.push('No ReplicaSet object in the audit log, so no ReplicaSet can be reconstructed (see the writes below).');
+  if (rss.length === 0 && writesOnly.length === 0) out.push(wrap('No ReplicaSet controller activity in the audit log: no ReplicaSet objects and no pod writes by the ReplicaSet controller.', width, ''));
+  else if (rss.length === 0) out.push(wrap('No ReplicaSet object in the audit log, so no ReplicaSet can be reconstructed (see the writes below).', width, ''));
   else {
-    const tb = new Table({ head: ['ReplicaSet', 'Verdict', 'Worst finding', 'Findings', 'Rounds', 'Failed calls', 'Gated windows', 'Leaks'], style: PLAIN });
-    for (const r of rss) {
-      const worst = [...r.findings].sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
+    const worst = rss[0]!;
+    const bad = rss.filter(needsAttention);
+    out.push(wrap(`${rss.length} ReplicaSet${rss.length === 1 ? '' : 's'}, ${bad.length} needing a look${bad.length ? `; worst: ${worst.key}` : ''}`, width, ''));
+    if (bad.length) {
+      out.push(...renderSummary(worst, { width }));
+      out.push(...breakCommand(`kexp audit ${summaries.map((s) => shellWord(s.file)).join(' ')} --rs ${worst.key}`, width, '  '));
+    }
+    out.push('');
+    // The columns that rank; -o wide adds the verdict's basis, rounds and gated windows.
+    const columns: Column[] = [
+      { header: 'ReplicaSet', kind: 'text' }, { header: 'Verdict', kind: 'fixed' },
+      ...(wide ? [{ header: 'Basis', kind: 'fixed' as const }] : []),
+      { header: 'Findings', kind: 'fixed', align: 'right' },
+      ...(wide ? [{ header: 'Rounds', kind: 'fixed' as const, align: 'right' as const }] : []),
+      { header: 'Failed', kind: 'fixed', align: 'right' },
+      ...(wide ? [{ header: 'Gated', kind: 'fixed' as const, align: 'right' as const }] : []),
+      { header: 'Leaks', kind: 'fixed', align: 'right' }, { header: 'Worst finding', kind: 'flex' },
+    ];
+    const rows = rss.map((r) => {
+      const top = [...r.findings].sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
       const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) : (x.failed?.length ?? 0)), 0);
       const leaks = r.gatedWindows.filter(isLeakWindow).length;
-      tb.push([r.key, `${r.verdict.state} [${r.verdict.basis}]`, worst ? `${worst.severity}: ${worst.title.slice(0, 48)}${worst.title.length > 48 ? '…' : ''}` : '—', String(r.findings.length), String(r.rounds.length), String(failed), String(r.gatedWindows.length), String(leaks)]);
-    }
-    out.push(tb.toString());
-    out.push('Run with --rs NAMESPACE/NAME for the full report of one ReplicaSet.');
+      return [
+        r.key, r.verdict.state, ...(wide ? [r.verdict.basis] : []), String(r.findings.length), ...(wide ? [String(r.rounds.length)] : []),
+        String(failed), ...(wide ? [String(r.gatedWindows.length)] : []), String(leaks), top ? `${top.severity}: ${top.title}` : '—',
+      ];
+    });
+    out.push(...formatTable(columns, rows, { width, wide }));
+    out.push(wrap('Run with --rs NAMESPACE/NAME for the full report of one ReplicaSet.', width, ''));
   }
   if (writesOnly.length) {
     out.push('');
-    out.push('Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log (no model, writes only) [observed]:');
-    const tb = new Table({ head: ['ReplicaSet', 'Creates ok', 'Creates failed', 'Deletes ok', 'Deletes failed', 'First', 'Last'], style: PLAIN });
-    for (const w of writesOnly) tb.push([w.replicaSet, String(w.creates), String(w.createFailures), String(w.deletes), String(w.deleteFailures), w.first, w.last]);
-    out.push(tb.toString());
+    const date = sectionDate(writesOnly.map((w) => w.first));
+    const clock = clockFor(date);
+    out.push(wrap(`Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log (no model, writes only) [observed]${dateSuffix(date)}:`, width, ''));
+    const columns: Column[] = [
+      { header: 'ReplicaSet', kind: 'text' }, { header: 'Creates', kind: 'fixed', align: 'right' }, { header: 'Failed', kind: 'fixed', align: 'right' },
+      { header: 'Deletes', kind: 'fixed', align: 'right' }, { header: 'Failed', kind: 'fixed', align: 'right' }, { header: 'First', kind: 'fixed' }, { header: 'Last', kind: 'fixed' },
+    ];
+    out.push(...formatTable(columns, writesOnly.map((w) => [w.replicaSet, String(w.creates), String(w.createFailures), String(w.deletes), String(w.deleteFailures), clock(w.first), clock(w.last)]), { width, wide }));
   }
   out.push('');
   for (const s of summaries) {
     const skipped = s.linesSkippedByPrefilter + Object.values(s.skipped).reduce((a, b) => a + b, 0);
-    out.push(
+    out.push(wrap(
       `Input: ${s.file} (${s.format}${s.compressed ? ', gzip' : ''}, ${s.apiVersions.join('/') || 'no audit events'}, levels ${s.levels.join('/') || '—'}): ` +
         `${s.linesRead} lines, ${skipped} not relevant, ${s.malformedLines} malformed, ${s.incomplete.count} incomplete, ` +
         `${s.rsControllerWrites} requests by the ReplicaSet controller (pods, status, Events); ${s.start ? new Date(s.start).toISOString() : '—'} → ${s.end ? new Date(s.end).toISOString() : '—'}`,
-    );
+      width, ''));
   }
-  for (const a of report.coverage.assumptions.slice(2)) out.push(`Note: ${a}`);
+  for (const a of report.coverage.assumptions.slice(2)) out.push(labelled('Note: ', a, width));
   return out.join('\n') + '\n';
 }

@@ -5,12 +5,13 @@
  *
  *   Timeline 2026-11-30 10:00:00.000 -> 10:07:42.055 UTC, 1 col = 5.2s; 5 syncs
  *   pods    5 |        -----------------------------------------------------------
- *             |
- *             |===================================================================
- *             |###################################################################
- *             |###################################################################
+ *           4 |
+ *           3 |===================================================================
+ *           2 |###################################################################
+ *           1 |###################################################################
  *   gated     |F       LLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLLOOOOOOOO
  *   writes    |C       X                                                     X
+ *   causes    |        T
  *             +-----------+-----------+-----------+-----------+-----------+------
  *              10:01      10:02       10:03       ...
  *
@@ -22,7 +23,10 @@
  * `O` still open at the end of input, `.` expectations unknown (initialState basis `unknown`:
  * before the first round kexp saw). Writes row: `C` create round, `D` delete round, `X` a round with failed or rejected
  * writes (API errors, walked-back creates, NamespaceTerminating). Where several marks share
- * a column the more severe one wins (O > L > F > ., X > D > C).
+ * a column the more severe one wins (O > L > F > ., X > D > C). Causes row (only when the
+ * report carries one): `!` the first failed write, `T` the first create rejected because the
+ * namespace was Terminating, `R` the ReplicaSet's deletion (R > T > !). The y axis labels
+ * every pod row with the count it stands for.
  *
  * Plain mode uses ASCII only; colour mode uses ANSI SGR colours and a few single-width
  * Unicode glyphs in the same layout. Individual sync times are not in the Report (only
@@ -76,6 +80,7 @@ const STYLE = {
   delete: SGR.magenta,
   failed: `${SGR.bold};${SGR.red}`,
   title: SGR.bold,
+  cause: `${SGR.bold};${SGR.brightRed}`,
 } as const;
 
 interface Cell {
@@ -90,6 +95,28 @@ const GATE_CHAR: Record<Exclude<GateClass, 'unknown'>, string> = { fulfilled: 'F
 type WriteClass = 'create' | 'delete' | 'failed';
 const WRITE_RANK: Record<WriteClass, number> = { create: 1, delete: 2, failed: 3 };
 const WRITE_CHAR: Record<WriteClass, string> = { create: 'C', delete: 'D', failed: 'X' };
+
+type CauseClass = 'failure' | 'ns-terminating' | 'rs-deleted';
+const CAUSE_RANK: Record<CauseClass, number> = { failure: 1, 'ns-terminating': 2, 'rs-deleted': 3 };
+const CAUSE_CHAR: Record<CauseClass, string> = { failure: '!', 'ns-terminating': 'T', 'rs-deleted': 'R' };
+
+/**
+ * The causes the report carries, with their times: the first round whose creates were
+ * rejected because the namespace was Terminating (`T`; the report has no namespace phase
+ * change of its own, so the first rejection is when it shows), the ReplicaSet's deletion as
+ * the end of a gated window it ended (`R`), and the first round with a failed write other
+ * than those rejections (`!`).
+ */
+export function chartCauses(rs: ReplicaSetReport): Array<{ kind: CauseClass; at: string }> {
+  const out: Array<{ kind: CauseClass; at: string }> = [];
+  const ns = rs.rounds.find((r) => (r.namespaceTerminating ?? 0) > 0);
+  if (ns) out.push({ kind: 'ns-terminating', at: ns.at });
+  const del = rs.gatedWindows.find((w) => w.endedBy === 'rs-deleted' && w.end);
+  if (del?.end) out.push({ kind: 'rs-deleted', at: del.end });
+  const fail = rs.rounds.find((r) => r.kind !== 'claim' && (r.errors.length > 0 || (r.failed?.length ?? 0) > 0 || (r.skipped ?? 0) - (r.unmade ?? 0) > 0));
+  if (fail) out.push({ kind: 'failure', at: fail.at });
+  return out;
+}
 
 /** How a gated window is drawn: fulfilled, leaked (ended without its counters reaching 0), open. */
 export function gateClass(w: GatedWindow): Exclude<GateClass, 'unknown'> {
@@ -242,7 +269,9 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   // Pod rows, top (ymax) to bottom.
   for (let r = 0; r < rows; r++) {
     const k = rows - r;
-    const cells = gutter(r === 0 ? `pods${String(ymax).padStart(field - 4)}` : '');
+    // y axis: every row labelled with the pod count it stands for (top row: "pods N").
+    const value = String(Math.round((k * ymax) / rows));
+    const cells = gutter(r === 0 ? `pods${value.padStart(field - 4)}` : value.padStart(field));
     for (let c = 0; c < W; c++) {
       const a = level(active[c]);
       const d = desired[c] === undefined ? -1 : level(desired[c]);
@@ -292,6 +321,20 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   for (const cls of writes) writeCells.push(cls ? { ch: WRITE_CHAR[cls], style: st(STYLE[cls]) } : { ch: ' ' });
   lines.push(serialize(writeCells, color));
 
+  // Causes row (only when the report carries one in range).
+  const causes: (CauseClass | undefined)[] = new Array(W).fill(undefined);
+  for (const c of chartCauses(rs)) {
+    const t = ms(c.at);
+    if (t === undefined || t < t0 || t > t1) continue;
+    const k = col(t);
+    if (!causes[k] || CAUSE_RANK[causes[k]!] < CAUSE_RANK[c.kind]) causes[k] = c.kind;
+  }
+  if (causes.some((c) => c)) {
+    const causeCells = gutter('causes');
+    for (const cls of causes) causeCells.push(cls ? { ch: CAUSE_CHAR[cls], style: st(STYLE.cause) } : { ch: ' ' });
+    lines.push(serialize(causeCells, color));
+  }
+
   // Time axis: ticks at round UTC multiples, labels left-aligned under them, never overlapping.
   let step = TICK_STEPS[TICK_STEPS.length - 1]!;
   for (const s of TICK_STEPS) {
@@ -338,6 +381,10 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   if (ws.has('create')) item('C', STYLE.create, 'create round');
   if (ws.has('delete')) item('D', STYLE.delete, 'delete round');
   if (ws.has('failed')) item('X', STYLE.failed, 'failed/rejected writes');
+  const cs = new Set(causes);
+  if (cs.has('failure')) item(CAUSE_CHAR.failure, STYLE.cause, 'first failure');
+  if (cs.has('ns-terminating')) item(CAUSE_CHAR['ns-terminating'], STYLE.cause, 'namespace Terminating');
+  if (cs.has('rs-deleted')) item(CAUSE_CHAR['rs-deleted'], STYLE.cause, 'ReplicaSet deleted');
   let line: Cell[] = [];
   let len = 0;
   for (const it of items) {

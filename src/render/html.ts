@@ -331,7 +331,7 @@ function table(head: string[], rows: string[][], cls: string[] = []): string {
     .join('')}</tbody></table>`;
 }
 
-function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean): string {
+function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: HtmlExtras): string {
   const e = escapeHtml;
   const out: string[] = [];
   const c = rs.counts;
@@ -376,6 +376,8 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean): string {
       ),
     );
   }
+  const more = extra?.sections?.(rs, i);
+  if (more) out.push(more);
   out.push('<h3>Findings</h3>');
   if (!rs.findings.length) out.push('<p class="empty">None.</p>');
   for (const f of rs.findings) {
@@ -405,8 +407,21 @@ function sha256(s: string): string {
   return `'sha256-${crypto.createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 }
 
-/** The whole Report as one self-contained HTML document. */
-export function renderHtml(report: Report): string {
+/**
+ * What a command adds to the shared page (`kexp explain`: its snapshot facts, recent
+ * timeline and next steps). Every string in them must already be escaped with escapeHtml.
+ */
+export interface HtmlExtras {
+  /** A paragraph under the title. */
+  lead?: string;
+  /** Sections for one ReplicaSet, placed after its gated windows. */
+  sections?: (rs: ReplicaSetReport, i: number) => string;
+  /** Also embed the whole Report as `<script type="application/json" id="kexp-report">` (never executed). */
+  embedReport?: boolean;
+}
+
+/** The whole Report as one self-contained HTML document (the same timeline page for replay, audit and explain). */
+export function renderHtml(report: Report, extra?: HtmlExtras): string {
   const e = escapeHtml;
   const cov = report.coverage;
   const range = { start: cov.start, end: cov.end };
@@ -442,8 +457,9 @@ export function renderHtml(report: Report): string {
   if (report.replicaSets.length > 1) {
     body.push(`<nav><ul>${report.replicaSets.map((rs, i) => `<li><a href="#rs-${i}">${e(rs.key)}</a> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state)}</span></li>`).join('')}</ul></nav>`);
   }
+  if (extra?.lead) body.push(`<p>${extra.lead}</p>`);
   if (!report.replicaSets.length) body.push('<p class="empty">No ReplicaSet found in the input.</p>');
-  report.replicaSets.forEach((rs, i) => body.push(renderRS(rs, i, charts[i] !== undefined)));
+  report.replicaSets.forEach((rs, i) => body.push(renderRS(rs, i, charts[i] !== undefined, extra)));
   const foot: string[] = [];
   foot.push(`<h3>Input</h3><ul>${report.inputs.map((i) => `<li><code>${e(i.file)}</code> (${e(i.format)}, ${i.events} events${i.problems ? `, ${i.problems} problems` : ''}${i.endMarker ? '' : ', no end marker'})</li>`).join('')}</ul>`);
   foot.push(`<ul>${cov.timeBasis.map((b) => `<li>Times: ${e(b)}</li>`).join('')}${cov.assumptions.map((a) => `<li>Assumed: ${e(a)}</li>`).join('')}</ul>`);
@@ -468,6 +484,7 @@ export function renderHtml(report: Report): string {
     `<footer>${foot.join('\n')}</footer>`,
     '</main>',
     `<script type="application/json" id="kexp-data">${scriptJson(model)}</script>`,
+    ...(extra?.embedReport ? [`<script type="application/json" id="kexp-report">${scriptJson(report)}</script>`] : []),
     `<script>${vegaScript}</script>`,
     `<script>${appScript}</script>`,
     '</body>',

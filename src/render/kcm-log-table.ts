@@ -1,46 +1,89 @@
-/** Text rendering of `kexp kcm-log` results (ground truth per ReplicaSet, optional scores). */
-import Table from 'cli-table3';
+/**
+ * Text rendering of `kexp kcm-log` results (kube-controller-manager's own account per
+ * ReplicaSet, optional scores): a summary first — which ReplicaSets the log shows leaking
+ * expectations or clobbering delete keys, with kubectl commands for them — then per
+ * ReplicaSet its sync counts and a borderless table of gated windows, then the inputs.
+ * Fits `width` like the other renderers (table.ts); `wide` prints every cell and list in full.
+ */
 import { pct } from '../analysis/fidelity.js';
-import type { KcmLogResult } from '../pipeline/kcm-log-files.js';
+import type { KcmLogReplicaSet, KcmLogResult } from '../pipeline/kcm-log-files.js';
+import { formatTable, type Column } from './columns.js';
+import { breakCommand } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
+import { fitLine, labelled, wrap } from './text.js';
+import { clockFor, dateSuffix, sectionDate } from './times.js';
 
-const PLAIN = { head: [] as string[], border: [] as string[] };
-const t = (s?: string) => (s ? s.replace('T', ' ').replace('Z', '') : '—');
+const RAISES_SHOWN = 8;
 
-export function renderKcmLog(r: KcmLogResult): string {
+export interface KcmLogRenderOptions {
+  width?: number;
+  wide?: boolean;
+}
+
+/** A window the log shows leaking: expired, or still open with syncs refused. */
+function leaked(rs: KcmLogReplicaSet): boolean {
+  return rs.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0));
+}
+
+function summary(r: KcmLogResult, width: number): string[] {
+  const bad = r.replicaSets.filter((rs) => leaked(rs) || rs.clobbers.length > 0);
+  if (r.replicaSets.length === 0) return [];
+  if (bad.length === 0) return [wrap(`Verdict: no leaked expectations in the log (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}).`, width, '')];
+  const out = [labelled('Verdict: ', `LEAK — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width)];
+  out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
+  for (const b of bad.slice(0, 3)) {
+    const [ns, name] = b.key.split('/');
+    if (!ns || !name) continue;
+    out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
+    out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
+  }
+  return out;
+}
+
+export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): string {
+  const width = o.width ?? 100;
+  const wide = o.wide ?? false;
   r = terminalSafeDeep(r);
   const out: string[] = [];
   if (r.replicaSets.length === 0) out.push('No ReplicaSet controller activity found in the log.');
+  const head = summary(r, width);
+  if (head.length) out.push(...head, '');
   for (const rs of r.replicaSets) {
     const s = rs.syncs;
-    out.push(`ReplicaSet ${rs.key}  (kube-controller-manager's own account: observed)`);
-    out.push(`  Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`);
-    out.push(`  SetExpectations: ${rs.raises.length}${rs.raises.length ? ' — ' + rs.raises.slice(0, 8).map((x) => `${t(x.at).slice(11)} add ${x.add ?? '?'} del ${x.del ?? '?'}`).join('; ') + (rs.raises.length > 8 ? '; …' : '') : ''}`);
+    const date = sectionDate([...rs.raises.map((x) => x.at), ...rs.gatedWindows.map((w) => w.start)]);
+    const clock = clockFor(date);
+    out.push(fitLine(`ReplicaSet ${rs.key}  (kube-controller-manager's own account: observed)`, width, wide));
+    out.push(wrap(`Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`, width, '  '));
+    const raises = wide ? rs.raises : rs.raises.slice(0, RAISES_SHOWN);
+    out.push(wrap(`SetExpectations${dateSuffix(date)}: ${rs.raises.length}${rs.raises.length ? ' — ' + raises.map((x) => `${clock(x.at)} add ${x.add ?? '?'} del ${x.del ?? '?'}`).join('; ') + (rs.raises.length > raises.length ? `; … ${rs.raises.length - raises.length} more (-o wide)` : '') : ''}`, width, '  '));
     if (rs.gatedWindows.length) {
-      const tb = new Table({ head: ['Start', 'End', 'Ended', 'Expected add/del', 'Leaked add/del', 'Gated syncs', 'Evidence'], style: PLAIN });
-      for (const w of rs.gatedWindows) {
-        tb.push([t(w.start), t(w.end), w.ended, w.expected ? `${w.expected.add ?? '?'}/${w.expected.del ?? '?'}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : '—', String(w.gatedSyncs), w.evidence]);
-      }
-      out.push(tb.toString().replace(/^/gm, '  '));
+      out.push(`  Gated windows${dateSuffix(date)}`);
+      const columns: Column[] = [
+        { header: 'Start', kind: 'fixed' }, { header: 'End', kind: 'fixed' }, { header: 'Ended', kind: 'fixed' },
+        { header: 'Expected', kind: 'fixed' }, { header: 'Leaked', kind: 'fixed' }, { header: 'Syncs', kind: 'fixed', align: 'right' }, { header: 'Evidence', kind: 'flex' },
+      ];
+      const rows = rs.gatedWindows.map((w) => [clock(w.start), clock(w.end), w.ended, w.expected ? `${w.expected.add ?? '?'}/${w.expected.del ?? '?'}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : '—', String(w.gatedSyncs), w.evidence]);
+      out.push(...formatTable(columns, rows, { width, wide, indent: '  ' }));
     }
-    for (const c of rs.clobbers) out.push(`  [ERROR] Clobbering existing delete keys at ${t(c.at)}: ${c.keys.join(', ')} (${c.evidence}) — an earlier deletion round never completed`);
+    for (const c of rs.clobbers) out.push(wrap(`[ERROR] Clobbering existing delete keys at ${clock(c.at)}: ${c.keys.join(', ')} (${c.evidence}) — an earlier deletion round never completed`, width, '  '));
     const a = rs.accounting;
-    out.push(`  Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${t(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}`);
-    if (rs.slowStartFailures.length) out.push(`  Slow-start failures: ${rs.slowStartFailures.length} (first ${t(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`);
+    out.push(wrap(`Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${clock(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}`, width, '  '));
+    if (rs.slowStartFailures.length) out.push(wrap(`Slow-start failures: ${rs.slowStartFailures.length} (first ${clock(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`, width, '  '));
     if (rs.compare) {
       const c = rs.compare;
-      out.push(`  Compare: decisions ${pct(c.syncs.matched, c.syncs.total)} matched (${c.syncs.mismatched} wrong, ${c.syncs.unknown} unknown); Sets ${pct(c.raises.exact, c.raises.total)} exact; leaks ${c.leaks.truePositive}/${c.leaks.truth} found, ${c.leaks.found - c.leaks.truePositive} false`);
-      for (const m of c.mismatches.slice(0, 5)) out.push(`    ${m}`);
+      out.push(wrap(`Compare: decisions ${pct(c.syncs.matched, c.syncs.total)} matched (${c.syncs.mismatched} wrong, ${c.syncs.unknown} unknown); Sets ${pct(c.raises.exact, c.raises.total)} exact; leaks ${c.leaks.truePositive}/${c.leaks.truth} found, ${c.leaks.found - c.leaks.truePositive} false`, width, '  '));
+      for (const m of wide ? c.mismatches : c.mismatches.slice(0, 5)) out.push(wide ? `    ${m}` : fitLine(`    ${m}`, width));
     }
     out.push('');
   }
   if (r.compare) {
     const c = r.compare.overall;
-    out.push(`Overall vs ${r.compare.report}: decisions ${pct(c.syncs.matched, c.syncs.total)} of ${c.syncs.total} (${c.syncs.mismatched} wrong, ${c.syncs.unknown} unknown); Sets ${pct(c.raises.exact, c.raises.total)} exact of ${c.raises.total}; leaks found ${c.leaks.truePositive}/${c.leaks.truth}, false ${c.leaks.found - c.leaks.truePositive}`);
+    out.push(wrap(`Overall vs ${r.compare.report}: decisions ${pct(c.syncs.matched, c.syncs.total)} of ${c.syncs.total} (${c.syncs.mismatched} wrong, ${c.syncs.unknown} unknown); Sets ${pct(c.raises.exact, c.raises.total)} exact of ${c.raises.total}; leaks found ${c.leaks.truePositive}/${c.leaks.truth}, false ${c.leaks.found - c.leaks.truePositive}`, width, ''));
   }
+  const t = clockFor(undefined);
   for (const i of r.inputs) {
-    out.push(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}`);
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}`, width, ''));
   }
-  if (r.restarts.length) out.push(`Controller restarts (expectations wiped): ${r.restarts.map(t).join(', ')}`);
+  if (r.restarts.length) out.push(wrap(`Controller restarts (expectations wiped): ${r.restarts.map((x) => t(x)).join(', ')}`, width, ''));
   return out.join('\n') + '\n';
 }

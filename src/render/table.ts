@@ -1,128 +1,250 @@
 /**
- * Renders a Report as terminal text: per ReplicaSet a verdict line, counts, gated windows,
- * creation/deletion rounds, findings and the adoption table, then input coverage.
- * Reads the Report only; computes nothing. Tables use cli-table3 with colour off
- * (summary-sized tables only: cli-table3 is slow for thousands of rows, libraries.md B.4).
+ * Renders a Report as terminal text, one block per ReplicaSet, in the order an operator
+ * reads it: the summary (src/render/next-steps.ts: verdict, cause, next step with kubectl
+ * commands), the counts, the timeline chart, then borderless kubectl-style tables (gated
+ * windows, rounds), the findings and the adoption table; input coverage last.
+ * Everything fits `width` columns (src/render/width.ts decides it): tables shrink their
+ * free-text columns and cut them with `…`, prose is word-wrapped. `wide` (`-o wide`) adds the
+ * wide-only columns (evidence, writes, errors) and prints every row and cell in full.
+ * Times are HH:MM:SS.mmm UTC with the date once in each section's title.
+ * Reads the Report only; computes nothing. `kexp explain` passes its extra sections
+ * (facts, recent timeline, next steps) through `RsExtras`.
  */
-import { wrap } from './text.js';
-import Table from 'cli-table3';
-import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
-import { renderChart } from './chart.js';
+import type { GatedWindow, Report, ReplicaSetReport, RoundReport } from '../analysis/report-types.js';
+import { adoptionTable, decisionCounts } from './adoption.js';
+import { renderChart, shortDuration } from './chart.js';
+import { displayLength, formatTable, type Column } from './columns.js';
+import { renderSummary, rankFindings } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
+import { fitLine, labelled, wrap } from './text.js';
+import { clockFor, dateSuffix, sectionDate } from './times.js';
 
-const PLAIN = { head: [] as string[], border: [] as string[] };
-const MAX_ROUNDS = 20;
+export const MAX_ROUNDS = 20;
+const EVIDENCE_SHOWN = 3;
+/** Tables start under their section title. */
+const TI = '  ';
 
-function t(iso: string | undefined): string {
-  if (!iso) return '—';
-  return iso.replace('T', ' ').replace('Z', '');
+export interface RenderOptions {
+  /** Colour the chart (decide with useColor() from ./color.js). Default false. */
+  color?: boolean;
+  /** `-o wide`: wide-only columns, every row and cell in full. */
+  wide?: boolean;
+}
+
+/** What `kexp explain` adds to a ReplicaSet's block. */
+export interface RsExtras {
+  /** Replaces the counts line. */
+  facts?: string;
+  /** Next steps (replaces the findings' own). */
+  steps?: string[];
+  /** The recent timeline: rows of time (epoch ms), coarse (whole seconds), basis, source, text. */
+  timeline?: { rows: Array<{ at: number; coarse: boolean; basis: string; from: string; text: string }>; omitted: number; note: string };
+  /** What to say when there is no gated window. */
+  noWindows?: string;
+}
+
+interface Ctx {
+  width: number;
+  wide: boolean;
+  color: boolean;
+  start?: string;
+  end?: string;
 }
 
 function dur(ms: number | undefined): string {
-  if (ms === undefined) return '—';
-  if (ms < 1000) return `${ms}ms`;
-  const s = ms / 1000;
-  if (s < 120) return `${s.toFixed(s < 10 ? 1 : 0)}s`;
-  const m = Math.floor(s / 60);
-  return m < 120 ? `${m}m${Math.round(s % 60)}s` : `${Math.floor(m / 60)}h${m % 60}m`;
+  return ms === undefined ? '—' : shortDuration(ms);
 }
 
+const pod = (key: string) => key.split('/')[1] ?? key;
 
-function table(head: string[]): Table.Table {
-  return new Table({ head, style: PLAIN, wordWrap: false });
-}
-
-function renderRS(r: ReplicaSetReport, width: number, chart: { color: boolean; start?: string; end?: string }): string {
+function windowsSection(r: ReplicaSetReport, c: Ctx, noWindows: string): string[] {
   const out: string[] = [];
-  out.push(`ReplicaSet ${r.key}${r.uid ? `  (uid ${r.uid})` : ''}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`);
-  out.push(`  Verdict: ${r.verdict.state.toUpperCase()} [${r.verdict.basis}] — ${r.verdict.summary}`);
-  const c = r.counts;
-  out.push(
-    `  Desired ${c.desired.first}→${c.desired.last}   active ${c.active.first}→${c.active.last} (max ${c.active.max})   ` +
-      `terminating ${c.terminating.last} (max ${c.terminating.max})   ready ${c.ready.last}   syncs ${r.syncs.total}` +
-      (r.syncs.byOutcome.gated ? ` (${r.syncs.byOutcome.gated} gated)` : ''),
-  );
-  if (r.initialState.basis === 'unknown') out.push(`  Before ${t(r.initialState.until) === '—' ? 'any round' : t(r.initialState.until)}: expectations unknown (${r.initialState.reason}).`);
-  else out.push(`  Expectations known from the start: ${r.initialState.reason}.`);
-  out.push('');
-  out.push(renderChart(r, { width, ...chart }));
-  out.push('');
-  out.push('  Gated windows');
-  if (r.gatedWindows.length === 0) out.push('    none: the controller was never gated on its own writes in the covered time');
-  else {
-    const tb = table(['Start', 'End', 'Duration', 'Ended by', 'Raised add/del', 'Left add/del', 'Gated syncs', 'Basis']);
-    for (const w of r.gatedWindows) {
-      tb.push([
-        t(w.start), w.end ? t(w.end) : `open (expires ${t(w.expiresAt)})`, dur(w.durationMs), w.endedBy,
-        `${w.raised.add}/${w.raised.del}`, w.remaining ? `${w.remaining.add}/${w.remaining.del}` : '—', String(w.gatedSyncs), w.basis,
-      ]);
-    }
-    out.push(tb.toString().replace(/^/gm, '    '));
-    for (const w of r.gatedWindows.filter((x) => x.note)) out.push(`    ${t(w.start)}: ${w.note}`);
+  const date = sectionDate(r.gatedWindows.map((w) => w.start));
+  const clock = clockFor(date);
+  out.push(`  Gated windows${r.gatedWindows.length ? dateSuffix(date) : ''}`);
+  if (r.gatedWindows.length === 0) return [...out, wrap(noWindows, c.width, '    ')];
+  const columns: Column[] = [
+    { header: 'Start', kind: 'fixed' }, { header: 'End', kind: 'fixed' }, { header: 'Lasted', kind: 'fixed', align: 'right' },
+    { header: 'Ended by', kind: 'fixed' }, { header: 'Raised', kind: 'fixed' }, { header: 'Syncs', kind: 'fixed', align: 'right' },
+    { header: 'Basis', kind: 'fixed' },
+    ...(c.wide ? [{ header: 'Left', kind: 'fixed' as const }, { header: 'Evidence', kind: 'flex' as const }] : []),
+  ];
+  const rows = r.gatedWindows.map((w: GatedWindow) => [
+    clock(w.start), w.end ? clock(w.end) : 'open', dur(w.durationMs), w.endedBy, `${w.raised.add}/${w.raised.del}`, String(w.gatedSyncs), w.basis,
+    ...(c.wide ? [w.remaining ? `${w.remaining.add}/${w.remaining.del}` : '—', w.evidence.join(', ')] : []),
+  ]);
+  out.push(...formatTable(columns, rows, { width: c.width, wide: c.wide, indent: TI }));
+  for (const w of r.gatedWindows) {
+    const notes: string[] = [];
+    if (w.endedBy === 'open') notes.push(`open, record expires ${w.expiresAt ? clock(w.expiresAt) : '?'}${w.remaining ? ` (left add=${w.remaining.add} del=${w.remaining.del})` : ''}; recovery needs a sync after that`);
+    else if (w.remaining && (w.remaining.add || w.remaining.del)) notes.push(`left add=${w.remaining.add} del=${w.remaining.del}`);
+    if (w.note) notes.push(w.note);
+    if (notes.length) out.push(wrap(`${clock(w.start)}: ${notes.join('; ')}`, c.width, '    '));
   }
-  out.push('');
+  return out;
+}
+
+function roundDetail(x: RoundReport, wide: boolean): string {
+  const list = (keys: string[] | undefined) => {
+    const k = keys ?? [];
+    if (wide || k.length <= 1) return k.map(pod).join(',');
+    return `${pod(k[0]!)} +${k.length - 1}`;
+  };
+  const parts: string[] = [];
+  if (x.kind === 'claim') {
+    if (x.adopted?.length) parts.push(`adopted ${list(x.adopted)}`);
+    if (x.released?.length) parts.push(`released ${list(x.released)}`);
+  } else if (x.kind === 'create') parts.push(`batches ${x.batches?.join(',') ?? '?'}`);
+  else parts.push(list(x.keys));
+  if (x.errors.length) parts.push(wide ? x.errors.join('; ') : x.errors[0]!);
+  return parts.join('; ');
+}
+
+function roundsSection(r: ReplicaSetReport, c: Ctx): string[] {
+  const out: string[] = [];
   const a = r.accounting;
-  out.push(`  Rounds (creates, deletes, adopt/release claims; the controller's writes in the input: ${a.writes}, ${a.inRounds} in rounds, ${a.inFindings} in findings)`);
-  if (r.rounds.length === 0) out.push('    none');
-  else {
-    const tb = table(['At', 'Kind', 'n', 'Batches / pods', 'OK', 'Walked back', 'NsTerminating', 'Unknown', 'Writes', 'Basis', 'Evidence']);
-    const podList = (keys: string[] | undefined) => ((keys ?? []).length > 1 ? `${keys![0]!.split('/')[1]} +${keys!.length - 1}` : (keys ?? [])[0]?.split('/')[1] ?? '');
-    for (const x of r.rounds.slice(-MAX_ROUNDS)) {
-      const claimed = [...(x.adopted ?? []), ...(x.released ?? [])];
-      tb.push([
-        t(x.at), x.kind, String(x.n),
-        x.kind === 'claim' ? podList(claimed) : (x.batches?.join(',') ?? podList(x.keys)),
-        String(x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.kind === 'claim' ? claimed.length : x.n - (x.failed?.length ?? 0) - (x.unknown ?? 0) - (x.unmade ?? 0)),
-        String(x.kind === 'claim' ? 0 : (x.skipped ?? x.failed?.length ?? 0)), String(x.namespaceTerminating ?? 0), String(x.unknown ?? 0), String(x.writes), x.basis, x.evidence,
-      ]);
-    }
-    if (r.rounds.length > MAX_ROUNDS) out.push(`    (${r.rounds.length - MAX_ROUNDS} earlier rounds in -o json)`);
-    out.push(tb.toString().replace(/^/gm, '    '));
-  }
-  out.push('');
-  out.push('  Findings');
+  const shown = c.wide ? r.rounds : r.rounds.slice(-MAX_ROUNDS);
+  const date = sectionDate(shown.map((x) => x.at));
+  const clock = clockFor(date);
+  out.push(wrap(`Rounds${r.rounds.length ? dateSuffix(date) : ''}: creates, deletes and adopt/release claims; the controller's writes in the input: ${a.writes}, ${a.inRounds} in rounds, ${a.inFindings} in findings`, c.width, '  '));
+  if (r.rounds.length === 0) return [...out, '    none'];
+  // Counts no shown round has (NamespaceTerminating rejections, unknown outcomes) are left out unless wide.
+  const nsTerm = c.wide || shown.some((x) => (x.namespaceTerminating ?? 0) > 0);
+  const unknown = c.wide || shown.some((x) => (x.unknown ?? 0) > 0);
+  const columns: Column[] = [
+    { header: 'At', kind: 'fixed' }, { header: 'Kind', kind: 'fixed' }, { header: 'N', kind: 'fixed', align: 'right' },
+    { header: 'OK', kind: 'fixed', align: 'right' }, { header: 'Failed', kind: 'fixed', align: 'right' },
+    ...(nsTerm ? [{ header: 'NsTerm', kind: 'fixed' as const, align: 'right' as const }] : []),
+    ...(unknown ? [{ header: 'Unknown', kind: 'fixed' as const, align: 'right' as const }] : []),
+    { header: 'Basis', kind: 'fixed' },
+    ...(c.wide ? [{ header: 'Writes', kind: 'fixed' as const, align: 'right' as const }] : []),
+    { header: 'Detail', kind: 'flex' },
+    ...(c.wide ? [{ header: 'Evidence', kind: 'flex' as const }] : []),
+  ];
+  const rows = shown.map((x) => {
+    const claimed = [...(x.adopted ?? []), ...(x.released ?? [])];
+    const ok = x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.kind === 'claim' ? claimed.length : x.n - (x.failed?.length ?? 0) - (x.unknown ?? 0) - (x.unmade ?? 0);
+    const failed = x.kind === 'claim' ? 0 : (x.skipped ?? x.failed?.length ?? 0);
+    return [
+      clock(x.at), x.kind, String(x.n), String(ok), String(failed),
+      ...(nsTerm ? [String(x.namespaceTerminating ?? 0)] : []), ...(unknown ? [String(x.unknown ?? 0)] : []), x.basis,
+      ...(c.wide ? [String(x.writes)] : []), roundDetail(x, c.wide), ...(c.wide ? [x.evidence] : []),
+    ];
+  });
+  if (r.rounds.length > shown.length) out.push(`    (${r.rounds.length - shown.length} earlier rounds in -o wide and -o json)`);
+  out.push(...formatTable(columns, rows, { width: c.width, wide: c.wide, indent: TI }));
+  return out;
+}
+
+function findingsSection(r: ReplicaSetReport, c: Ctx): string[] {
+  const date = sectionDate(r.findings.map((f) => f.at));
+  const clock = clockFor(date);
+  const out = [`  Findings${r.findings.some((f) => f.at) ? dateSuffix(date) : ''}`];
   if (r.findings.length === 0) out.push('    none');
-  for (const f of r.findings) {
-    out.push(`    [${f.severity.toUpperCase()}] ${f.title}  (${f.basis}${f.at ? `, ${t(f.at)}` : ''})`);
-    out.push(wrap(f.explanation, width - 8, '        '));
-    out.push(wrap(`Next: ${f.nextStep}`, width - 8, '        '));
-    if (f.evidence.length) out.push(`        Evidence: ${f.evidence.join(', ')}`);
+  for (const f of rankFindings(r.findings)) {
+    out.push(wrap(`[${f.severity.toUpperCase()}] ${f.title} (${f.basis}${f.at ? `, ${clock(f.at)}` : ''})`, c.width, '    '));
+    out.push(wrap(f.explanation, c.width, '        '));
+    out.push(labelled('        Next: ', f.nextStep, c.width));
+    if (f.evidence.length) {
+      if (c.wide) out.push(`        Evidence: ${f.evidence.join(', ')}`);
+      else {
+        // The count first, so a cut line still says that -o wide has them all.
+        const more = f.evidence.length > EVIDENCE_SHOWN ? ` (${f.evidence.length}; -o wide lists all)` : '';
+        out.push(fitLine(`        Evidence${more}: ${f.evidence.slice(0, EVIDENCE_SHOWN).join(', ')}`, c.width));
+      }
+    }
   }
+  return out;
+}
+
+function timelineSection(t: NonNullable<RsExtras['timeline']>, c: Ctx): string[] {
+  const date = sectionDate(t.rows.map((x) => new Date(x.at).toISOString()));
+  const clock = clockFor(date);
+  const out = [wrap(`Recent timeline${dateSuffix(date)}; ${t.note}`, c.width, '  ')];
+  if (t.omitted) out.push(`    … ${t.omitted} earlier entries omitted`);
+  const rows = t.rows.map((x) => [x.coarse ? clock(x.at).replace(/\.\d{3}$/, '') : clock(x.at), x.basis, x.from, x.text]);
+  out.push(...formatTable([{ header: 'At', kind: 'fixed' }, { header: 'Basis', kind: 'fixed' }, { header: 'From', kind: 'fixed' }, { header: 'What', kind: 'flex' }], rows, { width: c.width, wide: c.wide, indent: TI }));
+  return out;
+}
+
+/** `head` plus `tail` when both fit (or wide), else `head` alone, cut to the width. */
+function headerLine(head: string, tail: string, c: Ctx): string {
+  return c.wide || displayLength(head + tail) <= c.width ? head + tail : fitLine(head, c.width);
+}
+
+/** The block of one ReplicaSet (exported for `kexp explain`). */
+export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}): string[] {
+  const out: string[] = [];
+  out.push(headerLine(`ReplicaSet ${r.key}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`, r.uid ? `  uid ${r.uid}` : '', c));
+  out.push(...renderSummary(r, { width: c.width, steps: x.steps }));
   out.push('');
-  out.push(`  Adoption (ClaimObject for each candidate pod${r.adoption.at ? `, at ${t(r.adoption.at)}` : ''})`);
-  if (r.adoption.rows.length === 0) out.push('    no candidate pods');
+  if (x.facts) out.push(wrap(x.facts, c.width, '  '));
   else {
-    const tb = table(['Pod', 'Action', 'Claimed', 'Why']);
-    // Interesting rows first (adopt/release/ignore), then keeps; long lists are in -o json.
-    const order = { adopt: 0, release: 1, ignore: 2, none: 3, keep: 4 } as const;
-    const rows = [...r.adoption.rows].sort((a, b) => order[a.action] - order[b.action] || a.pod.localeCompare(b.pod));
-    const MAX_ROWS = 20;
-    for (const a of rows.slice(0, MAX_ROWS)) tb.push([a.pod, a.action, a.claimed ? 'yes' : 'no', a.reason.length > 70 ? `${a.reason.slice(0, 67)}...` : a.reason]);
-    out.push(tb.toString().replace(/^/gm, '    '));
-    if (rows.length > MAX_ROWS) out.push(`    (${rows.length - MAX_ROWS} more pods, ${r.adoption.rows.filter((a) => a.action === 'keep').length} of them kept; all in -o json or kexp adopt)`);
+    const n = r.counts;
+    out.push(wrap(
+      `Desired ${n.desired.first}→${n.desired.last}; active ${n.active.first}→${n.active.last} (max ${n.active.max}); ` +
+        `terminating ${n.terminating.last} (max ${n.terminating.max}); ready ${n.ready.last}; syncs ${r.syncs.total}` +
+        (r.syncs.byOutcome.gated ? ` (${r.syncs.byOutcome.gated} gated)` : ''), c.width, '  '));
   }
-  return out.join('\n');
+  if (r.initialState.basis === 'unknown') {
+    const clock = clockFor(undefined);
+    out.push(wrap(`Before ${r.initialState.until ? clock(r.initialState.until) : 'any round'}: expectations unknown (${r.initialState.reason}).`, c.width, '  '));
+  } else out.push(wrap(`Expectations known from the start: ${r.initialState.reason}.`, c.width, '  '));
+  out.push('');
+  out.push(renderChart(r, { width: c.width, color: c.color, start: c.start, end: c.end }));
+  out.push('');
+  out.push(...windowsSection(r, c, x.noWindows ?? 'none: the controller was never gated on its own writes in the covered time'));
+  out.push('');
+  if (x.timeline) {
+    out.push(...timelineSection(x.timeline, c));
+    out.push('');
+  }
+  if (!x.timeline || r.rounds.length) {
+    out.push(...roundsSection(r, c));
+    out.push('');
+  }
+  out.push(...findingsSection(r, c));
+  out.push('');
+  const at = r.adoption.at ? ` at ${clockFor(undefined)(r.adoption.at)} UTC` : '';
+  out.push(wrap(`Adoption (ClaimObject for each candidate pod: ${decisionCounts(r.adoption.rows) || 'none'})${at}`, c.width, '  '));
+  if (r.adoption.rows.length === 0) out.push('    no candidate pods');
+  else out.push(...adoptionTable(r.adoption.rows, { width: c.width, wide: c.wide, indent: TI }));
+  return out;
+}
+
+/** The input coverage lines (every command's footer). */
+export function coverageLines(report: Report, width: number): string[] {
+  const out: string[] = [];
+  const cov = report.coverage;
+  const clock = clockFor(undefined);
+  const recordingLike = (f: string) => f === 'kexp-recording';
+  for (const i of report.inputs) {
+    const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : i.format === 'live-snapshot' ? 'objects read' : 'events';
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`, width, '').trimStart());
+  }
+  const start = clock(cov.start);
+  const end = cov.start && cov.end && cov.start.slice(0, 10) === cov.end.slice(0, 10) ? clockFor(cov.start.slice(0, 10))(cov.end) : clock(cov.end);
+  out.push(wrap(`Covered: ${start} → ${end} UTC`, width, ''));
+  out.push(wrap(`Model: Kubernetes ${report.k8sVersion.version} (${report.k8sVersion.basis})`, width, ''));
+  for (const b of cov.timeBasis) out.push(labelled('Times: ', b, width));
+  if (cov.gaps.length) out.push(labelled('Gaps: ', cov.gaps.map((g) => `${clock(g.at)} ${g.reason} (${g.evidence})`).join('; '), width));
+  if (cov.problems.count) out.push(labelled('Problems: ', `${cov.problems.count} input line(s) skipped, e.g. ${cov.problems.examples[0]}`, width));
+  return out;
 }
 
 /**
- * The whole report as text, `width` columns wide (default 100). `color` (default false) colours
- * the per-ReplicaSet timeline chart; decide it with useColor() from ./color.js.
+ * The whole report as text, `width` columns wide (default 100, the width for pipes; commands
+ * pass stdoutWidth()). `color` (default false) colours the chart.
  */
-export function renderTable(report: Report, width = 100, opts: { color?: boolean } = {}): string {
+export function renderTable(report: Report, width = 100, opts: RenderOptions = {}): string {
   report = terminalSafeDeep(report);
+  const c: Ctx = { width, wide: opts.wide ?? false, color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
   const out: string[] = [];
   if (report.replicaSets.length === 0) out.push('No ReplicaSet found in the input.');
-  const chart = { color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
   for (const r of report.replicaSets) {
-    out.push(renderRS(r, width, chart));
+    out.push(...renderReplicaSet(r, c));
     out.push('');
   }
-  const cov = report.coverage;
-  const recordingLike = (f: string) => f === 'kexp-recording';
-  out.push(`Input: ${report.inputs.map((i) => `${i.file} (${i.format}, ${i.events} ${i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : 'events'}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`).join('; ')}`);
-  out.push(`Covered: ${t(cov.start)} → ${t(cov.end)}   model: Kubernetes ${report.k8sVersion.version} (${report.k8sVersion.basis})`);
-  for (const b of cov.timeBasis) out.push(wrap(`Times: ${b}`, width - 2, '  ').trimStart());
-  if (cov.gaps.length) out.push(`Gaps: ${cov.gaps.map((g) => `${t(g.at)} ${g.reason} (${g.evidence})`).join('; ')}`);
-  if (cov.problems.count) out.push(`Problems: ${cov.problems.count} input line(s) skipped, e.g. ${cov.problems.examples[0]}`);
+  out.push(...coverageLines(report, width));
   return out.join('\n') + '\n';
 }

@@ -1,7 +1,8 @@
 /** The snapshot analysis of `kexp explain` (pure): verdicts, findings, timeline, adoption; and `kexp adopt`'s rows. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyseSnapshot, eventTimes, mergeVerdict, renderExplainHtml, renderExplainText, STALL_MS, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { analyseSnapshot, eventTimes, mergeVerdict, STALL_MS, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { renderExplainHtml, renderExplainText } from '../../src/render/explain.js';
 import { adoptRows } from '../../src/pipeline/adopt.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { REPORT_SCHEMA_VERSION, type Report } from '../../src/analysis/report-types.js';
@@ -187,7 +188,8 @@ test('renderers: the verdict comes first in text; HTML escapes and embeds the sc
   };
   const text = renderExplainText(res);
   assert.match(text.split('\n')[1], /^Verdict: LEAKED \[inferred\]/);
-  assert.match(text, /Next steps\n    1\. Finish the namespace deletion\./);
+  assert.match(text, /^Next: {4}Finish the namespace deletion\.$/m);
+  assert.match(text, /^ {2}kubectl get namespace shop -o yaml$/m, 'creates rejected by the Terminating namespace: its finalizers and conditions');
   const html = renderExplainHtml(res);
   assert.ok(!html.includes('<script>alert'));
   assert.match(html, /&lt;script&gt;alert/);

@@ -28,16 +28,18 @@ test('golden: the small report in ASCII, 73 columns (one column per second)', ()
   const want = [
     '  Timeline 2026-11-30 10:00:00.000 -> 10:01:00.000 UTC, 1 col = 1s',
     '  pods    4 |                              --------------------',
-    '            |          --==================##############################',
-    '            |            ######################################==========',
-    '            |            ################################################',
+    '          3 |          --==================##############################',
+    '          2 |            ######################################==========',
+    '          1 |            ################################################',
     '  gated     |..........FFF                  LLLLLLLLLLLLLLL    OOOOOOOOOO',
     '  writes    |          C                   X                   D',
+    '  causes    |                              !',
     '            +----------+---------+---------+---------+---------+---------',
     '             10:00:00  10:00:10  10:00:20  10:00:30  10:00:40  10:00:50',
     '  # active  - desired  = desired (met)  F gated, fulfilled',
     '  L gated, leaked  O gated, open at end  . expectations unknown',
     '  C create round  D delete round  X failed/rejected writes',
+    '  ! first failure',
   ];
   assert.deepEqual(got.split('\n'), want);
 });
@@ -116,7 +118,7 @@ test('large counts use at most five rows; zero-length and empty inputs do not br
   ];
   const lines = renderChart(rs, { width: 100, color: false, start: SMALL_START, end: SMALL_END }).split('\n');
   assert.match(lines[1]!, /^ {2}pods {2}600 \|/);
-  assert.equal(lines.filter((l) => /^ {12}\|/.test(l)).length, 4, 'five pod rows');
+  assert.deepEqual(lines.slice(2, 6).map((l) => /^ {2} +(\d+) \|/.exec(l)?.[1]), ['480', '360', '240', '120'], 'five pod rows, each labelled with its count');
 
   const point = smallReplicaSet();
   const one = renderChart(point, { width: 80, color: false, start: SMALL_START, end: SMALL_START });
@@ -142,17 +144,18 @@ test('useColor: NO_COLOR wins, then --no-color/--color, then FORCE_COLOR, then T
   assert.equal(useColor({ env: {}, isTTY: undefined }), false);
 });
 
-test('renderTable: the chart follows the verdict lines; NO_COLOR gives plain ASCII, colour adds SGR', () => {
+test('renderTable: the chart follows the summary and counts; NO_COLOR gives plain ASCII, colour adds SGR', () => {
   const report = smallReport();
   const color = useColor({ env: { NO_COLOR: '1' }, isTTY: true });
   const text = renderTable(report, 100, { color });
   assert.equal(text, renderTable(report, 100), 'colour defaults to off');
   assert.ok(!text.includes('\x1b'), 'no escape codes with NO_COLOR');
   const lines = text.split('\n');
+  const verdict = lines.findIndex((l) => l.startsWith('Verdict: '));
   const before = lines.findIndex((l) => l.startsWith('  Before '));
   const timeline = lines.findIndex((l) => l.startsWith('  Timeline '));
-  const gated = lines.findIndex((l) => l === '  Gated windows');
-  assert.ok(before > 0 && timeline === before + 2 && gated > timeline, `order: before ${before}, timeline ${timeline}, gated ${gated}`);
+  const gated = lines.findIndex((l) => l === '  Gated windows (2026-11-30, UTC)');
+  assert.ok(verdict === 1 && before > verdict && timeline === before + 2 && gated > timeline, `order: verdict ${verdict}, before ${before}, timeline ${timeline}, gated ${gated}`);
   const chart = lines.slice(timeline, gated - 1);
   assert.deepEqual(chart, renderChart(report.replicaSets[0]!, { width: 100, color: false, start: SMALL_START, end: SMALL_END }).split('\n'));
   for (const l of chart) assert.match(l, ASCII_ONLY);

@@ -17,17 +17,19 @@ const noHtml = flags.html ? false : 'replay has no --html flag yet';
 const noColorFlag = flags.color?.allowNo ? false : 'replay has no --[no-]color flag yet';
 
 test('replay prints a plain ASCII timeline after the verdict lines (NO_COLOR, not a TTY)', () => {
-  const r = kexp(['replay', REC]);
+  const r = kexp(['replay', REC], { env: { COLUMNS: '' } });
   assert.equal(r.code, 4, r.stderr);
   assert.ok(!r.stdout.includes('\x1b'), 'no escape codes');
   const lines = r.stdout.split('\n');
   const i = lines.findIndex((l) => l.startsWith('  Timeline '));
-  assert.ok(i > lines.findIndex((l) => l.startsWith('  Verdict: ')), 'chart after the verdict');
-  const chart = lines.slice(i, lines.indexOf('  Gated windows'));
+  assert.ok(lines.findIndex((l) => l.startsWith('Verdict: ')) === 1, 'the verdict right under the ReplicaSet line');
+  assert.ok(i > lines.findIndex((l) => l.startsWith('Verdict: ')), 'chart after the verdict');
+  const chart = lines.slice(i, lines.indexOf('  Gated windows (2026-11-30, UTC)'));
   assert.ok(chart.some((l) => /^ {2}gated {5}\|F +L+O+$/.test(l)), chart.join('\n'));
   assert.ok(chart.some((l) => /^ {2}writes {4}\|C +X +X$/.test(l)), chart.join('\n'));
+  assert.ok(chart.some((l) => /^ {2}causes {4}\| +T$/.test(l)), 'the first NamespaceTerminating rejection is marked');
   for (const l of chart) {
-    assert.ok(l.length <= 100, l);
+    assert.ok(l.length <= 100, 'a pipe without COLUMNS gets 100 columns');
     assert.match(l, /^[\x20-\x7e]*$/);
   }
 });
