@@ -82,10 +82,12 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
   }
   out.push('');
   for (const s of summaries) {
-    const skipped = s.linesSkippedByPrefilter + Object.values(s.skipped).reduce((a, b) => a + b, 0);
+    // Every line counted once (line-account.ts): the parts add up to the lines read.
+    const a = s.lineAccount;
+    const extra = [a.blank ? `${a.blank} blank` : '', a.tooLong ? `${a.tooLong} too long` : '', a.surroundingText ? `${a.surroundingText} surrounding text` : ''].filter(Boolean);
     out.push(wrap(
       `Input: ${s.file} (${s.format}${s.compressed ? ', gzip' : ''}, ${s.apiVersions.join('/') || 'no audit events'}, levels ${s.levels.join('/') || '—'}): ` +
-        `${s.linesRead} lines, ${skipped} not relevant, ${s.malformedLines} malformed, ${s.incomplete.count} incomplete, ` +
+        `${s.linesRead} lines: ${a.relevant} relevant, ${a.notRelevant} not relevant, ${a.malformed} malformed, ${a.incomplete} incomplete${extra.length ? `, ${extra.join(', ')}` : ''}; ` +
         `${s.rsControllerWrites} requests by the ReplicaSet controller (pods, status, Events); ${s.start ? new Date(s.start).toISOString() : '—'} → ${s.end ? new Date(s.end).toISOString() : '—'}`,
       width, ''));
   }

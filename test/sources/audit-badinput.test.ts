@@ -119,7 +119,7 @@ describe('audit bad input: CLI', () => {
     const f = file('v2.jsonl', LINES.map((l) => l.replace('"apiVersion":"audit.k8s.io/v1"', '"apiVersion":"audit.k8s.io/v2"')));
     const r = kexp(['audit', f]);
     assert.equal(r.code, 6);
-    assert.match(r.stdout, new RegExp(`Input: ${f} [\\s\\S]*?:\\s+46\\s+lines,\\s+0\\s+not\\s+relevant,\\s+46\\s+malformed,`)); // wrapped to the width
+    assert.match(r.stdout, new RegExp(`Input: ${f} [\\s\\S]*?:\\s+46\\s+lines:\\s+0\\s+relevant,\\s+0\\s+not\\s+relevant,\\s+46\\s+malformed,`)); // wrapped to the width
     assert.match(r.stderr, /kexp: 46 input problem\(s\); exit code 6/);
   });
 
@@ -219,7 +219,7 @@ describe('audit bad input: source', () => {
     assert.ok(c.writes.length > 0);
     const r = kexp(['audit', f]);
     assert.equal(r.code, 6);
-    assert.match(r.stdout, /:\s+18\s+lines,[\s\S]*?\s3\s+requests\s+by\s+the\s+ReplicaSet\s+controller/); // wrapped to the width
+    assert.match(r.stdout, /:\s+18\s+lines:[\s\S]*?\s3\s+requests\s+by\s+the\s+ReplicaSet\s+controller/); // wrapped to the width
     // Nothing decodable at all (only the gzip header): still one clean InputError line, exit 6.
     const head = join(dir, 'header-only.gz');
     writeFileSync(head, gz.subarray(0, 10));

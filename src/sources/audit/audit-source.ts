@@ -53,6 +53,7 @@ import {
   type AuditRecord,
   type AuditStage,
 } from './normalise.js';
+import { LineCounter, parseAllDocuments } from 'yaml';
 import { ReorderBuffer } from './reorder.js';
 import { LineAccount, type LineAccountCounts } from './line-account.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
@@ -1040,8 +1041,6 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   /** YAML documents read (units), empty ones included. */
   let yamlUnits = 0;
   if (sniffed.mode === 'yaml') {
-    // Loaded only for YAML input: keeps start-up of the common NDJSON case lean.
-    const { LineCounter, parseAllDocuments } = await import('yaml');
     const buf = await reader.readAll(opts.maxDocumentBytes ?? 256 << 20);
     const lc = new LineCounter();
     const docs = parseAllDocuments(buf.toString('utf8'), { lineCounter: lc });
