@@ -44,6 +44,8 @@ export interface WatchSourceOptions {
   diagnostics: Diagnostics;
   /** Stream read for the path `-` (default process.stdin). */
   stdin?: NodeJS.ReadableStream;
+  /** The file is one state (a directory's List or object file), not a stream: no note about inferred watch types. */
+  snapshot?: boolean;
 }
 
 /** Coverage of a watch dump; `endReason` is set when a recording has an end line. */
@@ -482,7 +484,7 @@ function readHeader(file: string, prefix: Buffer, blankLines = 0): RecordingHead
  */
 export async function openWatchSource(
   path: string,
-  opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream },
+  opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream; snapshot?: boolean },
 ): Promise<OpenedSource> {
   let forced: WatchFormat | undefined;
   if (opts.format !== undefined) {
@@ -511,7 +513,7 @@ export async function openWatchSource(
     file,
     basis,
     diagnostics: opts.diagnostics,
-    warnInferredTypes: format !== 'list',
+    warnInferredTypes: format !== 'list' && !opts.snapshot,
   });
   const rec: RecordingState | undefined = header
     ? { header, headerPending: true, startedAt: parseRfc3339(header.startedAt), afterEndReported: false }
