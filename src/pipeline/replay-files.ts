@@ -18,6 +18,10 @@ import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { dirSummary, expandInputs, lookedFor, skippedSummary } from '../sources/dump-dir.js';
 import { InputError } from '../sources/source.js';
+import { eventsOnlyReplicaSetReport, replicaSetsInEvents, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
+import type { ReplicaSetReport } from '../analysis/report-types.js';
+import { objectKey, type CoreEvent } from '../model/objects.js';
+import type { SourceRef, TimelineEvent } from '../timeline/event.js';
 
 export interface ReplayFilesOptions {
   files: string[];
@@ -134,7 +138,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
-  const result = await replay(causalOrder(mergeSources(sources), CAUSAL_WINDOW_MS, () => moved++), {
+  const events = new EventsSeen();
+  const result = await replay(causalOrder(events.tap(mergeSources(sources)), CAUSAL_WINDOW_MS, () => moved++), {
     version: parseK8sVersion(version.version),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
@@ -175,9 +180,59 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     problems,
     assumptions,
   });
+  // ReplicaSets the stream shows only through the controllers' Events (`kubectl get events -w
+  // -o json`, a recording of Events alone): their rounds from the Events, their state unknown.
+  const added = events.reportsFor(new Set(report.replicaSets.map((r) => r.key)), opts.rs, result.end);
+  if (added.length) {
+    report.replicaSets.push(...added);
+    report.replicaSets.sort((a, b) => a.key.localeCompare(b.key));
+    report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
+  }
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
   return { report, problems, warnings };
+}
+
+/**
+ * The newest version of every core Event a stream carried (an aggregated Event's later
+ * versions replace the earlier, so its count is the total), with the FILE:LINE it came from.
+ * A DELETED Event (its TTL expired) is kept: the writes it stands for happened.
+ */
+class EventsSeen {
+  private readonly latest = new Map<string, CoreEvent>();
+  private readonly where = new WeakMap<object, SourceRef>();
+
+  async *tap<T extends TimelineEvent>(src: AsyncIterable<T>): AsyncGenerator<T> {
+    for await (const e of src) {
+      if (e.type === 'observed' && e.kind === 'Event' && e.watchType !== 'DELETED') {
+        this.latest.set(objectKey(e.object.metadata), e.object);
+        this.where.set(e.object, e.source);
+      }
+      yield e;
+    }
+  }
+
+  reportsFor(known: Set<string>, rs: string | undefined, end: number | undefined): ReplicaSetReport[] {
+    if (this.latest.size === 0) return [];
+    const all = [...this.latest.values()];
+    const cite = (e: CoreEvent) => {
+      const r = this.where.get(e);
+      return r ? `${r.file}:${r.line}` : `events/${e.metadata.name ?? '?'}`;
+    };
+    const refs: SnapshotRefs = {
+      rs: (name, field) => `replicasets/${name}${field ? `#${field}` : ''}`,
+      ns: (name, field) => `namespaces/${name}#${field}`,
+      pod: (p) => `pods/${typeof p === 'string' ? p : (p.metadata.name ?? '?')}`,
+      event: cite,
+      quota: (name) => `resourcequotas/${name}`,
+    };
+    const out: ReplicaSetReport[] = [];
+    for (const [key, ref] of replicaSetsInEvents(all)) {
+      if (known.has(key) || (rs && key !== rs)) continue;
+      out.push(eventsOnlyReplicaSetReport(ref, all.filter((e) => (e.involvedObject?.namespace ?? e.metadata.namespace) === ref.namespace), end, refs));
+    }
+    return out;
+  }
 }

@@ -175,3 +175,18 @@ test('a dump pasted into markdown notes: the text around the JSON is one summary
   assert.deepEqual(lines(r.stderr), [`warning: ${f}: skipped 9 lines of text around the JSON (markdown, console output) in 2 regions: lines 1–5, ${jsonEnd + 1}–${jsonEnd + 4}`]);
   assert.equal((JSON.parse(r.stdout) as Report).replicaSets[0]!.rounds.length, 2);
 });
+
+test('kubectl get events -w -o json alone: the newest version of each Event counts (an aggregated count of 3 is 3 writes)', () => {
+  const [scale, create] = [EVENTS.items[0]!, EVENTS.items[1]!];
+  const again = { ...create, count: 3, lastTimestamp: '2024-09-01T10:00:09Z', message: 'Created pod: web-7d9-abcde', metadata: { ...create.metadata, resourceVersion: '2' } };
+  const f = path.join(tmp, 'events-watch.json');
+  fs.writeFileSync(f, [scale, { ...create, metadata: { ...create.metadata, resourceVersion: '1' } }, again].map((e) => JSON.stringify(e, null, 4)).join('\n') + '\n');
+  const r = kexp(['replay', f, '--output', 'json']);
+  assert.equal(r.code, 0, r.stderr);
+  const rep = JSON.parse(r.stdout) as Report;
+  assert.deepEqual(rep.replicaSets.map((x) => [x.key, x.verdict.state]), [['shop/web-7d9', 'unknown']]);
+  const rs = rep.replicaSets[0]!;
+  assert.deepEqual(rs.rounds.map((x) => [x.kind, x.n, x.basis, x.at]), [['create', 3, 'observed', '2024-09-01T10:00:09.000Z']]);
+  assert.match(rs.rounds[0]!.evidence, /events-watch\.json:\d+$/);
+  assert.deepEqual(rs.counts.desired, { first: 2, last: 5, min: 2, max: 5 });
+});
