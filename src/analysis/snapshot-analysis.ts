@@ -672,6 +672,10 @@ export function snapshotReplicaSetReport(rs: ReplicaSet, a: SnapshotAnalysis, at
   const ref = controllerRefOf(rs.metadata);
   const one = (n: number) => ({ first: n, last: n, min: n, max: n });
   const { rounds, accounting } = eventRounds(rs, events, refs, at);
+  // The Deployment controller's ScalingReplicaSet Events: the desired count's earlier values.
+  const changes = scalingChanges(rs.metadata.namespace ?? '', rs.metadata.name ?? '', events);
+  const dc = desiredChangesFinding(changes, refs);
+  const desired = desiredRange(changes, a.counts.desired) ?? one(a.counts.desired);
   return {
     key: objectKey(rs.metadata),
     namespace: rs.metadata.namespace ?? '',
@@ -680,7 +684,7 @@ export function snapshotReplicaSetReport(rs: ReplicaSet, a: SnapshotAnalysis, at
     uids: rs.metadata.uid ? [rs.metadata.uid] : [],
     ...(ref ? { owner: { kind: ref.kind, name: ref.name, uid: ref.uid } } : {}),
     verdict: a.verdict,
-    counts: { desired: one(a.counts.desired), active: one(a.counts.active), terminating: one(a.counts.terminating), ready: one(a.counts.ready) },
+    counts: { desired, active: one(a.counts.active), terminating: one(a.counts.terminating), ready: one(a.counts.ready) },
     series: [{ at: iso(at)!, ...a.counts }],
     initialState: { basis: 'unknown', reason: 'point-in-time snapshot: the controller\'s expectations are not visible through the API; a watch (kexp record, explain --watch) follows its rounds' },
     syncs: { total: 0, byOutcome: {} },
@@ -689,7 +693,168 @@ export function snapshotReplicaSetReport(rs: ReplicaSet, a: SnapshotAnalysis, at
     gatedWindows: a.windows,
     expectations: [],
     expectationsTruncated: false,
-    findings: [...a.findings].sort((x, y) => SEVERITY_ORDER[x.severity] - SEVERITY_ORDER[y.severity] || (x.at ?? '').localeCompare(y.at ?? '')),
+    findings: [...a.findings, ...(dc ? [dc] : [])].sort((x, y) => SEVERITY_ORDER[x.severity] - SEVERITY_ORDER[y.severity] || (x.at ?? '').localeCompare(y.at ?? '')),
     adoption: { at: iso(at), rows: a.adoption },
+  };
+}
+
+// ------------------------------------------------------------------------------------------ Events of the Deployment controller
+
+/**
+ * "Scaled up replica set web-7d9 to 5 from 2" (1.27+), "Scaled up replica set web-7d9 to 5"
+ * (before), and the "from 2 to 5" wording some tools write: the Deployment controller's
+ * ScalingReplicaSet Event is one write of the ReplicaSet's spec.replicas.
+ */
+const SCALED_RE = /^Scaled (up|down) replica set (\S+) (?:to (\d+)(?: from (\d+))?|from (\d+) to (\d+))$/;
+
+export interface DesiredChange {
+  /** Epoch ms of the Event's last occurrence (undefined: the Event has no usable time). */
+  at?: number;
+  from?: number;
+  to: number;
+  direction: 'up' | 'down';
+  /** The Deployment the Event is about. */
+  deployment: { name: string; uid?: string };
+  count: number;
+  event: CoreEvent;
+}
+
+/** Parses one ScalingReplicaSet message; undefined when it is not one. */
+export function parseScalingMessage(message: string): { direction: 'up' | 'down'; rs: string; from?: number; to: number } | undefined {
+  const m = SCALED_RE.exec(message.trim());
+  if (!m) return undefined;
+  const to = Number(m[3] ?? m[6]);
+  const fromText = m[4] ?? m[5];
+  return { direction: m[1] as 'up' | 'down', rs: m[2]!, to, ...(fromText !== undefined ? { from: Number(fromText) } : {}) };
+}
+
+/**
+ * The desired-count changes of ReplicaSet `namespace/name` that the Deployment controller's
+ * ScalingReplicaSet Events show, oldest first.
+ */
+export function scalingChanges(namespace: string, name: string, events: CoreEvent[]): DesiredChange[] {
+  const out: DesiredChange[] = [];
+  for (const e of events) {
+    if (e.reason !== 'ScalingReplicaSet' || e.involvedObject?.kind !== 'Deployment') continue;
+    if ((e.involvedObject.namespace ?? e.metadata.namespace) !== namespace) continue;
+    const c = e.source?.component ?? e.reportingComponent;
+    if (c !== undefined && c !== '' && c !== 'deployment-controller') continue;
+    const t = eventTimes(e);
+    const p = parseScalingMessage(t.message);
+    if (!p || p.rs !== name) continue;
+    out.push({
+      ...(t.last !== undefined ? { at: t.last } : {}), ...(p.from !== undefined ? { from: p.from } : {}), to: p.to, direction: p.direction,
+      deployment: { name: e.involvedObject.name ?? '?', ...(e.involvedObject.uid ? { uid: e.involvedObject.uid } : {}) }, count: t.count, event: e,
+    });
+  }
+  return out.sort((a, b) => (a.at ?? Infinity) - (b.at ?? Infinity));
+}
+
+/** One finding listing the desired-count changes (observed: the Deployment controller's own Events). */
+export function desiredChangesFinding(changes: DesiredChange[], refs: SnapshotRefs): Finding | undefined {
+  if (changes.length === 0) return undefined;
+  const steps = changes.map((c) => `${c.from !== undefined ? `${c.from}→` : '→'}${c.to}${c.at !== undefined ? ` at ${iso(c.at)}` : ''}${c.count > 1 ? ` (×${c.count})` : ''}`);
+  const last = changes[changes.length - 1]!;
+  const deps = [...new Set(changes.map((c) => c.deployment.name))];
+  return {
+    id: 'desired-changes', severity: 'info', basis: 'observed', ...(last.at !== undefined ? { at: iso(last.at) } : {}),
+    title: `Desired count changed ${plural(changes.length, 'time')} by Deployment ${deps.join(', ')}: ${steps.slice(-5).join(', ')}${steps.length > 5 ? ` (and ${steps.length - 5} earlier)` : ''}`,
+    explanation: 'ScalingReplicaSet Events of the Deployment controller: each is one write of this ReplicaSet\'s spec.replicas (a rollout or a scale of the Deployment). The ReplicaSet controller then creates or deletes pods towards the new count; its own Events are the rounds.',
+    nextStep: 'None: this is the demand the ReplicaSet controller was following.',
+    evidence: changes.slice(-5).map((c) => refs.event(c.event)),
+  };
+}
+
+/** The desired count's range over the changes and the current value (`current` last, when known). */
+function desiredRange(changes: DesiredChange[], current?: number): { first: number; last: number; min: number; max: number } | undefined {
+  const values: number[] = [];
+  for (const c of changes) {
+    if (c.from !== undefined) values.push(c.from);
+    values.push(c.to);
+  }
+  if (current !== undefined) values.push(current);
+  if (values.length === 0) return undefined;
+  return { first: values[0]!, last: values[values.length - 1]!, min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** Keys (namespace/name) of the ReplicaSets the controllers' Events are about: round Events and ScalingReplicaSet messages. */
+export function replicaSetsInEvents(events: Iterable<CoreEvent>): Map<string, { namespace: string; name: string }> {
+  const out = new Map<string, { namespace: string; name: string }>();
+  for (const e of events) {
+    const io = e.involvedObject;
+    const ns = io?.namespace ?? e.metadata.namespace ?? '';
+    if (io?.kind === 'ReplicaSet' && io.name && e.reason && ROUND_REASONS.has(e.reason)) {
+      const c = e.source?.component ?? e.reportingComponent;
+      if (c === undefined || c === '' || c === 'replicaset-controller') out.set(`${ns}/${io.name}`, { namespace: ns, name: io.name });
+    } else if (io?.kind === 'Deployment' && e.reason === 'ScalingReplicaSet') {
+      const p = typeof e.message === 'string' ? parseScalingMessage(e.message) : undefined;
+      if (p) out.set(`${ns}/${p.rs}`, { namespace: ns, name: p.rs });
+    }
+  }
+  return out;
+}
+
+/**
+ * The Report entry for a ReplicaSet the input knows only from Events (`kubectl get events -o
+ * json` alone, or a dump whose ReplicaSet object is gone): its rounds from the ReplicaSet
+ * controller's Events (observed, one write per occurrence) and its desired-count changes from
+ * the Deployment controller's, and a verdict `unknown`: desired, active and ready pods at the
+ * end, and the controller's expectations, are not in the input.
+ */
+export function eventsOnlyReplicaSetReport(rsRef: { namespace: string; name: string }, events: CoreEvent[], at: number | undefined, refs: SnapshotRefs): ReplicaSetReport {
+  const mine = events.filter((e) => e.involvedObject?.kind === 'ReplicaSet' && e.involvedObject.name === rsRef.name && (e.involvedObject.namespace ?? e.metadata.namespace) === rsRef.namespace);
+  const uids = [...new Set(mine.map((e) => e.involvedObject?.uid).filter((u): u is string => typeof u === 'string' && u !== ''))];
+  // No uid to tell incarnations apart: every Event under this name counts (eventRounds checks a uid only when both sides have one).
+  const pseudo: ReplicaSet = { metadata: { namespace: rsRef.namespace, name: rsRef.name, ...(uids.length === 1 ? { uid: uids[0] } : {}) } } as ReplicaSet;
+  const { rounds, accounting } = eventRounds(pseudo, events, refs, at);
+  const changes = scalingChanges(rsRef.namespace, rsRef.name, events);
+  const desired = desiredRange(changes);
+  const zero = { first: 0, last: 0, min: 0, max: 0 };
+  const findings: Finding[] = [];
+  const dc = desiredChangesFinding(changes, refs);
+  if (dc) findings.push(dc);
+  const failures = rounds.filter((r) => r.errors.length > 0);
+  if (failures.length) {
+    const lastF = failures[failures.length - 1]!;
+    findings.push({
+      id: 'failed-writes', severity: 'warning', basis: 'observed', at: lastF.at,
+      title: `${plural(failures.reduce((s, r) => s + r.n, 0), 'failed pod write')} (FailedCreate / FailedDelete Events)`,
+      explanation: `The ReplicaSet controller reported: ${lastF.errors[0] ?? '?'}. Without the ReplicaSet and its pods kexp cannot tell whether it is still failing.`,
+      nextStep: `Read the ReplicaSet's current state: \`kexp explain ${rsRef.name} -n ${rsRef.namespace}\`, or add \`kubectl get rs,pods -n ${rsRef.namespace} -o json\` to the input.`,
+      evidence: failures.slice(-3).map((r) => r.evidence),
+    });
+  }
+  findings.push({
+    id: 'replicaset-not-in-input', severity: 'info', basis: 'unknown', ...(at !== undefined ? { at: iso(at) } : {}),
+    title: 'Only Events: the ReplicaSet object and its pods are not in the input, so its state is unknown',
+    explanation: `The rounds come from the controllers' Events (one write per occurrence; Events are aggregated after 9 similar ones in 10 minutes, rate-limited, and expire after an hour, so some writes may be missing). Desired${desired ? ' (from ScalingReplicaSet Events only)' : ''}, active and ready pods and the controller's expectations at the end are not visible.`,
+    nextStep: `Include the objects: \`kubectl get rs,pods,events -n ${rsRef.namespace} -o json\` (or a cluster-info dump), or record a watch with \`kexp record\`.`,
+    evidence: [],
+  });
+  const dep = changes.length ? changes[changes.length - 1]!.deployment : undefined;
+  const creates = accounting.byKind.create;
+  const deletes = accounting.byKind.delete;
+  return {
+    key: `${rsRef.namespace}/${rsRef.name}`,
+    namespace: rsRef.namespace,
+    name: rsRef.name,
+    ...(uids.length === 1 ? { uid: uids[0] } : {}),
+    uids,
+    ...(dep ? { owner: { kind: 'Deployment', name: dep.name, uid: dep.uid ?? '' } } : {}),
+    verdict: {
+      state: 'unknown', basis: 'unknown',
+      summary: `known only from Events: ${plural(creates, 'create')}, ${plural(deletes, 'delete')}${accounting.failed ? ` (${accounting.failed} failed)` : ''}${changes.length ? `, desired ${desired!.first}→${desired!.last}` : ''}; its state (active and ready pods, expectations) is not in the input`,
+    },
+    counts: { desired: desired ?? zero, active: zero, terminating: zero, ready: zero },
+    series: [],
+    initialState: { basis: 'unknown', reason: 'only Events are in the input: the controller\'s expectations are not visible' },
+    syncs: { total: 0, byOutcome: {} },
+    accounting,
+    rounds,
+    gatedWindows: [],
+    expectations: [],
+    expectationsTruncated: false,
+    findings: findings.sort((x, y) => SEVERITY_ORDER[x.severity] - SEVERITY_ORDER[y.severity] || (x.at ?? '').localeCompare(y.at ?? '')),
+    adoption: { rows: [] },
   };
 }

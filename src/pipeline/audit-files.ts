@@ -18,6 +18,7 @@ import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { auditInputsOfDirs } from './dump-inputs.js';
 
 export interface AuditFilesOptions {
   files: string[];
@@ -77,9 +78,11 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
   // Any mix of inputs: a kube-controller-manager log among them is used beside the audit logs.
-  const split = await splitControllerLogs(o.files, 'audit');
-  const kcmLogs = [...(o.kcmLogs ?? []), ...split.kcm];
-  const files = split.rest;
+  // A directory (a must-gather) gives its kube-apiserver audit logs and kube-controller-manager logs (src/sources/dump-dir.ts).
+  const dirs = await auditInputsOfDirs(o.files, diagnostics);
+  const split = dirs.files.length ? await splitControllerLogs(dirs.files, 'audit') : { kcm: [] as string[], rest: [] as string[] };
+  const kcmLogs = [...(o.kcmLogs ?? []), ...split.kcm, ...dirs.kcm];
+  const files = [...split.rest, ...dirs.audit];
   const sources: AuditOpenedSource[] = [];
   for (const f of files) {
     // `since` is applied to the report, not the input: the model must replay what came before it.

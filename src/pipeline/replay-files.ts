@@ -16,6 +16,12 @@ import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
+import { dirSummary, expandInputs, lookedFor, skippedSummary } from '../sources/dump-dir.js';
+import { InputError } from '../sources/source.js';
+import { eventsOnlyReplicaSetReport, replicaSetsInEvents, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
+import type { ReplicaSetReport } from '../analysis/report-types.js';
+import { objectKey, type CoreEvent } from '../model/objects.js';
+import type { SourceRef, TimelineEvent } from '../timeline/event.js';
 
 export interface ReplayFilesOptions {
   files: string[];
@@ -63,18 +69,51 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const diagnostics = collectDiagnostics(opts.onProblem, opts.onWarning);
   const { problems, warnings } = diagnostics;
   if (opts.k8sVersion) parseK8sVersion(opts.k8sVersion); // fail fast on a bad flag
+  // A directory (cluster-info dump, must-gather, a folder of Lists) is walked: its Lists are one
+  // snapshot, its kube-controller-manager logs are fused, its audit logs are named for `kexp audit`.
+  const expanded = await expandInputs(opts.files);
+  const dirLists: string[] = [];
+  const dirKcm: string[] = [];
+  for (const d of expanded.dirs) {
+    if (d.lists.length === 0) {
+      const skipped = skippedSummary(d);
+      throw new InputError(d.dir, 0, d.auditLogs.length
+        ? `no Lists here, only ${d.auditLogs.length} kube-apiserver audit log(s): analyse them with \`kexp audit ${d.dir}\``
+        : `nothing kexp can use: ${lookedFor('replay')}; ${d.kcmLogs.length ? `found only ${d.kcmLogs.length} kube-controller-manager log(s) (read with \`kexp kcm-log\`)` : skipped ?? 'the directory is empty'}`);
+    }
+    diagnostics.warn(dirSummary(d, { lists: true, kcm: true, audit: false }));
+    if (d.auditLogs.length) diagnostics.warn(`${d.dir}: ${d.auditLogs.length} kube-apiserver audit log(s) found (not read by replay): analyse them with \`kexp audit ${d.dir}\``);
+    dirLists.push(...d.lists);
+    dirKcm.push(...d.kcmLogs);
+  }
   // Any mix of inputs: a kube-controller-manager log among them is used beside the others.
-  const split = opts.format ? { kcm: [], rest: opts.files } : await splitControllerLogs(opts.files, 'replay');
-  const kcmLogs = [...(opts.kcmLogs ?? []), ...split.kcm];
+  const split = opts.format
+    ? { kcm: [], rest: expanded.files }
+    : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as string[], rest: [] as string[] };
+  const kcmLogs = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
   const sources: OpenedSource[] = [];
   for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
+  // A directory's files are read as what they are (JSON or YAML Lists, a Namespace object): one snapshot.
+  const fromDirs = new Set<OpenedSource>();
+  for (const f of dirLists) {
+    try {
+      const s = await openWatchSource(f, { diagnostics, snapshot: true });
+      fromDirs.add(s);
+      sources.push(s);
+    } catch (err) {
+      // One unreadable file of a tree (empty, cut before its first value) does not stop the others.
+      if (!(err instanceof InputError)) throw err;
+      diagnostics.problem({ file: err.file, line: err.line, message: err.message.replace(`${err.line > 0 ? `${err.file}:${err.line}` : err.file}: `, '') });
+    }
+  }
+  if (expanded.dirs.length && sources.length === 0) throw new InputError(expanded.dirs[0]!.dir, 0, `no List in it could be read; ${lookedFor('replay')}`);
   const eventsWatched = sources.some((s) => {
     const h = s.coverage().header as { watches?: Array<{ resource?: string }> } | undefined;
     return h?.watches?.some((w) => w.resource === 'events') ?? false;
   });
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
-  if (allSnapshots(sources)) {
+  if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
     const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
     if (kcmLogs.length) {
       // A controller log beside a snapshot: its windows and decisions are the only view of the
@@ -99,7 +138,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
-  const result = await replay(causalOrder(mergeSources(sources), CAUSAL_WINDOW_MS, () => moved++), {
+  const events = new EventsSeen();
+  const result = await replay(causalOrder(events.tap(mergeSources(sources)), CAUSAL_WINDOW_MS, () => moved++), {
     version: parseK8sVersion(version.version),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
@@ -140,9 +180,59 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     problems,
     assumptions,
   });
+  // ReplicaSets the stream shows only through the controllers' Events (`kubectl get events -w
+  // -o json`, a recording of Events alone): their rounds from the Events, their state unknown.
+  const added = events.reportsFor(new Set(report.replicaSets.map((r) => r.key)), opts.rs, result.end);
+  if (added.length) {
+    report.replicaSets.push(...added);
+    report.replicaSets.sort((a, b) => a.key.localeCompare(b.key));
+    report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
+  }
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
   return { report, problems, warnings };
+}
+
+/**
+ * The newest version of every core Event a stream carried (an aggregated Event's later
+ * versions replace the earlier, so its count is the total), with the FILE:LINE it came from.
+ * A DELETED Event (its TTL expired) is kept: the writes it stands for happened.
+ */
+class EventsSeen {
+  private readonly latest = new Map<string, CoreEvent>();
+  private readonly where = new WeakMap<object, SourceRef>();
+
+  async *tap<T extends TimelineEvent>(src: AsyncIterable<T>): AsyncGenerator<T> {
+    for await (const e of src) {
+      if (e.type === 'observed' && e.kind === 'Event' && e.watchType !== 'DELETED') {
+        this.latest.set(objectKey(e.object.metadata), e.object);
+        this.where.set(e.object, e.source);
+      }
+      yield e;
+    }
+  }
+
+  reportsFor(known: Set<string>, rs: string | undefined, end: number | undefined): ReplicaSetReport[] {
+    if (this.latest.size === 0) return [];
+    const all = [...this.latest.values()];
+    const cite = (e: CoreEvent) => {
+      const r = this.where.get(e);
+      return r ? `${r.file}:${r.line}` : `events/${e.metadata.name ?? '?'}`;
+    };
+    const refs: SnapshotRefs = {
+      rs: (name, field) => `replicasets/${name}${field ? `#${field}` : ''}`,
+      ns: (name, field) => `namespaces/${name}#${field}`,
+      pod: (p) => `pods/${typeof p === 'string' ? p : (p.metadata.name ?? '?')}`,
+      event: cite,
+      quota: (name) => `resourcequotas/${name}`,
+    };
+    const out: ReplicaSetReport[] = [];
+    for (const [key, ref] of replicaSetsInEvents(all)) {
+      if (known.has(key) || (rs && key !== rs)) continue;
+      out.push(eventsOnlyReplicaSetReport(ref, all.filter((e) => (e.involvedObject?.namespace ?? e.metadata.namespace) === ref.namespace), end, refs));
+    }
+    return out;
+  }
 }

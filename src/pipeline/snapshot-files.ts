@@ -10,7 +10,7 @@ import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js'
 import { controllerRefOf, objectKey } from '../model/objects.js';
 import type { OpenedSource } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
-import { analyseSnapshot, snapshotReplicaSetReport, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
+import { analyseSnapshot, eventsOnlyReplicaSetReport, replicaSetsInEvents, snapshotReplicaSetReport, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
 import { iso } from '../analysis/report-builder.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReplicaSetReport } from '../analysis/report-types.js';
 import { invalidObservedObject } from '../timeline/validate.js';
@@ -102,6 +102,22 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
     const a = analyseSnapshot(rs, { pods: nsPods, events: nsEvents, ns: namespaces.get(ns), podsKnown: pods.size > 0 }, now, refs);
     replicaSets.push(snapshotReplicaSetReport(rs, a, now, nsEvents, refs));
   }
+  // ReplicaSets the controllers' Events are about whose object is not in the snapshot (an
+  // Events-only file, or a ReplicaSet deleted before the dump): their rounds, state unknown.
+  const eventsOnly: string[] = [];
+  for (const [key, ref] of [...replicaSetsInEvents(events.values())].sort(([a], [b]) => a.localeCompare(b))) {
+    if (rss.has(key) || (o.rs && key !== o.rs)) continue;
+    const nsEvents = eventsOfNs.get(ref.namespace) ?? [];
+    const refs: SnapshotRefs = {
+      rs: (name, field) => `replicasets/${name}${field ? `#${field}` : ''}`,
+      ns: (name, field) => `${cite(namespaces.get(name), `namespaces/${name}`)}#${field}`,
+      pod: (p) => (typeof p === 'string' ? cite(pods.get(`${ref.namespace}/${p}`), `pods/${p}`) : cite(p, `pods/${p.metadata.name ?? '?'}`)),
+      event: (e) => cite(e, `events/${e.metadata.name ?? '?'}`),
+      quota: (name) => `resourcequotas/${name}`,
+    };
+    replicaSets.push(eventsOnlyReplicaSetReport(ref, nsEvents, at, refs));
+    eventsOnly.push(key);
+  }
   const inputs = sources.map((s) => s.coverage());
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
@@ -119,6 +135,9 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
       assumptions: [
         'A snapshot is a state, not a history: no sync is simulated; the controller\'s expectations are not visible, and its Events are the evidence of its earlier rounds (one write per occurrence).',
         `${rss.size} ReplicaSet(s), ${pods.size} pod(s), ${events.size} Event(s), ${namespaces.size} namespace(s) in the snapshot.`,
+        ...(eventsOnly.length
+          ? [`${eventsOnly.length} ReplicaSet(s) known only from Events (${eventsOnly.slice(0, 5).join(', ')}${eventsOnly.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`]
+          : []),
       ],
       gaps: [],
       problems: { count: 0, examples: [] },

@@ -43,10 +43,11 @@ function isContinuation(inner: string): boolean {
  * Non-klog output of a Go process that may sit in a KCM log and is not damage: a panic
  * (`panic: …`, `goroutine 7 [running]:`, stack frames `pkg.Func(…)`, `created by …`,
  * `[signal SIGSEGV …]`, `exit status 2`), pflag/cobra messages, Go `log` package lines,
- * and indented text (usage output).
+ * indented text (usage output), and the "==== START/END logs for container … ====" lines that
+ * frame each container's log in a `kubectl cluster-info dump` (logs.txt).
  */
 const PROCESS_OUTPUT_RE =
-  /^(?:(?:panic|fatal error|runtime|Error|Usage|Flags|Global Flags): |panic: |goroutine \d+|created by |\[signal |exit status \d+|\.\.\.additional frames elided\.\.\.|Flag --|[^\s(]+\(.*\)(?: \+0x[0-9a-f]+)?$|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d |[ ]|[A-Z][\w ]*:$)/;
+  /^(?:(?:panic|fatal error|runtime|Error|Usage|Flags|Global Flags): |panic: |goroutine \d+|created by |\[signal |exit status \d+|\.\.\.additional frames elided\.\.\.|Flag --|[^\s(]+\(.*\)(?: \+0x[0-9a-f]+)?$|\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d |[ ]|[A-Z][\w ]*:$|==== (?:START|END) logs for container )/;
 
 /** A short printable description of a line that is not a log record (never raw control bytes). */
 export function describeJunk(text: string): string {

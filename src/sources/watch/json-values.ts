@@ -9,8 +9,9 @@
  * top-level value is an array, every element is emitted on its own as soon as it closes,
  * so a list of any size is read in memory proportional to one item.
  *
- * Damage handling (one problem per damaged region, then resync):
- * - text between values (kubectl warnings, `error: …` lines) → problem, skip to a line that
+ * Damage handling (one item per damaged region, then resync):
+ * - text between values (kubectl warnings, `error: …` lines, markdown around a pasted dump) →
+ *   one `text` item for the whole region (its first and last line), skip to a line that
  *   starts with `{` or `[`;
  * - a value still open when a line starts with `{` in column 0 (kubectl was killed mid-print
  *   and restarted, appending; kubectl and jq indent everything nested) or when a string runs
@@ -29,6 +30,12 @@ export type ScanItem =
       fromList?: { kind?: string; apiVersion?: string };
     }
   | { kind: 'problem'; line: number; message: string }
+  /**
+   * A region of text that is not JSON (lines `line`–`endLine`), skipped up to the next line that
+   * starts with `{` or `[`: kubectl warnings inside a stream, or the markdown / console text
+   * around a pasted dump. The reader decides whether it is damage or surrounding text.
+   */
+  | { kind: 'text'; line: number; endLine: number; message: string }
   /** A container log block of a `kubectl cluster-info dump` (between its ==== START/END logs ==== lines), skipped whole. */
   | { kind: 'log-block'; line: number; endLine?: number; container: string };
 
@@ -47,6 +54,8 @@ export class JsonValueScanner {
   private esc = false;
   /** Skipping input until a line starts with `{` or `[` (after damage). */
   private resync = false;
+  /** The text region being skipped (resync after "not JSON"), emitted when it ends. */
+  private text?: { line: number; message: string };
   /** The start of a line that may be a log marker cut by the chunk boundary. */
   private carry?: Buffer;
   /** Inside a cluster-info dump's container log block: skip whole lines until its END line. */
@@ -161,10 +170,12 @@ export class JsonValueScanner {
         }
         if (this.col0 && startsWithAt(chunk, i, LOG_START)) {
           this.resync = false;
+          this.endText(out);
           continue; // handled below as the start of a log block
         }
         if (this.col0 && (b === 123 || b === 91)) {
           this.resync = false;
+          this.endText(out);
           continue; // re-read this byte normally
         }
         const next = this.skipLine(chunk, i);
@@ -255,7 +266,7 @@ export class JsonValueScanner {
           continue;
         }
         const snippet = chunk.toString('utf8', i, Math.min(nl === -1 ? n : nl, i + 60)).replace(/\r$/, '');
-        out.push({ kind: 'problem', line: this.line, message: `not JSON (unexpected text ${JSON.stringify(snippet)})` });
+        this.text = { line: this.line, message: `not JSON (unexpected text ${JSON.stringify(snippet)})` };
         this.resync = true;
         continue;
       }
@@ -343,6 +354,11 @@ export class JsonValueScanner {
 
   /** Call at end of input. */
   end(out: ScanItem[] = []): ScanItem[] {
+    // A region still open runs to the last line (a final line without newline is still a line).
+    if (this.text) {
+      out.push({ kind: 'text', line: this.text.line, endLine: this.col0 ? this.line - 1 : this.line, message: this.text.message });
+      this.text = undefined;
+    }
     if (this.logBlock) {
       // The dump ends inside a log block (cut short): the block is still skipped, not a problem.
       out.push(this.logBlock);
@@ -359,6 +375,13 @@ export class JsonValueScanner {
     }
     this.resetTop();
     return out;
+  }
+
+  /** Closes the text region being skipped: it ends on the line before the current one. */
+  private endText(out: ScanItem[]): void {
+    if (!this.text) return;
+    out.push({ kind: 'text', line: this.text.line, endLine: Math.max(this.text.line, this.line - 1), message: this.text.message });
+    this.text = undefined;
   }
 
   private startTop(b: number, i: number): void {

@@ -295,8 +295,26 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
     if (apiVersion?.startsWith('audit.k8s.io/')) return { error: `looks like an audit log in YAML (${apiVersion}); ${AUDIT}` };
     if ([...keys.keys()].some((k) => K8S_KEYS.has(k)) || line.startsWith('- ')) return { format: 'yaml', framing: 'yaml' };
   }
+  // Text around the JSON (markdown notes, a console capture with its prompt and command): the
+  // format is that of the first value that starts a line; the reader skips the text around it.
+  const json = firstJsonLine(buf, start);
+  if (json === undefined && !final) return { needMore: true };
+  if (json !== undefined) {
+    const inner = sniffPrefix(buf.subarray(json), final);
+    if ('needMore' in inner) return inner;
+    if ('format' in inner && inner.format !== 'kexp-recording') return { format: inner.format, framing: 'values' };
+  }
   const snippet = line.length > 60 ? `${line.slice(0, 60)}…` : line;
   return { error: `unrecognised input (first line: ${JSON.stringify(snippet)}); expected a kexp recording, watch events, kubectl -w output (JSON or YAML) or a list` };
+}
+
+/** Offset of the first line after `start` that starts with `{` or `[` (a JSON value in column 0). */
+function firstJsonLine(buf: Buffer, start: number): number | undefined {
+  for (let nl = buf.indexOf(10, start); nl !== -1 && nl + 1 < buf.length; nl = buf.indexOf(10, nl + 1)) {
+    const c = buf[nl + 1];
+    if (c === 123 || c === 91) return nl + 1;
+  }
+  return undefined;
 }
 
 /** Framing for a format forced with `--format`, from the same prefix. */

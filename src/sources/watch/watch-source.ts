@@ -44,6 +44,8 @@ export interface WatchSourceOptions {
   diagnostics: Diagnostics;
   /** Stream read for the path `-` (default process.stdin). */
   stdin?: NodeJS.ReadableStream;
+  /** The file is one state (a directory's List or object file), not a stream: no note about inferred watch types. */
+  snapshot?: boolean;
 }
 
 /** Coverage of a watch dump; `endReason` is set when a recording has an end line. */
@@ -202,11 +204,29 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
   const items: ScanItem[] = [];
   const out: TimelineEvent[] = [];
   const logBlocks: Array<{ line: number; endLine?: number; container: string }> = [];
+  // A file that starts with text (markdown notes, a console capture with its prompt and command)
+  // wraps the JSON: all its text regions are surrounding text, counted and summarised in one
+  // note. A file that starts with JSON is a stream, and text inside it (a kubectl warning, an
+  // `error:` line) is damage: one problem per region.
+  let sawValue = false;
+  let surrounding: { regions: number; lines: number; ranges: string[] } | undefined;
   const handle = (it: ScanItem): void => {
     if (it.kind === 'problem') {
       norm.problem(it.line, it.message);
       return;
     }
+    if (it.kind === 'text') {
+      if (!sawValue && !surrounding) surrounding = { regions: 0, lines: 0, ranges: [] };
+      if (!surrounding) {
+        norm.problem(it.line, it.message);
+        return;
+      }
+      surrounding.regions++;
+      surrounding.lines += it.endLine - it.line + 1;
+      if (surrounding.ranges.length < 5) surrounding.ranges.push(it.line === it.endLine ? `${it.line}` : `${it.line}–${it.endLine}`);
+      return;
+    }
+    sawValue = true;
     if (it.kind === 'log-block') {
       logBlocks.push(it);
       return;
@@ -237,6 +257,11 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
   items.length = 0;
   sc.end(items);
   for (const it of items) handle(it);
+  if (surrounding) {
+    norm.note(
+      `${norm.file}: skipped ${surrounding.lines} line${surrounding.lines === 1 ? '' : 's'} of text around the JSON (markdown, console output) in ${surrounding.regions} region${surrounding.regions === 1 ? '' : 's'}: lines ${surrounding.ranges.join(', ')}${surrounding.regions > surrounding.ranges.length ? ', …' : ''}`,
+    );
+  }
   if (logBlocks.length) {
     const kcm = logBlocks.filter((b) => /kube-controller-manager/.test(b.container));
     norm.note(
@@ -459,7 +484,7 @@ function readHeader(file: string, prefix: Buffer, blankLines = 0): RecordingHead
  */
 export async function openWatchSource(
   path: string,
-  opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream },
+  opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream; snapshot?: boolean },
 ): Promise<OpenedSource> {
   let forced: WatchFormat | undefined;
   if (opts.format !== undefined) {
@@ -488,7 +513,7 @@ export async function openWatchSource(
     file,
     basis,
     diagnostics: opts.diagnostics,
-    warnInferredTypes: format !== 'list',
+    warnInferredTypes: format !== 'list' && !opts.snapshot,
   });
   const rec: RecordingState | undefined = header
     ? { header, headerPending: true, startedAt: parseRfc3339(header.startedAt), afterEndReported: false }
