@@ -11,8 +11,8 @@ import { DEFAULT_K8S_VERSION } from '../model/version.js';
  */
 export const outputFlag = Flags.string({
   char: 'o',
-  summary: 'Output format: table (fits the terminal), wide (every row and cell in full), json.',
-  options: ['table', 'wide', 'json'],
+  summary: 'Output format: table (fits the terminal), wide (every row and cell in full), json, yaml.',
+  options: ['table', 'wide', 'json', 'yaml'],
   default: 'table',
 });
 

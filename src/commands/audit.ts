@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
@@ -99,7 +100,7 @@ export default class Audit extends KexpCommand {
       // A ReplicaSet known only from the ReplicaSet controller's pod writes (its object is not in
       // the input, so there is no model of it): those writes are its report.
       const writesOnly = flags.rs && res.report.replicaSets.length === 0 ? (res.report.coverage.controllerWrites ?? []).filter((w) => w.replicaSet === flags.rs) : [];
-      if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
       else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       else if (flags.rs) process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       else process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));

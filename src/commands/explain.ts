@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
@@ -83,7 +84,7 @@ export default class Explain extends KexpCommand {
         },
       });
       spinner.stop();
-      if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
       else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ env: process.env, isTTY: process.stdout.isTTY }) }));
       if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
       if (ac.signal.aborted) {

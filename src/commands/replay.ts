@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
@@ -80,7 +81,7 @@ export default class Replay extends KexpCommand {
       }
       if (flags.html === '-') {
         /* already written */
-      } else if (flags.output === 'json') process.stdout.write(JSON.stringify(res.report, null, 2) + '\n');
+      } else if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
       else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);

@@ -20,6 +20,7 @@
  */
 import https from 'node:https';
 import http from 'node:http';
+import { KEXP_VERSION } from '../../version.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
 import { expectedKindOf, type ExpectedKind } from './resource-paths.js';
@@ -51,6 +52,12 @@ export interface GetOptions {
  * half of V8's string limit (~512 MiB in Node 20): a bigger body could not even be decoded
  * for JSON.parse, and parsing needs several times the text's size again.
  */
+/**
+ * kexp's User-Agent, in kubectl's form (`kubectl/v1.30.0 (linux/amd64) …`), so an audit log or
+ * apiserver metrics show kexp's reads as kexp's.
+ */
+export const USER_AGENT = `kexp/v${KEXP_VERSION} (${process.platform}/${process.arch})`;
+
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** An error body is a Status object of a few hundred bytes; more is an HTML page or worse. */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
@@ -116,7 +123,7 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
   const started = Date.now();
 
   // Credentials: client-node may run an exec plugin here; bounded by the request's deadline.
-  const reqOpts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json' } };
+  const reqOpts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } };
   const credDeadline = AbortSignal.timeout(timeoutMs || DEFAULT_CREDENTIAL_TIMEOUT_MS);
   reqOpts.signal = opts.signal ? AbortSignal.any([opts.signal, credDeadline]) : credDeadline;
   try {
