@@ -21,6 +21,7 @@ import { open } from 'node:fs/promises';
 import { NulRunGuard } from './binary-data.js';
 import { GzipDataError, GzipTrailingGarbage, gunzipMembers } from './gzip-members.js';
 import { InputError } from './source.js';
+import { trackRead } from './read-progress.js';
 
 /** Chunk size for file reads (libraries.md §B.6: 1 MiB reads). */
 const READ_CHUNK = 1 << 20;
@@ -109,7 +110,10 @@ export async function openInputBytes(
     } catch (err) {
       throw new InputError(file, 0, `cannot open: ${fsReason(err)}`);
     }
-    raw = fh.createReadStream({ highWaterMark: READ_CHUNK });
+    const rs = fh.createReadStream({ highWaterMark: READ_CHUNK });
+    const st = await fh.stat().catch(() => undefined);
+    trackRead({ file, ...(st?.isFile() ? { size: st.size } : {}), read: () => rs.bytesRead });
+    raw = rs;
   }
   const it = readGuarded(file, raw)[Symbol.asyncIterator]();
   const guardLimit = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;

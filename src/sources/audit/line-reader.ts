@@ -27,7 +27,8 @@
  * Leading blank lines, any amount, can be skipped before sniffing (`skipLeadingBlankLines`):
  * they are counted, not kept, and every reader numbers later lines as in the file.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, ReadStream, statSync } from 'node:fs';
+import { trackRead } from '../read-progress.js';
 import { Readable } from 'node:stream';
 import { NulRunGuard } from '../binary-data.js';
 import { GzipTrailingGarbage, gunzipMembers } from '../gzip-members.js';
@@ -419,6 +420,16 @@ export class InputReader {
       this.file === '-'
         ? (this.opts.stdin ?? process.stdin)
         : createReadStream(this.file, { highWaterMark: this.chunkSize });
+    if (source instanceof ReadStream) {
+      let size: number | undefined;
+      try {
+        const st = statSync(this.file);
+        if (st.isFile()) size = st.size;
+      } catch {
+        /* the open reports it */
+      }
+      trackRead({ file: this.file, ...(size !== undefined ? { size } : {}), read: () => (source as ReadStream).bytesRead });
+    }
     this.source = source;
     const raw = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
     const head: Buffer[] = [];
