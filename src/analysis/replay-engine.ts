@@ -21,7 +21,7 @@ import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
-import { Fifo } from '../timeline/fifo.js';
+import { LookaheadBuffer } from './lookahead-buffer.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
@@ -74,6 +74,11 @@ export interface ReplayOptions {
   coverageStart?: () => number | undefined;
   /** Receives events whose object the model cannot use (wrong shapes); they are not delivered. */
   onInvalidEvent?: (source: SourceRef, message: string) => void;
+  /**
+   * Tests only: answer the oracle by scanning the whole look-ahead instead of its index, to show
+   * both give the same replay (test/analysis/lookahead-buffer.test.ts).
+   */
+  scanLookahead?: boolean;
 }
 
 export interface WindowTrack {
@@ -228,11 +233,15 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const maxChanges = opts.maxExpectationChanges ?? 2000;
   const maxSeries = opts.maxSeriesPoints ?? 5000;
   const it = events[Symbol.asyncIterator]();
-  const buf = new Fifo<TimelineEvent>(); // the look-ahead: events up to the match window ahead
+  const buf = new LookaheadBuffer(); // the look-ahead: events up to the match window ahead, indexed by object
   let done = false;
   const writeEvidence = opts.writeEvidence ?? 'watch';
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
-  const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs, ledger);
+  const oracle = new EvidenceOracle({
+    upcoming: () => buf.iterate(),
+    exhausted: () => done,
+    ...(opts.scanLookahead ? {} : { keyed: (key, from, to, stop) => buf.keyed(key, from, to, stop), ordered: () => buf.ordered() }),
+  }, matchWindowMs, ledger);
   oracle.writesRecordedHint = opts.writesRecorded;
   oracle.sidecarRestartTiebreak = featuresOf(opts.version).sidecarRestartTiebreak;
   oracle.eventsWatched = opts.eventsWatched ?? false;
