@@ -95,6 +95,7 @@ function eventCount(ev: CoreEvent): number {
 
 export class EvidenceOracle implements PodControl {
   private readonly attributedPods = new Set<string>(); // pod uids attributed to a creation round
+  /** Writes of the look-ahead a round has taken (forgotten once delivered: see observe). */
   private readonly consumedWrites = new Set<WriteEvent>();
   private readonly consumedEventCounts = new Map<string, number>(); // Event ns/name → occurrences used
   private readonly seenEventCounts = new Map<string, number>(); // Event ns/name → count delivered
@@ -151,6 +152,11 @@ export class EvidenceOracle implements PodControl {
 
   /** Called by the engine for every event it delivers, before the model sees it. */
   observe(e: TimelineEvent): void {
+    if (e.type === 'write') {
+      // Delivered: it has left the look-ahead, so no later scan can meet it again.
+      this.consumedWrites.delete(e);
+      return;
+    }
     if (e.type !== 'observed') return;
     if (e.kind === 'Namespace') {
       const name = e.object.metadata.name ?? '';

@@ -22,6 +22,8 @@ import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
+import { ThinnedSeries } from './thinned-series.js';
+import { PodStore } from '../model/pod-store.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
@@ -353,15 +355,16 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   };
 
+  /** Each track's series while replaying (thinned-series.ts); copied into `t.series` at the end. */
+  const seriesOf = new Map<RsTrack, ThinnedSeries<RsTrack['series'][number]>>();
   /** Appends a series point when any count changed (kept under maxSeries by thinning the middle). */
   const pushPoint = (t: RsTrack, p: RsTrack['series'][number]): void => {
-    const prev = t.series[t.series.length - 1];
+    let series = seriesOf.get(t);
+    if (!series) seriesOf.set(t, (series = new ThinnedSeries(maxSeries)));
+    const prev = series.last();
     if (prev && prev.desired === p.desired && prev.active === p.active && prev.terminating === p.terminating && prev.ready === p.ready) return;
-    if (t.series.length >= maxSeries) {
-      t.series.splice(1 + (t.seriesDropped % (maxSeries - 2)), 1);
-      t.seriesDropped++;
-    }
-    t.series.push(p);
+    series.push(p);
+    t.seriesDropped = series.dropped;
   };
 
   const onSync = (s: SyncRecord): void => {
@@ -730,6 +733,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   }
 
+  for (const [t, series] of seriesOf) t.series = series.toArray();
   // A window whose counters reached zero but whose next sync falls after the end of the input
   // (e.g. a recording stopped right after the last ADD) is not gating any more.
   for (const t of tracks.values()) {
@@ -758,7 +762,9 @@ export function finalCounts(rs: ReplicaSet, pods: Map<string, Pod>): { desired: 
   let active = 0;
   let terminating = 0;
   let ready = 0;
-  for (const p of pods.values()) {
+  // The model's cache is indexed by controller (pod-store.ts): read only this ReplicaSet's pods.
+  const mine = pods instanceof PodStore ? pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : pods.values();
+  for (const p of mine) {
     if (p.metadata.namespace !== rs.metadata.namespace) continue;
     if (controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
     if (isPodActive(p)) {
