@@ -10,7 +10,8 @@
  *
  * Kept here: pods by namespace, by namespace + controllerRef UID, and orphans (no controllerRef)
  * by namespace. Every `set`/`delete` moves a pod between buckets when its labels don't matter
- * but its ownerReferences do (a controllerRef added, removed or changed), so the store is a Map
+ * but its ownerReferences do (a controllerRef added, removed or changed; any other update replaces
+ * the pod in place), so the store is a Map
  * subclass: code that writes the cache directly (tests do) keeps the indexes right too.
  *
  * Order. Go's indexer returns pods in map order (random); the model fixed its order long ago as
@@ -86,7 +87,17 @@ export class PodStore extends Map<string, Pod> {
     // Map's constructor calls set before the fields exist when given entries; PodStore is
     // always constructed empty.
     const old = this.entry.get(key);
-    if (old) this.unindex(key, old.pod);
+    if (old) {
+      // The usual update (status, labels) keeps the pod in the same buckets: replace it in place
+      // (every bucket holds this entry), so no bucket loses its order.
+      const before = controllerRefOf(old.pod.metadata);
+      const after = controllerRefOf(pod.metadata);
+      if (old.pod.metadata.namespace === pod.metadata.namespace && (before ? after !== undefined && after.uid === before.uid : after === undefined)) {
+        old.pod = pod;
+        return super.set(key, pod);
+      }
+      this.unindex(key, old.pod);
+    }
     const e: Entry = { seq: old ? old.seq : this.nextSeq++, pod };
     this.entry.set(key, e);
     this.index(key, e);
