@@ -17,6 +17,18 @@
  *   patches, scheduler bindings, RS status updates).
  * stageTimestamps increase at ~2000 requests/s with up to 5 ms of jitter (files are nearly,
  * not exactly, ordered). All names are invented.
+ *
+ * Scale options (the defaults write the same file as before they existed, byte for byte):
+ *   --replicasets M   M ReplicaSets over the 8 namespaces (default 48: one per app and namespace)
+ *   --pods N          live pods the generator keeps track of (default 5000); with --replicasets
+ *                     or --lifecycle, the log opens with the ReplicaSet controller creating N pods
+ *                     (N / M per ReplicaSet, its spec.replicas), like a cluster scaled up at the start
+ *   --lifecycle       pods end like in a cluster: each controller delete is followed ~30 s later
+ *                     by the kubelet's final delete (grace 0: the pod is gone), and a pod the
+ *                     generator stops tracking is deleted rather than forgotten; without it,
+ *                     deleted pods stay terminating and dropped ones live on in a replay
+ *
+ *   npx tsx bench/audit/generate.ts --mb 1024 --pods 50000 --replicasets 500 --lifecycle --out /tmp/audit-50k.log
  */
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -31,6 +43,11 @@ const outPath = opt('out', 'audit.log');
 let seed = Number(opt('seed', '42')) >>> 0;
 const wrapMode = opt('wrap', 'plain');
 if (!['plain', 'ecs', 'cloudwatch'].includes(wrapMode)) throw new Error(`--wrap ${wrapMode}: expected plain, ecs or cloudwatch`);
+const maxPods = Number(opt('pods', '5000'));
+const rsCount = args.includes('--replicasets') ? Number(opt('replicasets', '48')) : undefined;
+const lifecycle = args.includes('--lifecycle');
+/** Open with the initial population (and keep spec.replicas = pods per ReplicaSet). */
+const scaled = rsCount !== undefined || lifecycle;
 
 /** mulberry32 */
 function rand(): number {
@@ -53,7 +70,17 @@ const suffix = () => Array.from({ length: 5 }, () => GEN[Math.floor(rand() * GEN
 const NODES = Array.from({ length: 50 }, (_, i) => `node-${String(i).padStart(2, '0')}`);
 const NAMESPACES = ['shop', 'billing', 'search', 'checkout', 'catalog', 'auth', 'media', 'batch'];
 const APPS = ['web', 'api', 'worker', 'cache', 'gateway', 'indexer'];
-const RSS = NAMESPACES.flatMap((ns) => APPS.map((app) => ({ ns, app, name: `${app}-${hex(10)}`, uid: uuid(), rv: 10000 + Math.floor(rand() * 1000) })));
+const RSS =
+  rsCount === undefined
+    ? NAMESPACES.flatMap((ns) => APPS.map((app) => ({ ns, app, name: `${app}-${hex(10)}`, uid: uuid(), rv: 10000 + Math.floor(rand() * 1000) })))
+    : Array.from({ length: rsCount }, (_, i) => {
+        const ns = NAMESPACES[i % NAMESPACES.length]!;
+        const k = Math.floor(i / NAMESPACES.length);
+        const app = k < APPS.length ? APPS[k]! : `${APPS[k % APPS.length]}${Math.floor(k / APPS.length)}`;
+        return { ns, app, name: `${app}-${hex(10)}`, uid: uuid(), rv: 10000 + Math.floor(rand() * 1000) };
+      });
+/** spec.replicas of every ReplicaSet in a scaled log. */
+const PER_RS = Math.max(1, Math.round(maxPods / RSS.length));
 const pods: Array<{ ns: string; name: string; uid: string; rs: (typeof RSS)[number]; node: string }> = [];
 
 let clock = Date.parse('2025-03-04T10:00:00Z') * 1000; // µs
@@ -209,8 +236,81 @@ function rsObject(r: (typeof RSS)[number], replicas: number) {
 const RS_CTRL_REASON =
   'RBAC: allowed by ClusterRoleBinding "system:controller:replicaset-controller" of ClusterRole "system:controller:replicaset-controller" to ServiceAccount "replicaset-controller/kube-system"';
 
+/** Pods deleted gracefully whose final delete (by the kubelet, grace 0) is due at `at` (µs). */
+const pendingFinal: Array<{ p: (typeof pods)[number]; at: number; controller: boolean }> = [];
+
+/**
+ * The end of a graceful deletion: a pod the generator dropped is first deleted by the
+ * ReplicaSet controller (`controller`), then — or for one it deleted earlier — the kubelet
+ * deletes it with grace 0 and the response is the pod's final state (a watcher sees DELETED).
+ */
+function finalDelete(f: (typeof pendingFinal)[number]): string {
+  const { p } = f;
+  if (f.controller) {
+    f.controller = false;
+    f.at = clock + 30e6;
+    pendingFinal.push(f);
+    return line({
+      level: 'RequestResponse',
+      uri: `/api/v1/namespaces/${p.ns}/pods/${p.name}`,
+      verb: 'delete',
+      user: SA('replicaset-controller'),
+      ua: UA_KCM('replicaset-controller'),
+      ref: { resource: 'pods', namespace: p.ns, name: p.name, apiVersion: 'v1' },
+      code: 200,
+      req: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1' },
+      resp: podObject(p, 'Running', clock, { deletionTimestamp: secs(clock + 30e6), deletionGracePeriodSeconds: 30 }),
+      latencyUs: 4000,
+      reason: RS_CTRL_REASON,
+    });
+  }
+  return line({
+    level: 'RequestResponse',
+    uri: `/api/v1/namespaces/${p.ns}/pods/${p.name}`,
+    verb: 'delete',
+    user: NODE_USER(p.node),
+    ua: UA_KUBELET,
+    ref: { resource: 'pods', namespace: p.ns, name: p.name, apiVersion: 'v1' },
+    code: 200,
+    req: { kind: 'DeleteOptions', apiVersion: 'meta.k8s.io/v1', gracePeriodSeconds: 0, preconditions: { uid: p.uid } },
+    resp: podObject(p, 'Succeeded', clock, { deletionTimestamp: secs(clock), deletionGracePeriodSeconds: 0 }),
+    latencyUs: 3000,
+    reason: '',
+  });
+}
+
+/** The initial population of a scaled log: the controller creating PER_RS pods for each ReplicaSet. */
+const initial: Array<(typeof pods)[number]> = scaled
+  ? RSS.flatMap((rs) => Array.from({ length: PER_RS }, () => ({ ns: rs.ns, name: `${rs.name}-${suffix()}`, uid: uuid(), rs, node: pick(NODES) })))
+  : [];
+let initialDone = 0;
+
+function createLine(p: (typeof pods)[number]): string {
+  const body = podObject(p, 'Pending', clock);
+  const { name: _n, uid: _u, resourceVersion: _r, creationTimestamp: _c, managedFields: _m, ...reqMeta } = body.metadata;
+  return line({
+    level: 'RequestResponse',
+    uri: `/api/v1/namespaces/${p.ns}/pods`,
+    verb: 'create',
+    user: SA('replicaset-controller'),
+    ua: UA_KCM('replicaset-controller'),
+    ref: { resource: 'pods', namespace: p.ns, apiVersion: 'v1' },
+    code: 201,
+    req: { ...body, metadata: reqMeta, status: {} },
+    resp: body,
+    latencyUs: 6000 + Math.floor(rand() * 10000),
+    reason: RS_CTRL_REASON,
+  });
+}
+
 function next(): string {
   clock += 300 + Math.floor(rand() * 400); // ~2000 req/s
+  if (initialDone < initial.length) {
+    const p = initial[initialDone++]!;
+    pods.push(p);
+    return createLine(p);
+  }
+  if (pendingFinal.length && pendingFinal[0]!.at <= clock) return finalDelete(pendingFinal.shift()!);
   const x = rand();
   const node = pick(NODES);
   if (x < 0.4) {
@@ -354,7 +454,12 @@ function next(): string {
     }
     const p = { ns: r.ns, name: `${r.name}-${suffix()}`, uid: uuid(), rs: r, node };
     pods.push(p);
-    if (pods.length > 5000) pods.splice(0, 1000);
+    if (pods.length > maxPods) {
+      // --lifecycle: the oldest pod is replaced (a rolling churn); otherwise a fifth is forgotten at once.
+      const gone = pods.splice(0, lifecycle ? 1 : Math.ceil(maxPods / 5));
+      // The controller scales them away (and the kubelet finishes the deletion ~30 s later).
+      if (lifecycle) for (const g of gone) pendingFinal.push({ p: g, at: clock + 30e6 + Math.floor(rand() * 2e6), controller: true });
+    }
     const body = podObject(p, 'Pending', clock);
     const { name: _n, uid: _u, resourceVersion: _r, creationTimestamp: _c, managedFields: _m, ...reqMeta } = body.metadata;
     return line({
@@ -401,6 +506,10 @@ function next(): string {
     });
   }
   if (y < 0.82) {
+    if (lifecycle) {
+      pods.splice(pods.indexOf(p), 1);
+      pendingFinal.push({ p, at: clock + 30e6 + Math.floor(rand() * 2e6), controller: false });
+    }
     return line({
       level: 'RequestResponse',
       uri: `/api/v1/namespaces/${p.ns}/pods/${p.name}`,
@@ -416,7 +525,8 @@ function next(): string {
     });
   }
   if (y < 0.95) {
-    const replicas = 2 + Math.floor(rand() * 8);
+    const random = 2 + Math.floor(rand() * 8);
+    const replicas = scaled ? PER_RS : random;
     return line({
       level: 'RequestResponse',
       uri: `/apis/apps/v1/namespaces/${r.ns}/replicasets/${r.name}/status`,

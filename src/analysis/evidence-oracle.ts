@@ -60,6 +60,13 @@ export interface Lookahead {
   upcoming(): Iterable<TimelineEvent>;
   /** True when the input has been read to its end (the buffer holds everything left). */
   exhausted(): boolean;
+  /**
+   * Optional index (lookahead-buffer.ts): the upcoming events carrying `key` that a scan from
+   * `from` to `to` (by `at`) would reach, cut where `stop` would end the scan. Used only while
+   * `ordered()`; otherwise the oracle scans `upcoming()`.
+   */
+  keyed?(key: string, from: number, to: number, stop?: { after: number; by: 'at' | 'call' }): Iterable<TimelineEvent>;
+  ordered?(): boolean;
 }
 
 /** How the oracle answered one round, for the report. */
@@ -88,6 +95,7 @@ function eventCount(ev: CoreEvent): number {
 
 export class EvidenceOracle implements PodControl {
   private readonly attributedPods = new Set<string>(); // pod uids attributed to a creation round
+  /** Writes of the look-ahead a round has taken (forgotten once delivered: see observe). */
   private readonly consumedWrites = new Set<WriteEvent>();
   private readonly consumedEventCounts = new Map<string, number>(); // Event ns/name → occurrences used
   private readonly seenEventCounts = new Map<string, number>(); // Event ns/name → count delivered
@@ -144,6 +152,11 @@ export class EvidenceOracle implements PodControl {
 
   /** Called by the engine for every event it delivers, before the model sees it. */
   observe(e: TimelineEvent): void {
+    if (e.type === 'write') {
+      // Delivered: it has left the look-ahead, so no later scan can meet it again.
+      this.consumedWrites.delete(e);
+      return;
+    }
     if (e.type !== 'observed') return;
     if (e.kind === 'Namespace') {
       const name = e.object.metadata.name ?? '';
@@ -172,6 +185,17 @@ export class EvidenceOracle implements PodControl {
     }
   }
 
+  /**
+   * The events of `window(at, before)` that carry index `key` (see lookahead-buffer.ts keysOf),
+   * ending where a scan would stop at the first event later than `stop.after`; undefined when
+   * the index cannot answer exactly (then the caller scans the window). The callers keep every
+   * filter and stop condition of the scan, so both give the same events in the same order.
+   */
+  private indexed(key: string, at: number, before: number, stop?: { after: number; by: 'at' | 'call' }): Iterable<TimelineEvent> | undefined {
+    if (!this.look.keyed || !this.look.ordered?.()) return undefined;
+    return this.look.keyed(key, at - before, at + this.matchWindowMs, stop);
+  }
+
   private namespaceTerminating(ns: string): boolean | undefined {
     const n = this.namespaces.get(ns);
     if (!n) return undefined;
@@ -184,7 +208,7 @@ export class EvidenceOracle implements PodControl {
    */
   private takeEventOccurrences(rs: ReplicaSet, reason: string, at: number, max: number, sources: SourceRef[], messages: string[] = [], round?: number): number {
     let taken = 0;
-    for (const e of this.window(at, 1000)) {
+    for (const e of this.indexed(`ev:${rs.metadata.namespace}/${rs.metadata.name}`, at, 1000) ?? this.window(at, 1000)) {
       if (taken >= max) break;
       if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED') continue;
       const ev = e.object;
@@ -227,7 +251,8 @@ export class EvidenceOracle implements PodControl {
    */
   madeNoWrites(rs: ReplicaSet, diff: number, at: number): boolean {
     if (!this.writesRecorded()) return false;
-    for (const e of this.window(at, 50)) {
+    const key = `rscw:${diff < 0 ? 'create' : 'delete'}:${rs.metadata.namespace}`;
+    for (const e of this.indexed(key, at, 50, { after: at + FIRST_CALL_MS, by: 'call' }) ?? this.window(at, 50)) {
       // A round's first call goes out within moments of the sync: later writes are another sync's.
       if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
       if (this.consumedWrites.has(e as WriteEvent)) continue;
@@ -249,7 +274,8 @@ export class EvidenceOracle implements PodControl {
     let batchFailed = false;
     let lastWrite = at;
     let stoppedByFailure = false;
-    for (const e of this.window(at, 50)) {
+    // (its stop conditions only look at matching writes: the index gives exactly those)
+    for (const e of this.indexed(`rscw:create:${rs.metadata.namespace}`, at, 50) ?? this.window(at, 50)) {
       if (plan.length >= n) break;
       if (!this.isCreateFor(e, rs) || this.consumedWrites.has(e)) continue;
       // Matched by the request's start: a create answered after a long wait (504) is the same call.
@@ -313,7 +339,9 @@ export class EvidenceOracle implements PodControl {
     // 2. Watch evidence: ADDs of new pods controlled by this RS.
     const pending = new Set<string>();
     let lastDone = at;
-    for (const e of this.window(at, 0)) {
+    // Only pods controlled by this UID pass the filter below (an RS without a UID matches pods with none: scan).
+    const adds = rs.metadata.uid ? this.indexed(`own:${rs.metadata.uid}`, at, 0) : undefined;
+    for (const e of adds ?? this.window(at, 0)) {
       if (plan.length >= n) break;
       if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType === 'DELETED') continue;
       const p = e.object;
@@ -413,7 +441,7 @@ export class EvidenceOracle implements PodControl {
    */
   private takeCreatedEvents(rs: ReplicaSet, at: number, max: number, sources: SourceRef[], pods: string[], round: number): string[] {
     const out: string[] = [];
-    for (const e of this.window(at, 1000)) {
+    for (const e of this.indexed(`ev:${rs.metadata.namespace}/${rs.metadata.name}`, at, 1000) ?? this.window(at, 1000)) {
       if (out.length >= max) break;
       if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulCreate') continue;
       const io = e.object.involvedObject;
@@ -494,7 +522,7 @@ export class EvidenceOracle implements PodControl {
   private replicaFailure(rs: ReplicaSet, at: number, reason: string): string | undefined {
     const cond = (r: ReplicaSet) => (r.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === reason);
     const key = objectKey(rs.metadata);
-    for (const e of this.window(at, 0)) {
+    for (const e of this.indexed(`rs:${key}`, at, 0) ?? this.window(at, 0)) {
       if (e.type === 'observed' && e.kind === 'ReplicaSet' && objectKey(e.object.metadata) === key && e.watchType !== 'DELETED') {
         const c = cond(e.object);
         return c ? (c.message ?? reason) : undefined;
@@ -520,7 +548,7 @@ export class EvidenceOracle implements PodControl {
   /** True when the input shows `pod` being deleted (deletionTimestamp set or DELETED) inside the window. */
   private deletionAhead(pod: Pod, at: number): TimelineEvent | undefined {
     const key = objectKey(pod.metadata);
-    for (const e of this.window(at, 0)) {
+    for (const e of this.indexed(`pod:${key}`, at, 0) ?? this.window(at, 0)) {
       if (e.type !== 'observed' || e.kind !== 'Pod') continue;
       if (objectKey(e.object.metadata) !== key) continue;
       if (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp) return e;
@@ -537,7 +565,7 @@ export class EvidenceOracle implements PodControl {
     // writes (audit) or else the first deletion observations of its active pods right after
     // the sync, in time order.
     let sawWrites = false;
-    for (const e of this.window(at, 50)) {
+    for (const e of this.indexed('rscw:delete', at, 50, { after: at + MAX_WATCH_CALL_MS, by: 'at' }) ?? this.window(at, 50)) {
       if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
       if (!isRSControllerPodWrite(e, 'delete')) continue;
       sawWrites = true;
@@ -550,7 +578,7 @@ export class EvidenceOracle implements PodControl {
     if (!sawWrites) {
       // The controller's SuccessfulDelete Events name its victims, whatever the lag of the
       // deletions' watch events (and a deletion by another actor is not one of them).
-      for (const e of this.window(at, 1000)) {
+      for (const e of this.indexed(`ev:${rs.metadata.namespace}/${rs.metadata.name}`, at, 1000) ?? this.window(at, 1000)) {
         if (observed.length >= n) break;
         if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulDelete') continue;
         const io = e.object.involvedObject;
@@ -603,7 +631,8 @@ export class EvidenceOracle implements PodControl {
   deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
     const key = objectKey(pod.metadata);
     const rsKey = objectKey(rs.metadata);
-    for (const e of this.window(call.at, 50)) {
+    const writes = this.indexed(`rscw:delete:${pod.metadata.namespace ?? ''}`, call.at, 50, { after: call.at + FIRST_CALL_MS, by: 'call' });
+    for (const e of writes ?? this.window(call.at, 50)) {
       // The deletes of a round go out together (one goroutine per pod), within moments of the sync.
       if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > call.at + FIRST_CALL_MS) break;
       if (!isRSControllerPodWrite(e, 'delete') || this.consumedWrites.has(e)) continue;
@@ -636,7 +665,7 @@ export class EvidenceOracle implements PodControl {
   getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
     const key = objectKey(rs.metadata);
     let fresh: ReplicaSet = rs;
-    for (const e of this.window(at, 0)) {
+    for (const e of this.indexed(`rs:${key}`, at, 0, { after: at + 1000, by: 'at' }) ?? this.window(at, 0)) {
       if (e.at > at + 1000) break;
       if (e.type !== 'observed' || e.kind !== 'ReplicaSet' || objectKey(e.object.metadata) !== key) continue;
       if (e.watchType === 'DELETED') return { notFound: true };
@@ -651,7 +680,7 @@ export class EvidenceOracle implements PodControl {
       if (round !== undefined) this.ledger?.claimEvent(e, round);
     };
     let lostRace = false;
-    for (const e of this.window(at, 50)) {
+    for (const e of this.indexed(`pod:${key}`, at, 50) ?? this.window(at, 50)) {
       if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key) {
         if (e.watchType === 'DELETED') return 'notfound';
         // An adopt is this owner's only when the observed pod names it: another ReplicaSet

@@ -21,7 +21,9 @@ import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
-import { Fifo } from '../timeline/fifo.js';
+import { LookaheadBuffer } from './lookahead-buffer.js';
+import { ThinnedSeries } from './thinned-series.js';
+import { PodStore } from '../model/pod-store.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
@@ -74,6 +76,11 @@ export interface ReplayOptions {
   coverageStart?: () => number | undefined;
   /** Receives events whose object the model cannot use (wrong shapes); they are not delivered. */
   onInvalidEvent?: (source: SourceRef, message: string) => void;
+  /**
+   * Tests only: answer the oracle by scanning the whole look-ahead instead of its index, to show
+   * both give the same replay (test/analysis/lookahead-buffer.test.ts).
+   */
+  scanLookahead?: boolean;
 }
 
 export interface WindowTrack {
@@ -228,11 +235,15 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const maxChanges = opts.maxExpectationChanges ?? 2000;
   const maxSeries = opts.maxSeriesPoints ?? 5000;
   const it = events[Symbol.asyncIterator]();
-  const buf = new Fifo<TimelineEvent>(); // the look-ahead: events up to the match window ahead
+  const buf = new LookaheadBuffer(); // the look-ahead: events up to the match window ahead, indexed by object
   let done = false;
   const writeEvidence = opts.writeEvidence ?? 'watch';
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
-  const oracle = new EvidenceOracle({ upcoming: () => buf.iterate(), exhausted: () => done }, matchWindowMs, ledger);
+  const oracle = new EvidenceOracle({
+    upcoming: () => buf.iterate(),
+    exhausted: () => done,
+    ...(opts.scanLookahead ? {} : { keyed: (key, from, to, stop) => buf.keyed(key, from, to, stop), ordered: () => buf.ordered() }),
+  }, matchWindowMs, ledger);
   oracle.writesRecordedHint = opts.writesRecorded;
   oracle.sidecarRestartTiebreak = featuresOf(opts.version).sidecarRestartTiebreak;
   oracle.eventsWatched = opts.eventsWatched ?? false;
@@ -344,15 +355,16 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   };
 
+  /** Each track's series while replaying (thinned-series.ts); copied into `t.series` at the end. */
+  const seriesOf = new Map<RsTrack, ThinnedSeries<RsTrack['series'][number]>>();
   /** Appends a series point when any count changed (kept under maxSeries by thinning the middle). */
   const pushPoint = (t: RsTrack, p: RsTrack['series'][number]): void => {
-    const prev = t.series[t.series.length - 1];
+    let series = seriesOf.get(t);
+    if (!series) seriesOf.set(t, (series = new ThinnedSeries(maxSeries)));
+    const prev = series.last();
     if (prev && prev.desired === p.desired && prev.active === p.active && prev.terminating === p.terminating && prev.ready === p.ready) return;
-    if (t.series.length >= maxSeries) {
-      t.series.splice(1 + (t.seriesDropped % (maxSeries - 2)), 1);
-      t.seriesDropped++;
-    }
-    t.series.push(p);
+    series.push(p);
+    t.seriesDropped = series.dropped;
   };
 
   const onSync = (s: SyncRecord): void => {
@@ -721,6 +733,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   }
 
+  for (const [t, series] of seriesOf) t.series = series.toArray();
   // A window whose counters reached zero but whose next sync falls after the end of the input
   // (e.g. a recording stopped right after the last ADD) is not gating any more.
   for (const t of tracks.values()) {
@@ -749,7 +762,9 @@ export function finalCounts(rs: ReplicaSet, pods: Map<string, Pod>): { desired: 
   let active = 0;
   let terminating = 0;
   let ready = 0;
-  for (const p of pods.values()) {
+  // The model's cache is indexed by controller (pod-store.ts): read only this ReplicaSet's pods.
+  const mine = pods instanceof PodStore ? pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : pods.values();
+  for (const p of mine) {
     if (p.metadata.namespace !== rs.metadata.namespace) continue;
     if (controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
     if (isPodActive(p)) {

@@ -6,7 +6,8 @@
  */
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { decideClaim } from '../model/adoption.js';
-import { labelSelectorMatches } from '../model/selector.js';
+import { compileLabelSelector } from '../model/selector.js';
+import { PodStore } from '../model/pod-store.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
@@ -275,11 +276,13 @@ function accountingFor(t: RsTrack, evidence: 'audit' | 'watch', findings: Findin
 function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): AdoptionRow[] {
   if (!rs) return [];
   const rows: AdoptionRow[] = [];
-  for (const p of pods.values()) {
+  // compileLabelSelector answers like labelSelectorMatches without validating the selector per pod.
+  const matches = compileLabelSelector(rs.spec?.selector);
+  for (const p of pods instanceof PodStore ? pods.inNamespace(rs.metadata.namespace) : pods.values()) {
     if (p.metadata.namespace !== rs.metadata.namespace) continue;
     const ref = controllerRefOf(p.metadata);
     const owned = ref?.uid === rs.metadata.uid;
-    if (!owned && !labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) continue;
+    if (!owned && !matches(p.metadata.labels)) continue;
     const d = decideClaim(rs, p);
     rows.push({ pod: d.pod, uid: d.uid, action: d.action, claimed: d.claimed, reason: d.reason });
   }
@@ -501,7 +504,9 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
   if (rs && end !== undefined) {
     const stuck: string[] = [];
     let terminating = 0;
-    for (const p of res.pods.values()) {
+    // Same pods in the same (cache) order as a scan, from the controller index (pod-store.ts).
+    const mine = res.pods instanceof PodStore ? res.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : res.pods.values();
+    for (const p of mine) {
       if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
       if (!p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
       terminating++;

@@ -18,6 +18,7 @@ import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-r
 import { claimError, claimPods, decideClaim, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
 import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
 import { WorkQueue } from './workqueue.js';
+import { PodStore } from './pod-store.js';
 
 /** BurstReplicas in pkg/controller/replicaset/replica_set.go. */
 export const BURST_REPLICAS = 500;
@@ -260,8 +261,8 @@ export class ReplicaSetController {
   readonly expectations: ControllerExpectations;
   readonly queue = new WorkQueue();
   readonly features: VersionFeatures;
-  /** The informer caches, keyed `namespace/name`. */
-  readonly pods = new Map<string, Pod>();
+  /** The informer caches, keyed `namespace/name`; the pod cache carries the podController index (pod-store.ts). */
+  readonly pods = new PodStore();
   readonly replicaSets = new Map<string, ReplicaSet>();
   private round = 0;
   private readonly burst: number;
@@ -275,6 +276,8 @@ export class ReplicaSetController {
    */
   private readonly aggs = new Map<string, RsAggregate>();
   private readonly rsByNamespace = new Map<string, Set<string>>();
+  /** Aggregate keys by the ReplicaSet UID they count for: a pod with a controllerRef only counts for its controller's. */
+  private readonly aggsByUid = new Map<string | undefined, Set<string>>();
 
   constructor(private readonly opts: ControllerOptions) {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
@@ -292,16 +295,8 @@ export class ReplicaSetController {
   deliverPod(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, at: number): void {
     const key = objectKey(pod.metadata);
     if (this.opts.recordClaimDecisions === false) {
-      const rsKeys = this.rsByNamespace.get(pod.metadata.namespace ?? '');
-      if (rsKeys) {
-        const before = this.pods.get(key);
-        for (const k of rsKeys) {
-          const agg = this.aggs.get(k);
-          if (!agg) continue;
-          podContribution(agg, before, -1);
-          if (watchType !== 'DELETED') podContribution(agg, pod, 1);
-        }
-      }
+      this.contribute(pod.metadata.namespace ?? '', this.pods.get(key), -1);
+      if (watchType !== 'DELETED') this.contribute(pod.metadata.namespace ?? '', pod, 1);
     }
     if (watchType === 'DELETED') {
       this.pods.delete(key);
@@ -332,20 +327,50 @@ export class ReplicaSetController {
   /** Rebuilds (or drops) the aggregate of one ReplicaSet when its UID or selector changes. */
   private reindex(key: string, rs: ReplicaSet | undefined): void {
     const ns = key.slice(0, key.indexOf('/'));
+    const prev = this.aggs.get(key);
     if (!rs) {
+      if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
       this.aggs.delete(key);
       this.rsByNamespace.get(ns)?.delete(key);
       return;
     }
     const selectorJSON = JSON.stringify(rs.spec?.selector ?? null);
-    const prev = this.aggs.get(key);
     if (prev && prev.uid === rs.metadata.uid && prev.selectorJSON === selectorJSON) return;
+    if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
     const agg: RsAggregate = { uid: rs.metadata.uid, selectorJSON, matches: compileLabelSelector(rs.spec?.selector), owned: 0, ready: 0, needsClaim: 0, terminating: 0 };
-    for (const p of this.pods.values()) if (p.metadata.namespace === ns) podContribution(agg, p, 1);
+    for (const p of this.pods.inNamespace(ns)) podContribution(agg, p, 1);
     this.aggs.set(key, agg);
+    let byUid = this.aggsByUid.get(agg.uid);
+    if (!byUid) this.aggsByUid.set(agg.uid, (byUid = new Set()));
+    byUid.add(key);
     let set = this.rsByNamespace.get(ns);
     if (!set) this.rsByNamespace.set(ns, (set = new Set()));
     set.add(key);
+  }
+
+  /**
+   * Adds (or removes) a cached pod's share to the aggregates of the ReplicaSets in `ns` (the
+   * namespace of the delivered object's key). A pod with a controllerRef counts only for the
+   * aggregate of that UID (podContribution ignores it for every other), so only an orphan is
+   * offered to every ReplicaSet of the namespace.
+   */
+  private contribute(ns: string, p: Pod | undefined, sign: 1 | -1): void {
+    if (!p) return;
+    const rsKeys = this.rsByNamespace.get(ns);
+    if (!rsKeys || rsKeys.size === 0) return;
+    const ref = controllerRefOf(p.metadata);
+    if (ref) {
+      for (const k of this.aggsByUid.get(ref.uid) ?? []) {
+        if (!rsKeys.has(k)) continue;
+        const agg = this.aggs.get(k);
+        if (agg) podContribution(agg, p, sign);
+      }
+      return;
+    }
+    for (const k of rsKeys) {
+      const agg = this.aggs.get(k);
+      if (agg) podContribution(agg, p, sign);
+    }
   }
 
   /** Current counts of the ReplicaSet's pods (replays only; undefined without the incremental index). */
@@ -362,13 +387,7 @@ export class ReplicaSetController {
   /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
   deliverPodTombstone(stale: Pod, at: number): void {
     const key = objectKey(stale.metadata);
-    if (this.opts.recordClaimDecisions === false) {
-      const before = this.pods.get(key);
-      for (const k of this.rsByNamespace.get(stale.metadata.namespace ?? '') ?? []) {
-        const agg = this.aggs.get(k);
-        if (agg) podContribution(agg, before, -1);
-      }
-    }
+    if (this.opts.recordClaimDecisions === false) this.contribute(stale.metadata.namespace ?? '', this.pods.get(key), -1);
     this.pods.delete(key);
     this.deletePod({ tombstone: true, key, obj: stale }, at);
   }
@@ -563,22 +582,23 @@ export class ReplicaSetController {
     return busy !== undefined && at < busy;
   }
 
-  /** Candidate pods: [≤1.32] every pod in the namespace; [1.33+] owned by this RS (index) plus orphans. */
+  /**
+   * Candidate pods: [≤1.32] every pod in the namespace (rsc.podLister.Pods(ns).List); [1.33+]
+   * FilterPodsByOwner(rsc.podIndexer, &rs.ObjectMeta, rsc.Kind, true) in syncReplicaSet
+   * (pkg/controller/replicaset/replica_set.go, pkg/controller/controller_utils.go v1.37.2): the
+   * podController index under this ReplicaSet's key plus the namespace's orphans. 1.34.0–1.34.1
+   * key the controllerRef by UID only, 1.34.2+ by kind/name/UID (PodControllerIndexKey). Read
+   * from the cache's indexes (pod-store.ts), in cache order like the scan it replaces.
+   */
   private candidatePods(rs: ReplicaSet): Pod[] {
     const ns = rs.metadata.namespace;
-    const out: Pod[] = [];
-    for (const p of this.pods.values()) {
-      if (p.metadata.namespace !== ns) continue;
-      if (this.features.podIndexListing) {
-        // The pod indexer (controller.AddPodControllerIndexer): 1.34.0–1.34.1 key the controllerRef
-        // by UID only, 1.34.2+ by kind/name/UID; pods without a controllerRef come from the orphan key.
-        const ref = controllerRefOf(p.metadata);
-        if (ref && this.features.podIndexListing === 'uid' && ref.uid !== rs.metadata.uid) continue;
-        if (ref && this.features.podIndexListing === 'kind-name-uid' && !(ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && ref.uid === rs.metadata.uid)) continue;
-      }
-      out.push(p);
-    }
-    return out;
+    if (!this.features.podIndexListing) return [...this.pods.inNamespace(ns)];
+    if (this.features.podIndexListing === 'uid') return this.pods.ownedAndOrphans(ns, rs.metadata.uid);
+    const name = rs.metadata.name;
+    return this.pods.ownedAndOrphans(ns, rs.metadata.uid, (p) => {
+      const ref = controllerRefOf(p.metadata)!;
+      return ref.kind === 'ReplicaSet' && ref.name === name;
+    });
   }
 
   /** syncReplicaSet in replica_set.go. */
@@ -837,9 +857,11 @@ export class ReplicaSetController {
     for (const other of this.replicaSets.values()) {
       if (other.metadata.namespace !== rs.metadata.namespace) continue;
       if (controllerRefOf(other.metadata)?.uid !== owner.uid) continue;
-      for (const p of this.pods.values()) {
-        if (p.metadata.namespace !== rs.metadata.namespace) continue;
-        if (labelSelectorMatches(other.spec?.selector, p.metadata.labels)) seen.set(p.metadata.uid ?? objectKey(p.metadata), p);
+      // compileLabelSelector answers like labelSelectorMatches (an invalid or nil selector
+      // matches nothing) without validating the selector again for every pod.
+      const matches = compileLabelSelector(other.spec?.selector);
+      for (const p of this.pods.inNamespace(rs.metadata.namespace)) {
+        if (matches(p.metadata.labels)) seen.set(p.metadata.uid ?? objectKey(p.metadata), p);
       }
     }
     return [...seen.values()];

@@ -1,0 +1,202 @@
+/**
+ * The model's pod informer cache (`namespace/name` → Pod) with the indexes a sync needs, so a
+ * sync touches only its candidate pods instead of every cached pod.
+ *
+ * Mirrors the pod informer's indexer in kube-controller-manager: client-go's threadSafeMap keeps
+ * its indices up to date inside every Add/Update/Delete (updateIndices), and the ReplicaSet
+ * controller reads the `podController` index (controller.AddPodControllerIndexer,
+ * PodControllerIndexKey and FilterPodsByOwner in pkg/controller/controller_utils.go, v1.37.2):
+ * pods keyed by their controllerRef, plus the namespace's orphans under the bare namespace.
+ *
+ * Kept here: pods by namespace, by namespace + controllerRef UID, and orphans (no controllerRef)
+ * by namespace. Every `set`/`delete` moves a pod between buckets when its labels don't matter
+ * but its ownerReferences do (a controllerRef added, removed or changed; any other update replaces
+ * the pod in place), so the store is a Map
+ * subclass: code that writes the cache directly (tests do) keeps the indexes right too.
+ *
+ * Order. Go's indexer returns pods in map order (random); the model fixed its order long ago as
+ * the cache's insertion order (a key keeps its place when updated, goes to the end when deleted
+ * and added again), and rankings and adoption tables follow that order. The buckets preserve it:
+ * every key carries the sequence number of its insertion, a bucket that gains a key older than
+ * its newest is re-sorted when next read, and the candidate list merges the owner's and the
+ * orphans' buckets by sequence — exactly the subsequence of the full scan's order
+ * (test/model/pod-store.test.ts compares both on random populations).
+ */
+import { controllerRefOf, type Pod } from './objects.js';
+
+interface Entry {
+  seq: number;
+  pod: Pod;
+}
+
+/** Pods of one index value, iterable in cache order. */
+class Bucket {
+  readonly items = new Map<string, Entry>();
+  private maxSeq = -1;
+  private ordered = true;
+
+  put(key: string, e: Entry): void {
+    const had = this.items.has(key);
+    this.items.set(key, e);
+    if (had) return;
+    if (e.seq < this.maxSeq) this.ordered = false;
+    else this.maxSeq = e.seq;
+  }
+
+  remove(key: string): void {
+    this.items.delete(key);
+  }
+
+  /** Entries in cache order (re-sorting once after an out-of-order insertion). */
+  entries(): Map<string, Entry> {
+    if (!this.ordered) {
+      const sorted = [...this.items].sort((a, b) => a[1].seq - b[1].seq);
+      this.items.clear();
+      for (const [k, e] of sorted) this.items.set(k, e);
+      this.ordered = true;
+    }
+    return this.items;
+  }
+}
+
+type Ns = string | undefined;
+
+/** Nested map helper: the bucket under (a, b), created on demand. */
+function bucketOf<A, B>(m: Map<A, Map<B, Bucket>>, a: A, b: B, create: boolean): Bucket | undefined {
+  let inner = m.get(a);
+  if (!inner) {
+    if (!create) return undefined;
+    m.set(a, (inner = new Map()));
+  }
+  let bk = inner.get(b);
+  if (!bk && create) inner.set(b, (bk = new Bucket()));
+  return bk;
+}
+
+const EMPTY: ReadonlyMap<string, Entry> = new Map();
+
+export class PodStore extends Map<string, Pod> {
+  private nextSeq = 0;
+  private readonly entry = new Map<string, Entry>();
+  private readonly byNamespace = new Map<Ns, Bucket>();
+  /** namespace → controllerRef UID → pods it controls. */
+  private readonly byController = new Map<Ns, Map<string | undefined, Bucket>>();
+  private readonly orphans = new Map<Ns, Bucket>();
+
+  override set(key: string, pod: Pod): this {
+    // Map's constructor calls set before the fields exist when given entries; PodStore is
+    // always constructed empty.
+    const old = this.entry.get(key);
+    if (old) {
+      // The usual update (status, labels) keeps the pod in the same buckets: replace it in place
+      // (every bucket holds this entry), so no bucket loses its order.
+      const before = controllerRefOf(old.pod.metadata);
+      const after = controllerRefOf(pod.metadata);
+      if (old.pod.metadata.namespace === pod.metadata.namespace && (before ? after !== undefined && after.uid === before.uid : after === undefined)) {
+        old.pod = pod;
+        return super.set(key, pod);
+      }
+      this.unindex(key, old.pod);
+    }
+    const e: Entry = { seq: old ? old.seq : this.nextSeq++, pod };
+    this.entry.set(key, e);
+    this.index(key, e);
+    return super.set(key, pod);
+  }
+
+  override delete(key: string): boolean {
+    const old = this.entry.get(key);
+    if (old) {
+      this.unindex(key, old.pod);
+      this.entry.delete(key);
+    }
+    return super.delete(key);
+  }
+
+  override clear(): void {
+    this.entry.clear();
+    this.byNamespace.clear();
+    this.byController.clear();
+    this.orphans.clear();
+    super.clear();
+  }
+
+  private index(key: string, e: Entry): void {
+    const ns = e.pod.metadata.namespace;
+    let b = this.byNamespace.get(ns);
+    if (!b) this.byNamespace.set(ns, (b = new Bucket()));
+    b.put(key, e);
+    const ref = controllerRefOf(e.pod.metadata);
+    if (ref) bucketOf(this.byController, ns, ref.uid, true)!.put(key, e);
+    else {
+      let o = this.orphans.get(ns);
+      if (!o) this.orphans.set(ns, (o = new Bucket()));
+      o.put(key, e);
+    }
+  }
+
+  private unindex(key: string, pod: Pod): void {
+    const ns = pod.metadata.namespace;
+    const b = this.byNamespace.get(ns);
+    b?.remove(key);
+    if (b && b.items.size === 0) this.byNamespace.delete(ns);
+    const ref = controllerRefOf(pod.metadata);
+    if (ref) {
+      const inner = this.byController.get(ns);
+      const c = inner?.get(ref.uid);
+      c?.remove(key);
+      if (inner && c && c.items.size === 0) {
+        inner.delete(ref.uid);
+        if (inner.size === 0) this.byController.delete(ns);
+      }
+    } else {
+      const o = this.orphans.get(ns);
+      o?.remove(key);
+      if (o && o.items.size === 0) this.orphans.delete(ns);
+    }
+  }
+
+  /** Every pod whose metadata.namespace is `ns`, in cache order. */
+  *inNamespace(ns: Ns): Generator<Pod> {
+    const b = this.byNamespace.get(ns);
+    if (!b) return;
+    for (const e of b.entries().values()) yield e.pod;
+  }
+
+  /** Number of pods in `ns`. */
+  countInNamespace(ns: Ns): number {
+    return this.byNamespace.get(ns)?.items.size ?? 0;
+  }
+
+  /** Pods in `ns` whose controllerRef has this UID, in cache order. */
+  *controlledBy(ns: Ns, uid: string | undefined): Generator<Pod> {
+    const b = bucketOf(this.byController, ns, uid, false);
+    if (!b) return;
+    for (const e of b.entries().values()) yield e.pod;
+  }
+
+  /**
+   * Pods in `ns` controlled by `uid` (those `keep` accepts) together with the namespace's orphans,
+   * in cache order: FilterPodsByOwner(…, includeOrphanedPods=true) over the podController index.
+   */
+  ownedAndOrphans(ns: Ns, uid: string | undefined, keep?: (p: Pod) => boolean): Pod[] {
+    const owned = bucketOf(this.byController, ns, uid, false)?.entries() ?? EMPTY;
+    const orph = this.orphans.get(ns)?.entries() ?? EMPTY;
+    const out: Pod[] = [];
+    const a = owned.values();
+    const b = orph.values();
+    let x = a.next();
+    let y = b.next();
+    // Both buckets are in sequence order: merge them.
+    while (!x.done || !y.done) {
+      if (!x.done && (y.done || x.value.seq < y.value.seq)) {
+        if (!keep || keep(x.value.pod)) out.push(x.value.pod);
+        x = a.next();
+      } else {
+        out.push(y.value!.pod);
+        y = b.next();
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The pod cache's indexes (src/model/pod-store.ts) against the full scans they replace, on random
+ * pod populations: pods added, updated with other labels and ownerReferences (a controllerRef
+ * added, removed, moved to another owner), deleted and added again, in three namespaces (one of
+ * them absent). Every index answer must be the same pods in the same order as the scan over the
+ * whole cache in insertion order — the order the ReplicaSet model ranks and adopts in.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PodStore } from '../../src/model/pod-store.js';
+import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../src/model/objects.js';
+import { ReplicaSetController, type PodControl } from '../../src/model/replicaset-controller.js';
+import { compileLabelSelector } from '../../src/model/selector.js';
+import { isPodActive, isPodReady } from '../../src/model/pod-ranking.js';
+
+/** mulberry32: a seeded generator, so a failure names its seed. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const NAMESPACES = ['a', 'b', undefined] as const;
+const OWNERS = [0, 1, 2, 3].map((i) => ({ name: `rs-${i}`, uid: `uid-${i}` }));
+
+function randomRefs(r: () => number): OwnerReference[] | undefined {
+  const x = r();
+  if (x < 0.25) return undefined; // orphan
+  const o = OWNERS[Math.floor(r() * OWNERS.length)]!;
+  const kind = r() < 0.85 ? 'ReplicaSet' : 'StatefulSet';
+  // Sometimes a name that does not go with the UID (kind/name/UID indexing must tell it apart).
+  const name = r() < 0.9 ? o.name : `other-${Math.floor(r() * 3)}`;
+  const ctrl: OwnerReference = { apiVersion: 'apps/v1', kind, name, uid: o.uid, controller: true };
+  if (x < 0.35) return [{ ...ctrl, controller: false }]; // an owner that is not the controller: an orphan
+  return r() < 0.2 ? [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'cm' }, ctrl] : [ctrl];
+}
+
+function randomPod(r: () => number, name: string, ns: string | undefined): Pod {
+  return {
+    metadata: { name, namespace: ns, uid: `${name}-${Math.floor(r() * 1e9)}`, labels: { app: `app-${Math.floor(r() * 3)}` }, ownerReferences: randomRefs(r) },
+    status: { phase: r() < 0.1 ? 'Succeeded' : 'Running', conditions: [{ type: 'Ready', status: r() < 0.5 ? 'True' : 'False' }] },
+    ...(r() < 0.1 ? {} : {}),
+  } as Pod;
+}
+
+/** The scan candidatePods did before the index: every cached pod, in cache order. */
+function scanCandidates(all: Pod[], rs: ReplicaSet, mode: false | 'uid' | 'kind-name-uid'): Pod[] {
+  const ns = rs.metadata.namespace;
+  const out: Pod[] = [];
+  for (const p of all) {
+    if (p.metadata.namespace !== ns) continue;
+    if (mode) {
+      const ref = controllerRefOf(p.metadata);
+      if (ref && mode === 'uid' && ref.uid !== rs.metadata.uid) continue;
+      if (ref && mode === 'kind-name-uid' && !(ref.kind === 'ReplicaSet' && ref.name === rs.metadata.name && ref.uid === rs.metadata.uid)) continue;
+    }
+    out.push(p);
+  }
+  return out;
+}
+
+function indexedCandidates(store: PodStore, rs: ReplicaSet, mode: false | 'uid' | 'kind-name-uid'): Pod[] {
+  const ns = rs.metadata.namespace;
+  if (!mode) return [...store.inNamespace(ns)];
+  if (mode === 'uid') return store.ownedAndOrphans(ns, rs.metadata.uid);
+  return store.ownedAndOrphans(ns, rs.metadata.uid, (p) => controllerRefOf(p.metadata)!.kind === 'ReplicaSet' && controllerRefOf(p.metadata)!.name === rs.metadata.name);
+}
+
+const names = (ps: Pod[]) => ps.map((p) => `${p.metadata.namespace}/${p.metadata.name}#${p.metadata.uid}`);
+
+test('PodStore: indexed candidates equal the full scan, same order, on random populations', () => {
+  let compared = 0;
+  let nonEmpty = 0;
+  for (let seed = 1; seed <= 25; seed++) {
+    const r = rng(seed);
+    const store = new PodStore();
+    for (let op = 0; op < 1500; op++) {
+      const ns = NAMESPACES[Math.floor(r() * NAMESPACES.length)];
+      const name = `p${Math.floor(r() * 60)}`;
+      const key = `${ns ?? ''}/${name}`;
+      const x = r();
+      if (x < 0.2) store.delete(key);
+      else if (x < 0.3 && store.has(key)) {
+        // Relabel or re-own the cached pod in place (an UPDATE): keeps its place in the cache.
+        const old = store.get(key)!;
+        store.set(key, { ...old, metadata: { ...old.metadata, ownerReferences: randomRefs(r), labels: { app: `app-${Math.floor(r() * 3)}` } } });
+      } else store.set(key, randomPod(r, name, ns));
+      if (op % 25 !== 0) continue;
+      const all = [...Map.prototype.values.call(store)] as Pod[];
+      assert.equal(store.size, all.length);
+      for (const rsNs of NAMESPACES) {
+        for (const o of [...OWNERS, { name: 'none', uid: 'uid-none' }]) {
+          const rs = { metadata: { namespace: rsNs, name: o.name, uid: o.uid } } as ReplicaSet;
+          for (const mode of [false, 'uid', 'kind-name-uid'] as const) {
+            const want = scanCandidates(all, rs, mode);
+            assert.deepEqual(names(indexedCandidates(store, rs, mode)), names(want), `seed ${seed} op ${op} ns ${rsNs} ${o.name} ${mode}`);
+            compared++;
+            if (want.length > 1) nonEmpty++;
+          }
+          const owned = all.filter((p) => p.metadata.namespace === rsNs && controllerRefOf(p.metadata)?.uid === o.uid);
+          assert.deepEqual(names([...store.controlledBy(rsNs, o.uid)]), names(owned), `seed ${seed} op ${op} controlledBy`);
+        }
+        assert.equal(store.countInNamespace(rsNs), all.filter((p) => p.metadata.namespace === rsNs).length);
+      }
+    }
+  }
+  // The comparison is not vacuous: thousands of lists, most with several pods.
+  assert.ok(compared > 20_000, `compared ${compared}`);
+  assert.ok(nonEmpty > compared / 2, `non-trivial ${nonEmpty} of ${compared}`);
+});
+
+test('PodStore: a pod that changes owner keeps its place in the cache order of its new bucket', () => {
+  const store = new PodStore();
+  const pod = (name: string, uid?: string): Pod => ({ metadata: { name, namespace: 'a', uid: name, ownerReferences: uid ? [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rs', uid, controller: true }] : undefined } }) as Pod;
+  store.set('a/p1', pod('p1', 'u1'));
+  store.set('a/p2', pod('p2'));
+  store.set('a/p3', pod('p3', 'u1'));
+  store.set('a/p4', pod('p4'));
+  // p3 is released (orphan), then p1 too: both go to the orphan bucket after p4 but must come back in cache order.
+  store.set('a/p3', pod('p3'));
+  store.set('a/p1', pod('p1'));
+  assert.deepEqual(store.ownedAndOrphans('a', 'u1').map((p) => p.metadata.name), ['p1', 'p2', 'p3', 'p4']);
+  // Deleted and added again: now last.
+  store.delete('a/p1');
+  store.set('a/p1', pod('p1', 'u1'));
+  assert.deepEqual(store.ownedAndOrphans('a', 'u1').map((p) => p.metadata.name), ['p2', 'p3', 'p4', 'p1']);
+  assert.deepEqual([...store.controlledBy('a', 'u1')].map((p) => p.metadata.name), ['p1']);
+  store.clear();
+  assert.equal(store.ownedAndOrphans('a', 'u1').length, 0);
+  assert.equal(store.countInNamespace('a'), 0);
+});
+
+const noCalls: PodControl = {
+  createPod: () => ({ ok: true }),
+  deletePod: () => ({ ok: true }),
+  getFreshReplicaSet: (rs) => rs,
+  patchPod: () => 'ok',
+};
+
+test('ReplicaSetController: per-ReplicaSet counts kept per pod delivery equal a scan of the cache', () => {
+  for (let seed = 1; seed <= 10; seed++) {
+    const r = rng(1000 + seed);
+    const c = new ReplicaSetController({ version: '1.33.0', podControl: noCalls, recordClaimDecisions: false });
+    const rss = OWNERS.flatMap((o) => (['a', 'b'] as const).map((ns) => ({
+      metadata: { namespace: ns, name: o.name, uid: ns === 'a' ? o.uid : `${o.uid}-b`, resourceVersion: '1' },
+      spec: { replicas: 2, selector: { matchLabels: { app: `app-${Number(o.uid.slice(-1)) % 3}` } } },
+    }) as ReplicaSet));
+    let at = Date.parse('2025-03-10T09:00:00Z');
+    for (const rs of rss) c.deliverReplicaSet('ADDED', rs, at);
+    let rv = 10;
+    for (let op = 0; op < 800; op++) {
+      at += 10;
+      const ns = r() < 0.5 ? 'a' : 'b';
+      const name = `p${Math.floor(r() * 40)}`;
+      const key = `${ns}/${name}`;
+      const x = r();
+      if (x < 0.15) {
+        const old = c.pods.get(key);
+        if (old) c.deliverPod('DELETED', old, at);
+      } else if (x < 0.2) {
+        // A selector change rebuilds one aggregate from the namespace's pods.
+        const rs = rss[Math.floor(r() * rss.length)]!;
+        const next = { ...rs, metadata: { ...rs.metadata, resourceVersion: String(++rv) }, spec: { ...rs.spec, selector: { matchLabels: { app: `app-${Math.floor(r() * 3)}` } } } } as ReplicaSet;
+        rss[rss.indexOf(rs)] = next;
+        c.deliverReplicaSet('MODIFIED', next, at);
+      } else {
+        const p = randomPod(r, name, ns);
+        // Controllers in namespace b carry the "-b" UIDs.
+        for (const ref of p.metadata.ownerReferences ?? []) if (ns === 'b' && ref.uid.startsWith('uid-')) ref.uid = `${ref.uid}-b`;
+        if (r() < 0.1) p.metadata.deletionTimestamp = new Date(at).toISOString();
+        p.metadata.resourceVersion = String(++rv);
+        c.deliverPod(c.pods.has(key) ? 'MODIFIED' : 'ADDED', p, at);
+      }
+      c.runDue(at);
+      if (op % 20 !== 0) continue;
+      for (const rs of rss) {
+        const matches = compileLabelSelector(rs.spec!.selector);
+        let active = 0;
+        let ready = 0;
+        let terminating = 0;
+        for (const p of Map.prototype.values.call(c.pods) as IterableIterator<Pod>) {
+          if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid || !matches(p.metadata.labels)) continue;
+          if (isPodActive(p)) {
+            active++;
+            if (isPodReady(p)) ready++;
+          } else if (p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') terminating++;
+        }
+        assert.deepEqual(c.podCounts(objectKey(rs.metadata)), { active, ready, terminating }, `seed ${seed} op ${op} ${objectKey(rs.metadata)}`);
+      }
+    }
+  }
+});
