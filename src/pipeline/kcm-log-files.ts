@@ -57,7 +57,7 @@ export interface KcmLogReplicaSet {
 export interface KcmLogYear {
   value?: number;
   basis: 'option' | 'wrapper' | 'other-input' | 'mtime' | 'now' | 'in-records';
-  /** Said on stderr too when the year is a guess (file mtime, current date). */
+  /** When the year is a guess (file mtime, current date) or borrowed: said on the file's Input line. */
   note?: string;
 }
 
@@ -234,7 +234,7 @@ async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, ye
  * Reads every file. The year of klog text lines: --year; else, per file, its wrapper
  * timestamps; else the year another input of the same run tells (a wrapped or JSON log, which
  * carry full dates) — such a file is read again with it; else the file's mtime (the current
- * date for stdin), which is a guess and said so (a note per file on stderr and in `year.note`).
+ * date for stdin), which is a guess and said so (`year.note`, printed on the file's Input line).
  */
 async function readAll(o: KcmLogOptions, diagnostics: Diagnostics): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs'] }> {
   const read: ReadFile[] = [];
@@ -252,8 +252,9 @@ async function readAll(o: KcmLogOptions, diagnostics: Diagnostics): Promise<{ ev
     }
     const y = r.input.year.value;
     const from = r.input.year.basis === 'mtime' ? "the file's modification time (mtime)" : 'the current date (stdin has no file time)';
-    r.input.year.note = `${r.file}: klog lines carry no year; took ${y ?? '?'} from ${from}; pass --year if the log is from another year`;
-    diagnostics.warn(r.input.year.note);
+    // Shown on the input's line of the report (text and JSON), not as a warning: the year is a
+    // stated assumption, not a problem of the input.
+    r.input.year.note = `klog lines carry no year; took ${y ?? '?'} from ${from}; pass --year if the log is from another year`;
   }
   return { events: read.flatMap((r) => r.events), inputs: read.map((r) => r.input) };
 }

@@ -105,7 +105,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   }
   const t = clockFor(undefined);
   for (const i of r.inputs) {
-    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}`, width, ''));
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}${i.year.note ? `; ${i.year.note}` : ''}`, width, ''));
   }
   if (r.restarts.length) out.push(wrap(`Controller restarts (expectations wiped): ${r.restarts.map((x) => t(x)).join(', ')}`, width, ''));
   return out.join('\n') + '\n';
