@@ -14,7 +14,9 @@ export default class KcmLog extends KexpCommand {
     'Parses klog text or --logging-format=json logs (also CRI/docker-wrapped, gzip, stdin), keeps ReplicaSet lines apart from ' +
     'ReplicationController, DaemonSet and Job lines, and rebuilds per ReplicaSet every SatisfiedExpectations decision, ' +
     'SetExpectations, gated window, expiry, clobbered delete keys and slow-start failure. Since 1.27 the expectations lines print ' +
-    '`expectations={}`; kexp attributes them from the neighbouring lines. --compare scores a kexp report against the log.';
+    '`expectations={}`; kexp attributes them from the neighbouring lines. Below -v=4 (v=2 is common) it reports what is there — the ' +
+    'rounds ("Too few / Too many replicas"), slow-start failures, deletes and the "Finished syncing" lines (V0 in 1.28–1.32) — and says ' +
+    'once that gate decisions need -v=4. --compare scores a kexp report against the log.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/captures/quota-rejected/kcm.log',
     '<%= config.bin %> <%= command.id %> kcm.log --compare report.json --rs shop/web-7d9c6b8f5d',
@@ -25,7 +27,7 @@ export default class KcmLog extends KexpCommand {
     rs: rsFlag,
     output: outputFlag,
     compare: Flags.string({ summary: 'Score this kexp report (kexp replay|audit -o json) against the log.', helpValue: 'REPORT.json' }),
-    year: Flags.integer({ summary: 'Year of the first klog line (klog prints none; default from the file time).' }),
+    year: Flags.integer({ summary: 'Year of the first klog line (klog prints none; default: another input of the run that carries dates, else the file mtime, with a note).' }),
   };
 
   async run(): Promise<void> {

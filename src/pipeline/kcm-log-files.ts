@@ -5,8 +5,9 @@
 import fs from 'node:fs';
 import { openKcmLogSource, type KcmLogStats } from '../sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth, type GroundTruth } from '../sources/kcm-log/ground-truth.js';
-import type { InputProblem } from '../sources/source.js';
+import type { Diagnostics, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
+import { assessVerbosity } from '../sources/kcm-log/verbosity.js';
 import { InputError } from '../sources/source.js';
 import type { ControllerLogEvent } from '../timeline/event.js';
 import { compareTimeline } from '../timeline/event.js';
@@ -20,7 +21,23 @@ export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
 export interface KcmLogReplicaSet {
   key: string;
-  syncs: { total: number; gated: number; fulfilled: number; expired: number; neverRecorded: number };
+  /**
+   * total..neverRecorded: SatisfiedExpectations decisions (V(4) lines). `finishedLines`: the
+   * "Finished syncing" lines seen (V(0) in 1.28–1.32, V(4) since 1.33). `basis` says what the
+   * sync count rests on: the gate's decisions, the "Finished syncing" lines only (below -v=4
+   * on 1.28–1.32), or nothing (`not-logged`: the log's verbosity prints no per-sync line, which
+   * is not "no syncs").
+   */
+  syncs: {
+    total: number; gated: number; fulfilled: number; expired: number; neverRecorded: number;
+    finishedLines: number; basis: 'gate-decisions' | 'finished-syncing' | 'not-logged';
+  };
+  /**
+   * The rounds the controller announced ("Too few replicas … creating N", "Too many replicas …
+   * deleting N"; V(2), so present at the verbosities distributions run): `count` = N, `desired`
+   * = the spec.replicas it acted on (`need=`). Basis `observed`: the controller's own line.
+   */
+  rounds: Array<{ at: string; kind: 'create' | 'delete'; count?: number; desired?: number; basis: 'observed'; evidence: string }>;
   /** add/del are null when the log does not tell them (e.g. the line they come from is damaged). */
   raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
@@ -36,10 +53,23 @@ export interface KcmLogReplicaSet {
   compare?: FidelityScore;
 }
 
+/** Where the year of a file's klog lines came from (klog headers print none). */
+export interface KcmLogYear {
+  value?: number;
+  basis: 'option' | 'wrapper' | 'other-input' | 'mtime' | 'now' | 'in-records';
+  /** When the year is a guess (file mtime, current date) or borrowed: said on the file's Input line. */
+  note?: string;
+}
+
 export interface KcmLogResult {
   schemaVersion: typeof KCM_LOG_SCHEMA_VERSION;
   generator: { name: 'kexp'; version: string; command: 'kcm-log' };
-  inputs: Array<{ file: string; format: string; start?: string; end?: string; stats: KcmLogStats }>;
+  inputs: Array<{ file: string; format: string; start?: string; end?: string; year: KcmLogYear; stats: KcmLogStats }>;
+  /**
+   * What the ReplicaSet lines say about the log's -v: `atLeastV4` false when no line printed only
+   * at -v≥4 is present (then `note` says that gate/expectations decisions are not visible).
+   */
+  verbosity: { atLeastV4: boolean; note?: string };
   restarts: string[];
   replicaSets: KcmLogReplicaSet[];
   compare?: { report: string; overall: FidelityScore };
@@ -81,11 +111,47 @@ export function logAccounting(events: ControllerLogEvent[]): Map<string, KcmLogR
   return out;
 }
 
-function toRS(g: GroundTruth, accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] }): KcmLogReplicaSet {
+/** Per ReplicaSet: its announced rounds and its "Finished syncing" lines (both below -v=4 in some versions). */
+export interface RoundsAndSyncLines {
+  rounds: KcmLogReplicaSet['rounds'];
+  finishedLines: number;
+}
+
+export function logRounds(events: ControllerLogEvent[]): Map<string, RoundsAndSyncLines> {
+  const out = new Map<string, RoundsAndSyncLines>();
+  for (const e of events) {
+    if (!e.rsKey) continue;
+    let r = out.get(e.rsKey);
+    if (!r) out.set(e.rsKey, (r = { rounds: [], finishedLines: 0 }));
+    if (e.logKind === 'finished-syncing') r.finishedLines++;
+    else if (e.logKind === 'too-few-replicas' || e.logKind === 'too-many-replicas') {
+      const create = e.logKind === 'too-few-replicas';
+      const count = e.numbers?.[create ? 'creating' : 'deleting'];
+      const desired = e.numbers?.need;
+      r.rounds.push({
+        at: iso(e.at)!, kind: create ? 'create' : 'delete',
+        ...(count !== undefined ? { count } : {}), ...(desired !== undefined ? { desired } : {}),
+        basis: 'observed', evidence: ref(e.source),
+      });
+    }
+  }
+  return out;
+}
+
+function toRS(
+  g: GroundTruth,
+  accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] },
+  seen: RoundsAndSyncLines = { rounds: [], finishedLines: 0 },
+): KcmLogReplicaSet {
   const count = (d: string) => g.syncs.filter((s) => s.decision === d).length;
+  const basis = g.syncs.length > 0 ? 'gate-decisions' : seen.finishedLines > 0 ? 'finished-syncing' : 'not-logged';
   return {
     key: g.rsKey,
-    syncs: { total: g.syncs.length, gated: count('gated'), fulfilled: count('fulfilled'), expired: count('expired'), neverRecorded: count('never-recorded') },
+    syncs: {
+      total: g.syncs.length, gated: count('gated'), fulfilled: count('fulfilled'), expired: count('expired'), neverRecorded: count('never-recorded'),
+      finishedLines: seen.finishedLines, basis,
+    },
+    rounds: seen.rounds,
     raises: g.raises.map((r) => ({
       at: iso(r.at)!,
       add: r.countsUnknown ? null : r.add,
@@ -147,6 +213,52 @@ export function reportShapeError(v: unknown): string | undefined {
   return undefined;
 }
 
+interface ReadFile {
+  file: string;
+  events: ControllerLogEvent[];
+  input: KcmLogResult['inputs'][number];
+}
+
+async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, year: number | undefined): Promise<ReadFile> {
+  const events: ControllerLogEvent[] = [];
+  const src = await openKcmLogSource(f, { diagnostics, ...(year !== undefined ? { year } : {}), ...(o.stdin ? { stdin: o.stdin } : {}) });
+  for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  const cov = src.coverage();
+  const stats = src.stats();
+  const value = cov.start !== undefined ? new Date(cov.start).getUTCFullYear() : undefined;
+  const basis: KcmLogYear['basis'] = stats.yearBasis ?? 'in-records';
+  return { file: f, events, input: { file: f, format: src.format, start: iso(cov.start), end: iso(cov.end), year: { ...(value !== undefined ? { value } : {}), basis }, stats } };
+}
+
+/**
+ * Reads every file. The year of klog text lines: --year; else, per file, its wrapper
+ * timestamps; else the year another input of the same run tells (a wrapped or JSON log, which
+ * carry full dates) — such a file is read again with it; else the file's mtime (the current
+ * date for stdin), which is a guess and said so (`year.note`, printed on the file's Input line).
+ */
+async function readAll(o: KcmLogOptions, diagnostics: Diagnostics): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs'] }> {
+  const read: ReadFile[] = [];
+  for (const f of o.files) read.push(await readOne(f, o, diagnostics, o.year));
+  const guessed = (r: ReadFile) => r.input.year.basis === 'mtime' || r.input.year.basis === 'now';
+  const told = read.find((r) => (r.input.year.basis === 'wrapper' || r.input.year.basis === 'in-records') && r.input.year.value !== undefined);
+  for (const [i, r] of read.entries()) {
+    if (!guessed(r)) continue;
+    // stdin cannot be read twice; its year stays the current date's.
+    if (told && r.file !== '-') {
+      const again = await readOne(r.file, o, collectDiagnostics(), told.input.year.value);
+      again.input.year = { value: again.input.year.value, basis: 'other-input', note: `year ${told.input.year.value} of the klog lines taken from ${told.file}` };
+      read[i] = again;
+      continue;
+    }
+    const y = r.input.year.value;
+    const from = r.input.year.basis === 'mtime' ? "the file's modification time (mtime)" : 'the current date (stdin has no file time)';
+    // Shown on the input's line of the report (text and JSON), not as a warning: the year is a
+    // stated assumption, not a problem of the input.
+    r.input.year.note = `klog lines carry no year; took ${y ?? '?'} from ${from}; pass --year if the log is from another year`;
+  }
+  return { events: read.flatMap((r) => r.events), inputs: read.map((r) => r.input) };
+}
+
 /** Throws InputError for unreadable inputs or a --compare file that is not a kexp report. */
 export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogResult; problems: InputProblem[] }> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
@@ -169,26 +281,33 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     if (bad) throw new InputError(o.compare, 0, `${bad}; --compare expects the output of \`kexp replay|audit -o json\``);
     report = parsed as Report;
   }
-  const events: ControllerLogEvent[] = [];
-  const inputs: KcmLogResult['inputs'] = [];
-  for (const f of o.files) {
-    const src = await openKcmLogSource(f, { diagnostics, year: o.year, stdin: o.stdin });
-    for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
-    const cov = src.coverage();
-    inputs.push({ file: f, format: src.format, start: iso(cov.start), end: iso(cov.end), stats: src.stats() });
-  }
+  const read = await readAll(o, diagnostics);
+  const events = read.events;
+  const inputs = read.inputs;
   events.sort(compareTimeline);
   const truth = buildGroundTruth(events);
   const accounting = logAccounting(events);
+  const seen = logRounds(events);
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
+  const v = assessVerbosity(events.map((e) => e.logKind));
+  const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4 };
+  if (!v.atLeastV4 && events.length > 0) {
+    const sync = v.linesByKind['finished-syncing'] ?? 0;
+    verbosity.note =
+      'the log is below -v=4 (no expectations or "Controller created pod" line): gate and expectations decisions are not visible ' +
+      `(they need kube-controller-manager -v=4); rounds come from "Too few / Too many replicas" lines, syncs from ` +
+      (sync > 0 ? `${sync} "Finished syncing" line(s)` : 'nothing (syncs not logged at this verbosity)');
+    diagnostics.warn(verbosity.note);
+  }
   const out: KcmLogResult = {
     schemaVersion: KCM_LOG_SCHEMA_VERSION,
     generator: { name: 'kexp', version: KEXP_VERSION, command: 'kcm-log' },
     inputs,
+    verbosity,
     restarts,
-    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey))),
+    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey))),
   };
   if (report) {
     const inReport = new Set(report.replicaSets.map((r) => r.key));

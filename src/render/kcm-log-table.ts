@@ -28,6 +28,10 @@ function leaked(rs: KcmLogReplicaSet): boolean {
 function summary(r: KcmLogResult, width: number): string[] {
   const bad = r.replicaSets.filter((rs) => leaked(rs) || rs.clobbers.length > 0);
   if (r.replicaSets.length === 0) return [];
+  if (bad.length === 0 && !r.verbosity.atLeastV4) {
+    const rounds = r.replicaSets.reduce((n, rs) => n + rs.rounds.length, 0);
+    return [wrap(`Verdict: leaked expectations cannot be told from this log — it is below -v=4 (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}, ${rounds} round(s) seen).`, width, '')];
+  }
   if (bad.length === 0) return [wrap(`Verdict: no leaked expectations in the log (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}).`, width, '')];
   const out = [labelled('Verdict: ', `LEAK — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width)];
   out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
@@ -37,6 +41,15 @@ function summary(r: KcmLogResult, width: number): string[] {
     out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
     out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
   }
+  return out;
+}
+
+/** Pod writes and slow-start failures of one ReplicaSet (lines printed at -v=2 too). */
+function renderTail(rs: KcmLogReplicaSet, clock: (t: string | undefined) => string, width: number, belowV4: boolean): string[] {
+  const a = rs.accounting;
+  const out: string[] = [];
+  out.push(wrap(`Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${clock(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}${belowV4 ? '; "Controller created pod" needs -v=4, so only deletes are logged here' : ''}`, width, '  '));
+  if (rs.slowStartFailures.length) out.push(wrap(`Slow-start failures: ${rs.slowStartFailures.length} (first ${clock(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`, width, '  '));
   return out;
 }
 
@@ -50,10 +63,22 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   if (head.length) out.push(...head, '');
   for (const rs of r.replicaSets) {
     const s = rs.syncs;
-    const date = sectionDate([...rs.raises.map((x) => x.at), ...rs.gatedWindows.map((w) => w.start)]);
+    const date = sectionDate([...rs.raises.map((x) => x.at), ...rs.gatedWindows.map((w) => w.start), ...rs.rounds.map((x) => x.at)]);
     const clock = clockFor(date);
     out.push(fitLine(`ReplicaSet ${rs.key}  (kube-controller-manager's own account: observed)`, width, wide));
-    out.push(wrap(`Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`, width, '  '));
+    if (s.basis === 'gate-decisions') out.push(wrap(`Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`, width, '  '));
+    else if (s.basis === 'finished-syncing') out.push(wrap(`Syncs ${s.finishedLines} seen ("Finished syncing" lines); their gate decisions are not logged below -v=4`, width, '  '));
+    else out.push(wrap('Syncs: not logged at this verbosity (no "Finished syncing" or expectations line)', width, '  '));
+    if (rs.rounds.length) {
+      const rd = wide ? rs.rounds : rs.rounds.slice(0, RAISES_SHOWN);
+      const one = (x: KcmLogReplicaSet['rounds'][number]) => `${clock(x.at)} ${x.kind} ${x.count ?? '?'}${x.desired !== undefined ? ` (desired ${x.desired})` : ''}`;
+      out.push(wrap(`Rounds (observed: "Too few / Too many replicas")${dateSuffix(date)}: ${rs.rounds.length} — ${rd.map(one).join('; ')}${rs.rounds.length > rd.length ? `; … ${rs.rounds.length - rd.length} more (-o wide)` : ''}`, width, '  '));
+    }
+    if (!r.verbosity.atLeastV4) {
+      out.push(...renderTail(rs, clock, width, true));
+      out.push('');
+      continue;
+    }
     const raises = wide ? rs.raises : rs.raises.slice(0, RAISES_SHOWN);
     out.push(wrap(`SetExpectations${dateSuffix(date)}: ${rs.raises.length}${rs.raises.length ? ' — ' + raises.map((x) => `${clock(x.at)} add ${x.add ?? '?'} del ${x.del ?? '?'}`).join('; ') + (rs.raises.length > raises.length ? `; … ${rs.raises.length - raises.length} more (-o wide)` : '') : ''}`, width, '  '));
     if (rs.gatedWindows.length) {
@@ -66,9 +91,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
       out.push(...formatTable(columns, rows, { width, wide, indent: '  ' }));
     }
     for (const c of rs.clobbers) out.push(wrap(`[ERROR] Clobbering existing delete keys at ${clock(c.at)}: ${c.keys.join(', ')} (${c.evidence}) — an earlier deletion round never completed`, width, '  '));
-    const a = rs.accounting;
-    out.push(wrap(`Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${clock(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}`, width, '  '));
-    if (rs.slowStartFailures.length) out.push(wrap(`Slow-start failures: ${rs.slowStartFailures.length} (first ${clock(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`, width, '  '));
+    out.push(...renderTail(rs, clock, width, false));
     if (rs.compare) {
       const c = rs.compare;
       out.push(wrap(`Compare: decisions ${pct(c.syncs.matched, c.syncs.total)} matched (${c.syncs.mismatched} wrong, ${c.syncs.unknown} unknown); Sets ${pct(c.raises.exact, c.raises.total)} exact; leaks ${c.leaks.truePositive}/${c.leaks.truth} found, ${c.leaks.found - c.leaks.truePositive} false`, width, '  '));
@@ -82,7 +105,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   }
   const t = clockFor(undefined);
   for (const i of r.inputs) {
-    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}`, width, ''));
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}${i.year.note ? `; ${i.year.note}` : ''}`, width, ''));
   }
   if (r.restarts.length) out.push(wrap(`Controller restarts (expectations wiped): ${r.restarts.map((x) => t(x)).join(', ')}`, width, ''));
   return out.join('\n') + '\n';
