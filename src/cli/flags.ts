@@ -17,9 +17,28 @@ export const outputFlag = Flags.string({
 });
 
 export const rsFlag = Flags.string({
-  summary: 'Only report this ReplicaSet, as namespace/name.',
+  summary: 'Only report this ReplicaSet, as namespace/name (the same as -n NAMESPACE NAME).',
   helpValue: 'NAMESPACE/NAME',
 });
+
+/** The ReplicaSet choice of the file commands (src/cli/selection.ts). */
+export const fileSelectionFlags = {
+  rs: rsFlag,
+  namespace: Flags.string({
+    char: 'n',
+    summary: 'Only this namespace; with a ReplicaSet NAME as the first argument (before the files), only that ReplicaSet.',
+    helpValue: 'NAMESPACE',
+  }),
+  'all-namespaces': Flags.boolean({
+    char: 'A',
+    summary: 'Every namespace in the input (the default for files: a file has no current namespace).',
+  }),
+  selector: Flags.string({
+    char: 'l',
+    summary: 'Only ReplicaSets whose labels match this kubectl label selector (e.g. app=web,tier!=cache, env in (prod,staging), !canary).',
+    helpValue: 'SELECTOR',
+  }),
+};
 
 export const k8sVersionFlag = Flags.string({
   summary: `Kubernetes version whose controller behaviour to model (default: the input's server version, else ${DEFAULT_K8S_VERSION}).`,
