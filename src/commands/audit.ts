@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { checkInputs, fileSelectionFlags, parseDuration, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
 import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
@@ -44,6 +44,28 @@ export function parseRfc3339Flag(flag: string, v: string | undefined): number | 
   return base + frac - offset * 60_000;
 }
 
+/**
+ * `--since`/`--until`: a duration back from `now` (`1h`, `30m`, `90s`, like `kubectl logs --since`
+ * and stern) or an RFC 3339 time (parseRfc3339Flag). The clock is read by the caller, once.
+ */
+export function parseTimeOrAgoFlag(flag: string, v: string | undefined, now: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (/^\d+(\.\d+)?(ms|s|m|h)/.test(v.trim()) && !/^\d{4}-/.test(v.trim())) {
+    let ms: number;
+    try {
+      ms = parseDuration(v.trim());
+    } catch {
+      throw new Error(`--${flag} "${v}" is neither a duration (e.g. 1h, 30m) nor an RFC 3339 time with a time zone (e.g. 2026-11-30T02:00:00Z)`);
+    }
+    return now - ms;
+  }
+  try {
+    return parseRfc3339Flag(flag, v);
+  } catch {
+    throw new Error(`--${flag} "${v}" is neither a duration (e.g. 1h, 30m) nor an RFC 3339 time with a time zone (e.g. 2026-11-30T02:00:00Z)`);
+  }
+}
+
 /** Most problem lines printed on stderr; the rest are counted. */
 const MAX_PROBLEMS_PRINTED = 100;
 
@@ -59,14 +81,16 @@ export default class Audit extends KexpCommand {
     '<%= config.bin %> <%= command.id %> -n shop web-7d9c6b8f5d /var/log/kube-apiserver/audit*.log.gz',
     '<%= config.bin %> <%= command.id %> audit.log -l app=web',
     '<%= config.bin %> <%= command.id %> audit.log --since 2026-11-30T02:00:00Z --until 2026-11-30T03:00:00Z -o json',
+    '<%= config.bin %> <%= command.id %> /var/log/kube-apiserver/audit.log --since 1h',
   ];
   static override strict = false;
   static override args = { file: Args.string({ description: 'Audit log file(s); "-" reads stdin. With -n, a first argument that is no file is the ReplicaSet NAME.', required: true }) };
   static override flags = {
     ...fileSelectionFlags,
     output: outputFlag,
-    since: Flags.string({ summary: 'Ignore events before this time (RFC 3339).', helpValue: 'TIME' }),
-    until: Flags.string({ summary: 'Ignore events after this time (RFC 3339).', helpValue: 'TIME' }),
+    since: Flags.string({ summary: 'Ignore events older than a duration (e.g. 1h, 30m: back from now, like kubectl logs) or before an RFC 3339 time.', helpValue: 'DURATION|TIME' }),
+    'since-time': Flags.string({ summary: 'Ignore events before this RFC 3339 time (like kubectl logs --since-time).', helpValue: 'TIME', exclusive: ['since'] }),
+    until: Flags.string({ summary: 'Ignore events newer than a duration ago (e.g. 10m) or after an RFC 3339 time.', helpValue: 'DURATION|TIME' }),
     'k8s-version': k8sVersionFlag,
     'match-window': { ...matchWindowFlag, default: 60000 },
     'kcm-log': kcmLogFlag,
@@ -82,9 +106,11 @@ export default class Audit extends KexpCommand {
     let sel: Selection;
     try {
       ({ selection: sel, files } = resolveSelection(argv as string[], flags));
-      since = parseRfc3339Flag('since', flags.since);
-      until = parseRfc3339Flag('until', flags.until);
-      if (since !== undefined && until !== undefined && since > until) throw new Error(`--since ${flags.since} is later than --until ${flags.until}`);
+      // The one reading of the clock: relative times are fixed here, not in the analysis.
+      const now = Date.now();
+      since = flags['since-time'] !== undefined ? parseRfc3339Flag('since-time', flags['since-time']) : parseTimeOrAgoFlag('since', flags.since, now);
+      until = parseTimeOrAgoFlag('until', flags.until, now);
+      if (since !== undefined && until !== undefined && since > until) throw new Error(`--${flags['since-time'] !== undefined ? 'since-time' : 'since'} ${flags['since-time'] ?? flags.since} is later than --until ${flags.until}`);
       checkInputs(files, flags['kcm-log']);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
