@@ -65,7 +65,7 @@ export abstract class KexpCommand extends Command {
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
-    const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required|cannot also be provided/.test(err?.message ?? '');
+    const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required|cannot also be provided|must also be provided/.test(err?.message ?? '');
     if (parseError) {
       const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !/^(Error: )?The following errors? occurred:?$/i.test(l)) ?? 'bad arguments';
       process.stderr.write(`kexp: ${terminalSafeLine(first.replace(/^Error:\s*/, ''))} (see kexp ${this.id ?? ''} --help)\n`);

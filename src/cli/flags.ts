@@ -63,6 +63,8 @@ export const clusterFlags = {
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),
   context: Flags.string({ summary: 'The kubeconfig context to use.', helpValue: 'NAME' }),
   namespace: Flags.string({ char: 'n', summary: 'Namespace (default: the context\'s namespace, else "default").', helpValue: 'NAMESPACE' }),
+  as: Flags.string({ summary: 'Username to impersonate for the operation (sent as Impersonate-User, like kubectl --as).', helpValue: 'USER' }),
+  'as-group': Flags.string({ summary: 'Group to impersonate (repeatable; needs --as).', helpValue: 'GROUP', multiple: true, dependsOn: ['as'] }),
   'request-timeout': Flags.string({ summary: 'Timeout of a single API request, from getting credentials (an exec plugin gets 60s when 0) to the last byte of the response, e.g. 10s, 1m (0 = none).', default: '30s', helpValue: 'DURATION' }),
 };
 
