@@ -24,7 +24,8 @@ import { KEXP_VERSION } from '../../version.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
 import { expectedKindOf, type ExpectedKind } from './resource-paths.js';
-import { addImpersonation } from './request-settings.js';
+import { routeThroughProxy } from './proxy.js';
+import { addImpersonation, requestSettings } from './request-settings.js';
 
 export type ClusterErrorKind = 'unreachable' | 'tls' | 'unauthorized' | 'forbidden' | 'not-found' | 'timeout' | 'http' | 'response' | 'config';
 
@@ -144,6 +145,7 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
   const remaining = timeoutMs ? timeoutMs - (Date.now() - started) : 0;
   if (timeoutMs && remaining <= 0) throw new ClusterError('timeout', `${what} timed out after ${timeoutMs} ms (while getting credentials)`);
   const mod = url.protocol === 'http:' ? http : https;
+  routeThroughProxy(reqOpts, url, requestSettings(kc).agent, Boolean(cluster.proxyUrl));
   const expect = expectedKindOf(path);
 
   return await new Promise<T>((resolve, reject) => {

@@ -33,6 +33,7 @@ import { ClusterError } from './api-client.js';
 import { displayServer } from './credentials.js';
 import { routeExecUsers } from './exec-credential.js';
 import { checkNamespace, quoteValue } from './names.js';
+import { proxyAgentFor } from './proxy.js';
 import { setRequestSettings } from './request-settings.js';
 
 export interface AccessOptions {
@@ -249,7 +250,9 @@ export function loadClusterAccess(o: AccessOptions): ClusterAccess {
     namespace = raw === undefined || raw === null || raw === '' ? 'default' : checkNamespace(raw, `of context "${ctxName}" in ${origin}`, 'kubeconfig');
   }
   // An empty --as is no impersonation, as in kubectl; --as-group without --as is refused by the flag parser.
-  setRequestSettings(kc, { ...(o.as ? { impersonateUser: o.as } : {}), ...(o.asGroups?.length ? { impersonateGroups: o.asGroups } : {}) });
+  // HTTPS_PROXY/HTTP_PROXY/NO_PROXY; a proxy-url in the kubeconfig wins (client-node's own agent).
+  const agent = cluster.proxyUrl ? undefined : proxyAgentFor(url, env);
+  setRequestSettings(kc, { ...(agent ? { agent } : {}), ...(o.as ? { impersonateUser: o.as } : {}), ...(o.asGroups?.length ? { impersonateGroups: o.asGroups } : {}) });
   return { kc, namespace, context: ctxName, server: shown, origin };
 }
 

@@ -14,8 +14,6 @@ export interface RequestSettings {
   impersonateGroups?: string[];
   /** The agent for this server (a CONNECT tunnel or an absolute-form HTTP proxy), if a proxy applies. */
   agent?: http.Agent;
-  /** How plain-http requests reach a proxy: the proxy's URL (absolute-form requests). */
-  httpProxy?: URL;
 }
 
 const settings = new WeakMap<KubeConfig, RequestSettings>();

@@ -26,7 +26,8 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { carriesCredentials, DEFAULT_CREDENTIAL_TIMEOUT_MS, USER_AGENT } from './api-client.js';
 import { callerSecrets, scrubServerText } from './credentials.js';
-import { addImpersonation } from './request-settings.js';
+import { routeThroughProxy } from './proxy.js';
+import { addImpersonation, requestSettings } from './request-settings.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
 export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
@@ -158,6 +159,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     }
     secrets = callerSecrets(reqOpts, url);
     const mod = url.protocol === 'http:' ? http : https;
+    routeThroughProxy(reqOpts, url, requestSettings(o.kc).agent, Boolean(cluster.proxyUrl));
     req = mod.request(url, reqOpts, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
