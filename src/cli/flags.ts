@@ -58,6 +58,12 @@ export const kcmLogFlag = Flags.string({
   multiple: true,
 });
 
+/** `--color`/`--no-color`: per invocation, so it wins over NO_COLOR (src/render/color.ts). */
+export const colorFlag = Flags.boolean({
+  summary: 'Colour the output (default: when stdout is a terminal and NO_COLOR is unset; this flag wins over NO_COLOR and FORCE_COLOR).',
+  allowNo: true,
+});
+
 /** kubectl-style cluster access flags. */
 export const clusterFlags = {
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, fileSelectionFlags, parseDuration, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { checkInputs, colorFlag, fileSelectionFlags, parseDuration, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
 import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
@@ -95,7 +95,7 @@ export default class Audit extends KexpCommand {
     'match-window': { ...matchWindowFlag, default: 60000 },
     'kcm-log': kcmLogFlag,
     html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file.', helpValue: 'FILE' }),
-    color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal).', allowNo: true }),
+    color: colorFlag,
   };
 
   async run(): Promise<void> {

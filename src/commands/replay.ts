@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { checkInputs, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
 import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
@@ -40,7 +40,7 @@ export default class Replay extends KexpCommand {
     'match-window': matchWindowFlag,
     'kcm-log': kcmLogFlag,
     html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file (no network needed to view it).', helpValue: 'FILE' }),
-    color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal; NO_COLOR turns it off).', allowNo: true }),
+    color: colorFlag,
   };
 
   async run(): Promise<void> {
