@@ -50,19 +50,20 @@ export function parseRfc3339Flag(flag: string, v: string | undefined): number | 
  */
 export function parseTimeOrAgoFlag(flag: string, v: string | undefined, now: number): number | undefined {
   if (v === undefined) return undefined;
-  if (/^\d+(\.\d+)?(ms|s|m|h)/.test(v.trim()) && !/^\d{4}-/.test(v.trim())) {
-    let ms: number;
+  const hint = '; give a duration (e.g. 1h, 30m) or a full RFC 3339 time with a time zone, e.g. 2026-11-30T02:00:00Z';
+  // Digits with a unit: a duration. A bare number is neither (`2026` is no more a year than seconds).
+  if (/^\d+(\.\d+)?(ms|s|m|h)/.test(v.trim())) {
     try {
-      ms = parseDuration(v.trim());
+      return now - parseDuration(v.trim());
     } catch {
-      throw new Error(`--${flag} "${v}" is neither a duration (e.g. 1h, 30m) nor an RFC 3339 time with a time zone (e.g. 2026-11-30T02:00:00Z)`);
+      throw new Error(`--${flag} "${v}" is not a duration or an RFC 3339 time${hint}`);
     }
-    return now - ms;
   }
   try {
     return parseRfc3339Flag(flag, v);
-  } catch {
-    throw new Error(`--${flag} "${v}" is neither a duration (e.g. 1h, 30m) nor an RFC 3339 time with a time zone (e.g. 2026-11-30T02:00:00Z)`);
+  } catch (err) {
+    // parseRfc3339Flag's reason (not a valid date, …) with both accepted forms named.
+    throw new Error((err as Error).message.replace(/; give a full RFC 3339 time with a time zone, e\.g\. \S+$/, hint));
   }
 }
 

@@ -57,10 +57,11 @@ test('--since-time takes RFC 3339 only and is the same as --since with that time
 });
 
 test('--since/--until values that are neither: one line, exit 2; since after until: exit 2', () => {
-  for (const v of ['1hx', 'yesterday', '2026-11-30 02:00:00']) {
-    const r = kexp(['audit', AUDIT, '--since', v]);
+  const hint = 'give a duration (e.g. 1h, 30m) or a full RFC 3339 time with a time zone, e.g. 2026-11-30T02:00:00Z';
+  for (const [v, why] of [['1hx', 'not a duration or an RFC 3339 time'], ['90', 'not an RFC 3339 time'], ['yesterday', 'not an RFC 3339 time'], ['2026-11-30 02:00:00', 'not an RFC 3339 time'], ['2026-02-30T00:00:00Z', 'not a valid date']]) {
+    const r = kexp(['audit', AUDIT, '--until', v!]);
     assert.equal(r.code, 2, v);
-    assert.equal(r.stderr, `kexp: --since "${v}" is neither a duration (e.g. 1h, 30m) nor an RFC 3339 time with a time zone (e.g. 2026-11-30T02:00:00Z)\n`);
+    assert.equal(r.stderr, `kexp: --until "${v}" is ${why}; ${hint}\n`);
   }
   const order = kexp(['audit', AUDIT, '--since', '10m', '--until', '1h']);
   assert.equal(order.code, 2);
