@@ -7,6 +7,7 @@
 import { Command } from '@oclif/core';
 import { EXIT, type ExitCode } from './exit-codes.js';
 import { exitCodeForError } from './cluster-errors.js';
+import { closestCommand } from './command-not-found.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
 import { RecordingFileError } from '../sources/live/recording-writer.js';
 
@@ -64,11 +65,38 @@ export abstract class KexpCommand extends Command {
     process.exitCode = EXIT.USAGE;
   }
 
+  /**
+   * oclif's "Expected --output=jsno to be one of: …" and "Nonexistent flag: --outptu" as one line
+   * with the closest valid choice (the same distance rule as mistyped commands), e.g.
+   * `--output "jsno" is not one of table, wide, json, yaml; did you mean "json"?`; undefined for
+   * other errors.
+   */
+  private suggestionFor(message: string): string | undefined {
+    const value = /^Expected --([\w-]+)=([\s\S]*) to be one of: (.*)$/.exec(message);
+    if (value) {
+      const [, flag, given, list] = value as unknown as [string, string, string, string];
+      const choices = list.split(',').map((c) => c.trim()).filter(Boolean);
+      const near = closestCommand(given, choices);
+      return `--${flag} ${JSON.stringify(given)} is not one of ${choices.join(', ')}${near !== undefined ? `; did you mean ${JSON.stringify(near)}?` : ''}`;
+    }
+    const unknown = /^Nonexistent flags?: (--?[^\s,]+)/.exec(message);
+    if (unknown) {
+      const typed = unknown[1]!;
+      const flags = Object.entries((this.constructor as typeof Command).flags ?? {}).filter(([, f]) => !(f as { hidden?: boolean }).hidden);
+      const names = flags.map(([name]) => `--${name}`);
+      for (const [name, f] of flags) if ((f as { allowNo?: boolean }).allowNo) names.push(`--no-${name}`);
+      const near = closestCommand(typed.replace(/=.*$/, ''), names);
+      return `unknown flag ${typed}${near !== undefined ? `; did you mean ${near}?` : ''} (see kexp ${this.id ?? ''} --help)`;
+    }
+    return undefined;
+  }
+
   protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
-    const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required/.test(err?.message ?? '');
+    const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required|cannot also be provided|must also be provided/.test(err?.message ?? '');
     if (parseError) {
-      const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0) ?? 'bad arguments';
-      process.stderr.write(`kexp: ${terminalSafeLine(first.replace(/^Error:\s*/, ''))} (see kexp ${this.id ?? ''} --help)\n`);
+      const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !/^(Error: )?The following errors? occurred:?$/i.test(l)) ?? 'bad arguments';
+      const suggestion = this.suggestionFor(first.replace(/^Error:\s*/, ''));
+      process.stderr.write(suggestion !== undefined ? `kexp: ${terminalSafeLine(suggestion)}\n` : `kexp: ${terminalSafeLine(first.replace(/^Error:\s*/, ''))} (see kexp ${this.id ?? ''} --help)\n`);
       process.exitCode = EXIT.USAGE;
       return;
     }

@@ -17,9 +17,28 @@ export const outputFlag = Flags.string({
 });
 
 export const rsFlag = Flags.string({
-  summary: 'Only report this ReplicaSet, as namespace/name.',
+  summary: 'Only report this ReplicaSet, as namespace/name (the same as -n NAMESPACE NAME).',
   helpValue: 'NAMESPACE/NAME',
 });
+
+/** The ReplicaSet choice of the file commands (src/cli/selection.ts). */
+export const fileSelectionFlags = {
+  rs: rsFlag,
+  namespace: Flags.string({
+    char: 'n',
+    summary: 'Only this namespace; with a ReplicaSet NAME as the first argument (before the files), only that ReplicaSet.',
+    helpValue: 'NAMESPACE',
+  }),
+  'all-namespaces': Flags.boolean({
+    char: 'A',
+    summary: 'Every namespace in the input (the default for files: a file has no current namespace).',
+  }),
+  selector: Flags.string({
+    char: 'l',
+    summary: 'Only ReplicaSets whose labels match this kubectl label selector (e.g. app=web,tier!=cache, env in (prod,staging), !canary).',
+    helpValue: 'SELECTOR',
+  }),
+};
 
 export const k8sVersionFlag = Flags.string({
   summary: `Kubernetes version whose controller behaviour to model (default: the input's server version, else ${DEFAULT_K8S_VERSION}).`,
@@ -39,11 +58,19 @@ export const kcmLogFlag = Flags.string({
   multiple: true,
 });
 
+/** `--color`/`--no-color`: per invocation, so it wins over NO_COLOR (src/render/color.ts). */
+export const colorFlag = Flags.boolean({
+  summary: 'Colour the output (default: when stdout is a terminal and NO_COLOR is unset; this flag wins over NO_COLOR and FORCE_COLOR).',
+  allowNo: true,
+});
+
 /** kubectl-style cluster access flags. */
 export const clusterFlags = {
   kubeconfig: Flags.string({ summary: 'Path to the kubeconfig file (only this file is read).', helpValue: 'FILE' }),
   context: Flags.string({ summary: 'The kubeconfig context to use.', helpValue: 'NAME' }),
   namespace: Flags.string({ char: 'n', summary: 'Namespace (default: the context\'s namespace, else "default").', helpValue: 'NAMESPACE' }),
+  as: Flags.string({ summary: 'Username to impersonate for the operation (sent as Impersonate-User, like kubectl --as).', helpValue: 'USER' }),
+  'as-group': Flags.string({ summary: 'Group to impersonate (repeatable; needs --as).', helpValue: 'GROUP', multiple: true, dependsOn: ['as'] }),
   'request-timeout': Flags.string({ summary: 'Timeout of a single API request, from getting credentials (an exec plugin gets 60s when 0) to the last byte of the response, e.g. 10s, 1m (0 = none).', default: '30s', helpValue: 'DURATION' }),
 };
 

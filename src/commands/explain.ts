@@ -3,7 +3,7 @@ import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
-import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
+import { clusterFlags, colorFlag, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -40,6 +40,7 @@ export default class Explain extends KexpCommand {
     record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`; must not exist, unless --overwrite).', helpValue: 'FILE' }),
     overwrite: Flags.boolean({ summary: 'With --record: replace FILE if it exists (a regular file, or a device such as /dev/null; a symbolic link is never followed).', default: false }),
     quiet: Flags.boolean({ char: 'q', summary: 'No spinner or progress on stderr.' }),
+    color: colorFlag,
   };
 
   async run(): Promise<void> {
@@ -63,7 +64,7 @@ export default class Explain extends KexpCommand {
     const ac = this.abortOnSignals();
     const spinner = createSpinner('reading', flags.quiet);
     try {
-      const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace });
+      const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
       const res = await explainLive({
         access,
         target,
@@ -85,7 +86,7 @@ export default class Explain extends KexpCommand {
       });
       spinner.stop();
       if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
-      else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ env: process.env, isTTY: process.stdout.isTTY }) }));
+      else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
       if (ac.signal.aborted) {
         this.logToStderr('kexp: interrupted; the explanation covers what was seen until then');

@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag, rsFlag } from '../cli/flags.js';
+import { checkInputs, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
@@ -23,33 +24,31 @@ export default class Replay extends KexpCommand {
     'leaked, what failed, and what adoption would decide.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/scale-up-gated.kexp.jsonl',
-    '<%= config.bin %> <%= command.id %> recording.jsonl.gz --rs shop/web-7d9c6b8f5d --output json',
+    '<%= config.bin %> <%= command.id %> -n shop web-7d9c6b8f5d recording.jsonl.gz --output json',
+    '<%= config.bin %> <%= command.id %> recording.jsonl.gz -n shop -l app=web',
     'kubectl get pods -n shop -w --output-watch-events -o json | <%= config.bin %> <%= command.id %> -',
   ];
   static override strict = false;
   static override args = {
-    file: Args.string({ description: 'Input file(s); "-" reads stdin.', required: true }),
+    file: Args.string({ description: 'Input file(s); "-" reads stdin. With -n, a first argument that is no file is the ReplicaSet NAME.', required: true }),
   };
   static override flags = {
-    rs: rsFlag,
+    ...fileSelectionFlags,
     output: outputFlag,
     'k8s-version': k8sVersionFlag,
     format: Flags.string({ summary: 'Force the input format instead of sniffing it.', options: [...WATCH_FORMATS] }),
     'match-window': matchWindowFlag,
     'kcm-log': kcmLogFlag,
     html: Flags.string({ summary: 'Also write the report as one self-contained interactive HTML file (no network needed to view it).', helpValue: 'FILE' }),
-    color: Flags.boolean({ summary: 'Colour the timeline chart (default: when stdout is a terminal; NO_COLOR turns it off).', allowNo: true }),
+    color: colorFlag,
   };
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(Replay);
-    const files = argv as string[];
-    if (flags.rs && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)) {
-      this.logToStderr(`kexp: --rs must be namespace/name, got "${flags.rs}"`);
-      process.exitCode = EXIT.USAGE;
-      return;
-    }
+    let files: string[];
+    let sel: Selection;
     try {
+      ({ selection: sel, files } = resolveSelection(argv as string[], flags));
       checkInputs(files, flags['kcm-log']);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
@@ -60,7 +59,7 @@ export default class Replay extends KexpCommand {
       const res = await replayFiles({
         files,
         format: flags.format,
-        rs: flags.rs,
+        rs: sel.rs,
         k8sVersion: flags['k8s-version'],
         matchWindowMs: flags['match-window'],
         kcmLogs: flags['kcm-log'],
@@ -68,6 +67,8 @@ export default class Replay extends KexpCommand {
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
       });
+      applySelection(res.report, sel, res.labels);
+      if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
       let htmlError: string | undefined;
       if (flags.html) {
         try {
@@ -85,7 +86,7 @@ export default class Replay extends KexpCommand {
       else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
-      if (flags.rs && res.report.replicaSets.length === 0 && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
+      if (sel.rs && res.report.replicaSets.length === 0 && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
       if (htmlError) {
         this.logToStderr(`kexp: ${htmlError}`);
         process.exitCode = EXIT.USAGE;

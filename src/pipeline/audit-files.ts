@@ -19,6 +19,7 @@ import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MI
 import { KEXP_VERSION } from '../version.js';
 import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 import { auditInputsOfDirs } from './dump-inputs.js';
+import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 
 export interface AuditFilesOptions {
   files: string[];
@@ -40,6 +41,8 @@ export interface AuditFilesResult {
   summaries: AuditFileSummary[];
   /** Pod writes by the ReplicaSet controller seen (whatever the level). */
   rsControllerWrites: number;
+  /** The labels of every ReplicaSet the audit bodies showed, by namespace/name (for `-l`). */
+  labels: ReplicaSetLabels;
 }
 
 /** The version of the apiserver, from the kube-controller-manager user agent of the first RS-controller write. */
@@ -95,7 +98,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const controllerLog = kcmLogs.length
     ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { year: new Date(pre.firstAt).getUTCFullYear() } : {}) })
     : undefined;
-  const merged = mergeSources(sources);
+  const labels: ReplicaSetLabels = new Map();
+  const merged = tapReplicaSetLabels(mergeSources(sources), labels);
   const byRS = new Map<string, { creates: number; createFailures: number; deletes: number; deleteFailures: number; first: number; last: number }>();
   // Duplicates by auditID (the same file given twice, overlapping rotations, two audit
   // backends): counted once and said. The merge is time-ordered and a duplicate carries the
@@ -202,5 +206,5 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   if (missing) {
     report.coverage.assumptions.push(`${missing} ReplicaSet(s) had pod writes by the ReplicaSet controller but their ReplicaSet object is not in the log (no create/update of it at RequestResponse level), so only their writes are counted (coverage.controllerWrites).`);
   }
-  return { report, problems, summaries, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) - duplicates.rsController };
+  return { report, problems, summaries, labels, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) - duplicates.rsController };
 }

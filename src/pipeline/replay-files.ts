@@ -22,6 +22,7 @@ import { eventsOnlyReplicaSetReport, replicaSetsInEvents, type SnapshotRefs } fr
 import type { ReplicaSetReport } from '../analysis/report-types.js';
 import { objectKey, type CoreEvent } from '../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../timeline/event.js';
+import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 
 export interface ReplayFilesOptions {
   files: string[];
@@ -41,6 +42,8 @@ export interface ReplayFilesResult {
   report: Report;
   problems: InputProblem[];
   warnings: string[];
+  /** The labels of every ReplicaSet the input showed, by namespace/name (for `-l`). */
+  labels: ReplicaSetLabels;
 }
 
 /** Picks the version to model: flag, else the recording's serverVersion, else the default. */
@@ -106,6 +109,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       diagnostics.problem({ file: err.file, line: err.line, message: err.message.replace(`${err.line > 0 ? `${err.file}:${err.line}` : err.file}: `, '') });
     }
   }
+  const labels: ReplicaSetLabels = new Map();
+  for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
   if (expanded.dirs.length && sources.length === 0) throw new InputError(expanded.dirs[0]!.dir, 0, `no List in it could be read; ${lookedFor('replay')}`);
   const eventsWatched = sources.some((s) => {
     const h = s.coverage().header as { watches?: Array<{ resource?: string }> } | undefined;
@@ -129,7 +134,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
       opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
     }
-    return { report, problems, warnings };
+    return { report, problems, warnings, labels };
   }
   // klog lines carry no year: take it from a recording's start, else the log's own default (its mtime).
   const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined);
@@ -192,7 +197,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
-  return { report, problems, warnings };
+  return { report, problems, warnings, labels };
 }
 
 /**

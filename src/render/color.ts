@@ -1,10 +1,11 @@
 /**
  * Whether terminal output is coloured, and the few ANSI SGR styles the renderers use.
  *
- * Decision order (first match wins), following https://no-color.org and the FORCE_COLOR
+ * Decision order (first match wins), following https://no-color.org ("user-level configuration
+ * files and per-instance command-line arguments should override NO_COLOR") and the FORCE_COLOR
  * convention of Node and most CLI tools:
- * 1. `NO_COLOR` set to a non-empty value → off;
- * 2. `--no-color` (flag === false) → off; `--color` (flag === true) → on;
+ * 1. `--no-color` (flag === false) → off; `--color` (flag === true) → on;
+ * 2. `NO_COLOR` set to a non-empty value → off;
  * 3. `FORCE_COLOR` set: `0`/`false` → off, anything else (also empty) → on;
  * 4. `TERM=dumb` → off;
  * 5. otherwise on exactly when stdout is a TTY.
@@ -19,9 +20,9 @@ export interface ColorInput {
 }
 
 export function useColor({ flag, env, isTTY }: ColorInput): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (flag === false) return false;
   if (flag === true) return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   const force = env.FORCE_COLOR;
   if (force !== undefined) return !/^(0|false)$/i.test(force.trim());
   if (env.TERM === 'dumb') return false;

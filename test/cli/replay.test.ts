@@ -123,7 +123,7 @@ test('objects of the wrong shape are input problems at FILE:LINE, never crashes'
 
 test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exits 8; an unwritable --html exits 2', () => {
   const f = write('flags.kexp.jsonl', leakRecording());
-  const a = kexp(['replay', f, '-o', 'yaml']);
+  const a = kexp(['replay', f, '-o', 'yml']);
   assert.equal(a.code, 2);
   assert.equal(a.stderr.trim().split('\n').length, 1, a.stderr);
   assert.equal(kexp(['replay', f, '--bogus']).code, 2);

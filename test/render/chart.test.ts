@@ -128,8 +128,9 @@ test('large counts use at most five rows; zero-length and empty inputs do not br
   assert.equal(renderChart(empty, { width: 100, color: false }), '  Timeline: no timed events for this ReplicaSet');
 });
 
-test('useColor: NO_COLOR wins, then --no-color/--color, then FORCE_COLOR, then TERM=dumb, then the TTY', () => {
-  assert.equal(useColor({ env: { NO_COLOR: '1', FORCE_COLOR: '1' }, isTTY: true, flag: true }), false);
+test('useColor: --no-color/--color win, then NO_COLOR, then FORCE_COLOR, then TERM=dumb, then the TTY', () => {
+  assert.equal(useColor({ env: { NO_COLOR: '1', FORCE_COLOR: '1' }, isTTY: true, flag: true }), true, 'a per-invocation flag beats NO_COLOR');
+  assert.equal(useColor({ env: { NO_COLOR: '1', FORCE_COLOR: '1' }, isTTY: true }), false);
   assert.equal(useColor({ env: { NO_COLOR: '' }, isTTY: true }), true, 'an empty NO_COLOR is ignored');
   assert.equal(useColor({ env: {}, isTTY: true, flag: false }), false);
   assert.equal(useColor({ env: { FORCE_COLOR: '1' }, isTTY: false, flag: false }), false);

@@ -123,7 +123,7 @@ describe('audit bad input: CLI', () => {
     assert.match(r.stderr, /kexp: 46 input problem\(s\); exit code 6/);
   });
 
-  it('9. --since/--until accept only full RFC 3339 times with a zone, in order', () => {
+  it('9. --since/--until accept only durations or full RFC 3339 times with a zone, in order', () => {
     const bad: Array<[string, string]> = [
       ['0', 'not an RFC 3339 time'],
       ['2026', 'not an RFC 3339 time'],
@@ -137,7 +137,7 @@ describe('audit bad input: CLI', () => {
     for (const [v, why] of bad) {
       const r = kexp(['audit', A, '--since', v]);
       assert.equal(r.code, 2, v);
-      assert.equal(r.stderr, `kexp: --since "${v}" is ${why}; give a full RFC 3339 time with a time zone, e.g. 2026-11-30T02:00:00Z\n`, v);
+      assert.equal(r.stderr, `kexp: --since "${v}" is ${why}; give a duration (e.g. 1h, 30m) or a full RFC 3339 time with a time zone, e.g. 2026-11-30T02:00:00Z\n`, v);
     }
     const order = kexp(['audit', A, '--since', '2026-11-30T03:00:00Z', '--until', '2026-11-30T02:00:00Z']);
     assert.equal(order.code, 2);

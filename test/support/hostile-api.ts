@@ -21,6 +21,9 @@ export interface SeenRequest {
   method: string;
   url: string;
   authorization?: string;
+  /** Impersonate-User, and every Impersonate-Group header (in order). */
+  impersonateUser?: string;
+  impersonateGroups?: string[];
 }
 
 export interface HostileApi {
@@ -96,7 +99,16 @@ export async function startHostileApi(opts: { tls?: TlsFiles; override?: Overrid
   const requests: SeenRequest[] = [];
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    requests.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    const groups: string[] = [];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'impersonate-group') groups.push(req.rawHeaders[i + 1]!);
+    const user = req.headers['impersonate-user'];
+    requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
+      ...(typeof user === 'string' ? { impersonateUser: user } : {}),
+      ...(groups.length ? { impersonateGroups: groups } : {}),
+    });
     res.on('error', () => undefined);
     if (opts.override?.(req, res, url)) return;
     defaultAnswer(req, res, url);

@@ -24,6 +24,8 @@ import { KEXP_VERSION } from '../../version.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
 import { expectedKindOf, type ExpectedKind } from './resource-paths.js';
+import { routeThroughProxy } from './proxy.js';
+import { addImpersonation, requestSettings } from './request-settings.js';
 
 export type ClusterErrorKind = 'unreachable' | 'tls' | 'unauthorized' | 'forbidden' | 'not-found' | 'timeout' | 'http' | 'response' | 'config';
 
@@ -123,7 +125,9 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
   const started = Date.now();
 
   // Credentials: client-node may run an exec plugin here; bounded by the request's deadline.
-  const reqOpts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } };
+  const headers: Record<string, string | string[]> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+    addImpersonation(kc, headers);
+    const reqOpts: https.RequestOptions = { method: 'GET', headers };
   const credDeadline = AbortSignal.timeout(timeoutMs || DEFAULT_CREDENTIAL_TIMEOUT_MS);
   reqOpts.signal = opts.signal ? AbortSignal.any([opts.signal, credDeadline]) : credDeadline;
   try {
@@ -141,6 +145,7 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
   const remaining = timeoutMs ? timeoutMs - (Date.now() - started) : 0;
   if (timeoutMs && remaining <= 0) throw new ClusterError('timeout', `${what} timed out after ${timeoutMs} ms (while getting credentials)`);
   const mod = url.protocol === 'http:' ? http : https;
+  routeThroughProxy(reqOpts, url, requestSettings(kc).agent, Boolean(cluster.proxyUrl));
   const expect = expectedKindOf(path);
 
   return await new Promise<T>((resolve, reject) => {

@@ -33,11 +33,16 @@ import { ClusterError } from './api-client.js';
 import { displayServer } from './credentials.js';
 import { routeExecUsers } from './exec-credential.js';
 import { checkNamespace, quoteValue } from './names.js';
+import { proxyAgentFor } from './proxy.js';
+import { setRequestSettings } from './request-settings.js';
 
 export interface AccessOptions {
   kubeconfig?: string;
   context?: string;
   namespace?: string;
+  /** `--as USER`, `--as-group GROUP` (repeatable): impersonation headers on every request. */
+  as?: string;
+  asGroups?: string[];
   /** Environment and home directory (injected for tests). */
   env?: NodeJS.ProcessEnv;
   home?: string;
@@ -244,6 +249,10 @@ export function loadClusterAccess(o: AccessOptions): ClusterAccess {
     const raw: unknown = origin === 'in-cluster service account' && typeof ctx.namespace === 'string' ? ctx.namespace.trim() : ctx.namespace;
     namespace = raw === undefined || raw === null || raw === '' ? 'default' : checkNamespace(raw, `of context "${ctxName}" in ${origin}`, 'kubeconfig');
   }
+  // An empty --as is no impersonation, as in kubectl; --as-group without --as is refused by the flag parser.
+  // HTTPS_PROXY/HTTP_PROXY/NO_PROXY; a proxy-url in the kubeconfig wins (client-node's own agent).
+  const agent = cluster.proxyUrl ? undefined : proxyAgentFor(url, env);
+  setRequestSettings(kc, { ...(agent ? { agent } : {}), ...(o.as ? { impersonateUser: o.as } : {}), ...(o.asGroups?.length ? { impersonateGroups: o.asGroups } : {}) });
   return { kc, namespace, context: ctxName, server: shown, origin };
 }
 

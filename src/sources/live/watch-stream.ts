@@ -26,6 +26,8 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { carriesCredentials, DEFAULT_CREDENTIAL_TIMEOUT_MS, USER_AGENT } from './api-client.js';
 import { callerSecrets, scrubServerText } from './credentials.js';
+import { routeThroughProxy } from './proxy.js';
+import { addImpersonation, requestSettings } from './request-settings.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
 export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
@@ -140,7 +142,9 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     const cluster = o.kc.getCurrentCluster();
     if (!cluster) return end({ kind: 'credentials', detail: 'the kubeconfig has no current cluster' });
     const url = new URL(cluster.server + o.path);
-    const reqOpts: https.RequestOptions = { method: 'GET', headers: { Accept: 'application/json', 'User-Agent': USER_AGENT } };
+    const headers: Record<string, string | string[]> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+    addImpersonation(o.kc, headers);
+    const reqOpts: https.RequestOptions = { method: 'GET', headers };
     // Credentials as getJSON gets them: an exec plugin is bounded, nothing goes over plain http.
     reqOpts.signal = AbortSignal.timeout(DEFAULT_CREDENTIAL_TIMEOUT_MS);
     try {
@@ -155,6 +159,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     }
     secrets = callerSecrets(reqOpts, url);
     const mod = url.protocol === 'http:' ? http : https;
+    routeThroughProxy(reqOpts, url, requestSettings(o.kc).agent, Boolean(cluster.proxyUrl));
     req = mod.request(url, reqOpts, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
