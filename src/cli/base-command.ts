@@ -6,6 +6,7 @@
  */
 import { Command } from '@oclif/core';
 import { EXIT, type ExitCode } from './exit-codes.js';
+import { clearedFor } from './progress.js';
 import { exitCodeForError } from './cluster-errors.js';
 import { closestCommand } from './command-not-found.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
@@ -55,7 +56,7 @@ export abstract class KexpCommand extends Command {
 
   /** Warnings, problems and errors on stderr, with any control character from the input made visible. */
   override logToStderr(message = '', ...args: unknown[]): void {
-    super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a)));
+    clearedFor(() => super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
   }
 
   /** Prints a usage error as one line and sets exit code 2. */

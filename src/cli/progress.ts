@@ -6,6 +6,7 @@
  * readers (src/sources/read-progress.ts). `stop()` clears it before the result is printed.
  */
 import { readTotals } from '../sources/read-progress.js';
+import type { Ora } from 'ora';
 import { createSpinner, spinnerEnabled } from './spinner.js';
 
 export interface Progress {
@@ -28,10 +29,32 @@ export function progressText(files: number, read: number, total: number | undefi
   return `${what} of ${size(total)} (${pct}%)${rate > 0 ? `, ${size(rate)}/s` : ''}${left !== undefined && pct < 100 ? `, about ${left}s left` : pct >= 100 ? ', analysing' : ''}`;
 }
 
+/** The spinner on screen, if any: lines written to stderr meanwhile clear it first (see clearedFor). */
+let active: Ora | undefined;
+
+/** Runs `write` (a stderr line) with the progress line cleared, then draws it again. */
+export function clearedFor(write: () => void): void {
+  if (!active) return write();
+  active.clear();
+  write();
+  active.render();
+}
+
+/** Shows progress while `work` runs (on a terminal only). */
+export async function withProgress<T>(work: Promise<T>, quiet = false): Promise<T> {
+  const p = startProgress(quiet);
+  try {
+    return await work;
+  } finally {
+    p.stop();
+  }
+}
+
 export function startProgress(quiet = false, now: () => number = Date.now): Progress {
   if (!spinnerEnabled(quiet)) return { stop() {} };
   const started = now();
   const spinner = createSpinner('reading the input', quiet);
+  active = spinner;
   const timer = setInterval(() => {
     const t = readTotals();
     spinner.text = progressText(t.files, t.read, t.size, now() - started);
@@ -41,6 +64,7 @@ export function startProgress(quiet = false, now: () => number = Date.now): Prog
     stop() {
       clearInterval(timer);
       spinner.stop();
+      if (active === spinner) active = undefined;
     },
   };
 }

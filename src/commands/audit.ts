@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { withProgress } from '../cli/progress.js';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
@@ -120,13 +121,13 @@ export default class Audit extends KexpCommand {
     }
     try {
       let shown = 0;
-      const res = await auditFiles({
+      const res = await withProgress(auditFiles({
         files, rs: sel.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], kcmLogs: flags['kcm-log'], stdin: process.stdin,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => {
           if (shown++ < MAX_PROBLEMS_PRINTED) this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`);
         },
-      });
+      }));
       applySelection(res.report, sel, res.labels);
       if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
       if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));

@@ -1,4 +1,5 @@
 import { Args, Flags } from '@oclif/core';
+import { withProgress } from '../cli/progress.js';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
@@ -45,11 +46,11 @@ export default class KcmLog extends KexpCommand {
       return;
     }
     try {
-      const { result, problems } = await kcmLogFiles({
+      const { result, problems } = await withProgress(kcmLogFiles({
         files: argv as string[], rs: flags.rs, compare: flags.compare, year: flags.year, stdin: process.stdin,
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
-      });
+      }));
       if (isStructured(flags.output)) process.stdout.write(renderStructured(result, flags.output));
       else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { withProgress } from '../cli/progress.js';
 import { isStructured, renderStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
@@ -56,7 +57,7 @@ export default class Replay extends KexpCommand {
       return;
     }
     try {
-      const res = await replayFiles({
+      const res = await withProgress(replayFiles({
         files,
         format: flags.format,
         rs: sel.rs,
@@ -66,7 +67,7 @@ export default class Replay extends KexpCommand {
         stdin: process.stdin,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
-      });
+      }));
       applySelection(res.report, sel, res.labels);
       if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
       let htmlError: string | undefined;

@@ -19,13 +19,24 @@ export function trackRead(p: FileProgress): void {
   tracked.push(p);
 }
 
-/** Totals over every file opened so far: bytes read, and the total size when every size is known. */
+/**
+ * Totals over every file opened so far: bytes read, and the total size when every size is known.
+ * A file opened more than once (a sniff or pre-scan, then the real read) counts once, at its
+ * furthest read.
+ */
 export function readTotals(): { files: number; read: number; size?: number } {
+  const byFile = new Map<string, { read: number; size?: number }>();
+  for (const p of tracked) {
+    const cur = byFile.get(p.file);
+    const read = p.read();
+    if (!cur) byFile.set(p.file, { read, ...(p.size !== undefined ? { size: p.size } : {}) });
+    else cur.read = Math.max(cur.read, read);
+  }
   let read = 0;
   let size: number | undefined = 0;
-  for (const p of tracked) {
-    read += p.read();
-    size = size !== undefined && p.size !== undefined ? size + p.size : undefined;
+  for (const f of byFile.values()) {
+    read += f.read;
+    size = size !== undefined && f.size !== undefined ? size + f.size : undefined;
   }
-  return { files: tracked.length, read, ...(size !== undefined && tracked.length > 0 ? { size } : {}) };
+  return { files: byFile.size, read, ...(size !== undefined && byFile.size > 0 ? { size } : {}) };
 }

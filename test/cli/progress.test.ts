@@ -24,4 +24,8 @@ test('a file read through the input stream is counted, with its size', async () 
   assert.equal(after.files, before.files + 1);
   assert.equal(after.read - before.read, fs.statSync(f).size);
   assert.equal((after.size ?? 0) - (before.size ?? 0), fs.statSync(f).size);
+  // Opened again (a sniff, then the read): still one input.
+  const again = await openInputBytes(f);
+  for await (const _ of again.stream) void _;
+  assert.deepEqual(readTotals(), after);
 });
