@@ -18,17 +18,8 @@ import { openAuditSource } from '../../src/sources/audit/audit-source.js';
 import { mergeSources } from '../../src/sources/watch/merge.js';
 import { parseK8sVersion, DEFAULT_K8S_VERSION } from '../../src/model/version.js';
 import type { TimelineEvent } from '../../src/timeline/event.js';
+import { rng } from '../fuzz/mutate.js';
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const src = { file: 'x', line: 1 };
 function randomEvent(r: () => number, at: number, line: number): TimelineEvent {

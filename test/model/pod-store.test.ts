@@ -12,18 +12,8 @@ import { controllerRefOf, objectKey, type OwnerReference, type Pod, type Replica
 import { ReplicaSetController, type PodControl } from '../../src/model/replicaset-controller.js';
 import { compileLabelSelector } from '../../src/model/selector.js';
 import { isPodActive, isPodReady } from '../../src/model/pod-ranking.js';
+import { rng } from '../fuzz/mutate.js';
 
-/** mulberry32: a seeded generator, so a failure names its seed. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMESPACES = ['a', 'b', undefined] as const;
 const OWNERS = [0, 1, 2, 3].map((i) => ({ name: `rs-${i}`, uid: `uid-${i}` }));

@@ -104,9 +104,44 @@ function kindProblem(body: unknown, expect: ExpectedKind): string | undefined {
 }
 
 /** Whether request options carry any credential. */
-export function carriesCredentials(o: https.RequestOptions, url: URL): boolean {
+function carriesCredentials(o: https.RequestOptions, url: URL): boolean {
   const h = (o.headers ?? {}) as Record<string, unknown>;
   return Boolean(Object.keys(h).some((k) => k.toLowerCase() === 'authorization') || o.auth || o.cert || o.key || o.pfx || url.username || url.password);
+}
+
+/**
+ * The options of one GET to `url` as the kubeconfig says — kexp's headers (User-Agent,
+ * impersonation), the credentials `applyToHTTPSOptions` sets (an exec plugin bounded by
+ * `credentialSignal`), never over plain http, routed through a proxy when one applies — and the
+ * caller's own secrets, to scrub from anything the server echoes. Shared by getJSON and the watch
+ * stream. Throws ClusterError('config'), or the reason of `abort` when it fired.
+ */
+export async function prepareGet(
+  kc: KubeConfig,
+  url: URL,
+  credentialSignal: AbortSignal,
+  abort?: AbortSignal,
+): Promise<{ reqOpts: https.RequestOptions; secrets: string[] }> {
+  const cluster = kc.getCurrentCluster();
+  const server = displayServer(String(cluster?.server ?? url.origin));
+  const headers: Record<string, string | string[]> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
+  addImpersonation(kc, headers);
+  const reqOpts: https.RequestOptions = { method: 'GET', headers, signal: credentialSignal };
+  try {
+    await kc.applyToHTTPSOptions(reqOpts);
+  } catch (err) {
+    if (abort?.aborted) throw abort.reason ?? err;
+    if (err instanceof ClusterError) throw err;
+    throw new ClusterError('config', `cannot set up the credentials for ${server}: ${scrubServerText((err as Error)?.message ?? String(err))}`);
+  }
+  // The caller sets the request's own signal; the credential deadline ends here.
+  delete reqOpts.signal;
+  if (abort?.aborted) throw abort.reason;
+  if (url.protocol === 'http:' && carriesCredentials(reqOpts, url)) {
+    throw new ClusterError('config', `refusing to send credentials over plain http to ${server}; use https`);
+  }
+  routeThroughProxy(reqOpts, url, requestSettings(kc).agent, Boolean(cluster?.proxyUrl));
+  return { reqOpts, secrets: callerSecrets(reqOpts, url) };
 }
 
 /** GET `path` (with query) and parse the JSON body. Throws ClusterError (or the AbortError of `opts.signal`). */
@@ -125,27 +160,11 @@ export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: G
   const started = Date.now();
 
   // Credentials: client-node may run an exec plugin here; bounded by the request's deadline.
-  const headers: Record<string, string | string[]> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
-    addImpersonation(kc, headers);
-    const reqOpts: https.RequestOptions = { method: 'GET', headers };
   const credDeadline = AbortSignal.timeout(timeoutMs || DEFAULT_CREDENTIAL_TIMEOUT_MS);
-  reqOpts.signal = opts.signal ? AbortSignal.any([opts.signal, credDeadline]) : credDeadline;
-  try {
-    await kc.applyToHTTPSOptions(reqOpts);
-  } catch (err) {
-    if (opts.signal?.aborted) throw opts.signal.reason ?? err;
-    if (err instanceof ClusterError) throw err;
-    throw new ClusterError('config', `cannot set up the credentials for ${server}: ${scrubServerText((err as Error)?.message ?? String(err))}`);
-  }
-  if (opts.signal?.aborted) throw opts.signal.reason;
-  if (url.protocol === 'http:' && carriesCredentials(reqOpts, url)) {
-    throw new ClusterError('config', `refusing to send credentials over plain http to ${server}; use https`);
-  }
-  const secrets = callerSecrets(reqOpts, url);
+  const { reqOpts, secrets } = await prepareGet(kc, url, opts.signal ? AbortSignal.any([opts.signal, credDeadline]) : credDeadline, opts.signal);
   const remaining = timeoutMs ? timeoutMs - (Date.now() - started) : 0;
   if (timeoutMs && remaining <= 0) throw new ClusterError('timeout', `${what} timed out after ${timeoutMs} ms (while getting credentials)`);
   const mod = url.protocol === 'http:' ? http : https;
-  routeThroughProxy(reqOpts, url, requestSettings(kc).agent, Boolean(cluster.proxyUrl));
   const expect = expectedKindOf(path);
 
   return await new Promise<T>((resolve, reject) => {

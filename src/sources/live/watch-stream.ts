@@ -24,10 +24,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { carriesCredentials, DEFAULT_CREDENTIAL_TIMEOUT_MS, USER_AGENT } from './api-client.js';
-import { callerSecrets, scrubServerText } from './credentials.js';
-import { routeThroughProxy } from './proxy.js';
-import { addImpersonation, requestSettings } from './request-settings.js';
+import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet } from './api-client.js';
+import { scrubServerText } from './credentials.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
 export const MAX_WATCH_LINE_BYTES = 16 * 1024 * 1024;
@@ -142,24 +140,15 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     const cluster = o.kc.getCurrentCluster();
     if (!cluster) return end({ kind: 'credentials', detail: 'the kubeconfig has no current cluster' });
     const url = new URL(cluster.server + o.path);
-    const headers: Record<string, string | string[]> = { Accept: 'application/json', 'User-Agent': USER_AGENT };
-    addImpersonation(o.kc, headers);
-    const reqOpts: https.RequestOptions = { method: 'GET', headers };
     // Credentials as getJSON gets them: an exec plugin is bounded, nothing goes over plain http.
-    reqOpts.signal = AbortSignal.timeout(DEFAULT_CREDENTIAL_TIMEOUT_MS);
+    let reqOpts: https.RequestOptions;
     try {
-      await o.kc.applyToHTTPSOptions(reqOpts);
+      ({ reqOpts, secrets } = await prepareGet(o.kc, url, AbortSignal.timeout(DEFAULT_CREDENTIAL_TIMEOUT_MS)));
     } catch (err) {
-      return end({ kind: 'credentials', detail: `cannot get credentials for ${url.host}: ${scrubServerText(firstLine(err))}` });
+      return end({ kind: 'credentials', detail: firstLine(err) });
     }
-    delete reqOpts.signal;
     if (done) return;
-    if (url.protocol === 'http:' && carriesCredentials(reqOpts, url)) {
-      return end({ kind: 'credentials', detail: `refusing to send credentials over plain http to ${url.host}; use https` });
-    }
-    secrets = callerSecrets(reqOpts, url);
     const mod = url.protocol === 'http:' ? http : https;
-    routeThroughProxy(reqOpts, url, requestSettings(o.kc).agent, Boolean(cluster.proxyUrl));
     req = mod.request(url, reqOpts, (res) => {
       const status = res.statusCode ?? 0;
       if (status !== 200) {
