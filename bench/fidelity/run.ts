@@ -25,6 +25,9 @@ import type { Report } from '../../src/analysis/report-types.js';
 
 const diagnostics = { problem: () => undefined, warn: () => undefined };
 const root = 'examples';
+/** `--captures DIR`: score a fresh capture run (each DIR/NAME/ holds recording.kexp.jsonl, audit.jsonl, kcm.log). */
+const capturesArg = process.argv.indexOf('--captures');
+const capturesRoot = capturesArg > 0 ? process.argv[capturesArg + 1] : path.join(root, 'captures');
 
 async function groundTruth(file: string) {
   const src = await openKcmLogSource(file, { diagnostics, year: 2026 });
@@ -35,7 +38,8 @@ async function groundTruth(file: string) {
 
 type Recon = (name: string, captureDir: string) => Promise<Report | undefined>;
 
-const fromRecording: Recon = async (name) => {
+const fromRecording: Recon = async (name, dir) => {
+  if (fs.existsSync(path.join(dir, 'recording.kexp.jsonl'))) return (await replayFiles({ files: [path.join(dir, 'recording.kexp.jsonl')] })).report;
   const f = fs.existsSync(path.join(root, `${name}.kexp.jsonl`)) ? path.join(root, `${name}.kexp.jsonl`) : path.join(root, `${name}.kexp.jsonl.gz`);
   return (await replayFiles({ files: [f] })).report;
 };
@@ -78,8 +82,9 @@ async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
 }
 
 const rows: Array<{ scenario: string; source: string; s: FidelityScore; w: WriteScore; a: AnomalyScore }> = [];
-for (const name of fs.readdirSync(path.join(root, 'captures')).sort()) {
-  const dir = path.join(root, 'captures', name);
+for (const name of fs.readdirSync(capturesRoot).sort()) {
+  const dir = path.join(capturesRoot, name);
+  if (!fs.statSync(dir).isDirectory() || !['kcm.log', 'kcm.log.gz'].some((f) => fs.existsSync(path.join(dir, f)))) continue;
   const log = fs.existsSync(path.join(dir, 'kcm.log')) ? path.join(dir, 'kcm.log') : path.join(dir, 'kcm.log.gz');
   const truth = await groundTruth(log);
   const writes = await writeTruth(dir);

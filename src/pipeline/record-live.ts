@@ -170,6 +170,7 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
         writer.gap(w.resource, reason, detail, at);
         o.onWarning?.(`${w.resource}: ${reason} (${detail})`);
       },
+      reconnect: (detail) => o.onWarning?.(`${w.resource}: watch reconnect (${detail}); resumed from the last resourceVersion, nothing lost`),
     };
     const reflector = new Reflector({
       kc: o.access.kc, path: w.path, kind: w.kind, apiVersion: w.apiVersion, fieldSelector: w.fieldSelector,

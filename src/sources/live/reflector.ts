@@ -7,10 +7,12 @@
  * - WATCH from the list's resourceVersion with `allowWatchBookmarks=true` and a server-side
  *   `timeoutSeconds`; a normal server close resumes from the last seen resourceVersion
  *   (events or bookmarks) without loss, so it is not a gap;
- * - an error (connection reset, apiserver restart) → reconnect with jittered backoff
- *   (1 s doubling to 30 s) from the last resourceVersion, reported as a `watch-reconnect` gap
- *   (nothing is lost if the resume succeeds, but the receive times inside are late);
- * - `ERROR` with code 410 (Expired/Gone) → a `watch-relist` gap, LIST again, emit the new
+ * - an error (connection reset, apiserver restart, a line that is not an event) → reconnect
+ *   with jittered backoff (1 s doubling to 30 s) from the last resourceVersion. The server
+ *   sends again every event after that resourceVersion, so nothing is lost and this is not a
+ *   gap (the sink's `reconnect` hears of it, for a warning); if the server can no longer
+ *   serve that resourceVersion it answers 410, and that relist is the gap;
+ * - `ERROR` or HTTP 410 (Expired/Gone) → a `watch-relist` gap, LIST again, emit the new
  *   items as ADDED and, for objects that disappeared meanwhile, a synthetic DELETED of the
  *   last known object (the informer's DeletedFinalStateUnknown);
  * - a client-side idle timeout aborts a half-open connection that delivers nothing;
@@ -40,6 +42,8 @@ export type ReflectorEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
 export interface ReflectorSink {
   event(type: ReflectorEventType, object: Record<string, unknown>, recvAt: number, synthetic?: 'initial-list' | 'relist'): void;
   gap(reason: 'watch-relist' | 'watch-reconnect', detail: string, recvAt: number): void;
+  /** A watch error the reflector resumed from (continuity kept: not a gap). */
+  reconnect?(detail: string, recvAt: number): void;
   /** Called once after the first LIST has been emitted. */
   synced?(): void;
 }
@@ -255,8 +259,13 @@ export class Reflector {
         }
         continue;
       }
-      // error: reconnect from the last resourceVersion after a jittered backoff
-      this.emitGap('watch-reconnect', r.detail, this.o.now());
+      // error: reconnect from the last resourceVersion after a jittered backoff (no gap: the
+      // resumed watch replays what came after it, or answers 410 and the relist is the gap)
+      try {
+        this.o.sink.reconnect?.(r.detail, this.o.now());
+      } catch (err) {
+        throw new SinkError(err);
+      }
       await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
       backoff = Math.min(backoff * 2, 30000);
       if (!this.rv && !signal.aborted) {

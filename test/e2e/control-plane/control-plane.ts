@@ -55,6 +55,14 @@ export interface ControlPlaneOptions {
   kcmVerbosity?: number;
   /** --logging-format for KCM (default 'text'). */
   kcmLoggingFormat?: 'text' | 'json';
+  /**
+   * Where kube-controller-manager talks to the apiserver: called after the apiserver is ready,
+   * returns the server URL to put in the KCM's kubeconfig (a fault-injecting proxy); the
+   * apiserver itself when absent. Its authentication/authorization kubeconfigs stay direct.
+   */
+  kcmServer?: (info: { apiURL: string; caPath: string; pkiDir: string; runDir: string }) => Promise<string>;
+  /** Run the KCM with leader election (Lease kube-system/kube-controller-manager, short timings) instead of --leader-elect=false. */
+  leaderElect?: boolean;
   /** Readiness timeouts in ms (defaults from §5.7: 60 s / 120 s / 120 s / 60 s). */
   timeouts?: Partial<Record<'etcd' | 'apiserver' | 'kcm' | 'serviceAccount', number>>;
 }
@@ -74,6 +82,14 @@ export interface ControlPlane {
   etcdVersion: string;
   ports: { etcd: number; etcdPeer: number; apiserver: number; kcm: number };
   pids: { etcd?: number; apiserver?: number; kcm?: number };
+  /** The server URL in the KCM's kubeconfig (the apiserver, or the proxy from `kcmServer`). */
+  kcmServerURL: string;
+  /**
+   * Kills kube-controller-manager (SIGKILL by default: a crash, no graceful release of the
+   * Lease) and starts a new one with the same flags plus `extraKcmArgs`; its log is appended
+   * to the same file. Resolves when the new one is healthy.
+   */
+  restartKcm(opts?: { signal?: 'SIGKILL' | 'SIGTERM'; extraKcmArgs?: string[] }): Promise<void>;
   /** Wall-clock ms from startControlPlane() call to ready. */
   startupMs: number;
   stop(): Promise<void>;
@@ -226,9 +242,11 @@ export function generatePKI(pki: string): void {
   };
   leaf('apiserver', '/CN=kube-apiserver', 'server.ext', true);
   leaf('admin', '/O=system:masters/CN=kexp-admin', 'client.ext', false);
+  // For a fault-injecting proxy in front of the apiserver (test/e2e/fault-proxy): same SANs.
+  leaf('proxy', '/CN=kexp-fault-proxy', 'server.ext', false);
   o(['genrsa', '-out', 'sa.key', '2048']);
   o(['rsa', '-in', 'sa.key', '-pubout', '-out', 'sa.pub']);
-  for (const c of ['apiserver.crt', 'admin.crt']) {
+  for (const c of ['apiserver.crt', 'admin.crt', 'proxy.crt']) {
     let out = '';
     try {
       out = execFileSync('openssl', ['verify', '-CAfile', 'ca.crt', c], { cwd: pki, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
@@ -353,11 +371,11 @@ function uninstallHandlersIfIdle(): void {
   process.removeListener('SIGTERM', onSignal);
 }
 
-function startProc(name: Proc['name'], bin: string, args: string[], runDir: string, logFile: string): Proc {
+function startProc(name: Proc['name'], bin: string, args: string[], runDir: string, logFile: string, append = false): Proc {
   // The log holds nothing but the component's own output (ground truth for parsers); the command
   // line is in <runDir>/<name>.cmdline and, at -v>=1, in the component's own FLAG: lines.
   fs.writeFileSync(path.join(runDir, `${name}.cmdline`), [bin, ...args].join('\n') + '\n');
-  const fd = fs.openSync(logFile, 'w');
+  const fd = fs.openSync(logFile, append ? 'a' : 'w');
   let child: ChildProcess;
   try {
     child = spawn(bin, args, { cwd: runDir, stdio: ['ignore', fd, fd], env: { ...process.env } });
@@ -521,6 +539,46 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     uninstallHandlersIfIdle();
   };
 
+  const kcmKubeconfigPath = path.join(runDir, 'kcm.kubeconfig');
+  let kcmServerURL = apiURL;
+  const kcmArgs = (extra: string[]) => [
+    `--kubeconfig=${kcmKubeconfigPath}`,
+    `--authentication-kubeconfig=${kubeconfigPath}`,
+    `--authorization-kubeconfig=${kubeconfigPath}`,
+    '--bind-address=127.0.0.1',
+    `--secure-port=${kcmPort}`,
+    ...(opts.leaderElect
+      ? ['--leader-elect=true', '--leader-elect-lease-duration=8s', '--leader-elect-renew-deadline=6s', '--leader-elect-retry-period=1s']
+      : ['--leader-elect=false']),
+    `--controllers=${(opts.controllers ?? DEFAULT_CONTROLLERS).join(',')}`,
+    '--use-service-account-credentials=true',
+    `--service-account-private-key-file=${path.join(pki, 'sa.key')}`,
+    `--root-ca-file=${caPath}`,
+    `--v=${opts.kcmVerbosity ?? 4}`,
+    ...(opts.kcmLoggingFormat === 'json' ? ['--logging-format=json'] : []),
+    ...(opts.extraKcmArgs ?? []),
+    ...extra,
+  ];
+  const startKcm = async (extra: string[], append: boolean): Promise<void> => {
+    kcm = startProc('kube-controller-manager', bins.kcm, kcmArgs(extra), runDir, kcmLogPath, append);
+    const proc = kcm;
+    await waitFor('KCM readiness', `https://127.0.0.1:${kcmPort}/healthz`, timeouts.kcm, proc, logDir, async () => {
+      const r = await httpGet(`https://127.0.0.1:${kcmPort}/healthz`, { rejectUnauthorized: false });
+      return r.status === 200;
+    });
+  };
+  const restartKcm = async (o: { signal?: 'SIGKILL' | 'SIGTERM'; extraKcmArgs?: string[] } = {}): Promise<void> => {
+    if (kcm?.child.pid && kcm.exitInfo === undefined) {
+      try {
+        process.kill(kcm.child.pid, o.signal ?? 'SIGKILL');
+      } catch {
+        /* gone */
+      }
+      if (!(await exitsWithin(kcm, 15_000))) throw new ControlPlaneError('KCM restart', `kube-controller-manager (pid ${kcm.child.pid}) did not exit after ${o.signal ?? 'SIGKILL'}`);
+    }
+    await startKcm(o.extraKcmArgs ?? [], true);
+  };
+
   liveDataDirs.add(dataDir);
   try {
     // 3. etcd (§5.3)
@@ -582,39 +640,17 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       return r.status === 200;
     });
 
-    // 5. kube-controller-manager (§5.5)
-    kcm = startProc(
-      'kube-controller-manager',
-      bins.kcm,
-      [
-        `--kubeconfig=${kubeconfigPath}`,
-        `--authentication-kubeconfig=${kubeconfigPath}`,
-        `--authorization-kubeconfig=${kubeconfigPath}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${kcmPort}`,
-        '--leader-elect=false',
-        `--controllers=${(opts.controllers ?? DEFAULT_CONTROLLERS).join(',')}`,
-        '--use-service-account-credentials=true',
-        `--service-account-private-key-file=${path.join(pki, 'sa.key')}`,
-        `--root-ca-file=${caPath}`,
-        `--v=${opts.kcmVerbosity ?? 4}`,
-        ...(opts.kcmLoggingFormat === 'json' ? ['--logging-format=json'] : []),
-        ...(opts.extraKcmArgs ?? []),
-      ],
-      runDir,
-      kcmLogPath,
-    );
-    await waitFor('KCM readiness', `https://127.0.0.1:${kcmPort}/healthz`, timeouts.kcm, kcm, logDir, async () => {
-      const r = await httpGet(`https://127.0.0.1:${kcmPort}/healthz`, { rejectUnauthorized: false });
-      return r.status === 200;
-    });
+    // 5. kube-controller-manager (§5.5), through the fault proxy when one is given
+    kcmServerURL = opts.kcmServer ? await opts.kcmServer({ apiURL, caPath, pkiDir: pki, runDir }) : apiURL;
+    fs.writeFileSync(kcmKubeconfigPath, kubeconfigYAML(kcmServerURL, pki), { mode: 0o600 });
+    await startKcm([], false);
 
     // 6. default service account (needed by the ServiceAccount admission plugin)
     await waitFor(
       'default service account',
       `${apiURL}/api/v1/namespaces/default/serviceaccounts/default`,
       timeouts.serviceAccount,
-      kcm,
+      kcm!,
       logDir,
       async () => (await httpGet(`${apiURL}/api/v1/namespaces/default/serviceaccounts/default`, adminTLS)).status === 200,
     );
@@ -638,7 +674,13 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     k8sVersion,
     etcdVersion,
     ports: { etcd: etcdPort, etcdPeer: etcdPeerPort, apiserver: apiPort, kcm: kcmPort },
-    pids: { etcd: etcd.child.pid, apiserver: apiserver.child.pid, kcm: kcm.child.pid },
+    get pids() {
+      return { etcd: etcd?.child.pid, apiserver: apiserver?.child.pid, kcm: kcm?.child.pid };
+    },
+    get kcmServerURL() {
+      return kcmServerURL;
+    },
+    restartKcm,
     startupMs: Date.now() - t0,
     stop,
   };

@@ -13,14 +13,19 @@ import { startControlPlane, type ControlPlane } from '../control-plane/control-p
 import { loadClusterAccess } from '../../../src/sources/live/kubeconfig.js';
 import { parseTarget, recordLive } from '../../../src/pipeline/record-live.js';
 import { SCENARIOS, api, sleep, type Scenario } from './scenarios.js';
+import type { FaultScenario } from './fault-scenarios.js';
+import type { FaultProxy } from '../fault-proxy/fault-proxy.js';
+import type { FaultLogEntry } from '../fault-proxy/faults.js';
 
 export interface Capture {
-  scenario: Scenario;
+  scenario: Scenario | FaultScenario;
   namespace: string;
   dir: string;
   recording: string;
   audit: string;
   kcmLog: string;
+  /** The proxy's log of the faults it injected (fault scenarios). */
+  faults?: string;
   events: number;
 }
 
@@ -63,22 +68,44 @@ export function sliceAudit(text: string, ns: string): string {
 /**
  * KCM log records of the scenario's time range that concern its namespace. In 1.37 text logs
  * the expectations lines render `expectations={}` (no key, no counts) and carry no namespace at
- * all, so ReplicaSet-controller lines (replica_set*.go, controller_utils.go) that name no other
- * namespace are kept too; scenarios run one at a time. Continuation lines follow their record.
+ * all, so ReplicaSet-controller lines (replica_set*.go, controller_utils.go) that name no
+ * namespace are kept when they lie within 1 s of a line of this namespace (scenarios that run
+ * side by side are started apart, so their keyless lines do not mix). Controller start/stop
+ * and leader-election lines are kept (a restart is part of the story). Continuation lines
+ * follow their record.
  */
 export function sliceKcm(text: string, ns: string): string {
-  const out: string[] = [];
-  let keep = false;
+  type Rec = { lines: string[]; at: number; mine: boolean; keyless: boolean; always: boolean };
+  const recs: Rec[] = [];
   const rsFile = /^[IWEF]\d{4} [\d:.]+\s+\d+ (controller_utils|replica_set|replica_set_utils)\.go:\d+\]/;
+  const always = /"(Starting|Shutting down) controller" name="replicaset"|^[IWEF]\d{4} [\d:.]+\s+\d+ leaderelection\.go:\d+\]/;
+  const timeOf = (line: string) => {
+    const m = /^[IWEF]\d{4} (\d\d):(\d\d):(\d\d)\.(\d+)/.exec(line);
+    return m ? ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 + Number(m[4].slice(0, 3)) : NaN;
+  };
   for (const line of text.split('\n')) {
-    if (line.startsWith('\t') || line.startsWith(' ')) {
-      if (keep) out.push(line);
+    if ((line.startsWith('\t') || line.startsWith(' ')) && recs.length) {
+      recs[recs.length - 1].lines.push(line);
       continue;
     }
-    if (line.includes(`${ns}/`) || line.includes(`"${ns}"`) || line.includes(`namespace="${ns}"`)) keep = true;
-    else keep = rsFile.test(line) && !/"[a-z0-9][-a-z0-9]*\/[^"]+"/.test(line);
-    if (keep) out.push(line);
+    const mine = line.includes(`${ns}/`) || line.includes(`"${ns}"`) || line.includes(`namespace="${ns}"`);
+    const keyless = !mine && rsFile.test(line) && !/"[a-z0-9][-a-z0-9]*\/[^"]+"/.test(line);
+    recs.push({ lines: [line], at: timeOf(line), mine, keyless, always: always.test(line) });
   }
+  const mineAt = recs.filter((r) => r.mine).map((r) => r.at);
+  const near = (t: number) => {
+    // mineAt is in log order (times ascending within a day): binary search for the nearest.
+    let lo = 0;
+    let hi = mineAt.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (Math.abs(mineAt[mid] - t) <= 1000) return true;
+      if (mineAt[mid] < t) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  };
+  const out = recs.filter((r) => r.mine || r.always || (r.keyless && near(r.at))).flatMap((r) => r.lines);
   return out.join('\n') + (out.length ? '\n' : '');
 }
 
@@ -97,7 +124,24 @@ async function cleanupNamespace(cp: ControlPlane, ns: string): Promise<void> {
   await sleep(1000);
 }
 
-export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: string, log: (m: string) => void): Promise<Capture> {
+export interface CaptureOptions {
+  /** The fault proxy the controller-manager runs behind (fault scenarios): its log is sliced into faults.jsonl. */
+  proxy?: FaultProxy;
+  /** kubeconfig for kexp's recorder (default: the admin kubeconfig, straight to the apiserver). */
+  recorderKubeconfig?: string;
+}
+
+/** Fault-log entries of the scenario: those naming its namespace, and global ones (stalls, ended watches, 410s) in its time. */
+export function sliceFaults(entries: FaultLogEntry[], ns: string, from: number, to: number): string {
+  const out = entries.filter((e) => {
+    const t = Date.parse(e.time);
+    if (e.namespace !== undefined) return e.namespace === ns;
+    return t >= from && t <= to;
+  });
+  return out.map((e) => JSON.stringify(e)).join('\n') + (out.length ? '\n' : '');
+}
+
+export async function captureScenario(cp: ControlPlane, s: Scenario | FaultScenario, outDir: string, log: (m: string) => void, co: CaptureOptions = {}): Promise<Capture> {
   const ns = `kexp-${s.name}`.slice(0, 63);
   const dir = path.join(outDir, s.name);
   fs.mkdirSync(dir, { recursive: true });
@@ -114,7 +158,8 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   }
   const auditOffset = sizeOf(cp.auditLogPath);
   const kcmOffset = sizeOf(cp.kcmLogPath);
-  const access = loadClusterAccess({ kubeconfig: cp.kubeconfigPath, namespace: ns });
+  const access = loadClusterAccess({ kubeconfig: co.recorderKubeconfig ?? cp.kubeconfigPath, namespace: ns });
+  const t0 = Date.now();
   const ac = new AbortController();
   const recording = path.join(dir, 'recording.kexp.jsonl');
   let synced!: () => void;
@@ -127,8 +172,13 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   await sleep(300);
   log(`scenario ${s.name}: running in namespace ${ns}`);
   try {
-    await s.run({ cp, ns, log });
+    if ('phase' in s) {
+      if (!co.proxy) throw new Error(`scenario ${s.name} needs the fault proxy`);
+      await s.run({ cp, ns, log, proxy: co.proxy });
+    } else await s.run({ cp, ns, log });
   } finally {
+    // A scenario that failed half-way must not leave its faults to the next one.
+    co.proxy?.removeWhere((r) => r.namespace === ns || ('phase' in s && s.phase === 'serial'));
     await sleep(1500);
     ac.abort();
   }
@@ -140,8 +190,13 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   const kcmLog = path.join(dir, 'kcm.log');
   fs.writeFileSync(audit, sliceAudit(readFrom(cp.auditLogPath, auditOffset), ns));
   fs.writeFileSync(kcmLog, sliceKcm(readFrom(cp.kcmLogPath, kcmOffset), ns));
+  let faults: string | undefined;
+  if (co.proxy) {
+    faults = path.join(dir, 'faults.jsonl');
+    fs.writeFileSync(faults, sliceFaults(co.proxy.log.entries, ns, t0, Date.now()));
+  }
   log(`scenario ${s.name}: ${res.counts.events} events recorded`);
-  return { scenario: s, namespace: ns, dir, recording, audit, kcmLog, events: res.counts.events };
+  return { scenario: s, namespace: ns, dir, recording, audit, kcmLog, faults, events: res.counts.events };
 }
 
 export async function captureScenarios(outDir: string, only: string[] | undefined, log: (m: string) => void, cp?: ControlPlane): Promise<Capture[]> {
