@@ -125,6 +125,25 @@ export function fuseControllerLog(rs: ReplicaSetReport, writes: ControllerWrite[
         evidence: [ref(t.startSource), ...(t.endSource ? [ref(t.endSource)] : [])],
       });
     }
+    const cs = truth.consistencySkips ?? [];
+    if (cs.length) {
+      const first = cs[0]!;
+      const last = cs[cs.length - 1]!;
+      findings.push({
+        id: 'consistency-gate-skips',
+        severity: 'info',
+        title: `The 1.36+ consistency gate skipped ${cs.length} sync(s) from ${iso(first.at)} to ${iso(last.at)}: the ${first.resource} informer was behind the controller's own writes — not expectations gating`,
+        basis: 'observed',
+        at: iso(first.at),
+        explanation:
+          `With StaleControllerConsistencyReplicaSet (beta, on by default since 1.36) syncReplicaSet first checks that its informers have observed the resourceVersion of the controller's own last write for ${rs.key}; ` +
+          `until then the sync returns an error before SatisfiedExpectations (no create, delete or status write) and the key is requeued with backoff. ` +
+          `The log shows read resourceVersion ${first.readResourceVersion ?? '?'} < written ${first.writtenResourceVersion ?? '?'} at the first skip${last.readResourceVersion !== undefined ? ` and ${last.readResourceVersion} < ${last.writtenResourceVersion ?? '?'} at the last` : ''}. ` +
+          `These syncs are not counted as gated by expectations; they show how far the informer lagged the controller's writes.`,
+        nextStep: 'If the skips last long, check the apiserver\'s watch latency and kube-controller-manager\'s informer health (kube-controller-manager\'s metric replicaset_controller_stale_sync_skips_total{group,resource} counts the skips).',
+        evidence: [ref(first.source), ...(cs.length > 1 ? [ref(last.source)] : [])],
+      });
+    }
     if (score.syncs.mismatched > 0) {
       findings.push({
         id: 'controller-log-disagrees',

@@ -59,13 +59,16 @@ export function decisionAt(rs: ReplicaSetReport, t: number): Decision {
     ? (rs.initialState.until ? Date.parse(rs.initialState.until) : Infinity)
     : -Infinity;
   if (t < knownFrom) return 'unknown';
+  for (const u of rs.viewUnknown ?? []) {
+    if (t >= Date.parse(u.from) && (u.until === undefined || t <= Date.parse(u.until))) return 'unknown';
+  }
   const changes: Change[] = rs.expectations.map((c) => ({ at: Date.parse(c.at), op: c.op, add: c.add, del: c.del }));
   if (rs.expectationsTruncated && changes.length && t < changes[0]!.at) return 'unknown';
   let rec: { add: number; del: number; setAt: number } | undefined;
   for (const c of changes) {
     if (c.at > t) break;
     if (c.op === 'set') rec = { add: c.add ?? 0, del: c.del ?? 0, setAt: c.at };
-    else if (c.op === 'lower' && rec) {
+    else if ((c.op === 'lower' || c.op === 'raise') && rec) {
       rec.add = c.add ?? rec.add;
       rec.del = c.del ?? rec.del;
     } else if (c.op === 'delete') rec = undefined;

@@ -19,13 +19,14 @@ import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
-import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, type RoundEvidence } from './evidence-oracle.js';
+import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, FIRST_CALL_MS, type RoundEvidence } from './evidence-oracle.js';
 import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
 import { ThinnedSeries } from './thinned-series.js';
 import { PodStore } from '../model/pod-store.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
+import { checkStatusWrite, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
 
 /**
@@ -150,7 +151,7 @@ export interface DivergenceTrack {
 
 export interface ExpectationChangeTrack {
   at: number;
-  op: 'set' | 'lower' | 'delete' | 'clobber' | 'received-delete';
+  op: 'set' | 'lower' | 'raise' | 'delete' | 'clobber' | 'received-delete';
   add?: number;
   del?: number;
   keys?: string[];
@@ -197,6 +198,20 @@ export interface RsTrack {
   restarts: RestartTrack[];
   /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
   writes: ControllerWrite[];
+  /** Status writes of the controller that show its pod cache behind the input (controller-view.ts). */
+  viewBehind: ViewBehind[];
+  /** A later status write that counted every pod again: the view caught up (ends the last viewBehind episode). */
+  viewCaughtUp: Array<{ at: number; source: SourceRef }>;
+  /** Time and signature of the controller's last status write of this ReplicaSet. */
+  lastStatus?: { at: number; signature: string };
+  /**
+   * Where kexp's replay cannot vouch for the gate decisions: from a pod the controller had not
+   * observed to the status write that showed it; and from a status write that may or may not
+   * count withheld pods until one that counts every pod (`until` undefined: to the end).
+   */
+  viewUnknown: Array<{ from: number; until?: number; reason: string; sources: SourceRef[] }>;
+  /** Creates past an expired record whose round's pods the controller had not observed (kubernetes#129795): kexp held them back. */
+  lagOverCreates: Array<{ at: number; setAt: number; pods: string[]; source: SourceRef }>;
 }
 
 export interface ReplayResult {
@@ -223,6 +238,7 @@ function newTrack(key: string): RsTrack {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
     syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
+    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [],
   };
 }
 
@@ -318,6 +334,31 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           t.open.evidence.push(src);
         }
         break;
+      case 'raised-expectations': {
+        // Only the view alignment raises (the RS controller never calls RaiseExpectations): a
+        // lower kexp's model made for a pod the controller had not observed is given back.
+        if (t.record) {
+          t.record.add = l.add ?? 0;
+          t.record.del = l.del ?? 0;
+        }
+        recordChange(t, { at: l.at, op: 'raise', add: l.add, del: l.del, source: src });
+        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
+          if (t.open) t.open.fulfilledAt = undefined;
+          else {
+            const last = t.windows[t.windows.length - 1];
+            if (last && t.record && last.setAt === t.record.timestamp && last.endedBy === 'fulfilled') {
+              // Fulfilled only in kexp's replay: the controller was still waiting.
+              t.windows.pop();
+              delete last.end;
+              delete last.endedBy;
+              delete last.fulfilledAt;
+              last.note = [last.note, 'kexp had closed this window when the input showed the pods; the controller\'s status writes show its informer had not delivered them, so it was still waiting'].filter(Boolean).join('; ');
+              t.open = last;
+            }
+          }
+        }
+        break;
+      }
       case 'waiting-on-deletions':
         t.chosen = new Map((l.keys ?? []).map((k) => [k, '']));
         break;
@@ -508,6 +549,133 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   };
   const silences: ReplayResult['silences'] = [];
 
+  /** When the input first showed each pod (namespace/name), for the controller-view check. */
+  const podSightings = new Map<string, PodSighting & { uid?: string }>();
+  /** Pods the controller's status writes show it had not observed: out of the model's cache (latest state kept). */
+  const withheldPods = new Map<string, { pod: Pod; rsKey: string }>();
+  /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
+  const loweredBy = new Map<string, { rsKey: string; setAt: number }>();
+
+  /**
+   * A change of the status fields is the controller's status write: compare what it counted
+   * with the pods the input showed (controller-view.ts). The first status seen has no previous
+   * write to anchor the comparison.
+   */
+  const noteStatusWrite = (t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void => {
+    const signature = statusSignature(rs);
+    if (t.lastStatus && t.lastStatus.signature === signature) return;
+    const previous = t.lastStatus?.at;
+    t.lastStatus = { at: e.at, signature };
+    const mine = [...controller.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid)];
+    for (const w of withheldPods.values()) if (w.rsKey === t.key) mine.push(w.pod);
+    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine, podSightings, previous);
+    const open = t.viewUnknown.find((u) => u.until === undefined);
+    if (behind) {
+      t.viewUnknown.push({ from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] });
+    } else if (caughtUp) {
+      if (open) {
+        open.until = e.at;
+        open.sources.push(e.source);
+      }
+    } else if (!open && previous !== undefined && [...withheldPods.values()].some((w) => w.rsKey === t.key)) {
+      // No status write since the last one means the controller's view had not changed (a pod
+      // it observes triggers a sync whose status write would show it); this one may count the
+      // withheld pods or newer ones instead: unknown from its sync until one counts every pod.
+      // The sync that wrote it started within the match window before (its view changed then).
+      t.viewUnknown.push({ from: Math.max(previous, e.at - matchWindowMs), reason: 'the controller\'s status write may count pods kexp holds back as unobserved, or newer ones instead', sources: [e.source] });
+    }
+    if (behind) t.viewBehind.push(behind);
+    else if (caughtUp && t.viewBehind.length && (t.viewCaughtUp.length === 0 || t.viewCaughtUp[t.viewCaughtUp.length - 1]!.at < t.viewBehind[t.viewBehind.length - 1]!.at)) {
+      t.viewCaughtUp.push({ at: e.at, source: e.source });
+    }
+    alignView(t, behind, caughtUp, e);
+  };
+
+  /**
+   * Makes kexp's cache hold what the controller's held at its status write: the pods it had not
+   * observed are withheld from the model (and a lower their ADD made is given back: the
+   * controller's record still waits for them); once a status counts every pod, the withheld
+   * ones are delivered (the informer caught up).
+   */
+  /**
+   * The controller's creates for `key` the input shows from `e` on, one sync's worth (each
+   * within FIRST_CALL_MS of the previous): create writes (audit) or new pods it controls (watch).
+   */
+  const createsAhead = (key: string, e: TimelineEvent): number => {
+    const rs = controller.replicaSets.get(key);
+    if (!rs) return 0;
+    const name = key.slice(key.indexOf('/') + 1);
+    const ns = rs.metadata.namespace;
+    let n = 0;
+    let last = e.at;
+    for (const x of [e, ...buf.iterate()]) {
+      if (x.at - last > FIRST_CALL_MS) break;
+      const isCreate = x.type === 'write'
+        ? x.actor.replicaSetController && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
+        : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !podSightings.has(objectKey(x.object.metadata));
+      if (!isCreate) continue;
+      if (x !== e || n === 0) n++;
+      last = x.at;
+    }
+    return n;
+  };
+
+  /**
+   * Withholds up to `n` pods of the round whose record was Set at `setAt` (pods whose ADD
+   * lowered that record), newest first, and gives their lowers back. Returns what it held.
+   */
+  const withholdRound = (key: string, setAt: number, n: number, at: number): Array<{ pod: string; seenAt: number }> => {
+    if (n <= 0) return [];
+    const rec = controller.expectations.get(key);
+    if (!rec || rec.timestamp !== setAt) return [];
+    const cands = [...loweredBy].filter(([pk, l]) => l.rsKey === key && l.setAt === setAt && !withheldPods.has(pk) && controller.pods.get(pk))
+      .map(([pk]) => ({ pod: pk, seenAt: podSightings.get(pk)?.at ?? at }))
+      .sort((a, b) => b.seenAt - a.seenAt)
+      .slice(0, n);
+    for (const c of cands) {
+      const pod = controller.withholdPod(c.pod);
+      if (!pod) continue;
+      withheldPods.set(c.pod, { pod, rsKey: key });
+      controller.expectations.raise(key, 1, 0, at);
+    }
+    drainExpectations();
+    return cands;
+  };
+
+  /** Delivers the pods withheld for `key` (the controller evidently observed them); true if there were any. */
+  const releaseWithheld = (key: string, at: number): boolean => {
+    let any = false;
+    for (const [pk, w] of [...withheldPods]) {
+      if (w.rsKey !== key) continue;
+      withheldPods.delete(pk);
+      controller.deliverPod('ADDED', w.pod, at);
+      any = true;
+    }
+    if (any) drainExpectations();
+    return any;
+  };
+
+  const alignView = (t: RsTrack, behind: ViewBehind | undefined, caughtUp: boolean, e: TimelineEvent): void => {
+    const missing = new Set(behind?.missing.map((m) => m.pod) ?? []);
+    // Withheld pods are delivered only when the status proves the controller counts them all;
+    // a status that may count newer pods instead of them proves nothing.
+    for (const [pk, w] of [...withheldPods]) {
+      if (!caughtUp || w.rsKey !== t.key) continue;
+      withheldPods.delete(pk);
+      controller.deliverPod('ADDED', w.pod, e.at);
+    }
+    for (const pk of missing) {
+      if (withheldPods.has(pk)) continue;
+      const pod = controller.withholdPod(pk);
+      if (!pod) continue;
+      withheldPods.set(pk, { pod, rsKey: t.key });
+      const lowered = loweredBy.get(pk);
+      const rec = controller.expectations.get(t.key);
+      if (lowered && lowered.rsKey === t.key && rec && rec.timestamp === lowered.setAt) controller.expectations.raise(t.key, 1, 0, e.at);
+    }
+    drainExpectations();
+  };
+
   /** Set while the engine runs a sync the input forced (see reconcile). */
   let forcing: string | undefined;
   const forceSync = (key: string, at: number, why: string): SyncRecord => {
@@ -556,11 +724,45 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (advance) controller.queue.take(key);
       oracle.forcedEvent = e;
       try {
-        const s1 = forceSync(key, e.at, advance
+        let s1 = forceSync(key, e.at, advance
           ? `kexp's predicted sync ran ${Math.round(due! - e.at)} ms earlier, at the controller's write`
           : 'no predicted sync explains the controller\'s write here: kexp synced at the write');
         if (unexplained().length === 0) continue;
+        const deletes = unexplained().some((w) => w.kind === 'delete' && w.outcome === 'ok');
+        if ((s1.outcome === 'gated' || deletes) && releaseWithheld(key, e.at)) {
+          // The controller wrote (passing its gate, or deleting a surplus that needs them), so its
+          // informer had delivered the pods kexp held back — when, the input does not tell: after
+          // its last status write, within the sync's reach.
+          const t = track(key);
+          t.viewUnknown.push({
+            from: Math.max(t.lastStatus?.at ?? -Infinity, e.at - matchWindowMs), until: e.at, sources: [e.source],
+            reason: 'the controller\'s informer delivered the pods kexp held back as unobserved at a time the input does not show (before this write)',
+          });
+          s1 = forceSync(key, e.at, 'the controller wrote, so its informer had delivered the pods kexp held back as unobserved: kexp delivered them and synced at the write');
+          if (unexplained().length === 0) continue;
+        }
         const sat = s1.expectations;
+        // Creates past the 5-minute timeout of a record whose round kexp saw fulfilled: the
+        // controller's informer had not delivered that round's pods (kubernetes#129795). Hold
+        // them back as the controller did, give the record its count back and sync again: the
+        // expired record lets the sync through and it creates from the controller's count.
+        if (s1.outcome === 'synced' || s1.outcome === 'withheld') {
+          const creates = Math.max(unexplained().filter((w) => w.kind === 'create' && w.outcome === 'ok').length, createsAhead(key, e));
+          const lastSet = [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at);
+          if (creates > 0 && lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS && s1.active !== undefined && s1.desired !== undefined) {
+            const held = withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
+            if (held.length) {
+              const t = track(key);
+              t.viewUnknown.push({
+                from: Math.min(...held.map((h) => h.seenAt)), until: e.at, sources: [e.source],
+                reason: `the controller created again at ${new Date(e.at).toISOString()} from a cache without ${held.length} pod(s) of its round of ${new Date(lastSet.at).toISOString()}: its informer had not delivered them`,
+              });
+              t.lagOverCreates.push({ at: e.at, setAt: lastSet.at, pods: held.map((h) => h.pod), source: e.source });
+              s1 = forceSync(key, e.at, 'the controller created again after its record expired: its informer had not delivered the earlier round\'s pods (kubernetes#129795); kexp held them back and synced at the write');
+              if (unexplained().length === 0) continue;
+            }
+          }
+        }
         if (s1.outcome === 'gated' && recordBefore) {
           // The controller wrote, so SatisfiedExpectations passed for it: its record was gone.
           const change = ledger.credentialChangeBetween(recordBefore.timestamp, e.at);
@@ -685,7 +887,24 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           pod: objectKey(pod.metadata), failedAt: e.at, reason: typeof pod.status.reason === 'string' && pod.status.reason ? pod.status.reason : 'Failed', source: e.source, ...(Number.isNaN(created) ? {} : { createdAt: created }),
         });
       }
+      const pk = objectKey(pod.metadata);
+      if (e.watchType === 'DELETED') podSightings.delete(pk);
+      else if (!podSightings.has(pk) || podSightings.get(pk)!.uid !== pod.metadata.uid) podSightings.set(pk, { at: e.at, source: e.source, uid: pod.metadata.uid });
+      const held = withheldPods.get(pk);
+      if (held && e.watchType !== 'DELETED') {
+        // Not observed by the controller yet: keep its latest state for when it is.
+        held.pod = pod;
+        return;
+      }
+      if (held) withheldPods.delete(pk);
+      const rsKeyOf = ref?.kind === 'ReplicaSet' ? `${pod.metadata.namespace}/${ref.name}` : undefined;
+      const before = rsKeyOf && e.watchType === 'ADDED' && !old ? controller.expectations.get(rsKeyOf) : undefined;
+      const addBefore = before?.add;
       controller.deliverPod(e.watchType, pod, e.at);
+      if (before && addBefore !== undefined && addBefore > 0) {
+        const after = controller.expectations.get(rsKeyOf!);
+        if (after && after.timestamp === before.timestamp && after.add < addBefore) loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
+      }
       // Counts change with every pod event, not only at syncs: sample them here too.
       for (const r of [ref, oldRef]) {
         if (r?.kind !== 'ReplicaSet') continue;
@@ -708,7 +927,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         // hold expectations for this key yet (a deleted namesake's were cleared by deleteRS).
         const created = rs.metadata.creationTimestamp ? Date.parse(rs.metadata.creationTimestamp) : NaN;
         const from = Math.min(start ?? e.at, opts.coverageStart?.() ?? Infinity);
-        t.createdInCoverage = e.watchType === 'ADDED' && e.at - from > 200 &&
+        // An audit log has no initial list: its ADDED is the create request itself.
+        t.createdInCoverage = e.watchType === 'ADDED' && (e.at - from > 200 || e.atBasis === 'audit-stage') &&
           !Number.isNaN(created) && created >= Math.floor(from / 1000) * 1000;
       }
       const uid = rs.metadata.uid;
@@ -728,11 +948,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       }
       const owner = controllerRefOf(rs.metadata);
       if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
+      if (e.watchType !== 'DELETED') noteStatusWrite(t, rs, e);
       controller.deliverReplicaSet(e.watchType, rs, e.at);
       return;
     }
   }
 
+  // The simulation is over: the report counts every pod the input shows, observed by the controller or not.
+  for (const w of withheldPods.values()) controller.restorePod(w.pod);
   for (const [t, series] of seriesOf) t.series = series.toArray();
   // A window whose counters reached zero but whose next sync falls after the end of the input
   // (e.g. a recording stopped right after the last ADD) is not gating any more.

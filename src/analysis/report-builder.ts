@@ -444,6 +444,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
       const expiredRound = expired?.round !== undefined ? t.rounds[expired.round] : undefined;
       const undecided = expiredRound?.unresolved ?? 0;
       const basis: Basis = expired && (expired.gapInside || expiredRound?.evidence?.basis === 'unknown' || (undecided > 0 && undecided >= e.add)) ? 'unknown' : 'inferred';
+      const held = t.lagOverCreates.find((x) => x.at === e.at);
       f.push({
         id: 'expiry-over-create',
         severity: basis === 'unknown' ? 'info' : 'warning',
@@ -453,7 +454,8 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
         explanation:
           `At ${iso(e.at)} the record still expected ${e.add} creation(s) but had expired, so the sync passed the gate and created ${e.created} pod(s) ` +
           `from a cache that may lack the earlier pods. If those arrive late the ReplicaSet over-creates and then deletes the surplus (kubernetes#129795).` +
-          (lag !== undefined ? ` ${plural(lateWrites.length, 'earlier create')} showed up only after this sync, ${fmtDuration(lag)} after their round: the informer lagged at least that long.` : ''),
+          (lag !== undefined ? ` ${plural(lateWrites.length, 'earlier create')} showed up only after this sync, ${fmtDuration(lag)} after their round: the informer lagged at least that long.` : '') +
+          (held ? ` The input showed ${plural(held.pods.length, 'pod')} of the round of ${iso(held.setAt)} (${held.pods.join(', ')}) before this sync, but the controller's creates here prove its cache lacked ${held.pods.length === 1 ? 'it' : 'them'}: kexp held ${held.pods.length === 1 ? 'it' : 'them'} back as unobserved from then on, and its record — which kexp's replay had seen fulfilled — expired unfulfilled.` : ''),
         nextStep: 'Check kube-controller-manager informer health (watch gaps, relists) around this time.',
         evidence: refs([round?.trigger, ...made.flatMap((w) => w.sources), ...lateWrites.flatMap((w) => w.sources)]),
       });
@@ -708,6 +710,8 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     if (t.restarts.some((r) => r.at >= ep.first.at && r.at <= (ep.next?.at ?? Infinity))) continue;
     f.push(withheldFinding(ep, t, res, name));
   }
+  // 16. Status writes showing the controller's informer behind the input.
+  for (const ep of viewEpisodes(t)) f.push(viewBehindFinding(ep, name));
   // 11. Standalone RS noise.
   if (t.noControllerNoise > 0) {
     f.push({
@@ -721,6 +725,69 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     });
   }
   return f;
+}
+
+/** Consecutive status writes showing the controller's cache behind the input, until one that caught up. */
+export interface ViewEpisode {
+  from: number;
+  until?: number;
+  untilSource?: SourceRef;
+  writes: RsTrack['viewBehind'];
+}
+
+export function viewEpisodes(t: RsTrack): ViewEpisode[] {
+  const out: ViewEpisode[] = [];
+  let cur: ViewEpisode | undefined;
+  const ups = [...t.viewCaughtUp];
+  for (const v of t.viewBehind) {
+    while (cur && ups.length && ups[0]!.at <= v.at) {
+      const up = ups.shift()!;
+      if (up.at >= cur.writes[cur.writes.length - 1]!.at) {
+        cur.until = up.at;
+        cur.untilSource = up.source;
+        out.push(cur);
+        cur = undefined;
+      }
+    }
+    if (!cur) cur = { from: v.since, writes: [] };
+    cur.from = Math.min(cur.from, v.since);
+    cur.writes.push(v);
+  }
+  if (cur) {
+    const up = ups.find((u) => u.at >= cur!.writes[cur!.writes.length - 1]!.at);
+    if (up) {
+      cur.until = up.at;
+      cur.untilSource = up.source;
+    }
+    out.push(cur);
+  }
+  return out;
+}
+
+function viewBehindFinding(ep: ViewEpisode, name: string): Finding {
+  const first = ep.writes[0]!;
+  const worst = ep.writes.reduce((a, b) => (b.at - b.since > a.at - a.since ? b : a));
+  const missing = [...new Set(ep.writes.flatMap((w) => w.missing.map((m) => m.pod)))];
+  const lagS = Math.round((worst.at - worst.since) / 1000);
+  const long = worst.at - worst.since >= EXPECTATIONS_TIMEOUT_MS;
+  return {
+    id: 'informer-behind',
+    severity: long || ep.until === undefined ? 'warning' : 'info',
+    title: `The controller's informer was behind the input: its status write at ${iso(first.at)} counted ${first.statusReplicas} active pod(s) where the input showed ${first.expected}`,
+    basis: 'observed',
+    at: iso(first.at),
+    explanation:
+      `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache when the sync started; ${plural(first.expected, 'pod')} of ${name} existed before the controller's previous status write, ` +
+      `yet it counted ${first.statusReplicas}: its cache lacked ${plural(first.expected - first.statusReplicas, 'pod')} (the newest: ${first.missing.map((m) => m.pod).join(', ')}), ` +
+      `at least ${lagS} s after the input showed ${worst.missing.length === 1 ? 'it' : 'them'}${ep.writes.length > 1 ? ` (${ep.writes.length} status writes show it)` : ''}. ` +
+      (ep.until !== undefined
+        ? `Its status write at ${iso(ep.until)} counted every pod again: the informer had caught up. `
+        : `No later status write counts ${missing.length === 1 ? 'it' : 'them'}: to the end of the input the controller's view lacks ${missing.length === 1 ? 'this pod' : 'these pods'} — a lagging informer, or a watch event it never received (a dropped event, a relist that hid it). `) +
+      `kexp delivers every event to its model when the input saw it, so between ${iso(ep.from)} and ${ep.until !== undefined ? iso(ep.until) : 'the end of the input'} its gate decisions for ${name} are unknown: the controller decided on a cache the input does not show` +
+      (long ? `; a record waiting for these pods expires after 5 minutes, and the next sync then counts without them (kubernetes#129795)` : '') + '.',
+    nextStep: `Check kube-controller-manager's watch connections and the apiserver's load around ${iso(ep.from)}; with its -v=4 log (\`--kcm-log\`) kexp measures the lag of each pod exactly.`,
+    evidence: refs([...ep.writes.map((w) => w.source), ...ep.writes.flatMap((w) => w.missing.map((m) => m.source)), ep.untilSource]),
+  };
 }
 
 function describeWrites(ws: ControllerWrite[]): string {
@@ -969,6 +1036,11 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
         return o;
       }),
       expectationsTruncated: t.changesDropped > 0,
+      ...(t.viewUnknown.length ? {
+        viewUnknown: t.viewUnknown.map((u) => ({
+          from: iso(u.from)!, ...(u.until !== undefined ? { until: iso(u.until) } : {}), reason: u.reason, evidence: refs(u.sources, 4),
+        })),
+      } : {}),
       findings,
       adoption: { at: iso(end), rows: t.deletedAt === undefined ? adoptionTable(t.rs, res.pods) : [] },
     };

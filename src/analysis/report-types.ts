@@ -136,7 +136,8 @@ export interface GatedWindow {
 
 export interface ExpectationChange {
   at: string;
-  op: 'set' | 'lower' | 'delete' | 'clobber' | 'received-delete';
+  /** `raise`: kexp gave back a lower its model made for a pod the controller had not observed (see viewUnknown). */
+  op: 'set' | 'lower' | 'raise' | 'delete' | 'clobber' | 'received-delete';
   add?: number;
   del?: number;
   keys?: string[];
@@ -203,6 +204,11 @@ export interface ReplicaSetReport {
   gatedWindows: GatedWindow[];
   expectations: ExpectationChange[];
   expectationsTruncated: boolean;
+  /**
+   * Times where the controller's own writes show it decided on a cache the input does not show
+   * (its informer behind the input): kexp's gate decisions there are unknown.
+   */
+  viewUnknown?: Array<{ from: string; until?: string; reason: string; evidence: string[] }>;
   findings: Finding[];
   adoption: { at?: string; rows: AdoptionRow[] };
   /** Present when a kube-controller-manager log was given beside the inputs (its own account). */

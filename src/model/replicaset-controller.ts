@@ -384,6 +384,28 @@ export class ReplicaSetController {
     if (this.busyUntil.has(key)) this.busyUntil.set(key, until);
   }
 
+  /**
+   * Not an upstream function. Removes a pod from the informer cache without running any
+   * handler: the replay calls it when the controller's own status write shows that its
+   * informer had not delivered the pod yet (analysis/controller-view.ts) — kexp's cache must not
+   * hold what the controller's did not. Returns the pod removed.
+   */
+  withholdPod(key: string): Pod | undefined {
+    const p = this.pods.get(key);
+    if (!p) return undefined;
+    if (this.opts.recordClaimDecisions === false) this.contribute(p.metadata.namespace ?? '', p, -1);
+    this.pods.delete(key);
+    return p;
+  }
+
+  /** Not an upstream function: puts a withheld pod back without running handlers (the end of a replay, for the report). */
+  restorePod(pod: Pod): void {
+    const key = objectKey(pod.metadata);
+    if (this.pods.get(key)) return;
+    if (this.opts.recordClaimDecisions === false) this.contribute(pod.metadata.namespace ?? '', pod, 1);
+    this.pods.set(key, pod);
+  }
+
   /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
   deliverPodTombstone(stale: Pod, at: number): void {
     const key = objectKey(stale.metadata);

@@ -43,6 +43,9 @@ export interface KcmLogReplicaSet {
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
   clobbers: Array<{ at: string; keys: string[]; evidence: string }>;
   slowStartFailures: Array<{ at: string; podsSkipped?: number; evidence: string }>;
+  /** [1.36+] Syncs skipped by the consistency gate (not expectations gating), and other failed syncs. */
+  consistencySkips: Array<{ at: string; resource: string; readResourceVersion?: number; writtenResourceVersion?: number; evidence: string }>;
+  syncFailures: number;
   /**
    * The pod writes the log shows ("Controller created pod", "Deleting pod" lines) and where each
    * went: into the round of the "Too few / Too many replicas" line before it, or outside every
@@ -165,6 +168,8 @@ function toRS(
     })),
     clobbers: g.clobbers.map((c) => ({ at: iso(c.at)!, keys: c.keys, evidence: ref(c.source) })),
     slowStartFailures: g.slowStartFailures.map((c) => ({ at: iso(c.at)!, podsSkipped: c.podsSkipped, evidence: ref(c.source) })),
+    consistencySkips: g.consistencySkips.map((c) => ({ at: iso(c.at)!, resource: c.resource, readResourceVersion: c.readResourceVersion, writtenResourceVersion: c.writtenResourceVersion, evidence: ref(c.source) })),
+    syncFailures: g.syncFailures.length,
     accounting,
   };
 }

@@ -49,6 +49,12 @@ function renderTail(rs: KcmLogReplicaSet, clock: (t: string | undefined) => stri
   const a = rs.accounting;
   const out: string[] = [];
   out.push(wrap(`Pod writes logged: ${a.writes} ("Controller created pod" / "Deleting pod"), ${a.inRounds} in its ${a.rounds} round(s), ${a.outsideRounds.length} outside every round${a.outsideRounds.length ? ` (first ${clock(a.outsideRounds[0]!.at)} ${a.outsideRounds[0]!.kind} ${a.outsideRounds[0]!.pod ?? ''} ${a.outsideRounds[0]!.evidence})` : ''}${belowV4 ? '; "Controller created pod" needs -v=4, so only deletes are logged here' : ''}`, width, '  '));
+  const cs = rs.consistencySkips ?? [];
+  if (cs.length) {
+    const first = cs[0]!;
+    out.push(wrap(`Consistency gate (1.36+ StaleControllerConsistencyReplicaSet): ${cs.length} sync(s) skipped ${clock(first.at)}–${clock(cs[cs.length - 1]!.at)}: the ${first.resource} informer had not yet observed the controller's own last write (read resourceVersion ${first.readResourceVersion ?? '?'} < written ${first.writtenResourceVersion ?? '?'}, ${first.evidence}) — skipped before the expectations check, not gated by expectations`, width, '  '));
+  }
+  if (rs.syncFailures) out.push(wrap(`Failed syncs (rate-limited requeue): ${rs.syncFailures}`, width, '  '));
   if (rs.slowStartFailures.length) out.push(wrap(`Slow-start failures: ${rs.slowStartFailures.length} (first ${clock(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`, width, '  '));
   return out;
 }

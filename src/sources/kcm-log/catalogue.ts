@@ -36,7 +36,8 @@ export type AuxKind =
   | 'rs-deleting' // deleteRS "Deleting" (DeleteExpectations)
   | 'pod-added' // addPod "Pod created" (CreationObserved follows)
   | 'pod-deleted' // deletePod "Pod deleted" (DeletionObserved follows)
-  | 'controller-stopped'; // Run "Shutting down controller"
+  | 'controller-stopped' // Run "Shutting down controller"
+  | 'consistency-skip'; // [1.36+] sync failed with the consistency gate's error: skipped, not gated
 
 /** What the catalogue extracted from one line. */
 export interface Classified {
@@ -309,10 +310,24 @@ function setNum(c: Classified, name: string, v: unknown): void {
 
 const SYNC_FAILED_RE = /^sync "((?:[^"\\]|\\.)*)" failed with ([\s\S]*)$/;
 
+/**
+ * The 1.36+ consistency gate's error (KEP-5647, StaleControllerConsistencyReplicaSet): the sync
+ * was skipped because an informer had not yet observed the controller's own last write. Text
+ * seen from v1.37.2: `read version: 233 is not as new as written version: 245 for group
+ * resource pods` (pkg/controller/replicaset/replica_set.go, consistencyStore.EnsureReady).
+ */
+const CONSISTENCY_RE = /read version: (\d+) is not as new as written version: (\d+) for group resource (\S+)/;
+
 function syncFailed(text: string): Classified | undefined {
   const m = SYNC_FAILED_RE.exec(text);
   if (!m) return undefined;
-  return { kind: 'sync-failed', rsKey: m[1]!.replace(/\\(.)/g, '$1') };
+  const c: Classified = { kind: 'sync-failed', rsKey: m[1]!.replace(/\\(.)/g, '$1') };
+  const g = CONSISTENCY_RE.exec(m[2]!);
+  if (g) {
+    c.aux = 'consistency-skip';
+    c.numbers = { readResourceVersion: Number(g[1]), writtenResourceVersion: Number(g[2]), consistencyPods: g[3] === 'pods' ? 1 : 0 };
+  }
+  return c;
 }
 
 const STATUS_RE = /^Updating status for (\w*): ([^\s/]+)\/([^\s,]+), replicas (-?\d+)->(-?\d+) \(need (-?\d+)\),?([\s\S]*)$/;

@@ -117,6 +117,14 @@ export interface GroundTruth {
   gatedWindows: GatedWindow[];
   /** Times of controller (KCM) restarts in the log; the same list for every ReplicaSet. */
   restarts: number[];
+  /**
+   * [1.36+] Syncs the consistency gate skipped (StaleControllerConsistencyReplicaSet): the sync
+   * returned before SatisfiedExpectations because an informer had not observed the controller's
+   * own last write — no decision about expectations, not gating.
+   */
+  consistencySkips: Array<{ at: number; readResourceVersion?: number; writtenResourceVersion?: number; resource: 'pods' | 'replicasets'; source: SourceRef }>;
+  /** Other failed syncs ("sync … failed with …"): requeued with rate limiting. */
+  syncFailures: Array<{ at: number; source: SourceRef }>;
 }
 
 interface Counters {
@@ -153,7 +161,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
     let s = states.get(key);
     if (!s) {
       s = {
-        gt: { rsKey: key, syncs: [], raises: [], lowers: [], clobbers: [], slowStartFailures: [], gatedWindows: [], restarts },
+        gt: { rsKey: key, syncs: [], raises: [], lowers: [], clobbers: [], slowStartFailures: [], gatedWindows: [], restarts, consistencySkips: [], syncFailures: [] },
         record: undefined,
         open: undefined,
         pendingKeys: undefined,
@@ -310,6 +318,15 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
 
       case 'clobbering-delete-keys':
         gt.clobbers.push({ at: e.at, keys: e.keys ?? [], source: e.source });
+        break;
+
+      case 'sync-failed':
+        if (e.numbers?.writtenResourceVersion !== undefined) {
+          gt.consistencySkips.push({
+            at: e.at, readResourceVersion: e.numbers.readResourceVersion, writtenResourceVersion: e.numbers.writtenResourceVersion,
+            resource: e.numbers.consistencyPods ? 'pods' : 'replicasets', source: e.source,
+          });
+        } else gt.syncFailures.push({ at: e.at, source: e.source });
         break;
 
       case 'slow-start-failure': {

@@ -53,6 +53,7 @@ const AUX_LEVEL: Record<AuxKind, number> = {
   'pod-added': 4,
   'pod-deleted': 4,
   'controller-stopped': 0,
+  'consistency-skip': 0,
 };
 
 export interface VerbosityOptions {

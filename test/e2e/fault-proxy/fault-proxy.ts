@@ -54,6 +54,8 @@ interface OpenWatch {
   res: http.ServerResponse;
   upstream?: http.ClientRequest;
   closed: boolean;
+  /** Sends the events held back for `namespace` (all when absent) now, in order; returns how many. */
+  flush?: (namespace?: string) => number;
 }
 
 interface Identity {
@@ -99,7 +101,7 @@ function statusBody(code: number, reason: string, message: string): string {
   return JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 }
 
-type Meta = { namespace?: string; name?: string; resourceVersion?: string; annotations?: Record<string, string> };
+type Meta = { namespace?: string; name?: string; resourceVersion?: string; deletionTimestamp?: string; annotations?: Record<string, string> };
 type WatchEvent = { type: string; object: { metadata?: Meta; kind?: string } };
 
 export class FaultProxy {
@@ -217,6 +219,22 @@ export class FaultProxy {
     return n;
   }
 
+  /**
+   * Delivers now, in order, the watch events held back by `delay` rules (the informer catches
+   * up); later events are no longer held unless a delay rule still matches them. Returns how
+   * many events were released.
+   */
+  flush(opts: { resource?: string; namespace?: string; client?: string } = {}): number {
+    let n = 0;
+    for (const w of this.watches) {
+      if (opts.resource && w.resource !== opts.resource) continue;
+      if (opts.client && !w.userAgent.includes(opts.client)) continue;
+      n += w.flush?.(opts.namespace) ?? 0;
+    }
+    this.log.write({ action: 'flush', resource: opts.resource, namespace: opts.namespace, client: opts.client, detail: `${n} held event(s) delivered` });
+    return n;
+  }
+
   /** Holds every request and watch event of matching clients for `ms` (an apiserver brown-out). */
   stall(ms: number, client?: string): void {
     const until = Date.now() + ms;
@@ -325,7 +343,8 @@ export class FaultProxy {
 
   private remember(resource: string, obj: { metadata?: Meta }): void {
     const m = obj.metadata;
-    if (!m?.name) return;
+    // The state to serve in place of a deletion is the last one before it began.
+    if (!m?.name || m.deletionTimestamp) return;
     const key = `${resource} ${m.namespace ?? ''}/${m.name}`;
     if (this.lastSeen.has(key) || [...this.rules.values()].some((r) => r.action === 'hide-deletion' && r.resource === resource && r.namespace === m.namespace && r.name === m.name)) {
       this.lastSeen.set(key, obj);
@@ -409,6 +428,31 @@ export class FaultProxy {
       }
       res.write(line + '\n');
     };
+    // Events held back, in arrival order: each is sent at its time, or at a flush.
+    const held: Array<{ ns: string | undefined; line: string; timer: NodeJS.Timeout; sent: boolean }> = [];
+    const release = (h: (typeof held)[number]) => {
+      if (h.sent) return;
+      h.sent = true;
+      clearTimeout(h.timer);
+      this.timers.delete(h.timer);
+      pendingWrites--;
+      send(h.line);
+    };
+    w.flush = (namespace?: string) => {
+      let n = 0;
+      for (const h of held) {
+        if (h.sent || (namespace !== undefined && h.ns !== undefined && h.ns !== namespace)) continue;
+        release(h);
+        n++;
+      }
+      for (let i = held.length - 1; i >= 0; i--) if (held[i]!.sent) held.splice(i, 1);
+      if (namespace === undefined) {
+        releaseAt.clear();
+        lastRelease = 0;
+      } else releaseAt.delete(namespace);
+      finish();
+      return n;
+    };
     const emit = (line: string, ns: string | undefined, delayMs: number) => {
       const now = Date.now();
       const key = ns ?? '';
@@ -417,11 +461,16 @@ export class FaultProxy {
       releaseAt.set(key, at);
       lastRelease = Math.max(lastRelease, at);
       pendingWrites++;
-      this.timer(() => {
-        pendingWrites--;
-        send(line);
+      const h = { ns, line, sent: false, timer: undefined as unknown as NodeJS.Timeout };
+      h.timer = setTimeout(() => {
+        this.timers.delete(h.timer);
+        release(h);
+        const i = held.indexOf(h);
+        if (i >= 0) held.splice(i, 1);
         finish();
       }, at - now);
+      this.timers.add(h.timer);
+      held.push(h);
     };
     const handleEvent = (line: string) => {
       let ev: WatchEvent;
@@ -450,7 +499,9 @@ export class FaultProxy {
       this.remember(target.resource, ev.object);
       for (const [id, r] of this.rules) {
         if (!ruleMatches(r, target.resource, userAgent, ns, name)) continue;
-        const dropIt = (r.action === 'drop' && r.events.includes(ev.type as never)) || (r.action === 'hide-deletion' && ev.type === 'DELETED');
+        // A deletion shows first as a MODIFIED carrying deletionTimestamp (graceful, or held by a
+        // finalizer), then as DELETED: hiding it drops both.
+        const dropIt = (r.action === 'drop' && r.events.includes(ev.type as never)) || (r.action === 'hide-deletion' && (ev.type === 'DELETED' || meta.deletionTimestamp !== undefined));
         if (!dropIt) continue;
         if (r.action === 'drop' && r.count !== undefined && --r.count <= 0) this.rules.delete(id);
         this.log.write({ action: r.action === 'drop' ? 'drop' : 'hide-deletion', rule: id, resource: target.resource, namespace: ns, name, event: ev.type, resourceVersion: meta.resourceVersion, client: userAgent });

@@ -10,7 +10,7 @@
  *   Order is kept per namespace; requests, writes and other namespaces are not delayed.
  * - `drop`: matching watch events (`ADDED`, `MODIFIED`, `DELETED`) never reach the client.
  * - `hide-deletion`: the object keeps being served after it was deleted: its DELETED events
- *   are dropped and every relist (a LIST, or a watch-list's initial events) that lacks it gets
+ *   (and MODIFIED events carrying its deletionTimestamp) are dropped and every relist (a LIST, or a watch-list's initial events) that lacks it gets
  *   the last state the proxy saw, so the client's cache still holds it.
  * - `gone`: the next `count` watch requests are answered `410 Gone` (reason Expired), as the
  *   apiserver does for a compacted resourceVersion; the reflector then relists.

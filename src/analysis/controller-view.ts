@@ -1,0 +1,93 @@
+/**
+ * The controller's own view of its pods, read from its status writes.
+ *
+ * syncReplicaSet (pkg/controller/replicaset/replica_set.go) lists the ReplicaSet's pods from
+ * its informer cache at the start of a sync, and ends the sync with updateReplicaSetStatus,
+ * whose status.replicas is the number of active pods it listed (calculateStatus in
+ * replica_set_utils.go). Syncs of one key never overlap, so every pod that existed before the
+ * controller's previous status write of that ReplicaSet existed when the current sync listed
+ * its pods. If the status counts fewer active pods than the input shows of those, the
+ * controller's informer had not delivered them (lag) or never will (a lost event): its
+ * decisions then rest on a cache kexp's input does not show, and kexp's replay — which
+ * delivers every event at the time the input saw it — cannot vouch for them.
+ *
+ * The check compares only in that direction (fewer): a status counting more pods can be a
+ * pod deleted after the sync listed them. Pods created after the previous status write may or
+ * may not have been listed, so a status can hide a missing older pod behind a newer one: the
+ * view has caught up only when the status counts every active pod the input shows.
+ * Pure: no I/O, no clock.
+ */
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
+import { isPodActive } from '../model/pod-ranking.js';
+import type { SourceRef } from '../timeline/event.js';
+
+/** One status write showing the controller's cache behind the input. */
+export interface ViewBehind {
+  /** The status write. */
+  at: number;
+  source: SourceRef;
+  statusReplicas: number;
+  /** Active pods of this ReplicaSet the input showed before the controller's previous status write. */
+  expected: number;
+  /** The newest of those: the ones a lagging informer had not delivered yet (in order, newest last). */
+  missing: Array<{ pod: string; seenAt: number; source?: SourceRef }>;
+  /** The input's time of the oldest missing pod: the controller's view is behind from then at least. */
+  since: number;
+}
+
+/** The status fields syncReplicaSet writes (a change of any of them is a status write). */
+export function statusSignature(rs: ReplicaSet): string {
+  const s = (rs.status ?? {}) as Record<string, unknown>;
+  return JSON.stringify([s.replicas, s.fullyLabeledReplicas, s.readyReplicas, s.availableReplicas, s.terminatingReplicas, s.observedGeneration]);
+}
+
+export interface PodSighting {
+  at: number;
+  source?: SourceRef;
+}
+
+/**
+ * Compares a status write with the pods the input showed. `pods` are this ReplicaSet's pods in
+ * kexp's cache at the write; `sightings` when the input first showed each (by namespace/name);
+ * `previousWriteAt` the controller's previous status write of this ReplicaSet.
+ */
+export interface StatusCheck {
+  /** The status counts fewer of the older pods than exist: the view is behind. */
+  behind?: ViewBehind;
+  /** The status counts every active pod the input shows: nothing is missing from its view. */
+  caughtUp: boolean;
+}
+
+export function checkStatusWrite(
+  rs: ReplicaSet,
+  at: number,
+  source: SourceRef,
+  pods: Iterable<Pod>,
+  sightings: Map<string, PodSighting>,
+  previousWriteAt: number | undefined,
+): StatusCheck {
+  const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+  if (typeof statusReplicas !== 'number') return { caughtUp: false };
+  const uid = rs.metadata.uid;
+  const olderThanPrevious: Array<{ pod: string; seenAt: number; source?: SourceRef }> = [];
+  let active = 0;
+  for (const p of pods) {
+    if (!isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
+    active++;
+    if (previousWriteAt === undefined) continue;
+    const key = objectKey(p.metadata);
+    const seen = sightings.get(key);
+    if (!seen) continue;
+    // Created before the previous write's second (creationTimestamp has whole seconds), or seen
+    // by the input before that write: it existed when the current sync listed its pods.
+    const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : NaN;
+    const existed = seen.at < previousWriteAt || (!Number.isNaN(created) && created < Math.floor(previousWriteAt / 1000) * 1000);
+    if (existed) olderThanPrevious.push({ pod: key, seenAt: seen.at, ...(seen.source ? { source: seen.source } : {}) });
+  }
+  const caughtUp = statusReplicas >= active;
+  const deficit = olderThanPrevious.length - statusReplicas;
+  if (deficit <= 0) return { caughtUp };
+  olderThanPrevious.sort((a, b) => a.seenAt - b.seenAt);
+  const missing = olderThanPrevious.slice(-deficit);
+  return { caughtUp, behind: { at, source, statusReplicas, expected: olderThanPrevious.length, missing, since: missing[0]!.seenAt } };
+}
