@@ -26,6 +26,7 @@ import https from 'node:https';
 import crypto from 'node:crypto';
 import type net from 'node:net';
 import type tls from 'node:tls';
+import { terminalSafeLine } from '../../../src/render/terminal-safe.js';
 import { FaultLog, parseRule, ruleMatches, type FaultRule } from './faults.js';
 
 export interface FaultProxyOptions {
@@ -58,6 +59,13 @@ interface OpenWatch {
   flush?: (namespace?: string) => number;
 }
 
+interface Stall {
+  client?: string;
+  done: boolean;
+  release: Promise<void>;
+  end: () => void;
+}
+
 interface Identity {
   fingerprint: string;
   agent: https.Agent;
@@ -78,9 +86,22 @@ const PATHS: Array<[RegExp, 'pods' | 'replicasets']> = [
 ];
 
 export function targetOf(pathname: string): Target | undefined {
+  // A malformed escape (`%E0`) is no pod or ReplicaSet: the request passes through untouched.
+  const decode = (s: string | undefined) => {
+    if (s === undefined) return undefined;
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return null;
+    }
+  };
   for (const [re, resource] of PATHS) {
     const m = re.exec(pathname);
-    if (m) return { resource, namespace: m[1] && decodeURIComponent(m[1]), name: m[2] && decodeURIComponent(m[2]), subresource: m[3] };
+    if (!m) continue;
+    const namespace = decode(m[1]);
+    const name = decode(m[2]);
+    if (namespace === null || name === null) return undefined;
+    return { resource, namespace, name, subresource: m[3] };
   }
   return undefined;
 }
@@ -113,7 +134,15 @@ export class FaultProxy {
   private readonly watches = new Set<OpenWatch>();
   /** Last state seen of each object a hide-deletion rule keeps alive (`resource ns/name`). */
   private readonly lastSeen = new Map<string, unknown>();
-  private stalls: Array<{ until: number; client?: string; release: Promise<void> }> = [];
+  /** Names (`ns/name`) on the pages of a paged LIST so far, by the continue token that asks for the next page. */
+  private readonly pages = new Map<string, Set<string>>();
+  /**
+   * Stalls in force. A stall is over when its timer fires (`done`), not by the clock: a timer
+   * may fire a millisecond "early" by Date.now(), and a line that went by the clock could then
+   * overtake one still waiting for the timer.
+   */
+  private stalls: Stall[] = [];
+  private closing = false;
   private server?: https.Server;
   private control?: http.Server;
   private readonly identities: Identity[] = [];
@@ -138,7 +167,8 @@ export class FaultProxy {
       this.identities.push({ fingerprint, cert, key, agent: new https.Agent({ ca, cert, key, keepAlive: true }) });
     }
     this.log = new FaultLog(opts.faultLog);
-    this.warn = opts.warn ?? ((l) => process.stderr.write(l + '\n'));
+    // Warnings carry what callers sent (a URL, a certificate's CN): made safe for a terminal.
+    this.warn = opts.warn ?? ((l) => process.stderr.write(terminalSafeLine(l) + '\n'));
   }
 
   static async start(opts: FaultProxyOptions): Promise<FaultProxy> {
@@ -156,14 +186,21 @@ export class FaultProxy {
     server.requestTimeout = 0;
     server.headersTimeout = 60_000;
     server.keepAliveTimeout = 120_000;
-    p.server = server;
-    await listen(server, opts.port ?? 0);
-    p.url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-    if (opts.controlPort !== undefined) {
-      const control = http.createServer((req, res) => void p.handleControl(req, res));
-      p.control = control;
-      await listen(control, opts.controlPort);
-      p.controlURL = `http://127.0.0.1:${(control.address() as net.AddressInfo).port}`;
+    // A client that gives up mid-handshake must not take the proxy down.
+    server.on('tlsClientError', () => undefined);
+    try {
+      await listen(server, opts.port ?? 0);
+      p.server = server;
+      p.url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+      if (opts.controlPort !== undefined) {
+        const control = http.createServer((req, res) => void p.handleControl(req, res));
+        await listen(control, opts.controlPort);
+        p.control = control;
+        p.controlURL = `http://127.0.0.1:${(control.address() as net.AddressInfo).port}`;
+      }
+    } catch (e) {
+      await p.close();
+      throw e;
     }
     return p;
   }
@@ -237,13 +274,27 @@ export class FaultProxy {
 
   /** Holds every request and watch event of matching clients for `ms` (an apiserver brown-out). */
   stall(ms: number, client?: string): void {
-    const until = Date.now() + ms;
-    const release = new Promise<void>((r) => this.timer(r, ms));
-    this.stalls.push({ until, client, release });
+    let resolve!: () => void;
+    const release = new Promise<void>((r) => (resolve = r));
+    const end = () => {
+      s.done = true;
+      this.stalls = this.stalls.filter((x) => x !== s);
+      resolve();
+    };
+    const s: Stall = { client, done: false, release, end };
+    this.stalls.push(s);
+    this.timer(s.end, ms);
     this.log.write({ action: 'stall', client, detail: `${ms} ms` });
   }
 
+  private stallFor(userAgent: string): Stall | undefined {
+    return this.stalls.find((s) => !s.done && (s.client === undefined || userAgent.includes(s.client)));
+  }
+
   async close(): Promise<void> {
+    this.closing = true;
+    // Requests held by a stall go on to find the proxy closing (their sockets are closed below).
+    for (const s of [...this.stalls]) s.end();
     for (const w of [...this.watches]) this.closeWatch(w, 'reset');
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
@@ -257,57 +308,75 @@ export class FaultProxy {
 
   // ------------------------------------------------------------------------------ requests
 
-  private timer(fn: () => void, ms: number): void {
+  private timer(fn: () => void, ms: number): NodeJS.Timeout {
     const t = setTimeout(() => {
       this.timers.delete(t);
       fn();
     }, Math.max(0, ms));
     this.timers.add(t);
+    return t;
+  }
+
+  private cancelTimer(t: NodeJS.Timeout): void {
+    clearTimeout(t);
+    this.timers.delete(t);
   }
 
   private async stalled(userAgent: string): Promise<void> {
-    for (;;) {
-      const now = Date.now();
-      this.stalls = this.stalls.filter((s) => s.until > now);
-      const s = this.stalls.find((x) => x.client === undefined || userAgent.includes(x.client));
-      if (!s) return;
-      await s.release;
-    }
+    for (let s = this.stallFor(userAgent); s; s = this.stallFor(userAgent)) await s.release;
   }
 
   private agentFor(req: http.IncomingMessage): https.Agent | { error: string } {
     const sock = req.socket as tls.TLSSocket;
     const peer = sock.getPeerCertificate?.();
     if (!peer || !peer.raw) return this.anonymous;
-    if (!sock.authorized) return { error: `client certificate ${peer.subject?.CN ?? '?'} is not signed by the control plane's CA` };
+    if (!sock.authorized) return { error: `client certificate CN=${peer.subject?.CN ?? '?'} was not accepted with the control plane's CA (${String(sock.authorizationError)})` };
     const fp = new crypto.X509Certificate(peer.raw).fingerprint256;
     const id = this.identities.find((i) => i.fingerprint === fp);
     if (!id) return { error: `client certificate CN=${peer.subject?.CN ?? '?'} is not one the proxy holds a key for, so it cannot forward the caller's identity` };
     return id.agent;
   }
 
+  /** One request: a bug in the proxy answers 502 with one line, never an unhandled rejection that ends the process. */
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      await this.forward(req, res);
+    } catch (e) {
+      const line = `fault proxy: ${req.method} ${req.url}: ${String((e as Error)?.message ?? e).split('\n')[0]}`;
+      this.warn(line);
+      if (!res.headersSent && !res.destroyed) res.writeHead(502, { 'Content-Type': 'application/json' }).end(statusBody(502, 'BadGateway', line));
+      else res.destroy();
+    }
+  }
+
+  private async forward(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const userAgent = String(req.headers['user-agent'] ?? '');
     await this.stalled(userAgent);
+    if (res.destroyed || this.closing) return; // the caller gave up during the stall
     const agent = this.agentFor(req);
     if ('error' in agent) {
       this.warn(`fault proxy: ${agent.error}`);
       res.writeHead(502, { 'Content-Type': 'application/json' }).end(statusBody(502, 'BadGateway', `fault proxy: ${agent.error}`));
       return;
     }
-    const url = new URL(req.url ?? '/', this.upstream);
+    // The request line goes upstream as it came; the parsed URL only decides what to do with it
+    // (a base is needed, and `//host/…` must not be read as another host).
+    const rawPath = req.url ?? '/';
+    const url = new URL(rawPath.startsWith('/') ? `http://upstream${rawPath}` : rawPath, 'http://upstream');
     const target = req.method === 'GET' ? targetOf(url.pathname) : undefined;
     const collection = target && !target.name;
     const watch = collection && (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1');
     const headers: http.OutgoingHttpHeaders = { ...req.headers, host: this.upstream.host };
+    // Hop-by-hop headers belong to the caller's connection, not to the proxy's (RFC 9110 §7.6.1).
+    for (const h of ['connection', 'keep-alive', 'proxy-connection', 'upgrade']) delete headers[h];
     if (collection) headers.accept = 'application/json';
 
     if (watch) {
-      const gone = this.firstRule(target.resource, userAgent, (r) => r.action === 'gone');
+      const gone = this.firstRule(target.resource, userAgent, (r) => r.action === 'gone', target.namespace);
       if (gone) {
         const [id, rule] = gone;
         if (rule.action === 'gone' && --rule.count <= 0) this.rules.delete(id);
-        this.log.write({ action: 'gone', rule: id, resource: target.resource, client: userAgent, resourceVersion: url.searchParams.get('resourceVersion') ?? undefined });
+        this.log.write({ action: 'gone', rule: id, resource: target.resource, namespace: target.namespace, event: 'WATCH', client: userAgent, resourceVersion: url.searchParams.get('resourceVersion') ?? undefined });
         const rv = url.searchParams.get('resourceVersion') ?? '0';
         res.writeHead(410, { 'Content-Type': 'application/json' }).end(statusBody(410, 'Expired', `too old resource version: ${rv} (${rv})`));
         return;
@@ -315,15 +384,16 @@ export class FaultProxy {
     }
 
     const up = https.request(
-      { protocol: 'https:', hostname: this.upstream.hostname, port: this.upstream.port, method: req.method, path: url.pathname + url.search, headers, agent },
+      { protocol: 'https:', hostname: this.upstream.hostname, port: this.upstream.port, method: req.method, path: rawPath, headers, agent },
       (upRes) => {
         if (watch && upRes.statusCode === 200) return this.pipeWatch(target, url, userAgent, upRes, res, up);
-        if (collection && upRes.statusCode === 200) return void this.sendList(target, upRes, res);
+        if (collection && upRes.statusCode === 200) return void this.sendList(target, url, upRes, res);
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
       },
     );
     up.on('error', (e) => {
+      if (res.destroyed) return; // the caller hung up first; nothing to tell
       const line = `fault proxy: upstream ${this.upstream.origin}: ${(e as NodeJS.ErrnoException).code ?? e.message}`;
       if (!res.headersSent) {
         this.warn(line);
@@ -351,9 +421,14 @@ export class FaultProxy {
     }
   }
 
-  /** The hide-deletion objects a relist of `target` must still contain but does not. */
-  private hidden(target: Target, userAgent: string, present: Set<string>): Array<{ id: number; obj: unknown; key: string }> {
+  /**
+   * The hide-deletion objects a relist of `target` must still contain but does not. A relist
+   * filtered by a label or field selector is left as it is: the proxy does not evaluate
+   * selectors, and an object the selector would not pick must not appear.
+   */
+  private hidden(target: Target, url: URL, userAgent: string, present: Set<string>): Array<{ id: number; obj: unknown; key: string }> {
     const out: Array<{ id: number; obj: unknown; key: string }> = [];
+    if (url.searchParams.get('labelSelector') || url.searchParams.get('fieldSelector')) return out;
     for (const [id, r] of this.rules) {
       if (r.action !== 'hide-deletion' || r.resource !== target.resource) continue;
       if (r.client !== undefined && !userAgent.includes(r.client)) continue;
@@ -365,17 +440,30 @@ export class FaultProxy {
     return out;
   }
 
-  private sendList(target: Target, upRes: http.IncomingMessage, res: http.ServerResponse): void {
+  /**
+   * A LIST of pods or ReplicaSets: remembers the objects hide-deletion rules keep alive, and
+   * adds those the list lacks. A paged list (`limit`, `continue`) gets them on its last page
+   * only, and only if no page had them: the names seen so far are kept per continue token.
+   */
+  private sendList(target: Target, url: URL, upRes: http.IncomingMessage, res: http.ServerResponse): void {
     const chunks: Buffer[] = [];
     upRes.on('data', (c: Buffer) => chunks.push(c));
     upRes.on('end', () => {
       let body = Buffer.concat(chunks);
       const userAgent = String((res.req?.headers ?? {})['user-agent'] ?? '');
       try {
-        const list = JSON.parse(body.toString('utf8')) as { items?: Array<{ metadata?: Meta }> };
+        const list = JSON.parse(body.toString('utf8')) as { metadata?: { continue?: string }; items?: Array<{ metadata?: Meta }> };
         for (const item of list.items ?? []) this.remember(target.resource, item);
-        const present = new Set((list.items ?? []).map((i) => `${i.metadata?.namespace}/${i.metadata?.name}`));
-        const add = this.hidden(target, userAgent, present);
+        const token = url.searchParams.get('continue');
+        const present = new Set(token ? this.pages.get(token) : []);
+        if (token) this.pages.delete(token);
+        for (const i of list.items ?? []) present.add(`${i.metadata?.namespace}/${i.metadata?.name}`);
+        if (list.metadata?.continue) {
+          this.pages.set(list.metadata.continue, present);
+          // A client that never asks for the next page leaves its token behind; keep the newest few.
+          if (this.pages.size > 64) this.pages.delete(this.pages.keys().next().value!);
+        }
+        const add = list.metadata?.continue ? [] : this.hidden(target, url, userAgent, present);
         if (add.length) {
           list.items = [...(list.items ?? []), ...(add.map((a) => a.obj) as Array<{ metadata?: Meta }>)];
           for (const a of add) this.log.write({ action: 'hide-deletion', rule: a.id, resource: target.resource, namespace: a.key.split('/')[0], name: a.key.split('/')[1], event: 'LIST', client: userAgent, detail: 'served in a relist after its deletion' });
@@ -401,14 +489,17 @@ export class FaultProxy {
     const initial = url.searchParams.get('sendInitialEvents') === 'true';
     let inInitial = initial;
     const presentInitial = new Set<string>();
-    // Per namespace: when the last held-back event of that namespace is released, so later
-    // events of the namespace never overtake it (a delay removed mid-way keeps the order).
-    const releaseAt = new Map<string, number>();
-    let lastRelease = 0;
+    // Held-back lines in the order they came. A line of a namespace goes out when its time has
+    // come and no earlier line of the same namespace is still held (a delay removed mid-way
+    // keeps the order); a line of no namespace (a BOOKMARK, an ERROR) goes out when no earlier
+    // line at all is held. One pump decides, in this order — not one timer per line, since
+    // timers due at the same millisecond fire in no guaranteed order.
+    const held: Array<{ line: string; key: string | undefined; at: number }> = [];
+    let pumpTimer: { at: number; t: NodeJS.Timeout } | undefined;
     let pendingWrites = 0;
     let upstreamEnded = false;
     const finish = () => {
-      if (upstreamEnded && pendingWrites === 0 && !w.closed) {
+      if (upstreamEnded && pendingWrites === 0 && held.length === 0 && !w.closed) {
         w.closed = true;
         this.watches.delete(w);
         res.end();
@@ -416,7 +507,7 @@ export class FaultProxy {
     };
     const send = (line: string) => {
       if (w.closed) return;
-      const stall = this.stalls.find((s) => s.until > Date.now() && (s.client === undefined || userAgent.includes(s.client)));
+      const stall = this.stallFor(userAgent);
       if (stall) {
         pendingWrites++;
         void stall.release.then(() => {
@@ -428,56 +519,57 @@ export class FaultProxy {
       }
       res.write(line + '\n');
     };
-    // Events held back, in arrival order: each is sent at its time, or at a flush.
-    const held: Array<{ ns: string | undefined; line: string; timer: NodeJS.Timeout; sent: boolean }> = [];
-    const release = (h: (typeof held)[number]) => {
-      if (h.sent) return;
-      h.sent = true;
-      clearTimeout(h.timer);
-      this.timers.delete(h.timer);
-      pendingWrites--;
-      send(h.line);
+    const pump = () => {
+      const now = Date.now();
+      const blocked = new Set<string | undefined>();
+      let next = Infinity;
+      for (let i = 0; i < held.length; ) {
+        const h = held[i];
+        const free = h.key === undefined ? blocked.size === 0 : h.at <= now && !blocked.has(h.key);
+        if (free) {
+          held.splice(i, 1);
+          send(h.line);
+          continue;
+        }
+        blocked.add(h.key);
+        if (h.at > now) next = Math.min(next, h.at);
+        i++;
+      }
+      if (next !== Infinity && (!pumpTimer || pumpTimer.at > next)) {
+        if (pumpTimer) this.cancelTimer(pumpTimer.t);
+        pumpTimer = {
+          at: next,
+          t: this.timer(() => {
+            pumpTimer = undefined;
+            pump();
+          }, next - now),
+        };
+      }
+      finish();
     };
+    // A flush makes the held lines of a namespace (every held line when absent) due now.
     w.flush = (namespace?: string) => {
       let n = 0;
       for (const h of held) {
-        if (h.sent || (namespace !== undefined && h.ns !== undefined && h.ns !== namespace)) continue;
-        release(h);
+        if (namespace !== undefined && h.key !== undefined && h.key !== namespace) continue;
+        h.at = 0;
         n++;
       }
-      for (let i = held.length - 1; i >= 0; i--) if (held[i]!.sent) held.splice(i, 1);
-      if (namespace === undefined) {
-        releaseAt.clear();
-        lastRelease = 0;
-      } else releaseAt.delete(namespace);
-      finish();
+      pump();
       return n;
     };
     const emit = (line: string, ns: string | undefined, delayMs: number) => {
       const now = Date.now();
-      const key = ns ?? '';
-      const at = Math.max(now + delayMs, ns === undefined ? lastRelease : releaseAt.get(key) ?? 0);
-      if (at <= now) return send(line);
-      releaseAt.set(key, at);
-      lastRelease = Math.max(lastRelease, at);
-      pendingWrites++;
-      const h = { ns, line, sent: false, timer: undefined as unknown as NodeJS.Timeout };
-      h.timer = setTimeout(() => {
-        this.timers.delete(h.timer);
-        release(h);
-        const i = held.indexOf(h);
-        if (i >= 0) held.splice(i, 1);
-        finish();
-      }, at - now);
-      this.timers.add(h.timer);
-      held.push(h);
+      if (!held.length && delayMs <= 0) return send(line);
+      held.push({ line, key: ns, at: now + Math.max(0, delayMs) });
+      pump();
     };
     const handleEvent = (line: string) => {
       let ev: WatchEvent;
       try {
         ev = JSON.parse(line) as WatchEvent;
       } catch {
-        return send(line);
+        return emit(line, undefined, 0);
       }
       const meta = ev.object?.metadata ?? {};
       const ns = meta.namespace;
@@ -485,18 +577,19 @@ export class FaultProxy {
       if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') {
         if (ev.type === 'BOOKMARK' && inInitial && meta.annotations?.['k8s.io/initial-events-end'] === 'true') {
           inInitial = false;
-          for (const h of this.hidden(target, userAgent, presentInitial)) {
+          for (const h of this.hidden(target, url, userAgent, presentInitial)) {
             this.log.write({ action: 'hide-deletion', rule: h.id, resource: target.resource, namespace: h.key.split('/')[0], name: h.key.split('/')[1], event: 'ADDED', client: userAgent, detail: 'served in a watch-list relist after its deletion' });
             emit(JSON.stringify({ type: 'ADDED', object: h.obj }), h.key.split('/')[0], 0);
           }
         }
-        // A bookmark never overtakes held-back events: its resourceVersion would tell the
-        // client it has seen them.
-        const delay = Math.max(0, ...[...this.rules.values()].filter((r) => r.action === 'delay' && ruleMatches({ ...r, namespace: undefined, name: undefined }, target.resource, userAgent)).map((r) => (r as { delayMs: number }).delayMs));
-        return emit(line, undefined, delay);
+        // A bookmark never overtakes held-back events (its resourceVersion would tell the
+        // client it has seen them), but with nothing held back it passes at once: a delay of
+        // one namespace must not hold up a cluster-wide informer's initial-events-end.
+        return emit(line, undefined, 0);
       }
       if (inInitial) presentInitial.add(`${ns}/${name}`);
-      this.remember(target.resource, ev.object);
+      // A hidden object is served as the client last saw it alive, not as its DELETED event shows it.
+      if (ev.type !== 'DELETED') this.remember(target.resource, ev.object);
       for (const [id, r] of this.rules) {
         if (!ruleMatches(r, target.resource, userAgent, ns, name)) continue;
         // A deletion shows first as a MODIFIED carrying deletionTimestamp (graceful, or held by a
@@ -539,6 +632,11 @@ export class FaultProxy {
       w.closed = true;
       this.watches.delete(w);
       up.destroy();
+      // Lines still held back die with the connection; the client re-watches from the last
+      // resourceVersion it did see.
+      held.length = 0;
+      if (pumpTimer) this.cancelTimer(pumpTimer.t);
+      pumpTimer = undefined;
     });
   }
 
@@ -562,7 +660,14 @@ export class FaultProxy {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (c: string) => (text += c));
-          res.on('end', () => (res.statusCode === 200 ? resolve(JSON.parse(text)) : reject(new Error(`fault proxy: hide-deletion: GET ${resource} ${ns}/${name}: HTTP ${res.statusCode}`))));
+          res.on('end', () => {
+            if (res.statusCode !== 200) return reject(new Error(`fault proxy: hide-deletion: GET ${resource} ${ns}/${name}: HTTP ${res.statusCode}`));
+            try {
+              resolve(JSON.parse(text));
+            } catch {
+              reject(new Error(`fault proxy: hide-deletion: GET ${resource} ${ns}/${name}: the answer is not JSON`));
+            }
+          });
         },
       );
       r.on('error', (e) => reject(new Error(`fault proxy: upstream ${this.upstream.origin}: ${(e as NodeJS.ErrnoException).code ?? e.message}`)));
@@ -580,15 +685,27 @@ export class FaultProxy {
     try {
       let text = '';
       for await (const c of req) text += c;
-      const body = text ? JSON.parse(text) : {};
+      let body: Record<string, unknown> = {};
+      try {
+        body = text ? JSON.parse(text) : {};
+      } catch {
+        return reply(400, { error: 'control: the request body is not JSON' });
+      }
+      if (!body || typeof body !== 'object') return reply(400, { error: 'control: the request body must be a JSON object' });
       const p = new URL(req.url ?? '/', 'http://x').pathname;
+      const optString = (k: string) => body[k] === undefined || (typeof body[k] === 'string' && body[k] !== '');
       if (req.method === 'POST' && p === '/rules') return reply(200, { id: await this.add(body) });
       if (req.method === 'GET' && p === '/rules') return reply(200, this.list());
-      if (req.method === 'DELETE' && p.startsWith('/rules/')) return this.remove(Number(p.slice(7))) ? reply(200, { removed: Number(p.slice(7)) }) : reply(404, { error: `no rule ${p.slice(7)}` });
-      if (req.method === 'POST' && p === '/end-watches') return reply(200, { ended: this.endWatches(body) });
+      if (req.method === 'DELETE' && /^\/rules\/\d+$/.test(p)) return this.remove(Number(p.slice(7))) ? reply(200, { removed: Number(p.slice(7)) }) : reply(404, { error: `no rule ${p.slice(7)}` });
+      if (req.method === 'POST' && p === '/end-watches') {
+        if (!optString('resource') || !optString('client')) return reply(400, { error: 'end-watches: resource and client must be strings' });
+        if (body.mode !== undefined && body.mode !== 'end' && body.mode !== 'reset') return reply(400, { error: `end-watches: unknown mode ${JSON.stringify(body.mode)} (known: end, reset)` });
+        return reply(200, { ended: this.endWatches(body as { resource?: string; client?: string; mode?: 'end' | 'reset' }) });
+      }
       if (req.method === 'POST' && p === '/stall') {
         if (!(typeof body.ms === 'number' && body.ms > 0)) return reply(400, { error: 'stall needs ms > 0' });
-        this.stall(body.ms, body.client);
+        if (!optString('client')) return reply(400, { error: 'stall: client must be a string' });
+        this.stall(body.ms, body.client as string | undefined);
         return reply(200, { stalledMs: body.ms });
       }
       if (req.method === 'GET' && p === '/log') return reply(200, this.log.entries);

@@ -13,7 +13,11 @@
  *   (and MODIFIED events carrying its deletionTimestamp) are dropped and every relist (a LIST, or a watch-list's initial events) that lacks it gets
  *   the last state the proxy saw, so the client's cache still holds it.
  * - `gone`: the next `count` watch requests are answered `410 Gone` (reason Expired), as the
- *   apiserver does for a compacted resourceVersion; the reflector then relists.
+ *   apiserver does for a compacted resourceVersion; the reflector then relists. With a
+ *   `namespace`, only watches of that namespace count (a cluster-wide watch is not one).
+ *
+ * A rule with a `namespace` never matches a request or event without one. `drop` and `gone`
+ * rules with a `count` are removed when it is used up.
  *
  * One-shot actions (not rules): end the open watches (cleanly, or by resetting the
  * connection), and stall all traffic of matching clients for a while (an apiserver brown-out).
@@ -56,36 +60,55 @@ export interface FaultLogEntry {
   detail?: string;
 }
 
+/** The fields each action takes (anything else is a typo that would silently widen the rule). */
+const FIELDS: Record<FaultAction, readonly string[]> = {
+  delay: ['delayMs'],
+  drop: ['events', 'count'],
+  'hide-deletion': [],
+  gone: ['count'],
+};
+const COMMON_FIELDS = ['action', 'resource', 'namespace', 'name', 'client'];
+
 /**
- * Validates a rule from the control endpoint or a test; throws one line naming what is wrong
- * (an unknown action, a resource the proxy does not handle, a missing field).
+ * Validates a rule from the control endpoint or a test and returns a copy of it (the proxy
+ * counts `count` down on its own copy, never on the caller's object); throws one line naming
+ * what is wrong (an unknown action, a resource the proxy does not handle, a missing or unknown
+ * field — a misspelt `namespace` would otherwise make the rule match every namespace).
  */
 export function parseRule(input: unknown): FaultRule {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new Error('fault rule: expected a JSON object');
   const r = input as Record<string, unknown>;
-  if (!r || typeof r !== 'object') throw new Error('fault rule: expected a JSON object');
   if (!FAULT_ACTIONS.includes(r.action as FaultAction)) throw new Error(`fault rule: unknown action ${JSON.stringify(r.action)} (known: ${FAULT_ACTIONS.join(', ')})`);
+  const action = r.action as FaultAction;
   if (r.resource !== 'pods' && r.resource !== 'replicasets') throw new Error(`fault rule: unknown resource ${JSON.stringify(r.resource)} (known: pods, replicasets)`);
+  const known = [...COMMON_FIELDS, ...FIELDS[action]];
+  const unknown = Object.keys(r).filter((k) => !known.includes(k));
+  if (unknown.length) throw new Error(`fault rule: ${action} does not take ${unknown.map((k) => JSON.stringify(k)).join(', ')} (it takes ${known.join(', ')})`);
   for (const k of ['namespace', 'name', 'client'] as const) {
-    if (r[k] !== undefined && typeof r[k] !== 'string') throw new Error(`fault rule: ${k} must be a string`);
+    if (r[k] !== undefined && (typeof r[k] !== 'string' || r[k] === '')) throw new Error(`fault rule: ${k} must be a non-empty string`);
   }
-  switch (r.action) {
+  const isCount = (v: unknown) => typeof v === 'number' && Number.isInteger(v) && v > 0;
+  switch (action) {
     case 'delay':
-      if (typeof r.delayMs !== 'number' || !(r.delayMs >= 0)) throw new Error('fault rule: delay needs delayMs ≥ 0');
+      if (typeof r.delayMs !== 'number' || !Number.isFinite(r.delayMs) || r.delayMs < 0) throw new Error('fault rule: delay needs delayMs ≥ 0');
       break;
     case 'drop':
       if (!Array.isArray(r.events) || !r.events.length || !r.events.every((e) => e === 'ADDED' || e === 'MODIFIED' || e === 'DELETED')) {
         throw new Error('fault rule: drop needs events, a list of ADDED/MODIFIED/DELETED');
       }
-      if (r.count !== undefined && !(typeof r.count === 'number' && r.count > 0)) throw new Error('fault rule: drop count must be > 0');
+      if (r.count !== undefined && !isCount(r.count)) throw new Error('fault rule: drop count must be a whole number > 0');
       break;
     case 'hide-deletion':
       if (typeof r.name !== 'string' || typeof r.namespace !== 'string') throw new Error('fault rule: hide-deletion needs namespace and name');
+      if (r.name.endsWith('*')) throw new Error('fault rule: hide-deletion needs one object name, not a prefix');
       break;
     case 'gone':
-      if (typeof r.count !== 'number' || !(r.count > 0)) throw new Error('fault rule: gone needs count > 0');
+      if (!isCount(r.count)) throw new Error('fault rule: gone needs count, a whole number > 0');
       break;
   }
-  return r as unknown as FaultRule;
+  const copy = { ...r } as Record<string, unknown>;
+  if (Array.isArray(r.events)) copy.events = [...r.events];
+  return copy as unknown as FaultRule;
 }
 
 export function nameMatches(pattern: string | undefined, name: string | undefined): boolean {
@@ -109,7 +132,12 @@ export class FaultLog {
     private readonly file: string | undefined,
     private readonly now: () => number = Date.now,
   ) {
-    if (file) fs.writeFileSync(file, '', { mode: 0o600 });
+    if (!file) return;
+    try {
+      fs.writeFileSync(file, '', { mode: 0o600 });
+    } catch (e) {
+      throw new Error(`fault proxy: cannot write the fault log ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
   }
 
   write(e: Omit<FaultLogEntry, 'time'>): void {
