@@ -1,9 +1,25 @@
 /**
  * Maps a Report (plus input problems) to kexp's exit code. Precedence, highest first:
  * input problems (6), leak (4), gated (3), failing (5), otherwise 0.
+ *
+ * Failing (5) follows what the report's basis supports, whatever the input: a `failing` verdict,
+ * or a finding (basis observed or inferred) that pod writes failed — see FAILED_WRITE_FINDINGS.
  */
 import type { Report } from '../analysis/report-types.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
+
+/**
+ * Findings (besides a `failing` verdict) that stand for failed create/delete calls of the
+ * ReplicaSet controller:
+ * - `create-failures`: creation rounds a replay (watch or audit) saw fail;
+ * - `failed-writes`: a ReplicaSet known only from Events (`kubectl get events -o json`, a
+ *   dump's Events): its FailedCreate/FailedDelete Events are observed failed calls. Whether it
+ *   still fails is not in the input, no more than for a replayed round that failed earlier,
+ *   which exits 5 too.
+ * A snapshot's failures are in its verdict (`failing` when a FailedCreate/FailedDelete is newer
+ * than its last progress; `past-write-failures` when the snapshot shows progress since: 0).
+ */
+const FAILED_WRITE_FINDINGS = new Set(['create-failures', 'failed-writes']);
 
 export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   if (inputProblems > 0) return EXIT.INPUT;
@@ -17,6 +33,6 @@ export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   if (rss.some((r) => r.verdict.state === 'gated' && known(r.verdict))) return EXIT.GATED;
   // A deleted ReplicaSet's past failures are history, not a failing controller now.
   const live = rss.filter((r) => r.verdict.state !== 'deleted');
-  if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && f.id === 'create-failures'))) return EXIT.FAILING;
+  if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id)))) return EXIT.FAILING;
   return EXIT.OK;
 }

@@ -96,7 +96,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const writesRecorded = pre.recorded;
   // klog lines carry no year: take it from the audit log's first record.
   const controllerLog = kcmLogs.length
-    ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { year: new Date(pre.firstAt).getUTCFullYear() } : {}) })
+    ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { otherInputs: { at: pre.firstAt, what: "the audit log's first event" } } : {}) })
     : undefined;
   const labels: ReplicaSetLabels = new Map();
   const merged = tapReplicaSetLabels(mergeSources(sources), labels);
@@ -194,6 +194,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     diagnostics.warn(logOff);
   }
   const report = buildReport(result, { ...(controllerLog && !logOff ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
+  if (controllerLog) report.coverage.timeBasis.push(...controllerLog.yearNotes);
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -1,39 +1,70 @@
 /**
- * Reads kube-controller-manager logs given beside a recording or an audit log (`--kcm-log`, or
- * any input file that sniffs as one) into what the report builder fuses with its
- * reconstruction (src/analysis/controller-log.ts).
+ * Reads kube-controller-manager logs given beside a recording or an audit log (`--kcm-log`, any
+ * input file that sniffs as one, or the kube-controller-manager container log inside a
+ * `kubectl cluster-info dump` file, src/sources/dump-log-blocks.ts) into what the report builder
+ * fuses with its reconstruction (src/analysis/controller-log.ts).
+ *
+ * klog text lines carry no year. It comes, per log, from its wrapper timestamps (CRI, docker,
+ * `--timestamps`; JSON logs have full times), else from the time of the other inputs of the
+ * run (`otherInputs`: they record the same incident), else from the file's mtime (stdin: the
+ * current date). Where it came from is said in one line per log (`yearNotes`), as `kexp
+ * kcm-log` says it on the log's Input line.
  */
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { openKcmLogSource } from '../sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 import { looksLikeKcmLog } from '../sources/kcm-log/detect.js';
+import { kcmLogBlocks, type DumpLogBlock } from '../sources/dump-log-blocks.js';
+import { openWatchSource } from '../sources/watch/index.js';
 import { InputError, type Diagnostics, type FileCoverage } from '../sources/source.js';
 import type { ControllerLogEvent, SourceRef } from '../timeline/event.js';
 import type { ControllerLogInput } from '../analysis/controller-log.js';
 
 const POD_CREATED_RE = /"Pod created"[^\n]*?\bpod="([^"]+)"|"msg":"Pod created"[^\n]*?"pod":"([^"]+)"|\bPod created\b[^\n]*?\bpod="?([^"\s]+)/;
 
-/** Splits the inputs into kube-controller-manager logs and the rest (each file sniffed). */
-export async function splitControllerLogs(files: string[], command: 'replay' | 'audit'): Promise<{ kcm: string[]; rest: string[] }> {
-  const kcm: string[] = [];
+/** A controller log: a file, or the lines of a cluster-info dump file that hold one. */
+export type ControllerLogFile = string | DumpLogBlock;
+
+/** How a log is named in the report: its file, or `DUMP:FROM-TO` for a dump's block. */
+export function controllerLogName(f: ControllerLogFile): string {
+  return typeof f === 'string' ? f : `${f.file}:${f.from}-${f.to}`;
+}
+
+/**
+ * Splits the inputs into kube-controller-manager logs and the rest (each file sniffed). For
+ * `replay`, a `kubectl cluster-info dump` file stays in the rest (its Lists) and also gives its
+ * kube-controller-manager container log block(s).
+ */
+export async function splitControllerLogs(files: string[], command: 'replay' | 'audit'): Promise<{ kcm: ControllerLogFile[]; rest: string[] }> {
+  const kcm: ControllerLogFile[] = [];
   const rest: string[] = [];
-  for (const f of files) (await looksLikeKcmLog(f) ? kcm : rest).push(f);
+  for (const f of files) {
+    if (await looksLikeKcmLog(f)) kcm.push(f);
+    else {
+      rest.push(f);
+      if (command === 'replay') kcm.push(...(await kcmLogBlocks(f)));
+    }
+  }
   if (rest.length === 0 && kcm.length > 0) {
-    throw new InputError(kcm[0]!, 0, `this is a kube-controller-manager log: read it with \`kexp kcm-log\`, or give it beside ${command === 'audit' ? 'an audit log' : 'a recording'} (\`kexp ${command} FILE --kcm-log ${kcm[0]}\`)`);
+    const first = controllerLogName(kcm[0]!);
+    throw new InputError(first, 0, `this is a kube-controller-manager log: read it with \`kexp kcm-log\`, or give it beside ${command === 'audit' ? 'an audit log' : 'a recording'} (\`kexp ${command} FILE --kcm-log ${first}\`)`);
   }
   return { kcm, rest };
 }
 
-/**
- * Reads the logs. `year`: klog lines carry no year; the other inputs' year is used (their
- * start), so the times line up.
- */
 /** The same log given twice (two names, or as an input and with --kcm-log) is read once. */
-function dedupe(files: string[], diagnostics: Diagnostics): string[] {
+function dedupe(files: ControllerLogFile[], diagnostics: Diagnostics): ControllerLogFile[] {
   const seen = new Map<string, string>();
-  const out: string[] = [];
-  for (const f of files) {
+  const out: ControllerLogFile[] = [];
+  for (const given of files) {
+    const name = controllerLogName(given);
+    if (typeof given !== 'string') {
+      if (!seen.has(name)) out.push(given);
+      seen.set(name, name);
+      continue;
+    }
+    const f = given;
     let id = f;
     try {
       const st = fs.statSync(f);
@@ -56,14 +87,80 @@ function dedupe(files: string[], diagnostics: Diagnostics): string[] {
   return out;
 }
 
-export async function readControllerLogs(given: string[], o: { diagnostics: Diagnostics; year?: number }): Promise<ControllerLogInput & { coverage: FileCoverage[] }> {
-  const files = dedupe(given, o.diagnostics);
+/** A time the other inputs of the run show, and how to name it (`the audit log's first event`). */
+export interface OtherInputsTime {
+  at: number;
+  what: string;
+}
+
+export interface ControllerLogOptions {
+  diagnostics: Diagnostics;
+  /** The year of the klog lines, when the user gave it (overrides everything else). */
+  year?: number;
+  /** The other inputs' time: the year of klog lines without wrapper timestamps comes from it. */
+  otherInputs?: OtherInputsTime;
+}
+
+/** Events looked at per watch input by watchInputsTime. */
+const WATCH_PEEK_EVENTS = 1000;
+
+/**
+ * A time the watch inputs show, read before the replay (which needs the controller log first):
+ * the newest time among the first WATCH_PEEK_EVENTS events of each file. The newest, because a
+ * `kubectl get -w` dump's first events carry the objects' own timestamps, which can be much
+ * older than the incident. Undefined when no file tells (stdin cannot be read twice).
+ */
+export async function watchInputsTime(files: string[], format: string | undefined): Promise<OtherInputsTime | undefined> {
+  const quiet = { problem: () => undefined, warn: () => undefined };
+  let best: { at: number; file: string } | undefined;
+  for (const f of files) {
+    if (f === '-') continue;
+    try {
+      const src = await openWatchSource(f, { diagnostics: quiet, ...(format ? { format } : {}) });
+      let n = 0;
+      for await (const e of src.events) {
+        if (Number.isFinite(e.at) && (!best || e.at > best.at)) best = { at: e.at, file: f };
+        if (++n >= WATCH_PEEK_EVENTS) break;
+      }
+    } catch {
+      // unreadable: the replay reports it
+    }
+  }
+  return best ? { at: best.at, what: `the time of ${best.file}` } : undefined;
+}
+
+/** One line saying where the year of a log's klog lines came from, or undefined (full times, or a given year). */
+function yearNote(name: string, basis: string | undefined, start: number | undefined, other: OtherInputsTime | undefined): string | undefined {
+  if (start === undefined) return undefined;
+  const y = new Date(start).getUTCFullYear();
+  switch (basis) {
+    case 'other-input':
+      return `${name}: klog lines carry no year; took ${y} from ${other?.what ?? 'the other inputs'} (${new Date(other?.at ?? start).toISOString()})`;
+    case 'mtime':
+      return `${name}: klog lines carry no year; took ${y} from the file's modification time (mtime), as the other inputs give no time to take it from; its times may be off by a year if the file was copied later`;
+    case 'now':
+      return `${name}: klog lines carry no year; took ${y} from the current date (stdin has no file time), as the other inputs give no time to take it from`;
+    default:
+      return undefined;
+  }
+}
+
+export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[] }> {
+  const logs = dedupe(given, o.diagnostics);
+  const files = logs.map(controllerLogName);
   const coverage: FileCoverage[] = [];
+  const yearNotes: string[] = [];
   const events: ControllerLogEvent[] = [];
   const podAdded = new Map<string, { at: number; source: SourceRef }>();
   const starts: Array<{ at: number; source: SourceRef }> = [];
-  for (const f of files) {
-    const src = await openKcmLogSource(f, { diagnostics: o.diagnostics, ...(o.year !== undefined ? { year: o.year } : {}) });
+  for (const f of logs) {
+    const name = controllerLogName(f);
+    const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
+      diagnostics: o.diagnostics,
+      ...(o.year !== undefined ? { year: o.year } : {}),
+      ...(o.otherInputs !== undefined ? { otherInputsAt: o.otherInputs.at } : {}),
+      ...(typeof f === 'string' ? {} : { lines: { from: f.from, to: f.to } }),
+    });
     for await (const e of src.events) {
       if (e.type !== 'controller-log') continue;
       // (consumed whole so its coverage is complete)
@@ -75,11 +172,14 @@ export async function readControllerLogs(given: string[], o: { diagnostics: Diag
         if (pod && !podAdded.has(pod)) podAdded.set(pod, { at: e.at, source: e.source });
       }
     }
-    coverage.push({ ...src.coverage(), format: 'kcm-log' });
+    const cov = src.coverage();
+    coverage.push({ ...cov, file: name, format: 'kcm-log' });
+    const note = yearNote(name, src.stats().yearBasis, cov.start, o.otherInputs);
+    if (note) yearNotes.push(note);
   }
   events.sort((a, b) => a.at - b.at);
   starts.sort((a, b) => a.at - b.at);
-  return { files, truths: buildGroundTruth(events), podAdded, starts, coverage };
+  return { files, truths: buildGroundTruth(events), podAdded, starts, coverage, yearNotes };
 }
 
 /**

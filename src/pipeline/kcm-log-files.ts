@@ -71,8 +71,10 @@ export interface KcmLogResult {
   /**
    * What the ReplicaSet lines say about the log's -v: `atLeastV4` false when no line printed only
    * at -v≥4 is present (then `note` says that gate/expectations decisions are not visible).
+   * `olderThanModelled`: the log's wording is older than the oldest modelled release (its reader
+   * said so in one line); the -v rules of modelled releases are not applied to it.
    */
-  verbosity: { atLeastV4: boolean; note?: string };
+  verbosity: { atLeastV4: boolean; note?: string; olderThanModelled?: boolean };
   restarts: string[];
   replicaSets: KcmLogReplicaSet[];
   compare?: { report: string; overall: FidelityScore };
@@ -297,8 +299,9 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
   const v = assessVerbosity(events.map((e) => e.logKind));
-  const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4 };
-  if (!v.atLeastV4 && events.length > 0) {
+  const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4, ...(inputs.some((i) => i.stats.olderThanModelled) ? { olderThanModelled: true } : {}) };
+  // A log older than modelled is said so by its reader (one line); the -v rules below are those of modelled releases.
+  if (!v.atLeastV4 && events.length > 0 && !verbosity.olderThanModelled) {
     const sync = v.linesByKind['finished-syncing'] ?? 0;
     verbosity.note =
       'the log is below -v=4 (no expectations or "Controller created pod" line): gate and expectations decisions are not visible ' +

@@ -9,7 +9,7 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
 import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
-import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { controllerLogOverlap, readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { iso } from '../analysis/report-builder.js';
 import { buildReport } from '../analysis/report-builder.js';
@@ -92,8 +92,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Any mix of inputs: a kube-controller-manager log among them is used beside the others.
   const split = opts.format
     ? { kcm: [], rest: expanded.files }
-    : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as string[], rest: [] as string[] };
-  const kcmLogs = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
+    : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as ControllerLogFile[], rest: [] as string[] };
+  const kcmLogs: ControllerLogFile[] = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
   const sources: OpenedSource[] = [];
   for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
   // A directory's files are read as what they are (JSON or YAML Lists, a Namespace object): one snapshot.
@@ -123,8 +123,9 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     if (kcmLogs.length) {
       // A controller log beside a snapshot: its windows and decisions are the only view of the
       // controller's expectations there is (the snapshot has none).
-      const year = report.coverage.start ? new Date(Date.parse(report.coverage.start)).getUTCFullYear() : undefined;
-      const log = await readControllerLogs(kcmLogs, { diagnostics, ...(year !== undefined ? { year } : {}) });
+      const at = report.coverage.start ? Date.parse(report.coverage.start) : undefined;
+      const log = await readControllerLogs(kcmLogs, { diagnostics, ...(at !== undefined ? { otherInputs: { at, what: "the snapshot's time range" } } : {}) });
+      report.coverage.timeBasis.push(...log.yearNotes);
       report.replicaSets = report.replicaSets.map((r) => fuseControllerLog(r, [], log));
       report.inputs.push(...log.coverage.map((i) => ({ file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker })));
     }
@@ -136,10 +137,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     }
     return { report, problems, warnings, labels };
   }
-  // klog lines carry no year: take it from a recording's start, else the log's own default (its mtime).
-  const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined);
-  const year = startedAt && !Number.isNaN(Date.parse(startedAt)) ? new Date(Date.parse(startedAt)).getUTCFullYear() : undefined;
-  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(year !== undefined ? { year } : {}) }) : undefined;
+  // klog lines carry no year: take it from a recording's start, else the other inputs' times, else the log's own default (its mtime).
+  const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined && !Number.isNaN(Date.parse(x)));
+  const otherInputs = !kcmLogs.length ? undefined : startedAt ? { at: Date.parse(startedAt), what: "the recording's start" } : await watchInputsTime(split.rest, opts.format);
+  const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(otherInputs ? { otherInputs } : {}) }) : undefined;
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
@@ -185,6 +186,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     problems,
     assumptions,
   });
+  if (controllerLog) report.coverage.timeBasis.push(...controllerLog.yearNotes);
   // ReplicaSets the stream shows only through the controllers' Events (`kubectl get events -w
   // -o json`, a recording of Events alone): their rounds from the Events, their state unknown.
   const added = events.reportsFor(new Set(report.replicaSets.map((r) => r.key)), opts.rs, result.end);

@@ -30,7 +30,8 @@ function summary(r: KcmLogResult, width: number): string[] {
   if (r.replicaSets.length === 0) return [];
   if (bad.length === 0 && !r.verbosity.atLeastV4) {
     const rounds = r.replicaSets.reduce((n, rs) => n + rs.rounds.length, 0);
-    return [wrap(`Verdict: leaked expectations cannot be told from this log — it is below -v=4 (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}, ${rounds} round(s) seen).`, width, '')];
+    const why = r.verbosity.olderThanModelled ? 'it is older than kexp models and shows no gate decision' : 'it is below -v=4';
+    return [wrap(`Verdict: leaked expectations cannot be told from this log — ${why} (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}, ${rounds} round(s) seen).`, width, '')];
   }
   if (bad.length === 0) return [wrap(`Verdict: no leaked expectations in the log (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}).`, width, '')];
   const out = [labelled('Verdict: ', `LEAK — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width)];

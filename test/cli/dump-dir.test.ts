@@ -151,7 +151,7 @@ test('kubectl get events -A -o json alone: per-ReplicaSet rounds (observed), des
   const f = path.join(tmp, 'events.json');
   fs.writeFileSync(f, JSON.stringify(EVENTS, null, 4));
   const r = kexp(['replay', f, '--output', 'json']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 5, r.stderr); // its FailedCreate Events are observed failed creates (src/cli/report-exit.ts)
   const rep = JSON.parse(r.stdout) as Report;
   assert.deepEqual(rep.replicaSets.map((x) => x.key), ['shop/web-7d9']);
   const rs = rep.replicaSets[0]!;
@@ -170,7 +170,7 @@ test('a dump pasted into markdown notes: the text around the JSON is one summary
   const f = path.join(tmp, 'notes.md');
   fs.writeFileSync(f, md);
   const r = kexp(['replay', f, '--output', 'json']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 5, r.stderr); // the FailedCreate Event
   const jsonEnd = 5 + json.split('\n').length;
   assert.deepEqual(lines(r.stderr), [`warning: ${f}: skipped 9 lines of text around the JSON (markdown, console output) in 2 regions: lines 1–5, ${jsonEnd + 1}–${jsonEnd + 4}`]);
   assert.equal((JSON.parse(r.stdout) as Report).replicaSets[0]!.rounds.length, 2);

@@ -6,8 +6,10 @@
  *   --timestamps, whose timestamps are UTC), the offset between the first klog header and its
  *   wrapper time rounded to 15 minutes; otherwise UTC (the usual container setting).
  * - Year: `year` when given (for the first record); otherwise the wrapper timestamp's year, else
- *   the year of the file's mtime (a header that would be later than the mtime belongs to the
- *   year before), else the current year (stdin). After the first record the year follows the
+ *   the time of the other inputs of the run (`referenceKind` `other-input`: the year that puts
+ *   the first record nearest that time), else the year of the file's mtime (a header that would
+ *   be later than the mtime belongs to the year before), else the current year (stdin). After
+ *   the first record the year follows the
  *   log across New Year: each record takes the year that puts it nearest the previous record
  *   (or its wrapper timestamp, when it has one).
  *
@@ -20,13 +22,13 @@ import type { RawRecord } from './records.js';
 export interface ClockOptions {
   year?: number;
   tzOffsetMinutes?: number;
-  /** Epoch ms of the file's mtime (files), or the read time (stdin). */
+  /** Epoch ms of the other inputs' time (`other-input`), the file's mtime, or the read time (stdin). */
   reference?: number;
-  referenceKind?: 'mtime' | 'now';
+  referenceKind?: 'other-input' | 'mtime' | 'now';
 }
 
 export type TzBasis = 'option' | 'wrapper' | 'utc';
-export type YearBasis = 'option' | 'wrapper' | 'mtime' | 'now';
+export type YearBasis = 'option' | 'wrapper' | 'other-input' | 'mtime' | 'now';
 
 const HALF_YEAR = 183 * DAY_MS;
 
@@ -75,6 +77,12 @@ export class RecordClock {
       } else if (rec.wrapperAt !== undefined) {
         r = nearestYear(text, rec.wrapperAt, utcYear(rec.wrapperAt), this.tzOffsetMinutes) ?? parseInner(text, ctx);
         this.yearBasis = 'wrapper';
+      } else if (this.opts.referenceKind === 'other-input' && this.opts.reference !== undefined) {
+        // Another input of the run is a record of the same incident: its time, not this file's
+        // mtime (a copy's date), places the log.
+        ctx.year = utcYear(this.opts.reference);
+        r = nearestYear(text, this.opts.reference, ctx.year, this.tzOffsetMinutes) ?? parseInner(text, ctx);
+        this.yearBasis = 'other-input';
       } else {
         const ref = this.opts.reference ?? Date.now();
         ctx.year = utcYear(ref);

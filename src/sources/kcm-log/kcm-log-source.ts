@@ -17,7 +17,8 @@
  *   file is read twice; stdin is first spooled to a temporary file. Memory grows with the number
  *   of syncs and keyless expectations lines (tens of bytes each), not with the file size.
  * - klog headers have no year and are in KCM's local time zone: see clock.ts
- *   (`year`/`tzOffsetMinutes` options, defaults from wrapper timestamps or the file's mtime, UTC).
+ *   (`year`/`tzOffsetMinutes` options, defaults from wrapper timestamps, the other inputs' time
+ *   (`otherInputsAt`) or the file's mtime, UTC).
  * - Log lines from concurrent goroutines can be a little out of order; a reorder window of
  *   REORDER_MS restores time order (later stragglers are emitted late and counted). Records more
  *   than OUT_OF_ORDER_MS earlier than one before them are kept and warned about (FILE:LINE).
@@ -43,6 +44,7 @@ import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { unwrapLine } from './parse-line.js';
+import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 
 export interface KcmLogOptions {
@@ -55,6 +57,24 @@ export interface KcmLogOptions {
   stdin?: NodeJS.ReadableStream;
   /** Reference time for the default year instead of the file's mtime (epoch ms; tests). */
   mtime?: number;
+  /**
+   * A time (epoch ms) the other inputs of the run show (`replay`/`audit` with `--kcm-log`):
+   * without `year` or wrapper timestamps, the klog year is the one that puts the first record
+   * nearest it (stats `yearBasis` `other-input`), not the mtime's.
+   */
+  otherInputsAt?: number;
+  /**
+   * Read only lines `from`…`to` (1-based, inclusive) of the file, keeping the file's line
+   * numbers: the kube-controller-manager container log inside a `kubectl cluster-info dump`
+   * printed to one file (src/sources/dump-log-blocks.ts). Not for stdin.
+   */
+  lines?: LineRange;
+}
+
+/** Lines `from`…`to` (1-based, inclusive) of a file. */
+export interface LineRange {
+  from: number;
+  to: number;
 }
 
 export type KcmLogFormat = 'kcm-log-text' | 'kcm-log-json';
@@ -90,6 +110,11 @@ export interface KcmLogStats {
   /** Verbatim repeats of a record within REORDER_MS, dropped. */
   duplicates: number;
   problems: number;
+  /**
+   * Lines in wording only releases older than the oldest modelled one print (log-era.ts): the
+   * first such line, its wording and how many there are. Said in one warning.
+   */
+  olderThanModelled?: { line: number; wording: string; lines: number };
   tzOffsetMinutes?: number;
   tzBasis?: TzBasis;
   yearBasis?: YearBasis;
@@ -138,10 +163,14 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     }
     clockOpts.referenceKind = 'mtime';
   }
+  if (opts.otherInputsAt !== undefined) {
+    clockOpts.reference = opts.otherInputsAt;
+    clockOpts.referenceKind = 'other-input';
+  }
 
   let format: KcmLogFormat;
   try {
-    format = await sniff(readPath, file);
+    format = await sniff(readPath, file, opts.lines);
   } catch (e) {
     if (tmp) await rm(tmp, { recursive: true, force: true });
     throw e;
@@ -176,7 +205,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
   async function* events(): AsyncGenerator<TimelineEvent> {
     try {
       // Pass 1: facts for the attribution rule.
-      const facts = await collectFacts(readPath, file, clockOpts, stdinDamage);
+      const facts = await collectFacts(readPath, file, clockOpts, stdinDamage, opts.lines);
       // Pass 2: resolve and emit.
       const clock = new RecordClock(clockOpts);
       const resolver = new Resolver(facts, file);
@@ -233,6 +262,11 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         if (rec.wrapper) stats.wrapped[rec.wrapper]++;
         if (first === undefined || rec.at < first) first = rec.at;
         if (last === undefined || rec.at > last) last = rec.at;
+        const old = olderThanModelledWording(rec.msg, rec.structured);
+        if (old !== undefined) {
+          if (stats.olderThanModelled) stats.olderThanModelled.lines++;
+          else stats.olderThanModelled = { line: r.line, wording: old, lines: 1 };
+        }
         const res = resolver.resolve(rec, r.line, r.text);
         switch (res.status) {
           case 'uncatalogued':
@@ -256,7 +290,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         }
       };
       const ready: ControllerLogEvent[] = [];
-      for await (const batch of recordBatches(readPath, file, stats, stdinDamage)) {
+      for await (const batch of recordBatches(readPath, file, stats, stdinDamage, opts.lines)) {
         for (const item of batch) handle(item, ready);
         stats.events += ready.length;
         yield* ready;
@@ -314,7 +348,11 @@ function warnings(
   maxBackMs: number,
 ): void {
   const where = (line: number | undefined) => (line !== undefined ? `${file}:${line}` : file);
-  if (s.records > 0 && s.events === 0) {
+  if (s.olderThanModelled) {
+    const o = s.olderThanModelled;
+    d.warn(olderThanModelledNote(where(o.line), o.wording, o.lines));
+  }
+  if (s.records > 0 && s.events === 0 && !s.olderThanModelled) {
     d.warn(
       `${file}: no ReplicaSet controller lines found in ${s.records} log records; ` +
         'kexp needs kube-controller-manager logs written at -v=4 (--v=4) with the replicaset controller enabled',
@@ -417,20 +455,37 @@ async function spool(stdin: NodeJS.ReadableStream | undefined, to: string): Prom
  * Reads the file and yields its record items in batches (one batch per read chunk), so the
  * per-line work stays synchronous.
  */
-async function* recordBatches(readPath: string, file: string, stats?: KcmLogStats, spoolDamage?: string): AsyncGenerator<RecordItem[]> {
+async function* recordBatches(readPath: string, file: string, stats?: KcmLogStats, spoolDamage?: string, range?: LineRange): AsyncGenerator<RecordItem[]> {
   const input = await openInputBytes(readPath);
   const splitter = new LineSplitter();
   const assembler = new RecordAssembler();
   const lines: SplitLine[] = [];
   let damage = spoolDamage;
+  /** Keeps the lines inside `range` (all without one); true once the range is behind. */
+  const inRange = (ls: SplitLine[]): boolean => {
+    if (!range) return false;
+    let w = 0;
+    for (const l of ls) if (l.line >= range.from && l.line <= range.to) ls[w++] = l;
+    const past = ls.length > 0 && ls[ls.length - 1]!.line >= range.to;
+    ls.length = w;
+    return past;
+  };
   try {
     for await (const chunk of input.stream) {
       lines.length = 0;
       splitter.push(chunk, lines);
+      const past = inRange(lines);
       const out: RecordItem[] = [];
       for (const l of lines) assembler.push(physical(l), out);
       if (stats) stats.physicalLines += lines.length;
       if (out.length > 0) yield out;
+      if (past) {
+        // The rest of the file is not this log (the dump's next Lists): stop reading.
+        const out: RecordItem[] = [];
+        assembler.end(out);
+        if (out.length > 0) yield out;
+        return;
+      }
     }
   } catch (e) {
     damage = gzipDamage(e);
@@ -456,6 +511,7 @@ async function* recordBatches(readPath: string, file: string, stats?: KcmLogStat
   }
   lines.length = 0;
   splitter.end(lines);
+  inRange(lines);
   for (const l of lines) assembler.push(physical(l), out);
   if (stats) stats.physicalLines += lines.length;
   assembler.end(out);
@@ -481,7 +537,7 @@ const SNIFF_MAX_BYTES = 8 << 20;
  * first bytes are checked for binary data (NUL bytes, `/dev/zero`) before any line is split,
  * so a binary input is rejected after one read instead of being searched for a line break.
  */
-async function headLines(readPath: string, file: string, max: number): Promise<SplitLine[]> {
+async function headLines(readPath: string, file: string, max: number, range?: LineRange): Promise<SplitLine[]> {
   const input = await openInputBytes(readPath);
   const it = input.stream[Symbol.asyncIterator]();
   const out: SplitLine[] = [];
@@ -494,7 +550,7 @@ async function headLines(readPath: string, file: string, max: number): Promise<S
     };
     const skipped = await skipBlankLines(pull);
     if (skipped.rest === undefined) return out;
-    const bin = binaryKind(skipped.rest.subarray(firstNonBlank(skipped.rest)));
+    const bin = range ? undefined : binaryKind(skipped.rest.subarray(firstNonBlank(skipped.rest)));
     if (bin) throw new InputError(file, 0, `${bin}; not a kube-controller-manager log`);
     const splitter = new LineSplitter({ maxLineBytes: SNIFF_MAX_LINE_BYTES, firstLine: skipped.lines + 1 });
     const lines: SplitLine[] = [];
@@ -503,6 +559,8 @@ async function headLines(readPath: string, file: string, max: number): Promise<S
     let nonBlank = 0;
     const take = (ls: SplitLine[]): boolean => {
       for (const l of ls) {
+        if (range && l.line < range.from) continue;
+        if (range && l.line > range.to) return true;
         if (l.tooLongBytes === undefined && l.text.trim() === '') continue;
         out.push(l);
         if (++nonBlank >= max) return true;
@@ -512,7 +570,8 @@ async function headLines(readPath: string, file: string, max: number): Promise<S
     while (chunk !== undefined) {
       lines.length = 0;
       if (take(splitter.push(chunk, lines))) return out;
-      bytes += chunk.length;
+      // Within a range, the bytes before it (the dump's Lists) do not count against the limit.
+      if (!range || splitter.linesSeen >= range.from) bytes += chunk.length;
       if (bytes >= SNIFF_MAX_BYTES) return out;
       chunk = await pull();
     }
@@ -534,11 +593,11 @@ function firstNonBlank(b: Buffer): number {
   return i;
 }
 
-async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions, spoolDamage: string | undefined): Promise<FileFacts> {
+async function collectFacts(readPath: string, file: string, clockOpts: ClockOptions, spoolDamage: string | undefined, range: LineRange | undefined): Promise<FileFacts> {
   const clock = new RecordClock(clockOpts);
   const facts = new FactsBuilder();
   const dedup = new Dedup(REORDER_MS);
-  for await (const batch of recordBatches(readPath, file, undefined, spoolDamage)) {
+  for await (const batch of recordBatches(readPath, file, undefined, spoolDamage, range)) {
     for (const item of batch) {
       if (item.type !== 'record') continue;
       const rec = clock.parse(item.record);
@@ -585,12 +644,12 @@ function foreignText(line: string): Foreign | undefined {
   return undefined;
 }
 
-async function sniff(readPath: string, file: string): Promise<KcmLogFormat> {
+async function sniff(readPath: string, file: string, range?: LineRange): Promise<KcmLogFormat> {
   let text = 0;
   let json = 0;
   let nonEmpty = 0;
   let firstForeign: { line: number; f: Foreign } | undefined;
-  for (const l of await headLines(readPath, file, SNIFF_LINES)) {
+  for (const l of await headLines(readPath, file, SNIFF_LINES, range)) {
     if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
     nonEmpty++;
     const u = unwrapLine(l.text);

@@ -199,7 +199,12 @@ async function* readLines(
   out.length = 0;
 }
 
-async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent> {
+/**
+ * `kcmBlockRead`: the replay pipeline reads this file's kube-controller-manager log block as a
+ * controller log (src/pipeline/controller-log-files.ts, src/sources/dump-log-blocks.ts) — a
+ * named file whose format was sniffed, not forced; otherwise the note says how to read it.
+ */
+async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos, kcmBlockRead: boolean): AsyncGenerator<TimelineEvent> {
   const sc = new JsonValueScanner();
   const items: ScanItem[] = [];
   const out: TimelineEvent[] = [];
@@ -266,9 +271,11 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
     const kcm = logBlocks.filter((b) => /kube-controller-manager/.test(b.container));
     norm.note(
       `${norm.file}: skipped ${logBlocks.length} container log block${logBlocks.length === 1 ? '' : 's'} of a cluster-info dump (lines ${logBlocks[0]!.line}–${logBlocks[logBlocks.length - 1]!.endLine ?? 'end'})` +
-        (kcm.length
-          ? `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}): its lines are a controller log — \`sed -n '${kcm[0]!.line + 1},${(kcm[0]!.endLine ?? kcm[0]!.line + 1) - 1}p' ${norm.file} > kcm.log\`, then \`kexp kcm-log kcm.log\``
-          : ''),
+        (!kcm.length
+          ? ''
+          : kcmBlockRead
+            ? `; ${kcm.length === 1 ? 'the' : `${kcm.length}`} kube-controller-manager log block${kcm.length === 1 ? ` (lines ${kcm[0]!.line}–${kcm[0]!.endLine ?? 'end'}) is` : 's are'} read as a controller log`
+            : `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}): its lines are a controller log${norm.file === '-' ? ' (stdin is read once: give the dump as a file to have it read too)' : ''} — \`sed -n '${kcm[0]!.line + 1},${(kcm[0]!.endLine ?? kcm[0]!.line + 1) - 1}p' ${norm.file} > kcm.log\`, then \`kexp kcm-log kcm.log\``),
     );
   }
   yield* out;
@@ -542,7 +549,7 @@ export async function openWatchSource(
       framing === 'lines'
         ? readLines(chunks(), norm, rec, pos)
         : framing === 'values'
-          ? readValues(chunks(), norm, pos)
+          ? readValues(chunks(), norm, pos, path !== '-' && forced === undefined)
           : readYaml(chunks(), norm, pos);
     try {
       try {
