@@ -114,7 +114,7 @@ export async function captureScenario(cp: ControlPlane, s: Scenario, outDir: str
   }
   const auditOffset = sizeOf(cp.auditLogPath);
   const kcmOffset = sizeOf(cp.kcmLogPath);
-  const access = loadClusterAccess({ kubeconfig: cp.kubeconfigPath, namespace: ns });
+  const access = await loadClusterAccess({ kubeconfig: cp.kubeconfigPath, namespace: ns });
   const ac = new AbortController();
   const recording = path.join(dir, 'recording.kexp.jsonl');
   let synced!: () => void;
