@@ -18,6 +18,9 @@ import { Readable } from 'node:stream';
 import type { SourceRef } from '../timeline/event.js';
 import { readTotals } from '../sources/read-progress.js';
 
+/** The most of an unfinished line stdin() holds back (more is passed on: see below). */
+const MAX_HELD = 1024 * 1024;
+
 export class ReadInterrupt {
   private readonly lines = new Map<string, number>();
   private stdinBytes = 0;
@@ -112,7 +115,12 @@ export class ReadInterrupt {
           const joined = tail?.length ? Buffer.concat([tail, chunk]) : chunk;
           const nl = joined.lastIndexOf(0x0a);
           if (nl < 0) {
-            tail = joined;
+            // A run without a line break: held back up to MAX_HELD only, so that endless data
+            // without newlines still reaches the readers' binary-data guard (input-stream.ts).
+            if (joined.length > MAX_HELD) {
+              tail = undefined;
+              yield joined;
+            } else tail = joined;
             continue;
           }
           tail = nl + 1 < joined.length ? joined.subarray(nl + 1) : undefined;
