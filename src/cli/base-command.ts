@@ -48,6 +48,18 @@ export abstract class KexpCommand extends Command {
     return ac;
   }
 
+  /**
+   * For the file commands (replay, audit, kcm-log), once their result is printed: when a signal
+   * came, says how far the reading got (`cut`, from src/pipeline/read-interrupt.ts; undefined
+   * when the input had been read whole before it) and sets exit code 130. False without a signal.
+   */
+  protected endInterrupted(signal: AbortSignal, cut: string | undefined): boolean {
+    if (!signal.aborted) return false;
+    this.logToStderr(cut !== undefined ? `kexp: interrupted ${cut} — partial result` : 'kexp: interrupted after the input was read whole; the result is complete');
+    process.exitCode = EXIT.INTERRUPTED;
+    return true;
+  }
+
   /** The exit code for an error that ended a live command: the recording file (6), the cluster (7, 8), else a bug (1). */
   protected exitCodeOf(err: unknown): ExitCode {
     if (err instanceof RecordingFileError) return EXIT.INPUT;

@@ -58,7 +58,7 @@ export default class Adopt extends KexpCommand {
           onProblem: (m) => this.logToStderr(m),
         })
         : await adoptLive({
-          access: loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] }),
+          access: await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] }),
           name,
           now: () => Date.now(),
           requestTimeoutMs,

@@ -119,10 +119,11 @@ export default class Audit extends KexpCommand {
       process.exitCode = EXIT.USAGE;
       return;
     }
+    const ac = this.abortOnSignals();
     try {
       let shown = 0;
       const res = await withProgress(auditFiles({
-        files, rs: sel.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], kcmLogs: flags['kcm-log'], stdin: process.stdin,
+        files, rs: sel.rs, since, until, k8sVersion: flags['k8s-version'], matchWindowMs: flags['match-window'], kcmLogs: flags['kcm-log'], stdin: process.stdin, signal: ac.signal,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => {
           if (shown++ < MAX_PROBLEMS_PRINTED) this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`);
@@ -165,9 +166,12 @@ export default class Audit extends KexpCommand {
       } else if (sel.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${sel.rs} does not appear in the audit log`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);
       if (sel.rs && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
+      this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+    } finally {
+      ac.dispose();
     }
   }
 }

@@ -64,7 +64,7 @@ export default class Explain extends KexpCommand {
     const ac = this.abortOnSignals();
     const spinner = createSpinner('reading', flags.quiet);
     try {
-      const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
+      const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
       const res = await explainLive({
         access,
         target,

@@ -45,9 +45,10 @@ export default class KcmLog extends KexpCommand {
       process.exitCode = EXIT.USAGE;
       return;
     }
+    const ac = this.abortOnSignals();
     try {
-      const { result, problems } = await withProgress(kcmLogFiles({
-        files: argv as string[], rs: flags.rs, compare: flags.compare, year: flags.year, stdin: process.stdin,
+      const { result, problems, interrupted } = await withProgress(kcmLogFiles({
+        files: argv as string[], rs: flags.rs, compare: flags.compare, year: flags.year, stdin: process.stdin, signal: ac.signal,
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       }));
@@ -59,9 +60,12 @@ export default class KcmLog extends KexpCommand {
       const absent = flags.rs !== undefined && result.replicaSets.length === 0;
       if (absent) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the log`);
       process.exitCode = problems.length ? EXIT.INPUT : absent ? EXIT.NOT_FOUND : leak ? EXIT.LEAK : EXIT.OK;
+      this.endInterrupted(ac.signal, interrupted);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = err instanceof InputError ? EXIT.INPUT : EXIT.ERROR;
+      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : EXIT.ERROR;
+    } finally {
+      ac.dispose();
     }
   }
 }

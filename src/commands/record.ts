@@ -56,7 +56,7 @@ export default class Record extends KexpCommand {
       else this.logToStderr(terminalSafeLine(`kexp: ${m}`));
     };
     try {
-      const access = loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
+      const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
       const res = await recordLive({
         access,
         target,

@@ -56,6 +56,7 @@ export default class Replay extends KexpCommand {
       process.exitCode = EXIT.USAGE;
       return;
     }
+    const ac = this.abortOnSignals();
     try {
       const res = await withProgress(replayFiles({
         files,
@@ -65,6 +66,7 @@ export default class Replay extends KexpCommand {
         matchWindowMs: flags['match-window'],
         kcmLogs: flags['kcm-log'],
         stdin: process.stdin,
+        signal: ac.signal,
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onProblem: (p) => this.logToStderr(`${p.file}:${p.line}: ${p.message}`),
       }));
@@ -92,9 +94,12 @@ export default class Replay extends KexpCommand {
         this.logToStderr(`kexp: ${htmlError}`);
         process.exitCode = EXIT.USAGE;
       }
+      this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+    } finally {
+      ac.dispose();
     }
   }
 }

@@ -20,6 +20,7 @@ import { KEXP_VERSION } from '../version.js';
 import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 import { auditInputsOfDirs } from './dump-inputs.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
+import { ReadInterrupt } from './read-interrupt.js';
 
 export interface AuditFilesOptions {
   files: string[];
@@ -33,6 +34,8 @@ export interface AuditFilesOptions {
   stdin?: NodeJS.ReadableStream;
   onWarning?: (m: string) => void;
   onProblem?: (p: InputProblem) => void;
+  /** Ctrl-C/SIGTERM: stop reading, replay what was read (read-interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 export interface AuditFilesResult {
@@ -43,6 +46,8 @@ export interface AuditFilesResult {
   rsControllerWrites: number;
   /** The labels of every ReplicaSet the audit bodies showed, by namespace/name (for `-l`). */
   labels: ReplicaSetLabels;
+  /** Set when the signal stopped the reading: how far it got ("after N lines of FILE (X MB read)"). */
+  interrupted?: string;
 }
 
 /** The version of the apiserver, from the kube-controller-manager user agent of the first RS-controller write. */
@@ -60,7 +65,7 @@ const PRESCAN_EVENTS = 500_000;
  * such write (and notes the first record's time); stdin cannot be read twice, so there the
  * engine decides from its look-ahead.
  */
-async function prescan(files: string[]): Promise<{ recorded?: boolean; firstAt?: number }> {
+async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; firstAt?: number }> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   let read = 0;
   let firstAt: number | undefined;
@@ -68,6 +73,7 @@ async function prescan(files: string[]): Promise<{ recorded?: boolean; firstAt?:
     if (f === '-') return { firstAt };
     const src = await openAuditSource(f, { diagnostics: quiet });
     for await (const e of src.events) {
+      if (signal?.aborted) return { firstAt };
       firstAt ??= e.at;
       if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource) return { recorded: true, firstAt };
       if (++read >= PRESCAN_EVENTS) return { firstAt };
@@ -80,6 +86,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
   const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
+  const stop = o.signal ? new ReadInterrupt(o.signal) : undefined;
+  const stdin = stop && o.stdin ? stop.stdin(o.stdin) : o.stdin;
   // Any mix of inputs: a kube-controller-manager log among them is used beside the audit logs.
   // A directory (a must-gather) gives its kube-apiserver audit logs and kube-controller-manager logs (src/sources/dump-dir.ts).
   const dirs = await auditInputsOfDirs(o.files, diagnostics);
@@ -89,10 +97,10 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const sources: AuditOpenedSource[] = [];
   for (const f of files) {
     // `since` is applied to the report, not the input: the model must replay what came before it.
-    sources.push(await openAuditSource(f, { diagnostics, stdin: o.stdin as never, until: o.until }));
+    sources.push(await openAuditSource(f, { diagnostics, stdin: stdin as never, until: o.until }));
   }
   let uaVersion: string | undefined;
-  const pre = await prescan(files);
+  const pre = await prescan(files, o.signal);
   const writesRecorded = pre.recorded;
   // klog lines carry no year: take it from the audit log's first record.
   const controllerLog = kcmLogs.length
@@ -108,6 +116,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const duplicates = { count: 0, rsController: 0, first: undefined as undefined | { file: string; line: number; of: { file: string; line: number } } };
   async function* tap() {
     for await (const e of merged) {
+      if (stop?.reached(e.source)) return;
       if (e.type === 'write' && e.auditID !== undefined) {
         const seen = recentIDs.get(e.auditID);
         if (seen) {
@@ -187,6 +196,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     diagnostics.warn(msg);
   }
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
+  if (stop?.interrupted) assumptions.push(stop.note());
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
   const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
   if (logOff) {
@@ -207,5 +217,5 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   if (missing) {
     report.coverage.assumptions.push(`${missing} ReplicaSet(s) had pod writes by the ReplicaSet controller but their ReplicaSet object is not in the log (no create/update of it at RequestResponse level), so only their writes are counted (coverage.controllerWrites).`);
   }
-  return { report, problems, summaries, labels, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) - duplicates.rsController };
+  return { report, problems, summaries, labels, rsControllerWrites: summaries.reduce((n, s) => n + s.rsControllerWrites, 0) - duplicates.rsController, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
 }

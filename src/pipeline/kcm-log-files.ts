@@ -16,6 +16,7 @@ import { REPORT_SCHEMA_VERSION } from '../analysis/report-types.js';
 import { scoreReplicaSet, sumScores, type FidelityScore } from '../analysis/fidelity.js';
 import { iso } from '../analysis/report-builder.js';
 import { KEXP_VERSION } from '../version.js';
+import { ReadInterrupt } from './read-interrupt.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
@@ -184,6 +185,8 @@ export interface KcmLogOptions {
   stdin?: NodeJS.ReadableStream;
   onProblem?: (p: InputProblem) => void;
   onWarning?: (m: string) => void;
+  /** Ctrl-C/SIGTERM: stop reading, analyse what was read (read-interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 type Json = Record<string, unknown>;
@@ -226,10 +229,13 @@ interface ReadFile {
   input: KcmLogResult['inputs'][number];
 }
 
-async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, year: number | undefined): Promise<ReadFile> {
+async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, year: number | undefined, stop?: ReadInterrupt, stdin = o.stdin): Promise<ReadFile> {
   const events: ControllerLogEvent[] = [];
-  const src = await openKcmLogSource(f, { diagnostics, ...(year !== undefined ? { year } : {}), ...(o.stdin ? { stdin: o.stdin } : {}) });
-  for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  const src = await openKcmLogSource(f, { diagnostics, ...(year !== undefined ? { year } : {}), ...(stdin ? { stdin } : {}) });
+  for await (const e of src.events) {
+    if (stop?.reached(e.source)) break;
+    if (e.type === 'controller-log') events.push(e);
+  }
   const cov = src.coverage();
   const stats = src.stats();
   const value = cov.start !== undefined ? new Date(cov.start).getUTCFullYear() : undefined;
@@ -243,15 +249,19 @@ async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, ye
  * carry full dates) — such a file is read again with it; else the file's mtime (the current
  * date for stdin), which is a guess and said so (`year.note`, printed on the file's Input line).
  */
-async function readAll(o: KcmLogOptions, diagnostics: Diagnostics): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs'] }> {
+async function readAll(o: KcmLogOptions, diagnostics: Diagnostics, stop?: ReadInterrupt): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs'] }> {
   const read: ReadFile[] = [];
-  for (const f of o.files) read.push(await readOne(f, o, diagnostics, o.year));
+  const stdin = stop && o.stdin ? stop.stdin(o.stdin) : o.stdin;
+  for (const f of o.files) {
+    if (read.length && stop?.stopped()) break; // interrupted: the files not started are not read
+    read.push(await readOne(f, o, diagnostics, o.year, stop, stdin));
+  }
   const guessed = (r: ReadFile) => r.input.year.basis === 'mtime' || r.input.year.basis === 'now';
   const told = read.find((r) => (r.input.year.basis === 'wrapper' || r.input.year.basis === 'in-records') && r.input.year.value !== undefined);
   for (const [i, r] of read.entries()) {
     if (!guessed(r)) continue;
     // stdin cannot be read twice; its year stays the current date's.
-    if (told && r.file !== '-') {
+    if (told && r.file !== '-' && !o.signal?.aborted) {
       const again = await readOne(r.file, o, collectDiagnostics(), told.input.year.value);
       again.input.year = { value: again.input.year.value, basis: 'other-input', note: `year ${told.input.year.value} of the klog lines taken from ${told.file}` };
       read[i] = again;
@@ -267,7 +277,7 @@ async function readAll(o: KcmLogOptions, diagnostics: Diagnostics): Promise<{ ev
 }
 
 /** Throws InputError for unreadable inputs or a --compare file that is not a kexp report. */
-export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogResult; problems: InputProblem[] }> {
+export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogResult; problems: InputProblem[]; interrupted?: string }> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
   const problems = diagnostics.problems;
   let report: Report | undefined;
@@ -288,7 +298,8 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     if (bad) throw new InputError(o.compare, 0, `${bad}; --compare expects the output of \`kexp replay|audit -o json\``);
     report = parsed as Report;
   }
-  const read = await readAll(o, diagnostics);
+  const stop = o.signal ? new ReadInterrupt(o.signal) : undefined;
+  const read = await readAll(o, diagnostics, stop);
   const events = read.events;
   const inputs = read.inputs;
   events.sort(compareTimeline);
@@ -334,5 +345,5 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     }
     out.compare = { report: o.compare!, overall: sumScores(scores) };
   }
-  return { result: out, problems };
+  return { result: out, problems, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
 }

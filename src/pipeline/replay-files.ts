@@ -23,6 +23,7 @@ import type { ReplicaSetReport } from '../analysis/report-types.js';
 import { objectKey, type CoreEvent } from '../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../timeline/event.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
+import { ReadInterrupt } from './read-interrupt.js';
 
 export interface ReplayFilesOptions {
   files: string[];
@@ -36,6 +37,8 @@ export interface ReplayFilesOptions {
   /** Receives warnings as they happen (commands print them to stderr). */
   onWarning?: (message: string) => void;
   onProblem?: (p: InputProblem) => void;
+  /** Ctrl-C/SIGTERM: stop reading, replay what was read (read-interrupt.ts). */
+  signal?: AbortSignal;
 }
 
 export interface ReplayFilesResult {
@@ -44,6 +47,8 @@ export interface ReplayFilesResult {
   warnings: string[];
   /** The labels of every ReplicaSet the input showed, by namespace/name (for `-l`). */
   labels: ReplicaSetLabels;
+  /** Set when the signal stopped the reading: how far it got ("after N lines of FILE (X MB read)"). */
+  interrupted?: string;
 }
 
 /** Picks the version to model: flag, else the recording's serverVersion, else the default. */
@@ -72,6 +77,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const diagnostics = collectDiagnostics(opts.onProblem, opts.onWarning);
   const { problems, warnings } = diagnostics;
   if (opts.k8sVersion) parseK8sVersion(opts.k8sVersion); // fail fast on a bad flag
+  const stop = opts.signal ? new ReadInterrupt(opts.signal) : undefined;
+  const stdin = stop && opts.stdin ? stop.stdin(opts.stdin) : opts.stdin;
   // A directory (cluster-info dump, must-gather, a folder of Lists) is walked: its Lists are one
   // snapshot, its kube-controller-manager logs are fused, its audit logs are named for `kexp audit`.
   const expanded = await expandInputs(opts.files);
@@ -95,7 +102,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as ControllerLogFile[], rest: [] as string[] };
   const kcmLogs: ControllerLogFile[] = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
   const sources: OpenedSource[] = [];
-  for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin: opts.stdin }));
+  for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin }));
   // A directory's files are read as what they are (JSON or YAML Lists, a Namespace object): one snapshot.
   const fromDirs = new Set<OpenedSource>();
   for (const f of dirLists) {
@@ -119,6 +126,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
   if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
+    if (stop) for (const s of sources) s.events = stop.events(s.events);
     const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
     if (kcmLogs.length) {
       // A controller log beside a snapshot: its windows and decisions are the only view of the
@@ -135,7 +143,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
       opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
     }
-    return { report, problems, warnings, labels };
+    if (stop?.interrupted) report.coverage.assumptions.push(stop.note());
+    return { report, problems, warnings, labels, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
   }
   // klog lines carry no year: take it from a recording's start, else the other inputs' times, else the log's own default (its mtime).
   const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined && !Number.isNaN(Date.parse(x)));
@@ -144,7 +153,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
-  const events = new EventsSeen();
+  const events = new EventsSeen(stop);
   const result = await replay(causalOrder(events.tap(mergeSources(sources)), CAUSAL_WINDOW_MS, () => moved++), {
     version: parseK8sVersion(version.version),
     rsFilter: opts.rs,
@@ -167,6 +176,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(version.note);
     opts.onWarning?.(version.note);
   }
+  if (stop?.interrupted) assumptions.push(stop.note());
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
@@ -199,7 +209,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
-  return { report, problems, warnings, labels };
+  return { report, problems, warnings, labels, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
 }
 
 /**
@@ -211,8 +221,12 @@ class EventsSeen {
   private readonly latest = new Map<string, CoreEvent>();
   private readonly where = new WeakMap<object, SourceRef>();
 
+  /** `stop`: the whole stream passes here, so this is where a Ctrl-C ends the reading. */
+  constructor(private readonly stop?: ReadInterrupt) {}
+
   async *tap<T extends TimelineEvent>(src: AsyncIterable<T>): AsyncGenerator<T> {
     for await (const e of src) {
+      if (this.stop?.reached(e.source)) return;
       if (e.type === 'observed' && e.kind === 'Event' && e.watchType !== 'DELETED') {
         this.latest.set(objectKey(e.object.metadata), e.object);
         this.where.set(e.object, e.source);

@@ -50,25 +50,34 @@ function thrown(fn: () => unknown): unknown {
   assert.fail('expected a throw');
 }
 
-test('a valid kubeconfig: the namespace, context, displayed server (no userinfo); the KubeConfig keeps the real URL', () => {
+async function rejected(fn: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await fn();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a rejection');
+}
+
+test('a valid kubeconfig: the namespace, context, displayed server (no userinfo); the KubeConfig keeps the real URL', async () => {
   const f = write('ok.yaml', config({ server: 'https://admin:pw-secret@127.0.0.1:6443', namespace: 'shop' }));
-  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  const a = await loadClusterAccess({ kubeconfig: f, env: {} });
   assert.equal(a.namespace, 'shop');
   assert.equal(a.context, 'c');
   assert.equal(a.server, 'https://127.0.0.1:6443');
   assert.equal(a.kc.getCurrentCluster()?.server, 'https://admin:pw-secret@127.0.0.1:6443');
-  assert.equal(loadClusterAccess({ kubeconfig: write('nons.yaml', config()), env: {} }).namespace, 'default');
-  assert.equal(loadClusterAccess({ kubeconfig: f, namespace: 'other', env: {} }).namespace, 'other');
+  assert.equal((await loadClusterAccess({ kubeconfig: write('nons.yaml', config()), env: {} })).namespace, 'default');
+  assert.equal((await loadClusterAccess({ kubeconfig: f, namespace: 'other', env: {} })).namespace, 'other');
 });
 
-test('-n is checked before the kubeconfig is read (a usage error even without a kubeconfig)', () => {
-  const e = thrown(() => loadClusterAccess({ kubeconfig: path.join(dir, 'does-not-exist'), namespace: 'x/secrets?', env: {} }));
+test('-n is checked before the kubeconfig is read (a usage error even without a kubeconfig)', async () => {
+  const e = await rejected(() => loadClusterAccess({ kubeconfig: path.join(dir, 'does-not-exist'), namespace: 'x/secrets?', env: {} }));
   assert.ok(e instanceof InvalidNameError && e.origin === 'argument', String(e));
 });
 
-test('a kubeconfig namespace that is not a DNS-1123 label is an InvalidNameError from the kubeconfig', () => {
+test('a kubeconfig namespace that is not a DNS-1123 label is an InvalidNameError from the kubeconfig', async () => {
   const f = write('badns.yaml', config({ namespace: '../kube-system' }));
-  const e = thrown(() => loadClusterAccess({ kubeconfig: f, env: {} }));
+  const e = await rejected(() => loadClusterAccess({ kubeconfig: f, env: {} }));
   assert.ok(e instanceof InvalidNameError && e.origin === 'kubeconfig', String(e));
   assert.equal((e as Error).message, `namespace "../kube-system" (of context "c" in ${f}) is not a valid namespace name: it must consist of lowercase letters, digits and '-', and start and end with a letter or digit (a DNS-1123 label)`);
 });
@@ -90,24 +99,24 @@ test('YAML errors name FILE:LINE; aliases are limited; a non-mapping is refused'
   assert.equal((thrown(() => parseKubeconfigText('- a\n- b\n', 'list.yaml')) as Error).message, 'kubeconfig list.yaml is not a mapping (a kubeconfig has clusters, users and contexts)');
 });
 
-test('a kubeconfig larger than the limit is refused without being read whole', () => {
+test('a kubeconfig larger than the limit is refused without being read whole', async () => {
   const f = path.join(dir, 'huge.yaml');
   fs.writeFileSync(f, Buffer.alloc(MAX_KUBECONFIG_BYTES + 1, 0x20));
-  const e = thrown(() => loadClusterAccess({ kubeconfig: f, env: {} }));
+  const e = await rejected(() => loadClusterAccess({ kubeconfig: f, env: {} }));
   assert.ok(e instanceof ClusterError && e.kind === 'config');
   assert.equal((e as Error).message, `kubeconfig ${f} is larger than 16 MiB; not a kubeconfig`);
 });
 
-test('a relative token-file is read from the kubeconfig\'s directory (as kubectl does), not the working directory', () => {
+test('a relative token-file is read from the kubeconfig\'s directory (as kubectl does), not the working directory', async () => {
   const sub = fs.mkdtempSync(path.join(dir, 'tf-'));
   fs.writeFileSync(path.join(sub, 'token'), 'token-from-file');
   const f = path.join(sub, 'config.yaml');
   fs.writeFileSync(f, config({ user: '{token-file: token}' }));
-  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  const a = await loadClusterAccess({ kubeconfig: f, env: {} });
   assert.equal(a.kc.getCurrentUser()?.token, 'token-from-file');
 });
 
-test('KUBECONFIG: the first file\'s current-context, later files merged', () => {
+test('KUBECONFIG: the first file\'s current-context, later files merged', async () => {
   const first = write('first.yaml', config({ namespace: 'one' }));
   const second = write('second.yaml', [
     'apiVersion: v1', 'kind: Config', 'current-context: c2',
@@ -115,43 +124,43 @@ test('KUBECONFIG: the first file\'s current-context, later files merged', () => 
     'users: [{name: u2, user: {token: t2}}]',
     'contexts: [{name: c2, context: {cluster: k2, user: u2, namespace: two}}]',
   ].join('\n'));
-  const a = loadClusterAccess({ env: { KUBECONFIG: `${first}${path.delimiter}${second}` } });
+  const a = await loadClusterAccess({ env: { KUBECONFIG: `${first}${path.delimiter}${second}` } });
   assert.equal(a.context, 'c');
   assert.equal(a.namespace, 'one');
-  const b = loadClusterAccess({ env: { KUBECONFIG: `${first}${path.delimiter}${second}` }, context: 'c2' });
+  const b = await loadClusterAccess({ env: { KUBECONFIG: `${first}${path.delimiter}${second}` }, context: 'c2' });
   assert.equal(b.namespace, 'two');
   assert.equal(b.server, 'https://127.0.0.2:6443');
 });
 
 test('http servers: without credentials client-node gets its plain http agent; with any credential the load is refused', async () => {
   const f = write('proxy.yaml', config({ server: 'http://127.0.0.1:8001', user: '{}' }));
-  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  const a = await loadClusterAccess({ kubeconfig: f, env: {} });
   const opts: { agent?: unknown; headers?: Record<string, string> } = {};
   await a.kc.applyToHTTPSOptions(opts);
   assert.equal((opts.agent as { protocol?: string }).protocol, 'http:');
   assert.equal(opts.headers?.Authorization, undefined);
   for (const user of ['{token: t0k}', '{username: a, password: b}', '{client-certificate-data: eA==, client-key-data: eA==}', '{auth-provider: {name: oidc, config: {}}}']) {
-    const e = thrown(() => loadClusterAccess({ kubeconfig: write('proxy-cred.yaml', config({ server: 'http://127.0.0.1:8001', user })), env: {} }));
+    const e = await rejected(() => loadClusterAccess({ kubeconfig: write('proxy-cred.yaml', config({ server: 'http://127.0.0.1:8001', user })), env: {} }));
     assert.ok(e instanceof ClusterError && e.kind === 'config', user);
     assert.match((e as Error).message, /would send credentials over plain http to http:\/\/127\.0\.0\.1:8001; use https/);
   }
 });
 
-test('legacy gcp/azure auth-providers with a cmd-path are refused (client-node would run them synchronously, unbounded)', () => {
+test('legacy gcp/azure auth-providers with a cmd-path are refused (client-node would run them synchronously, unbounded)', async () => {
   const f = write('gcp.yaml', config({ user: '{auth-provider: {name: gcp, config: {cmd-path: /usr/bin/gcloud, cmd-args: "config config-helper"}}}' }));
-  const e = thrown(() => loadClusterAccess({ kubeconfig: f, env: {} }));
+  const e = await rejected(() => loadClusterAccess({ kubeconfig: f, env: {} }));
   assert.ok(e instanceof ClusterError && e.kind === 'config');
   assert.match((e as Error).message, /^user "u" of context "c" uses the legacy gcp auth-provider with a cmd-path, which kexp does not run/);
 });
 
-test('an exec user is routed to kexp\'s bounded authenticator; a malformed exec section is refused', () => {
+test('an exec user is routed to kexp\'s bounded authenticator; a malformed exec section is refused', async () => {
   const f = write('exec.yaml', config({ user: '{exec: {command: my-plugin, args: [a], apiVersion: client.authentication.k8s.io/v1}}' }));
-  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  const a = await loadClusterAccess({ kubeconfig: f, env: {} });
   const u = a.kc.getCurrentUser();
   assert.equal(u?.exec, undefined, 'client-node\'s ExecAuth must not claim it');
   assert.deepEqual(u?.authProvider, { name: 'kexp-bounded-exec', config: { kexpExec: { command: 'my-plugin', args: ['a'], env: [], apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: false } } });
   const bad = write('exec-bad.yaml', config({ user: '{exec: {command: my-plugin, args: [1, 2]}}' }));
-  const e = thrown(() => loadClusterAccess({ kubeconfig: bad, env: {} }));
+  const e = await rejected(() => loadClusterAccess({ kubeconfig: bad, env: {} }));
   assert.equal((e as Error).message, 'user "u": the exec credential plugin "my-plugin" has args that are not a list of strings');
 });
 
@@ -168,7 +177,7 @@ test('parseExecCredential: a token or a certificate and key; otherwise why, neve
   for (const [out, why] of cases) assert.equal(parseExecCredential(out), why);
 });
 
-test('YAML merge keys (`<<`), which client-node\'s js-yaml reads, still work', () => {
+test('YAML merge keys (`<<`), which client-node\'s js-yaml reads, still work', async () => {
   const f = write('merge.yaml', [
     'apiVersion: v1', 'kind: Config', 'current-context: c',
     'base: &base {cluster: k, user: u}',
@@ -176,7 +185,7 @@ test('YAML merge keys (`<<`), which client-node\'s js-yaml reads, still work', (
     'users: [{name: u, user: {token: t}}]',
     'contexts: [{name: c, context: {<<: *base, namespace: merged}}]',
   ].join('\n'));
-  const a = loadClusterAccess({ kubeconfig: f, env: {} });
+  const a = await loadClusterAccess({ kubeconfig: f, env: {} });
   assert.equal(a.namespace, 'merged');
   assert.equal(a.kc.getCurrentUser()?.token, 't');
 });

@@ -31,8 +31,8 @@ interface Seen {
   afterAbort: number;
 }
 
-function reflector(srv: FakeApiServer, ac: AbortController, extra: Partial<ConstructorParameters<typeof Reflector>[0]> = {}, sink?: Partial<ReflectorSink>): { r: Reflector; seen: Seen } {
-  const access = loadClusterAccess({ kubeconfig: srv.kubeconfig });
+async function reflector(srv: FakeApiServer, ac: AbortController, extra: Partial<ConstructorParameters<typeof Reflector>[0]> = {}, sink?: Partial<ReflectorSink>): Promise<{ r: Reflector; seen: Seen }> {
+  const access = await loadClusterAccess({ kubeconfig: srv.kubeconfig });
   const seen: Seen = { events: [], gaps: [], reconnects: [], afterAbort: 0 };
   const r = new Reflector({
     kc: access.kc, path: '/api/v1/namespaces/shop/pods', kind: 'Pod', apiVersion: 'v1', signal: ac.signal, now: () => Date.now(),
@@ -57,7 +57,7 @@ for (const mode of ['bookmarks', 'stream', 'no-headers', 'quiet'] as const) {
     const srv = await server({ watch: { pods: mode } });
     const baseline = timers();
     const ac = new AbortController();
-    const { r, seen } = reflector(srv, ac);
+    const { r, seen } = await reflector(srv, ac);
     const run = r.run();
     await waitFor('the watch to be open', 5000, () => srv.openWatches() === 1);
     await new Promise((res) => setTimeout(res, 350));
@@ -84,7 +84,7 @@ test('a sink that throws mid-watch ends run() with that error at once; nothing i
   const ac = new AbortController();
   const boom = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
   let calls = 0;
-  const { r } = reflector(srv, ac, {}, {
+  const { r } = await reflector(srv, ac, {}, {
     event: () => {
       if (++calls === 10) throw boom;
     },
@@ -104,13 +104,13 @@ test('a sink that throws mid-watch ends run() with that error at once; nothing i
 test('a sink that throws during the initial list ends run() with that error', { timeout: 15_000 }, async () => {
   const srv = await server({});
   const boom = new Error('EIO');
-  const { r } = reflector(srv, new AbortController(), {}, { event: () => { throw boom; } });
+  const { r } = await reflector(srv, new AbortController(), {}, { event: () => { throw boom; } });
   await assert.rejects(r.run(), (err) => err === boom);
 });
 
 test('an endless watch line is refused at the line bound: ClusterError naming the watch, connection closed', { timeout: 15_000 }, async () => {
   const srv = await server({ watch: { pods: 'endless-line' } });
-  const { r, seen } = reflector(srv, new AbortController(), { maxLineBytes: 1024 * 1024 });
+  const { r, seen } = await reflector(srv, new AbortController(), { maxLineBytes: 1024 * 1024 });
   const t0 = performance.now();
   await assert.rejects(r.run(), (err: unknown) => {
     assert.ok(err instanceof ClusterError);
@@ -128,7 +128,7 @@ test('an endless watch line is refused at the line bound: ClusterError naming th
 
 test('a LIST answered with an HTML page (200) is a ClusterError naming the LIST, not an empty recording', { timeout: 15_000 }, async () => {
   const srv = await server({ list: { pods: 'html' } });
-  const { r, seen } = reflector(srv, new AbortController());
+  const { r, seen } = await reflector(srv, new AbortController());
   await assert.rejects(r.run(), (err: unknown) => {
     assert.ok(err instanceof ClusterError);
     assert.equal(err.kind, 'response');
@@ -141,7 +141,7 @@ test('a LIST answered with an HTML page (200) is a ClusterError naming the LIST,
 
 test('a LIST answered with another kind (a SecretList) is refused: its items are never delivered as pods', { timeout: 15_000 }, async () => {
   const srv = await server({ list: { pods: 'wrong-kind' } });
-  const { r, seen } = reflector(srv, new AbortController());
+  const { r, seen } = await reflector(srv, new AbortController());
   await assert.rejects(r.run(), (err: unknown) => {
     assert.ok(err instanceof ClusterError);
     assert.equal(err.kind, 'response');
@@ -155,7 +155,7 @@ test('a LIST answered with another kind (a SecretList) is refused: its items are
 test('a watch line that is not JSON ends the watch; it resumes from the last resourceVersion, which loses nothing, so it is no gap', { timeout: 15_000 }, async () => {
   const srv = await server({ watch: { pods: 'bad-line' } });
   const ac = new AbortController();
-  const { r, seen } = reflector(srv, ac);
+  const { r, seen } = await reflector(srv, ac);
   const run = r.run();
   await waitFor('the second watch', 5000, () => srv.requests.filter((q) => q.includes('watch=true')).length >= 2);
   ac.abort();
@@ -169,7 +169,7 @@ test('a watch line that is not JSON ends the watch; it resumes from the last res
 test('a server that closes every watch at once is not hammered: re-watches back off', { timeout: 15_000 }, async () => {
   const srv = await server({ watch: { pods: 'close' } });
   const ac = new AbortController();
-  const { r } = reflector(srv, ac);
+  const { r } = await reflector(srv, ac);
   const run = r.run();
   await new Promise((res) => setTimeout(res, 1500));
   ac.abort();

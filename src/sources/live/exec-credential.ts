@@ -51,7 +51,7 @@ function execOf(user: User): unknown {
 }
 
 /** The exec configuration, type-checked; throws ClusterError('config') naming the user. */
-function parseExec(raw: unknown, userName: string): ExecConfig {
+export function parseExec(raw: unknown, userName: string): ExecConfig {
   const bad = (what: string) => new ClusterError('config', `user "${userName}": the exec credential plugin ${what}`);
   if (!raw || typeof raw !== 'object') throw bad('configuration is not a mapping');
   const e = raw as Record<string, unknown>;

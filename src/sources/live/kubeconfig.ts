@@ -1,25 +1,31 @@
 /**
- * Loads cluster access the way kubectl does, on @kubernetes/client-node's KubeConfig:
- * `--kubeconfig FILE` (that file only), else `$KUBECONFIG` (files joined with the path
- * delimiter; current-context from the first file, as kubectl does — client-node would take
- * the last, #579), else `~/.kube/config`, else in-cluster service-account config.
- * Then `--context` and `-n/--namespace` (default: the context's namespace, else "default").
- * Never falls back silently to http://localhost:8080 (client-node's last resort): a missing
- * or broken kubeconfig is a ClusterError with one clear line (exit 7).
+ * Loads cluster access the way kubectl does: `--kubeconfig FILE` (that file only), else
+ * `$KUBECONFIG` (files joined with the path delimiter, merged as kubectl merges them:
+ * current-context from the first file that sets one — client-node would take the last, #579),
+ * else `~/.kube/config`, else in-cluster service-account config. Then `--context` and
+ * `-n/--namespace` (default: the context's namespace, else "default"). Never falls back
+ * silently to http://localhost:8080 (client-node's last resort): a missing or broken kubeconfig
+ * is a ClusterError with one clear line (exit 7).
+ *
+ * Every check below runs on kexp's own reading of the files (kubeconfig-file.ts) before
+ * @kubernetes/client-node is imported: "no kubeconfig found", a YAML error or a missing
+ * certificate file is printed without paying the few hundred ms that import costs. Only a
+ * usable configuration gets its client-node KubeConfig (`await import()` of kubeconfig-client.ts,
+ * a chunk of its own in the bundle), which makes the requests (TLS, tokens, auth-providers, proxy-url).
  *
  * Hostile or broken kubeconfigs are refused before any request:
  * - each file is read up to MAX_KUBECONFIG_BYTES and parsed by the `yaml` package with an
- *   alias limit (client-node's js-yaml has none: a "billion laughs" file of nested aliases
- *   expands without bound once walked); client-node then loads the plain JSON of the result;
+ *   alias limit (kubeconfig-file.ts);
  * - the namespace must be a DNS-1123 label (else InvalidNameError: exit 2 for `-n`, 7 for the
  *   kubeconfig's), checked before the kubeconfig is even read when given by `-n`; the server
  *   must be an http(s) URL;
- * - the certificate-authority, client-certificate and client-key files of the current context
- *   must be readable (else one line naming the path, instead of an error mid-request);
+ * - the certificate-authority, client-certificate, client-key and token-file of the current
+ *   context must be readable (else one line naming the path, instead of an error mid-request);
  * - credentials are never sent over plain http: a context whose server is `http://` (kubectl
  *   proxy) works only with a user without credentials;
- * - exec credential plugins run bounded (exec-credential.ts); the legacy gcp/azure
- *   auth-providers, which client-node runs synchronously and unbounded, are refused.
+ * - exec credential plugins run bounded (exec-credential.ts; a malformed exec section of the
+ *   current user is refused here); the legacy gcp/azure auth-providers, which client-node runs
+ *   synchronously and unbounded, are refused.
  *
  * `server` in the result is for display: the URL without userinfo (credentials.ts); the
  * KubeConfig keeps the real one for requests.
@@ -27,14 +33,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { KubeConfig, type Cluster, type User } from '@kubernetes/client-node';
-import YAML from 'yaml';
+import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { ClusterError } from './api-client.js';
 import { displayServer } from './credentials.js';
-import { routeExecUsers } from './exec-credential.js';
+import { parseExec, routeExecUsers } from './exec-credential.js';
 import { checkNamespace, quoteValue } from './names.js';
 import { proxyAgentFor } from './proxy.js';
 import { setRequestSettings } from './request-settings.js';
+import { inClusterEntries, mergeKubeconfigs, readKubeconfigFile, SERVICEACCOUNT_TOKEN_PATH, type KubeconfigEntries } from './kubeconfig-file.js';
+
+export { MAX_KUBECONFIG_BYTES, parseKubeconfigText } from './kubeconfig-file.js';
 
 export interface AccessOptions {
   kubeconfig?: string;
@@ -56,88 +64,6 @@ export interface ClusterAccess {
   server: string;
   /** Where the config came from, for messages. */
   origin: string;
-}
-
-/** Real kubeconfigs are KiBs (a few hundred contexts with embedded certificates: a few MiB). */
-export const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024;
-/** Aliases a kubeconfig may resolve (the `yaml` default); kubeconfigs written by tools use none. */
-const MAX_ALIASES = 100;
-
-/** Reads `file` up to the size limit; works for pipes (`--kubeconfig <(…)`) too. Throws ClusterError. */
-function readBounded(file: string): string {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, 'r');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ClusterError('config', `kubeconfig ${file} does not exist`);
-    throw new ClusterError('config', `kubeconfig ${file} cannot be read (${code ?? 'error'})`);
-  }
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const buf = Buffer.alloc(1024 * 1024);
-    for (;;) {
-      let n: number;
-      try {
-        n = fs.readSync(fd, buf, 0, buf.length, null);
-      } catch (err) {
-        throw new ClusterError('config', `kubeconfig ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-      }
-      if (n === 0) break;
-      total += n;
-      if (total > MAX_KUBECONFIG_BYTES) throw new ClusterError('config', `kubeconfig ${file} is larger than ${MAX_KUBECONFIG_BYTES / 1024 / 1024} MiB; not a kubeconfig`);
-      chunks.push(Buffer.from(buf.subarray(0, n)));
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Parses kubeconfig YAML with an alias limit. Throws ClusterError naming FILE:LINE. */
-export function parseKubeconfigText(text: string, file: string): Record<string, unknown> {
-  // merge: `<<` keys, which client-node's js-yaml understands too.
-  const doc = YAML.parseDocument(text, { uniqueKeys: true, prettyErrors: true, merge: true });
-  const e = doc.errors[0];
-  if (e) {
-    const line = e.linePos?.[0]?.line;
-    throw new ClusterError('config', `kubeconfig ${file}${line ? `:${line}` : ''} is not valid YAML: ${e.message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')}`);
-  }
-  let obj: unknown;
-  try {
-    obj = doc.toJS({ maxAliasCount: MAX_ALIASES });
-  } catch (err) {
-    if (err instanceof ReferenceError) throw new ClusterError('config', `kubeconfig ${file} uses YAML aliases excessively (more than ${MAX_ALIASES} expansions); refusing it as a resource-exhaustion attempt`);
-    throw new ClusterError('config', `kubeconfig ${file} cannot be read: ${(err as Error).message.split('\n')[0]}`);
-  }
-  if (obj === null || obj === undefined) return {};
-  if (typeof obj !== 'object' || Array.isArray(obj)) throw new ClusterError('config', `kubeconfig ${file} is not a mapping (a kubeconfig has clusters, users and contexts)`);
-  return obj as Record<string, unknown>;
-}
-
-/** `token-file` relative to the kubeconfig's directory, as kubectl resolves it (client-node would use the working directory). */
-function absoluteTokenFiles(obj: Record<string, unknown>, dir: string): void {
-  if (!Array.isArray(obj.users)) return;
-  for (const u of obj.users) {
-    const user = (u as { user?: Record<string, unknown> } | null)?.user;
-    if (user && typeof user['token-file'] === 'string' && !path.isAbsolute(user['token-file'])) user['token-file'] = path.join(dir, user['token-file']);
-  }
-}
-
-/** One kubeconfig file into a fresh KubeConfig. Throws ClusterError. */
-function loadOne(file: string): KubeConfig {
-  const obj = parseKubeconfigText(readBounded(file), file);
-  absoluteTokenFiles(obj, path.dirname(file));
-  const kc = new KubeConfig();
-  try {
-    // JSON is YAML: client-node's js-yaml reads back exactly the (alias-free) object parsed above.
-    kc.loadFromString(JSON.stringify(obj));
-    kc.makePathsAbsolute(path.dirname(file));
-  } catch (err) {
-    throw new ClusterError('config', `kubeconfig ${file} cannot be read: ${(err as Error).message.split('\n')[0]}`);
-  }
-  return kc;
 }
 
 function fileProblem(p: string): string | undefined {
@@ -179,48 +105,44 @@ function refuseLegacyCommandProviders(user: User | null, ctxName: string): void 
   }
 }
 
-export function loadClusterAccess(o: AccessOptions): ClusterAccess {
+/** The first entry named `name` (client-node's findObject). */
+function named<T extends { name: string }>(list: T[], name: string | undefined): T | null {
+  return list.find((x) => x.name === name) ?? null;
+}
+
+/** The kubeconfig entries and where they came from, or the one-line reason there are none. */
+function readEntries(o: AccessOptions, env: NodeJS.ProcessEnv, home: string): { entries: KubeconfigEntries; origin: string } {
+  if (o.kubeconfig) return { entries: readKubeconfigFile(o.kubeconfig), origin: o.kubeconfig };
+  if (env.KUBECONFIG) {
+    const files = env.KUBECONFIG.split(path.delimiter).filter(Boolean);
+    const existing = files.filter((f) => fs.existsSync(f));
+    if (existing.length === 0) throw new ClusterError('config', `none of the files in KUBECONFIG exist (${files.join(', ')})`);
+    return { entries: mergeKubeconfigs(existing.map(readKubeconfigFile)), origin: `KUBECONFIG=${env.KUBECONFIG}` };
+  }
+  const own = path.join(home, '.kube', 'config');
+  if (fs.existsSync(own)) return { entries: readKubeconfigFile(own), origin: own };
+  if (env.KUBERNETES_SERVICE_HOST && fs.existsSync(SERVICEACCOUNT_TOKEN_PATH)) return { entries: inClusterEntries(env), origin: 'in-cluster service account' };
+  throw new ClusterError('config', 'no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');
+}
+
+/**
+ * The cluster access for a command: every check on kexp's own reading of the kubeconfig, then
+ * client-node's KubeConfig for the requests (imported here, once the configuration is usable).
+ */
+export async function loadClusterAccess(o: AccessOptions): Promise<ClusterAccess> {
   const env = o.env ?? process.env;
   const home = o.home ?? os.homedir();
   // The -n flag is checked first: a usage error needs no kubeconfig.
   if (o.namespace !== undefined) checkNamespace(o.namespace, 'given by -n/--namespace', 'argument');
-  let kc: KubeConfig;
-  let origin: string;
-  if (o.kubeconfig) {
-    kc = loadOne(o.kubeconfig);
-    origin = o.kubeconfig;
-  } else if (env.KUBECONFIG) {
-    const files = env.KUBECONFIG.split(path.delimiter).filter(Boolean);
-    const existing = files.filter((f) => fs.existsSync(f));
-    if (existing.length === 0) throw new ClusterError('config', `none of the files in KUBECONFIG exist (${files.join(', ')})`);
-    kc = loadOne(existing[0]);
-    for (const f of existing.slice(1)) {
-      try {
-        kc.mergeConfig(loadOne(f), true);
-      } catch (err) {
-        if (err instanceof ClusterError) throw err;
-        throw new ClusterError('config', `KUBECONFIG cannot be read: ${f}: ${(err as Error).message.split('\n')[0]}`);
-      }
-    }
-    origin = `KUBECONFIG=${env.KUBECONFIG}`;
-  } else if (fs.existsSync(path.join(home, '.kube', 'config'))) {
-    origin = path.join(home, '.kube', 'config');
-    kc = loadOne(origin);
-  } else if (env.KUBERNETES_SERVICE_HOST && fs.existsSync('/var/run/secrets/kubernetes.io/serviceaccount/token')) {
-    kc = new KubeConfig();
-    kc.loadFromCluster();
-    origin = 'in-cluster service account';
-  } else {
-    throw new ClusterError('config', 'no kubeconfig found: pass --kubeconfig, set KUBECONFIG, or create ~/.kube/config');
-  }
+  const { entries, origin } = readEntries(o, env, home);
   if (o.context) {
-    if (!kc.getContextObject(o.context)) throw new ClusterError('config', `context ${quoteValue(o.context)} not found in ${origin}`);
-    kc.setCurrentContext(o.context);
+    if (!named(entries.contexts, o.context)) throw new ClusterError('config', `context ${quoteValue(o.context)} not found in ${origin}`);
+    entries.currentContext = o.context;
   }
-  const ctxName = kc.getCurrentContext();
-  const ctx = typeof ctxName === 'string' && ctxName ? kc.getContextObject(ctxName) : null;
+  const ctxName = entries.currentContext;
+  const ctx = ctxName ? named(entries.contexts, ctxName) : null;
   if (!ctxName || !ctx) throw new ClusterError('config', `${origin} has no current context; pass --context`);
-  const cluster = kc.getCurrentCluster();
+  let cluster = named(entries.clusters, ctx.cluster);
   if (!cluster || typeof cluster.server !== 'string' || !cluster.server) throw new ClusterError('config', `context "${ctxName}" in ${origin} names no cluster server`);
   const shown = displayServer(cluster.server);
   let url: URL;
@@ -230,18 +152,31 @@ export function loadClusterAccess(o: AccessOptions): ClusterAccess {
     throw new ClusterError('config', `the server ${quoteValue(shown)} of context "${ctxName}" in ${origin} is not a URL`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ClusterError('config', `the server ${quoteValue(shown)} of context "${ctxName}" in ${origin} is not an http(s) URL`);
-  const user = kc.getCurrentUser();
+  const userName = ctx.user;
+  const tokenFile = userName !== undefined ? entries.tokenFiles.get(userName) : undefined;
+  let user = named(entries.users, userName);
   if (url.protocol === 'http:') {
-    if (hasCredentials(user) || url.username || url.password) {
+    if (hasCredentials(user) || tokenFile !== undefined || url.username || url.password) {
       throw new ClusterError('config', `context "${ctxName}" in ${origin} would send credentials over plain http to ${shown}; use https, or a user without credentials for a local \`kubectl proxy\``);
     }
     // client-node refuses http unless TLS verification is "skipped"; over http there is no TLS
     // to skip, and no credential is sent (checked above), so let it build its plain http agent.
-    kc.clusters = kc.clusters.map((c) => (c.name === cluster.name ? { ...c, skipTLSVerify: true } : c));
+    const plain: Cluster = { ...cluster, skipTLSVerify: true };
+    entries.clusters = entries.clusters.map((c) => (c === cluster ? plain : c));
+    cluster = plain;
   }
   checkFiles(cluster, user, ctxName, origin);
+  if (user && tokenFile !== undefined) {
+    // Read once, as client-node reads a kubeconfig's token-file, but only the user's who is used.
+    const problem = fileProblem(tokenFile);
+    if (problem) throw new ClusterError('config', `the token-file of user "${user.name}" (context "${ctxName}" in ${origin}): file ${tokenFile} ${problem}`);
+    const withToken: User = { ...user, token: fs.readFileSync(tokenFile, 'utf8') };
+    entries.users = entries.users.map((u) => (u === user ? withToken : u));
+    user = withToken;
+  }
   refuseLegacyCommandProviders(user, ctxName);
-  routeExecUsers(kc);
+  const exec = user ? (user.exec ?? (user.authProvider as { config?: Record<string, unknown> } | null | undefined)?.config?.exec) : undefined;
+  if (user && exec !== undefined && exec !== null) parseExec(exec, user.name); // throws the one-line reason
   let namespace: string;
   if (o.namespace !== undefined) {
     namespace = o.namespace;
@@ -249,10 +184,14 @@ export function loadClusterAccess(o: AccessOptions): ClusterAccess {
     const raw: unknown = origin === 'in-cluster service account' && typeof ctx.namespace === 'string' ? ctx.namespace.trim() : ctx.namespace;
     namespace = raw === undefined || raw === null || raw === '' ? 'default' : checkNamespace(raw, `of context "${ctxName}" in ${origin}`, 'kubeconfig');
   }
-  // An empty --as is no impersonation, as in kubectl; --as-group without --as is refused by the flag parser.
   // HTTPS_PROXY/HTTP_PROXY/NO_PROXY; a proxy-url in the kubeconfig wins (client-node's own agent).
   const agent = cluster.proxyUrl ? undefined : proxyAgentFor(url, env);
+
+  // The configuration is usable: now, and only now, the Kubernetes client.
+  const { newKubeConfig } = await import('./kubeconfig-client.js');
+  const kc = newKubeConfig({ clusters: entries.clusters, users: entries.users, contexts: entries.contexts, currentContext: ctxName });
+  routeExecUsers(kc);
+  // An empty --as is no impersonation, as in kubectl; --as-group without --as is refused by the flag parser.
   setRequestSettings(kc, { ...(agent ? { agent } : {}), ...(o.as ? { impersonateUser: o.as } : {}), ...(o.asGroups?.length ? { impersonateGroups: o.asGroups } : {}) });
   return { kc, namespace, context: ctxName, server: shown, origin };
 }
-

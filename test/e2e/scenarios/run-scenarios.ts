@@ -158,7 +158,7 @@ export async function captureScenario(cp: ControlPlane, s: Scenario | FaultScena
   }
   const auditOffset = sizeOf(cp.auditLogPath);
   const kcmOffset = sizeOf(cp.kcmLogPath);
-  const access = loadClusterAccess({ kubeconfig: co.recorderKubeconfig ?? cp.kubeconfigPath, namespace: ns });
+  const access = await loadClusterAccess({ kubeconfig: co.recorderKubeconfig ?? cp.kubeconfigPath, namespace: ns });
   const t0 = Date.now();
   const ac = new AbortController();
   const recording = path.join(dir, 'recording.kexp.jsonl');
