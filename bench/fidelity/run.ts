@@ -22,6 +22,8 @@ function sumAnomalies(as: AnomalyScore[]): AnomalyScore {
   return as.reduce((a, b) => ({ truth: a.truth + b.truth, found: a.found + b.found, missed: a.missed + b.missed, false: a.false + b.false }), { truth: 0, found: 0, missed: 0, false: 0 });
 }
 import type { Report } from '../../src/analysis/report-types.js';
+import { SCENARIOS } from '../../test/e2e/scenarios/scenarios.js';
+import { FAULT_SCENARIOS } from '../../test/e2e/scenarios/fault-scenarios.js';
 
 const diagnostics = { problem: () => undefined, warn: () => undefined };
 const root = 'examples';
@@ -82,6 +84,14 @@ async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
 }
 
 const rows: Array<{ scenario: string; source: string; s: FidelityScore; w: WriteScore; a: AnomalyScore }> = [];
+/** Scenarios without a capture to score: reported in the table, never skipped silently. */
+const notReproduced: Array<{ scenario: string; why: string }> = [];
+const scripted = [...SCENARIOS.map((x) => x.name), ...FAULT_SCENARIOS.map((x) => x.name)];
+for (const name of scripted) {
+  const dir = path.join(capturesRoot, name);
+  if (fs.existsSync(path.join(dir, 'NOT-REPRODUCED'))) notReproduced.push({ scenario: name, why: fs.readFileSync(path.join(dir, 'NOT-REPRODUCED'), 'utf8').trim() });
+  else if (!fs.existsSync(dir) && capturesArg < 0) notReproduced.push({ scenario: name, why: 'no capture in examples/captures' });
+}
 for (const name of fs.readdirSync(capturesRoot).sort()) {
   const dir = path.join(capturesRoot, name);
   if (!fs.statSync(dir).isDirectory() || !['kcm.log', 'kcm.log.gz'].some((f) => fs.existsSync(path.join(dir, f)))) continue;
@@ -106,6 +116,7 @@ const row = (scenario: string, source: string, s: FidelityScore, w: WriteScore, 
   `| ${scenario} | ${source} | ${s.syncs.total} | ${pct(s.syncs.matched, s.syncs.total)} | ${s.syncs.mismatched} | ${s.syncs.unknown} | ${s.raises.total} | ${pct(s.raises.exact, s.raises.total)} | ${s.leaks.truth} | ${s.leaks.found} | ${s.leaks.truePositive} | ` +
   `${w.truth} | ${w.invented} | ${w.dropped} | ${w.unknown} | ${a.truth} | ${a.found} | ${a.missed} | ${a.false} |`;
 for (const r of rows) lines.push(row(r.scenario, r.source, r.s, r.w, r.a));
+for (const n of notReproduced) lines.push(`| ${n.scenario} | — | not reproduced: ${n.why.replace(/\|/g, '\\|')} |${' — |'.repeat(16)}`);
 for (const source of ['recording', 'audit']) {
   const sel = rows.filter((r) => r.source === source);
   if (sel.length) lines.push(row('**overall**', source, sumScores(sel.map((r) => r.s)), sumWrites(sel.map((r) => r.w)), sumAnomalies(sel.map((r) => r.a))));

@@ -553,6 +553,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const podSightings = new Map<string, PodSighting & { uid?: string }>();
   /** Pods the controller's status writes show it had not observed: out of the model's cache (latest state kept). */
   const withheldPods = new Map<string, { pod: Pod; rsKey: string }>();
+  /** The controller's last pod write per ReplicaSet key the input showed (a create write, or a new pod it controls). */
+  const lastWriteAt = new Map<string, number>();
   /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
   const loweredBy = new Map<string, { rsKey: string; setAt: number }>();
 
@@ -768,6 +770,15 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           const change = ledger.credentialChangeBetween(recordBefore.timestamp, e.at);
           const kind: DivergenceKind = change ? 'after-restart' : 'while-gated';
           const t = track(key);
+          // The record was there at its Set and at the controller's last write for the key after
+          // it (the same sync's calls); when it went, the input does not show.
+          const since = Math.max(recordBefore.timestamp, lastWriteAt.get(key) ?? -Infinity);
+          if (since < e.at) {
+            t.viewUnknown.push({
+              from: since, until: e.at, sources: [e.source],
+              reason: change ? 'kube-controller-manager restarted at a time the input does not show exactly (a new credential by this write): its record was gone' : 'the controller\'s record was gone by this write (a restart, or an observation the input lacks); when it went, the input does not show',
+            });
+          }
           if (change) controller.expectations.reset(e.at);
           else controller.expectations.reset(e.at, key);
           drainExpectations();
@@ -845,6 +856,13 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   }
 
   function deliver(e: TimelineEvent): void {
+    if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
+      lastWriteAt.set(`${e.namespace}/${e.owner.name}`, e.at);
+    }
+    if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
+      const ref = e.object.metadata ? controllerRefOf(e.object.metadata) : undefined;
+      if (ref?.kind === 'ReplicaSet' && !podSightings.has(objectKey(e.object.metadata))) lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
+    }
     if (e.type === 'gap') {
       gaps.push(e);
       for (const t of tracks.values()) if (t.open) t.open.gapInside = true;

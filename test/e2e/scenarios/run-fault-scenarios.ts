@@ -66,6 +66,9 @@ export async function captureFaultScenarios(outDir: string, only: string[] | und
       const error = String((e as Error)?.message ?? e).split('\n')[0];
       log(`scenario ${s.name}: NOT REPRODUCED: ${error}`);
       run.failed.push({ name: s.name, error });
+      // Kept with the captures, so the fidelity bench reports it instead of skipping it.
+      fs.mkdirSync(path.join(outDir, s.name), { recursive: true });
+      fs.writeFileSync(path.join(outDir, s.name, 'NOT-REPRODUCED'), error + '\n');
     }
   };
   const selected = FAULT_SCENARIOS.filter((s) => !only || only.includes(s.name));
