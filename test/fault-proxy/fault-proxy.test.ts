@@ -37,6 +37,8 @@ let ca: Buffer;
 
 const informer = (): Caller => ({ ca, cert: admin.cert, key: admin.key, headers: { 'User-Agent': INFORMER_UA } });
 const kexp = (): Caller => ({ ca, headers: { 'User-Agent': KEXP_UA, Authorization: 'Bearer kexp-token' } });
+/** The proxy asks the apiserver to keep watches open 30 minutes (fault-proxy.ts, WATCH_TIMEOUT_S). */
+const upstreamWatchPath = (p: string) => p + (p.includes('?') ? '&' : '?') + 'timeoutSeconds=1800';
 const names = (w: ClientWatch) => w.lines.map((l) => `${l.ev.type} ${l.ev.object?.metadata?.namespace ?? ''}/${l.ev.object?.metadata?.name ?? l.ev.object?.metadata?.resourceVersion}`);
 const faultsOf = (ns: string) => proxy.log.entries.filter((e) => e.namespace === ns && !e.action.startsWith('rule-'));
 
@@ -153,6 +155,17 @@ describe('Accept', () => {
     assert.equal(upstream.requests.at(-1)!.accept, 'application/json');
     assert.equal(w.status, 200);
     w.close();
+  });
+
+  test('a watch is asked upstream with timeoutSeconds=1800 (held-back events must not be cut off by the apiserver ending it); a LIST is untouched', async () => {
+    const w = await watch(proxy.url, '/api/v1/pods?watch=true&timeoutSeconds=300&resourceVersion=5', kexp());
+    assert.equal(upstream.requests.at(-1)!.path, '/api/v1/pods?watch=true&timeoutSeconds=1800&resourceVersion=5');
+    w.close();
+    const long = await watch(proxy.url, '/api/v1/pods?watch=true&timeoutSeconds=3600', kexp());
+    assert.equal(upstream.requests.at(-1)!.path, '/api/v1/pods?watch=true&timeoutSeconds=3600');
+    long.close();
+    await call(proxy.url, '/api/v1/pods?timeoutSeconds=5', kexp());
+    assert.equal(upstream.requests.at(-1)!.path, '/api/v1/pods?timeoutSeconds=5');
   });
 
   test('everything else keeps the Accept the caller sent', async () => {
@@ -339,18 +352,18 @@ describe('gone', () => {
   test('the next N watches get 410 Expired and never reach the upstream; LISTs and the watch after them pass', async () => {
     const id = await proxy.add({ action: 'gone', resource: 'pods', client: 'shared-informers', count: 2 });
     const path0 = '/api/v1/pods?watch=true&resourceVersion=77';
-    const seenBefore = upstream.requests.filter((r) => r.path === path0).length;
+    const seenBefore = upstream.requests.filter((r) => r.path === upstreamWatchPath(path0)).length;
     for (let i = 0; i < 2; i++) {
       assert.equal((await call(proxy.url, '/api/v1/pods', informer())).status, 200, 'a LIST is no watch');
       const r = await call(proxy.url, path0, informer());
       assert.equal(r.status, 410);
       assert.deepEqual(r.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version: 77 (77)', reason: 'Expired', code: 410 });
     }
-    assert.equal(upstream.requests.filter((r) => r.path === path0).length, seenBefore);
+    assert.equal(upstream.requests.filter((r) => r.path === upstreamWatchPath(path0)).length, seenBefore);
     assert.equal(proxy.list().some((r) => r.id === id), false);
     const w = await watch(proxy.url, path0, informer());
     assert.equal(w.status, 200);
-    assert.equal(upstream.requests.filter((r) => r.path === path0).length, seenBefore + 1);
+    assert.equal(upstream.requests.filter((r) => r.path === upstreamWatchPath(path0)).length, seenBefore + 1);
     w.close();
     const gone = proxy.log.entries.filter((e) => e.action === 'gone' && e.rule === id);
     assert.deepEqual(gone.map((e) => [e.resource, e.event, e.resourceVersion, e.client]), [['pods', 'WATCH', '77', INFORMER_UA], ['pods', 'WATCH', '77', INFORMER_UA]]);
@@ -394,7 +407,7 @@ describe('endWatches', () => {
     const k = await watch(proxy.url, '/api/v1/namespaces/ew/pods?watch=true', kexp());
     const i = await watch(proxy.url, '/api/v1/namespaces/ew/pods?watch=true&x=informer', informer());
     const rs = await watch(proxy.url, '/apis/apps/v1/namespaces/ew/replicasets?watch=true', informer());
-    const upOf = (p: string) => upstream.watches.find((w) => w.path === p)!;
+    const upOf = (p: string) => upstream.watches.find((w) => w.path === upstreamWatchPath(p))!;
     assert.equal(proxy.endWatches({ client: 'kexp/', mode: 'end' }), 1);
     assert.equal(await k.ended, 'end');
     await until('the upstream kexp watch to close', () => upOf('/api/v1/namespaces/ew/pods?watch=true').closed);

@@ -85,6 +85,9 @@ const PATHS: Array<[RegExp, 'pods' | 'replicasets']> = [
   [/^\/apis\/apps\/v1\/(?:namespaces\/([^/]+)\/)?replicasets(?:\/([^/]+))?(?:\/([^/]+))?$/, 'replicasets'],
 ];
 
+/** How long the proxy asks the apiserver to keep a watch open (see handle). */
+const WATCH_TIMEOUT_S = 1800;
+
 export function targetOf(pathname: string): Target | undefined {
   // A malformed escape (`%E0`) is no pod or ReplicaSet: the request passes through untouched.
   const decode = (s: string | undefined) => {
@@ -383,8 +386,17 @@ export class FaultProxy {
       }
     }
 
+    // A watch the apiserver ends (its timeoutSeconds, 5–10 min for an informer) while events are
+    // held back stays open towards the client until they drain, and meanwhile nothing else of
+    // that watch reaches the client — with a 330 s delay of one namespace that would starve every
+    // other namespace. Ask the apiserver to keep watches open for 30 minutes instead.
+    let upstreamPath = rawPath;
+    if (watch) {
+      const t = Number(url.searchParams.get('timeoutSeconds') ?? '0');
+      if (t < WATCH_TIMEOUT_S) upstreamPath = rawPath.replace(/([?&])timeoutSeconds=\d*/, `$1timeoutSeconds=${WATCH_TIMEOUT_S}`) + (url.searchParams.has('timeoutSeconds') ? '' : `${rawPath.includes('?') ? '&' : '?'}timeoutSeconds=${WATCH_TIMEOUT_S}`);
+    }
     const up = https.request(
-      { protocol: 'https:', hostname: this.upstream.hostname, port: this.upstream.port, method: req.method, path: rawPath, headers, agent },
+      { protocol: 'https:', hostname: this.upstream.hostname, port: this.upstream.port, method: req.method, path: upstreamPath, headers, agent },
       (upRes) => {
         if (watch && upRes.statusCode === 200) return this.pipeWatch(target, url, userAgent, upRes, res, up);
         if (collection && upRes.statusCode === 200) return void this.sendList(target, url, upRes, res);
