@@ -34,6 +34,8 @@ import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expec
  * restarted kube-controller-manager (a token rotation happens while it keeps working).
  */
 export const RESTART_PAUSE_MS = 10_000;
+/** The same after a round the controller left unfinished (its process died making it). */
+export const CUT_ROUND_RESTART_PAUSE_MS = 2_000;
 
 /**
  * How far past the last input event kexp simulates the controller (requeues, backoff retries).
@@ -204,6 +206,8 @@ export interface RsTrack {
   viewCaughtUp: Array<{ at: number; source: SourceRef }>;
   /** Time and signature of the controller's last status write of this ReplicaSet. */
   lastStatus?: { at: number; signature: string };
+  /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
+  statusWrites: number[];
   /**
    * Where kexp's replay cannot vouch for the gate decisions: from a pod the controller had not
    * observed to the status write that showed it; and from a status write that may or may not
@@ -238,7 +242,7 @@ function newTrack(key: string): RsTrack {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
     syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
-    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [],
+    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [],
   };
 }
 
@@ -486,7 +490,10 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
    */
   const noteRestart = (e: TimelineEvent): void => {
     const c = ledger.credentialChangeAt(e);
-    if (!c || c.pauseMs < RESTART_PAUSE_MS) return;
+    // A token rotation keeps working through; a restart pauses. A round the controller left
+    // unfinished before the pause says the same even when the pause was short (a new leader
+    // after a crash waits only for the lease, e.g. 8 s with --leader-elect-lease-duration=8s).
+    if (!c || (c.pauseMs < RESTART_PAUSE_MS && !(c.pauseMs >= CUT_ROUND_RESTART_PAUSE_MS && tracksCut(c)))) return;
     restartAt(e.at, { at: c.at, pauseMs: c.pauseMs, source: c.source, via: 'credential' });
   };
   const starts = [...(opts.controllerStarts ?? [])].sort((a, b) => a.at - b.at);
@@ -568,6 +575,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     if (t.lastStatus && t.lastStatus.signature === signature) return;
     const previous = t.lastStatus?.at;
     t.lastStatus = { at: e.at, signature };
+    t.statusWrites.push(e.at);
     const mine = [...controller.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid)];
     for (const w of withheldPods.values()) if (w.rsKey === t.key) mine.push(w.pod);
     const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine, podSightings, previous);

@@ -914,7 +914,13 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
   if (stale.length && w.diff > 0) causes.push(`its informer had not yet delivered the ${plural(stale.length, 'pod')} it had just created from a stale count, so it saw no surplus`);
   const failures = t.syncErrors.filter((x) => x.at < w.at);
   if (failures.length) causes.push(`a longer workqueue backoff than kexp's after ${plural(failures.length, 'failed sync')}`);
-  causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
+  // Every sync rewrites status.replicas when the count changed (gated or not): no status write
+  // after the change that called for this write means the controller never synced on it.
+  const statusSince = t.statusWrites.some((x) => x > w.at && x <= until);
+  const silent = !statusSince && waited >= 5_000 && t.lastStatus !== undefined;
+  if (silent) {
+    causes.unshift(`no sync of the real controller at all: it wrote no status for ${name} either, though a sync after a change of its pod count rewrites status.replicas — its informer had not delivered the change (a lag, a lost watch event, or a relist that still lists a deleted pod, kubernetes#115658), so it still counted the pods it had seen`);
+  } else causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
   causes.push('kube-controller-manager down or not leading');
   return {
     id: nearTimeout ? 'late-first-write' : 'writes-withheld',
