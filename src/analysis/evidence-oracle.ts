@@ -67,6 +67,8 @@ export interface Lookahead {
    */
   keyed?(key: string, from: number, to: number, stop?: { after: number; by: 'at' | 'call' }): Iterable<TimelineEvent>;
   ordered?(): boolean;
+  /** Where the input declares its coverage ends (a recording's end line), beyond its last event. */
+  coverageEnd?(): number | undefined;
 }
 
 /** How the oracle answered one round, for the report. */
@@ -250,7 +252,7 @@ export class EvidenceOracle implements PodControl {
    * the real controller did not run this round (see PodControl.madeNoWrites).
    */
   madeNoWrites(rs: ReplicaSet, diff: number, at: number): boolean {
-    if (!this.writesRecorded()) return false;
+    if (!this.writesRecorded()) return this.syncedNoWhereInWatch(rs, diff, at);
     const key = `rscw:${diff < 0 ? 'create' : 'delete'}:${rs.metadata.namespace}`;
     for (const e of this.indexed(key, at, 50, { after: at + FIRST_CALL_MS, by: 'call' }) ?? this.window(at, 50)) {
       // A round's first call goes out within moments of the sync: later writes are another sync's.
@@ -259,6 +261,42 @@ export class EvidenceOracle implements PodControl {
       if (diff < 0 ? this.isCreateFor(e, rs) : this.isDeleteFor(e, rs)) return false;
     }
     return true;
+  }
+
+  /**
+   * A watch recording that also watches Events shows every sync that changes the pods: a create
+   * or delete leaves the pod's ADD or deletion and a SuccessfulCreate / FailedCreate /
+   * SuccessfulDelete / FailedDelete Event, and a sync whose count changed rewrites the
+   * ReplicaSet's status. When the whole match window after `at` is in the input and shows none
+   * of these for this ReplicaSet, the real controller did not run this round (its informer had
+   * not delivered the change, or no trigger reached it): true. False whenever the input cannot
+   * tell (no Events watched, the input ends inside the window).
+   */
+  private syncedNoWhereInWatch(rs: ReplicaSet, diff: number, at: number): boolean {
+    if (!(this.eventsWatched || this.sawEvents) || !rs.metadata.uid) return false;
+    let covered = false;
+    for (const e of this.look.upcoming()) {
+      if (e.at > at + this.matchWindowMs) {
+        covered = true;
+        break;
+      }
+      if (e.at < at || e.type !== 'observed' || e === this.forcedEvent) continue;
+      if (e.kind === 'Pod') {
+        if (podOwnerUid(e.object) !== rs.metadata.uid) continue;
+        if (diff < 0 && e.watchType === 'ADDED' && !this.seenPods.has(e.object.metadata.uid ?? '')) return false;
+        // The change that triggered this sync is delivered at `at`; a deletion the sync made comes after it.
+        if (diff > 0 && e.at > at && (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) return false;
+      } else if (e.kind === 'Event') {
+        const ev = e.object;
+        if (ev.involvedObject?.uid === rs.metadata.uid || (ev.involvedObject?.kind === 'ReplicaSet' && ev.involvedObject?.name === rs.metadata.name && ev.metadata?.namespace === rs.metadata.namespace)) {
+          if ((diff < 0 ? /^(Successful|Failed)Create$/ : /^(Successful|Failed)Delete$/).test(ev.reason ?? '')) return false;
+        }
+      } else if (e.kind === 'ReplicaSet' && e.object.metadata.uid === rs.metadata.uid && JSON.stringify(e.object.status ?? {}) !== JSON.stringify(rs.status ?? {})) {
+        return false;
+      }
+    }
+    // The input ended inside the window: covered only if it says it was still watching by then.
+    return covered || (this.look.exhausted() && (this.look.coverageEnd?.() ?? -Infinity) >= at + this.matchWindowMs);
   }
 
   private planCreates(rs: ReplicaSet, n: number, at: number, round: number): CreateResult[] {

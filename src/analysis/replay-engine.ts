@@ -262,6 +262,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const oracle = new EvidenceOracle({
     upcoming: () => buf.iterate(),
     exhausted: () => done,
+    coverageEnd: () => opts.coverageEnd?.(),
     ...(opts.scanLookahead ? {} : { keyed: (key, from, to, stop) => buf.keyed(key, from, to, stop), ordered: () => buf.ordered() }),
   }, matchWindowMs, ledger);
   oracle.writesRecordedHint = opts.writesRecorded;
@@ -600,6 +601,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
     alignView(t, behind, caughtUp, e);
   };
+
 
   /**
    * Makes kexp's cache hold what the controller's held at its status write: the pods it had not

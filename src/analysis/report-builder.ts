@@ -924,10 +924,10 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
   causes.push('kube-controller-manager down or not leading');
   return {
     id: nearTimeout ? 'late-first-write' : 'writes-withheld',
-    severity: waited >= 30_000 ? 'warning' : 'info',
+    severity: waited >= 30_000 || (silent && !ep.next) ? 'warning' : 'info',
     title: ep.next
       ? `The controller's first ${verb} came ${fmtDuration(waited)} after the ReplicaSet needed it`
-      : `The controller made no ${verb} for ${fmtDuration(waited)} although the ReplicaSet needed ${plural(n, 'pod')} ${w.diff < 0 ? 'more' : 'fewer'}`,
+      : `The controller made no ${verb} for ${fmtDuration(waited)} although the ReplicaSet needed ${plural(n, 'pod')} ${w.diff < 0 ? 'more' : 'fewer'}${silent ? ', and no status write either: it never synced on the change' : ''}`,
     basis: 'inferred',
     at: iso(w.at),
     explanation:
@@ -974,6 +974,11 @@ function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: num
     } else if (c.active !== c.desired) {
       state = 'converging';
       summary = `converging: ${c.active} of ${c.desired} replicas active`;
+      const stuck = findings.find((x) => x.id === 'writes-withheld' && x.title.endsWith('it never synced on the change'));
+      if (stuck) {
+        state = 'stalled';
+        summary = `${c.active} of ${c.desired} replicas active, and the controller has not synced since ${stuck.at} (its informer has not delivered the change)`;
+      }
     } else if (t.firstSetAt === undefined && t.syncs === 0) {
       state = 'unknown';
       summary = 'no sync of this ReplicaSet in the input';

@@ -179,7 +179,12 @@ export interface AdoptionRow {
   reason: string;
 }
 
-export type VerdictState = 'healthy' | 'converging' | 'gated' | 'leaked' | 'failing' | 'deleting' | 'deleted' | 'unknown';
+/**
+ * `stalled`: below or above its desired count, not gated by kexp's record, and the input shows
+ * the controller never synced on the change (no write, no status write): its informer has not
+ * delivered it.
+ */
+export type VerdictState = 'healthy' | 'converging' | 'stalled' | 'gated' | 'leaked' | 'failing' | 'deleting' | 'deleted' | 'unknown';
 
 export interface ReplicaSetReport {
   key: string;

@@ -30,7 +30,8 @@ export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   const leak = rss.some((r) => (r.verdict.state === 'leaked' && known(r.verdict)) ||
     r.findings.some((f) => known(f) && f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
   if (leak) return EXIT.LEAK;
-  if (rss.some((r) => r.verdict.state === 'gated' && known(r.verdict))) return EXIT.GATED;
+  // Stalled: the controller is not acting on a change either (its informer has not delivered it).
+  if (rss.some((r) => (r.verdict.state === 'gated' || r.verdict.state === 'stalled') && known(r.verdict))) return EXIT.GATED;
   // A deleted ReplicaSet's past failures are history, not a failing controller now.
   const live = rss.filter((r) => r.verdict.state !== 'deleted');
   if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id)))) return EXIT.FAILING;

@@ -14,7 +14,7 @@ import { labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
 
 const SEV = { critical: 0, warning: 1, info: 2 } as const;
-const STATE_RANK: Record<string, number> = { leaked: 0, failing: 1, gated: 2, converging: 3, deleting: 4, unknown: 5, healthy: 6, deleted: 7 };
+const STATE_RANK: Record<string, number> = { leaked: 0, failing: 1, gated: 2, stalled: 2, converging: 3, deleting: 4, unknown: 5, healthy: 6, deleted: 7 };
 
 export function rankReplicaSets(rss: ReplicaSetReport[]): ReplicaSetReport[] {
   const worst = (r: ReplicaSetReport) => Math.min(3, ...r.findings.map((f) => SEV[f.severity]));

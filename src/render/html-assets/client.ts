@@ -130,7 +130,7 @@ code, .mono, td.mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consola
 .meta { color: var(--muted); margin: 2px 0; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; color: #fff; background: var(--muted); vertical-align: middle; }
 .badge.healthy { background: var(--fulfilled); } .badge.leaked, .badge.failing { background: var(--leaked); }
-.badge.gated { background: var(--open); } .badge.converging { background: var(--info); }
+.badge.gated, .badge.stalled { background: var(--open); } .badge.converging { background: var(--info); }
 .badge.critical { background: var(--leaked); } .badge.warning { background: var(--open); } .badge.info { background: var(--info); }
 .badge.fulfilled { background: var(--fulfilled); } .badge.expired, .badge.rs-deleted { background: var(--leaked); } .badge.open { background: var(--open); }
 nav ul { margin: 6px 0; padding-left: 18px; }

@@ -198,7 +198,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       'kube-controller-manager is killed (SIGKILL) in the middle of a 0→300 scale-up and started again: the new process holds no expectations, ' +
       'waits for the leader Lease, lists the pods that exist and creates only the rest.',
     target: 'web',
-    async run({ cp, ns, log }) {
+    async run({ cp, ns, log, proxy }) {
       const call = api(cp);
       await call('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet('web', ns, 0));
       await sleep(1500);
@@ -206,6 +206,8 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       await until('the scale-up to be under way', 60_000, async () => (await podsOf(call, ns)).length >= 60);
       const before = (await podsOf(call, ns)).length;
       log(`  ${ns}: killing kube-controller-manager with ${before} pods created`);
+      // Not a proxy fault, but a fault all the same: logged with the others.
+      proxy.log.write({ action: 'kcm-killed', namespace: ns, detail: `SIGKILL with ${before} of 300 pods created; restarted with the same flags` });
       await cp.restartKcm({ signal: 'SIGKILL' });
       await settled(call, ns, 300, 240_000);
       await sleep(2000);
