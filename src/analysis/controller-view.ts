@@ -15,6 +15,10 @@
  * pod deleted after the sync listed them. Pods created after the previous status write may or
  * may not have been listed, so a status can hide a missing older pod behind a newer one: the
  * view has caught up only when the status counts every active pod the input shows.
+ * Cost: the check walks the ReplicaSet's pods, so a caller with many pods and many status writes
+ * passes `atMost` (a cheap upper bound on how many pods `pods` yields, e.g. the cache's index
+ * size): a status counting at least that many pods has caught up and can hide nothing, and is
+ * answered without the walk — the steady state of a large ReplicaSet costs O(1) per write.
  * Pure: no I/O, no clock.
  */
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
@@ -48,8 +52,9 @@ export interface PodSighting {
 
 /**
  * Compares a status write with the pods the input showed. `pods` are this ReplicaSet's pods in
- * kexp's cache at the write; `sightings` when the input first showed each (by namespace/name);
- * `previousWriteAt` the controller's previous status write of this ReplicaSet.
+ * kexp's cache at the write (read lazily: not at all when `atMost` settles it); `sightings` when
+ * the input first showed each (by namespace/name); `previousWriteAt` the controller's previous
+ * status write of this ReplicaSet (undefined: none kexp knows the time of).
  */
 export interface StatusCheck {
   /** The status counts fewer of the older pods than exist: the view is behind. */
@@ -65,11 +70,16 @@ export function checkStatusWrite(
   pods: Iterable<Pod>,
   sightings: Map<string, PodSighting>,
   previousWriteAt: number | undefined,
+  atMost?: number,
 ): StatusCheck {
   const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
   if (typeof statusReplicas !== 'number') return { caughtUp: false };
+  // Active pods ≤ pods ≤ atMost ≤ status: every one is counted, none can be missing.
+  if (atMost !== undefined && statusReplicas >= atMost) return { caughtUp: true };
   const uid = rs.metadata.uid;
   const olderThanPrevious: Array<{ pod: string; seenAt: number; source?: SourceRef }> = [];
+  // creationTimestamp has whole seconds: a pod created before the previous write's second existed then.
+  const previousSecond = previousWriteAt === undefined ? undefined : Math.floor(previousWriteAt / 1000) * 1000;
   let active = 0;
   for (const p of pods) {
     if (!isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
@@ -78,10 +88,7 @@ export function checkStatusWrite(
     const key = objectKey(p.metadata);
     const seen = sightings.get(key);
     if (!seen) continue;
-    // Created before the previous write's second (creationTimestamp has whole seconds), or seen
-    // by the input before that write: it existed when the current sync listed its pods.
-    const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : NaN;
-    const existed = seen.at < previousWriteAt || (!Number.isNaN(created) && created < Math.floor(previousWriteAt / 1000) * 1000);
+    const existed = existedAt(p, seen.at, previousWriteAt, previousSecond);
     if (existed) olderThanPrevious.push({ pod: key, seenAt: seen.at, ...(seen.source ? { source: seen.source } : {}) });
   }
   const caughtUp = statusReplicas >= active;
@@ -90,4 +97,15 @@ export function checkStatusWrite(
   olderThanPrevious.sort((a, b) => a.seenAt - b.seenAt);
   const missing = olderThanPrevious.slice(-deficit);
   return { caughtUp, behind: { at, source, statusReplicas, expected: olderThanPrevious.length, missing, since: missing[0]!.seenAt } };
+}
+
+/**
+ * Whether a pod the input first showed at `seenAt` existed at the controller's previous status
+ * write: seen before it, or created before its second (creationTimestamp has whole seconds). The
+ * timestamp is parsed only when the first test fails.
+ */
+export function existedAt(p: Pod, seenAt: number, previousWriteAt: number, previousSecond = Math.floor(previousWriteAt / 1000) * 1000): boolean {
+  if (seenAt < previousWriteAt) return true;
+  const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : NaN;
+  return !Number.isNaN(created) && created < previousSecond;
 }

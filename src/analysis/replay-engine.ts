@@ -26,7 +26,7 @@ import { ThinnedSeries } from './thinned-series.js';
 import { PodStore } from '../model/pod-store.js';
 import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
-import { checkStatusWrite, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
+import { checkStatusWrite, existedAt, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
 
 /**
@@ -204,8 +204,12 @@ export interface RsTrack {
   viewBehind: ViewBehind[];
   /** A later status write that counted every pod again: the view caught up (ends the last viewBehind episode). */
   viewCaughtUp: Array<{ at: number; source: SourceRef }>;
-  /** Time and signature of the controller's last status write of this ReplicaSet. */
-  lastStatus?: { at: number; signature: string };
+  /**
+   * Time and signature of the controller's last status write of this ReplicaSet (of `uid`).
+   * `at` is undefined for the first status kexp saw of it (an initial list, a ReplicaSet first
+   * seen mid-input): written at a time the input does not show, it anchors no comparison.
+   */
+  lastStatus?: { at?: number; signature: string; uid?: string };
   /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
   statusWrites: number[];
   /**
@@ -559,8 +563,24 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
 
   /** When the input first showed each pod (namespace/name), for the controller-view check. */
   const podSightings = new Map<string, PodSighting & { uid?: string }>();
-  /** Pods the controller's status writes show it had not observed: out of the model's cache (latest state kept). */
-  const withheldPods = new Map<string, { pod: Pod; rsKey: string }>();
+  /**
+   * Per ReplicaSet key: the pods the input first showed controlled by it since its last status
+   * write, in time order — the ones a status write need not count, so most writes are checked
+   * without walking every pod of the ReplicaSet (noteStatusWrite).
+   */
+  const recentSightings = new Map<string, Array<{ pk: string; at: number }>>();
+  /**
+   * Pods the controller's status writes show it had not observed: out of the model's cache (latest
+   * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
+   */
+  const withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number }>();
+  /**
+   * Withheld pods the input deleted (or gave another controller) while their record still waited
+   * for them: whether the controller's informer delivered their ADD first (a lag: the record was
+   * lowered) or never (a lost event: it waits until it expires), the input does not show — until
+   * a write of the controller passes the gate (releaseWithheld), or the record expires.
+   */
+  const pendingLowers = new Map<string, { rsKey: string; setAt: number; span: RsTrack['viewUnknown'][number] }>();
   /** The controller's last pod write per ReplicaSet key the input showed (a create write, or a new pod it controls). */
   const lastWriteAt = new Map<string, number>();
   /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
@@ -573,14 +593,46 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
    */
   const noteStatusWrite = (t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void => {
     const signature = statusSignature(rs);
-    if (t.lastStatus && t.lastStatus.signature === signature) return;
-    const previous = t.lastStatus?.at;
-    t.lastStatus = { at: e.at, signature };
+    const uid = rs.metadata.uid;
+    // The first status of this ReplicaSet (of this UID) kexp sees was written at a time the input
+    // does not show — perhaps by a sync still running, whose next write counts what it listed
+    // before pods the input already shows: it anchors no comparison.
+    const first = !t.lastStatus || t.lastStatus.uid !== uid;
+    if (!first && t.lastStatus!.signature === signature) return;
+    const previous = first ? undefined : t.lastStatus!.at;
+    t.lastStatus = first ? { signature, uid } : { at: e.at, signature, uid };
     t.statusWrites.push(e.at);
-    const mine = [...controller.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid)];
-    for (const w of withheldPods.values()) if (w.rsKey === t.key) mine.push(w.pod);
-    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine, podSightings, previous);
+    const ns = rs.metadata.namespace;
+    const held = [...withheldPods.values()].filter((w) => w.rsKey === t.key);
+    // Read lazily: a status counting at least the index's size settles the check without the walk
+    // (a large ReplicaSet writes its status thousands of times).
+    const mine = function* (): Generator<Pod> {
+      yield* controller.pods.controlledBy(ns, uid);
+      for (const w of held) yield w.pod;
+    };
+    const atMost = controller.pods.countControlledBy(ns, uid) + held.length;
+    const recent = recentSightings.get(t.key);
+    if (recent) recentSightings.set(t.key, recent.filter((r) => r.at >= e.at));
     const open = t.viewUnknown.find((u) => u.until === undefined);
+    const lastBehind = t.viewBehind[t.viewBehind.length - 1];
+    const lastUp = t.viewCaughtUp[t.viewCaughtUp.length - 1];
+    // Whether the status counts every pod matters only while kexp holds pods back or its view is
+    // unknown or behind; otherwise only a status showing the view behind does, and that needs
+    // more older pods than the status counts: at most every pod of the index but those first
+    // seen since the previous write (a scale-up's status lags by those). Bounded so, the check
+    // walks the ReplicaSet's pods only when it could find it behind.
+    const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+    if (held.length === 0 && !open && (!lastBehind || (lastUp !== undefined && lastUp.at >= lastBehind.at)) && typeof statusReplicas === 'number') {
+      let fresh = 0;
+      if (previous !== undefined) {
+        for (const r of recent ?? []) {
+          const p = controller.pods.get(r.pk);
+          if (p && podSightings.get(r.pk)?.at === r.at && isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !existedAt(p, r.at, previous)) fresh++;
+        }
+      }
+      if (previous === undefined || atMost - fresh <= statusReplicas) return;
+    }
+    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), podSightings, previous, atMost);
     if (behind) {
       t.viewUnknown.push({ from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] });
     } else if (caughtUp) {
@@ -588,7 +640,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         open.until = e.at;
         open.sources.push(e.source);
       }
-    } else if (!open && previous !== undefined && [...withheldPods.values()].some((w) => w.rsKey === t.key)) {
+    } else if (!open && previous !== undefined && held.length > 0) {
       // No status write since the last one means the controller's view had not changed (a pod
       // it observes triggers a sync whose status write would show it); this one may count the
       // withheld pods or newer ones instead: unknown from its sync until one counts every pod.
@@ -647,14 +699,17 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const c of cands) {
       const pod = controller.withholdPod(c.pod);
       if (!pod) continue;
-      withheldPods.set(c.pod, { pod, rsKey: key });
+      withheldPods.set(c.pod, { pod, rsKey: key, raisedFor: setAt });
       controller.expectations.raise(key, 1, 0, at);
     }
     drainExpectations();
     return cands;
   };
 
-  /** Delivers the pods withheld for `key` (the controller evidently observed them); true if there were any. */
+  /**
+   * Delivers the pods withheld for `key` (the controller evidently observed them), and lowers the
+   * record for those the input deleted meanwhile (their ADD came first); true if there were any.
+   */
   const releaseWithheld = (key: string, at: number): boolean => {
     let any = false;
     for (const [pk, w] of [...withheldPods]) {
@@ -663,8 +718,36 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       controller.deliverPod('ADDED', w.pod, at);
       any = true;
     }
+    for (const [pk, p] of [...pendingLowers]) {
+      if (p.rsKey !== key) continue;
+      pendingLowers.delete(pk);
+      if (p.span.until === undefined || p.span.until > at) p.span.until = at;
+      if (controller.expectations.get(key)?.timestamp !== p.setAt) continue;
+      controller.expectations.creationObserved(key, at);
+      any = true;
+    }
     if (any) drainExpectations();
     return any;
+  };
+
+  /**
+   * A withheld pod leaves the view question (the input deleted it, or it now has another
+   * controller): it is no longer held back. If its record still waits for it (kexp gave its lower
+   * back), the controller's record stands at one of two counts until a write of the controller
+   * settles it or the record expires: kexp keeps the waiting one and marks that time unknown.
+   */
+  const forgetWithheld = (pk: string, w: { rsKey: string; raisedFor?: number }, e: TimelineEvent, why: string): void => {
+    withheldPods.delete(pk);
+    const rec = controller.expectations.get(w.rsKey);
+    if (w.raisedFor === undefined || !rec || rec.timestamp !== w.raisedFor || rec.add <= 0) return;
+    const expires = rec.timestamp + EXPECTATIONS_TIMEOUT_MS;
+    if (e.at >= expires) return;
+    const span = {
+      from: e.at, until: expires, sources: [e.source],
+      reason: `${why} a pod the controller had not observed (${pk}): whether its informer delivered the pod's ADD first (lowering the record) or never, the input does not show until the controller writes or the record expires`,
+    };
+    track(w.rsKey).viewUnknown.push(span);
+    pendingLowers.set(pk, { rsKey: w.rsKey, setAt: rec.timestamp, span });
   };
 
   const alignView = (t: RsTrack, behind: ViewBehind | undefined, caughtUp: boolean, e: TimelineEvent): void => {
@@ -680,10 +763,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (withheldPods.has(pk)) continue;
       const pod = controller.withholdPod(pk);
       if (!pod) continue;
-      withheldPods.set(pk, { pod, rsKey: t.key });
       const lowered = loweredBy.get(pk);
       const rec = controller.expectations.get(t.key);
-      if (lowered && lowered.rsKey === t.key && rec && rec.timestamp === lowered.setAt) controller.expectations.raise(t.key, 1, 0, e.at);
+      const raise = lowered !== undefined && lowered.rsKey === t.key && rec !== undefined && rec.timestamp === lowered.setAt;
+      withheldPods.set(pk, { pod, rsKey: t.key, ...(raise ? { raisedFor: rec.timestamp } : {}) });
+      if (raise) controller.expectations.raise(t.key, 1, 0, e.at);
     }
     drainExpectations();
   };
@@ -917,14 +1001,24 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       }
       const pk = objectKey(pod.metadata);
       if (e.watchType === 'DELETED') podSightings.delete(pk);
-      else if (!podSightings.has(pk) || podSightings.get(pk)!.uid !== pod.metadata.uid) podSightings.set(pk, { at: e.at, source: e.source, uid: pod.metadata.uid });
+      else if (!podSightings.has(pk) || podSightings.get(pk)!.uid !== pod.metadata.uid) {
+        podSightings.set(pk, { at: e.at, source: e.source, uid: pod.metadata.uid });
+        if (ref?.kind === 'ReplicaSet') {
+          const rk = `${pod.metadata.namespace}/${ref.name}`;
+          let r = recentSightings.get(rk);
+          if (!r) recentSightings.set(rk, (r = []));
+          r.push({ pk, at: e.at });
+        }
+      }
       const held = withheldPods.get(pk);
-      if (held && e.watchType !== 'DELETED') {
+      if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
         // Not observed by the controller yet: keep its latest state for when it is.
         held.pod = pod;
         return;
       }
-      if (held) withheldPods.delete(pk);
+      // Deleted, or now another controller's (or none's): no status write of the ReplicaSet it was
+      // held for can tell any more whether the controller observed it; delivered as it is now.
+      if (held) forgetWithheld(pk, held, e, e.watchType === 'DELETED' ? 'the input deleted' : 'the input released');
       const rsKeyOf = ref?.kind === 'ReplicaSet' ? `${pod.metadata.namespace}/${ref.name}` : undefined;
       const before = rsKeyOf && e.watchType === 'ADDED' && !old ? controller.expectations.get(rsKeyOf) : undefined;
       const addBefore = before?.add;

@@ -168,6 +168,11 @@ export class PodStore extends Map<string, Pod> {
     return this.byNamespace.get(ns)?.items.size ?? 0;
   }
 
+  /** Number of pods in `ns` whose controllerRef has this UID (any phase). */
+  countControlledBy(ns: Ns, uid: string | undefined): number {
+    return bucketOf(this.byController, ns, uid, false)?.items.size ?? 0;
+  }
+
   /** Pods in `ns` whose controllerRef has this UID, in cache order. */
   *controlledBy(ns: Ns, uid: string | undefined): Generator<Pod> {
     const b = bucketOf(this.byController, ns, uid, false);
