@@ -266,14 +266,22 @@ export class EvidenceOracle implements PodControl {
   /**
    * A watch recording that also watches Events shows every sync that changes the pods: a create
    * or delete leaves the pod's ADD or deletion and a SuccessfulCreate / FailedCreate /
-   * SuccessfulDelete / FailedDelete Event, and a sync whose count changed rewrites the
-   * ReplicaSet's status. When the whole match window after `at` is in the input and shows none
+   * SuccessfulDelete / FailedDelete Event, and a sync whose count differs from the ReplicaSet's
+   * status rewrites it. Applies only when the model's count differs from that status. When the whole match window after `at` is in the input and shows none
    * of these for this ReplicaSet, the real controller did not run this round (its informer had
    * not delivered the change, or no trigger reached it): true. False whenever the input cannot
    * tell (no Events watched, the input ends inside the window).
    */
   private syncedNoWhereInWatch(rs: ReplicaSet, diff: number, at: number): boolean {
     if (!(this.eventsWatched || this.sawEvents) || !rs.metadata.uid) return false;
+    // Only a sync whose count differs from the status last written is sure to write status (an
+    // unchanged one may write nothing: creates rejected for a terminating namespace leave no
+    // pod, no Event and the same status).
+    const active = diff + (rs.spec?.replicas ?? 1);
+    // …and only where the input shows the controller writing status at all (observedGeneration).
+    if (rs.status?.observedGeneration === undefined || (rs.status?.replicas ?? 0) === active) return false;
+    // Creates rejected for a terminating namespace leave no Event.
+    if (this.namespaceTerminating(rs.metadata.namespace ?? '')) return false;
     let covered = false;
     for (const e of this.look.upcoming()) {
       if (e.at > at + this.matchWindowMs) {
@@ -282,9 +290,10 @@ export class EvidenceOracle implements PodControl {
       }
       if (e.at < at || e.type !== 'observed' || e === this.forcedEvent) continue;
       if (e.kind === 'Pod') {
-        if (podOwnerUid(e.object) !== rs.metadata.uid) continue;
-        if (diff < 0 && e.watchType === 'ADDED' && !this.seenPods.has(e.object.metadata.uid ?? '')) return false;
-        // The change that triggered this sync is delivered at `at`; a deletion the sync made comes after it.
+        if (e.object.metadata.namespace !== rs.metadata.namespace) continue;
+        if (diff < 0 && e.watchType === 'ADDED' && podOwnerUid(e.object) === rs.metadata.uid && !this.seenPods.has(e.object.metadata.uid ?? '')) return false;
+        // The change that triggered this sync is delivered at `at`; a deletion the sync made comes
+        // after it — of any pod of the namespace (a chosen pod may have lost its owner meanwhile).
         if (diff > 0 && e.at > at && (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) return false;
       } else if (e.kind === 'Event') {
         const ev = e.object;
