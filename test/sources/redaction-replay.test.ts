@@ -290,7 +290,12 @@ for (const e of corpus) {
     const text = readText(e.file);
     const red = variant(e.file, text, 'redacted', redactObject);
     const redText = readText(red);
-    assert.notEqual(redText, text, 'redaction changed the recording (else the comparison proves nothing)');
+    if (redText === text) {
+      // Redaction is idempotent: a recording kexp redacted with today's allow-list (the captures
+      // under faults) is unchanged; the other recordings prove the kept fields suffice.
+      assert.equal(JSON.parse(text.slice(0, text.indexOf('\n'))).redacted, true, 'only an already-redacted recording is unchanged by redaction');
+      return;
+    }
     if (e.synthetic) {
       assert.ok(text.includes(TOKEN), 'the original carries the token');
       assert.equal(redText.includes(TOKEN), false, 'the redacted copy does not');
