@@ -16,7 +16,7 @@ mkdir -p "$WORK"
 measure() { # name outfile cmd... → "wall rss"
   local tf
   tf=$(mktemp "$WORK/time.XXXXXX")
-  /usr/bin/time -f '%e %M' -o "$tf" "${@:3}" >"$2" 2>"$WORK/$1.stderr" || true
+  /usr/bin/time -q -f '%e %M' -o "$tf" "${@:3}" >"$2" 2>"$WORK/$1.stderr" || true
   cat "$tf"
   rm -f "$tf"
 }

@@ -672,7 +672,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     const ns = rs.metadata.namespace;
     let n = 0;
     let last = e.at;
-    for (const x of [e, ...buf.iterate()]) {
+    const ahead = function* (): Generator<TimelineEvent> {
+      yield e;
+      yield* buf.iterate();
+    };
+    for (const x of ahead()) {
       if (x.at - last > FIRST_CALL_MS) break;
       const isCreate = x.type === 'write'
         ? x.actor.replicaSetController && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
@@ -843,9 +847,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         // them back as the controller did, give the record its count back and sync again: the
         // expired record lets the sync through and it creates from the controller's count.
         if (s1.outcome === 'synced' || s1.outcome === 'withheld') {
-          const creates = Math.max(unexplained().filter((w) => w.kind === 'create' && w.outcome === 'ok').length, createsAhead(key, e));
-          const lastSet = [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at);
-          if (creates > 0 && lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS && s1.active !== undefined && s1.desired !== undefined) {
+          const made = unexplained().filter((w) => w.kind === 'create' && w.outcome === 'ok').length;
+          const lastSet = made > 0 ? [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at) : undefined;
+          // Only then count the sync's creates ahead (a scan of the look-ahead).
+          const creates = lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS ? Math.max(made, createsAhead(key, e)) : 0;
+          if (creates > 0 && lastSet && s1.active !== undefined && s1.desired !== undefined) {
             const held = withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
             if (held.length) {
               const t = track(key);
