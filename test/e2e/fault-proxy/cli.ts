@@ -11,7 +11,8 @@
  * the admin client certificate), prints the proxy URL, the control endpoint's URL, the
  * kubeconfig and the fault log (default DIR/faults.jsonl), and stays in the foreground until
  * SIGINT or SIGTERM, which close it (exit 0). Any error is one line `fault-proxy: …`, exit 1.
- * Ports default to any free one.
+ * Ports default to any free one. One proxy per DIR: DIR/fault-proxy.pid holds its pid while it
+ * runs, and a second CLI on the same DIR is refused before it touches the fault log.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -57,6 +58,53 @@ function readControlPlane(runDir: string): ControlPlaneInfo {
   return info as unknown as ControlPlaneInfo;
 }
 
+/** Is pid a live process that looks like this CLI (so a pid reused by something else counts as stale)? */
+function runningProxy(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('cli.ts');
+  } catch {
+    return true; // no /proc: trust kill(pid, 0)
+  }
+}
+
+/**
+ * One proxy per run directory: DIR/fault-proxy.pid, created exclusively. A second CLI on the same
+ * directory would truncate the running proxy's fault log (FaultLog starts it empty, before the
+ * ports are bound, so even a start that then fails with EADDRINUSE wiped it) and repoint
+ * proxy.kubeconfig. A pid file whose process is gone is replaced. Removed again when this
+ * process exits.
+ */
+function lockRunDir(runDir: string): void {
+  const file = path.join(runDir, 'fault-proxy.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      process.on('exit', () => {
+        try {
+          if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.rmSync(file, { force: true });
+        } catch {
+          /* gone */
+        }
+      });
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new CliError(`cannot write ${file}: ${code ?? (e as Error).message}`);
+    }
+    const pid = Number(fs.readFileSync(file, 'utf8').trim());
+    if (Number.isInteger(pid) && pid > 0 && runningProxy(pid)) {
+      throw new CliError(`a fault proxy (pid ${pid}) is already running for ${runDir} (${file}); stop it first with: kill ${pid}`);
+    }
+    fs.rmSync(file, { force: true }); // stale: its process is gone
+  }
+  throw new CliError(`cannot create ${file}: another fault proxy is starting for ${runDir}`);
+}
+
 async function main(): Promise<void> {
   let values: Record<string, string | undefined>;
   try {
@@ -73,6 +121,7 @@ async function main(): Promise<void> {
   const listenPort = port('--port', values.port);
   const controlPort = port('--control-port', values['control-port']) ?? 0;
   const cp = readControlPlane(runDir);
+  lockRunDir(runDir);
   const pki = path.dirname(cp.caPath);
   const faultLog = path.resolve(values['fault-log'] ?? path.join(runDir, 'faults.jsonl'));
   const proxy = await FaultProxy.start({
