@@ -161,6 +161,23 @@ describe('fault-proxy cli', () => {
     }
   });
 
+  test('one proxy per run directory: a second CLI is refused before it touches the running one\'s fault log; the lock goes with the first', async () => {
+    const faultLog = path.join(dir, 'locked.jsonl');
+    const first = start(['--run-dir', runDir, '--fault-log', faultLog]);
+    try {
+      await ready(first);
+      fs.writeFileSync(faultLog, '{"time":"2026-12-01T00:00:00.000Z","action":"stall"}\n');
+      const line = await failure(['--run-dir', runDir, '--fault-log', faultLog]);
+      assert.match(line, new RegExp(`^fault-proxy: a fault proxy \\(pid ${first.child.pid}\\) is already running for `));
+      assert.equal(fs.readFileSync(faultLog, 'utf8'), '{"time":"2026-12-01T00:00:00.000Z","action":"stall"}\n', 'the running proxy\'s log is untouched');
+      first.child.kill('SIGTERM');
+      assert.equal((await first.exit).code, 0);
+      assert.equal(fs.existsSync(path.join(runDir, 'fault-proxy.pid')), false, 'the lock is removed on exit');
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+  });
+
   test('errors are one line `fault-proxy: …`, exit 1', async () => {
     assert.match(await failure([]), /^fault-proxy: --run-dir is required \(usage: cli\.ts --run-dir DIR /);
     assert.match(await failure(['--run-dir', runDir, '--bogus']), /^fault-proxy: Unknown option '--bogus'.* \(usage: cli\.ts /);
