@@ -700,21 +700,28 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       .map(([pk]) => ({ pod: pk, seenAt: podSightings.get(pk)?.at ?? at }))
       .sort((a, b) => b.seenAt - a.seenAt)
       .slice(0, n);
-    for (const c of cands) {
-      const pod = controller.withholdPod(c.pod);
-      if (!pod) continue;
-      withheldPods.set(c.pod, { pod, rsKey: key, raisedFor: setAt });
-      controller.expectations.raise(key, 1, 0, at);
-    }
+    for (const c of cands) holdBack(key, c.pod, at);
     drainExpectations();
     return cands;
   };
 
   /**
-   * Delivers the pods withheld for `key` (the controller evidently observed them), and lowers the
-   * record for those the input deleted meanwhile (their ADD came first); true if there were any.
+   * Takes one pod out of the model's cache as not yet observed by the controller; if its ADD
+   * lowered the record still in force, gives that lower back (the controller's record still
+   * waits for it). The caller drains the expectation log.
    */
-  const releaseWithheld = (key: string, at: number): boolean => {
+  const holdBack = (key: string, pk: string, at: number): void => {
+    const pod = controller.withholdPod(pk);
+    if (!pod) return;
+    const lowered = loweredBy.get(pk);
+    const rec = controller.expectations.get(key);
+    const raise = lowered !== undefined && lowered.rsKey === key && rec !== undefined && rec.timestamp === lowered.setAt;
+    withheldPods.set(pk, { pod, rsKey: key, ...(raise ? { raisedFor: rec.timestamp } : {}) });
+    if (raise) controller.expectations.raise(key, 1, 0, at);
+  };
+
+  /** Delivers the pods withheld for `key` to the model (the controller observed them); true if there were any. */
+  const deliverWithheld = (key: string, at: number): boolean => {
     let any = false;
     for (const [pk, w] of [...withheldPods]) {
       if (w.rsKey !== key) continue;
@@ -722,6 +729,15 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       controller.deliverPod('ADDED', w.pod, at);
       any = true;
     }
+    return any;
+  };
+
+  /**
+   * Delivers the pods withheld for `key` (the controller evidently observed them), and lowers the
+   * record for those the input deleted meanwhile (their ADD came first); true if there were any.
+   */
+  const releaseWithheld = (key: string, at: number): boolean => {
+    let any = deliverWithheld(key, at);
     for (const [pk, p] of [...pendingLowers]) {
       if (p.rsKey !== key) continue;
       pendingLowers.delete(pk);
@@ -758,21 +774,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     const missing = new Set(behind?.missing.map((m) => m.pod) ?? []);
     // Withheld pods are delivered only when the status proves the controller counts them all;
     // a status that may count newer pods instead of them proves nothing.
-    for (const [pk, w] of [...withheldPods]) {
-      if (!caughtUp || w.rsKey !== t.key) continue;
-      withheldPods.delete(pk);
-      controller.deliverPod('ADDED', w.pod, e.at);
-    }
-    for (const pk of missing) {
-      if (withheldPods.has(pk)) continue;
-      const pod = controller.withholdPod(pk);
-      if (!pod) continue;
-      const lowered = loweredBy.get(pk);
-      const rec = controller.expectations.get(t.key);
-      const raise = lowered !== undefined && lowered.rsKey === t.key && rec !== undefined && rec.timestamp === lowered.setAt;
-      withheldPods.set(pk, { pod, rsKey: t.key, ...(raise ? { raisedFor: rec.timestamp } : {}) });
-      if (raise) controller.expectations.raise(t.key, 1, 0, e.at);
-    }
+    if (caughtUp) deliverWithheld(t.key, e.at);
+    for (const pk of missing) if (!withheldPods.has(pk)) holdBack(t.key, pk, e.at);
     drainExpectations();
   };
 

@@ -703,13 +703,7 @@ function findingsFor(t: RsTrack, res: ReplayResult, end: number | undefined): Fi
     });
   }
   // 15. Syncs in which the model would have written but the input shows the controller did not.
-  for (const ep of withheldEpisodes(t)) {
-    // The input ends before the controller could have written: nothing to say yet.
-    if (!ep.next && (res.end ?? ep.first.at) - ep.first.at < 5000) continue;
-    // A restart inside the episode is its cause (the restart finding says so).
-    if (t.restarts.some((r) => r.at >= ep.first.at && r.at <= (ep.next?.at ?? Infinity))) continue;
-    f.push(withheldFinding(ep, t, res, name));
-  }
+  for (const ep of reportedWithheldEpisodes(t, res)) f.push(withheldFinding(ep, t, res, name));
   // 16. Status writes showing the controller's informer behind the input.
   for (const ep of viewEpisodes(t)) f.push(viewBehindFinding(ep, name));
   // 11. Standalone RS noise.
@@ -897,6 +891,25 @@ function withheldEpisodes(t: RsTrack): WithheldEpisode[] {
   return out.sort((a, b) => a.first.at - b.first.at);
 }
 
+/** The withheld episodes a finding reports (see findingsFor, 15). */
+function reportedWithheldEpisodes(t: RsTrack, res: ReplayResult): WithheldEpisode[] {
+  return withheldEpisodes(t).filter((ep) =>
+    // The input ends before the controller could have written: nothing to say yet.
+    (ep.next || (res.end ?? ep.first.at) - ep.first.at >= 5000) &&
+    // A restart inside the episode is its cause (the restart finding says so).
+    !t.restarts.some((r) => r.at >= ep.first.at && r.at <= (ep.next?.at ?? Infinity)));
+}
+
+/**
+ * Every sync rewrites status.replicas when the count changed (gated or not): no status write
+ * after the change that called for the withheld write means the controller never synced on it.
+ */
+function silentEpisode(ep: WithheldEpisode, t: RsTrack, res: ReplayResult): boolean {
+  const until = ep.next?.at ?? res.end ?? ep.first.at;
+  const statusSince = t.statusWrites.some((x) => x > ep.first.at && x <= until);
+  return !statusSince && until - ep.first.at >= 5_000 && t.lastStatus !== undefined;
+}
+
 function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, name: string): Finding {
   const w = ep.first;
   const n = Math.abs(w.diff);
@@ -914,10 +927,7 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
   if (stale.length && w.diff > 0) causes.push(`its informer had not yet delivered the ${plural(stale.length, 'pod')} it had just created from a stale count, so it saw no surplus`);
   const failures = t.syncErrors.filter((x) => x.at < w.at);
   if (failures.length) causes.push(`a longer workqueue backoff than kexp's after ${plural(failures.length, 'failed sync')}`);
-  // Every sync rewrites status.replicas when the count changed (gated or not): no status write
-  // after the change that called for this write means the controller never synced on it.
-  const statusSince = t.statusWrites.some((x) => x > w.at && x <= until);
-  const silent = !statusSince && waited >= 5_000 && t.lastStatus !== undefined;
+  const silent = silentEpisode(ep, t, res);
   if (silent) {
     causes.unshift(`no sync of the real controller at all: it wrote no status for ${name} either, though a sync after a change of its pod count rewrites status.replicas — its informer had not delivered the change (a lag, a lost watch event, or a relist that still lists a deleted pod, kubernetes#115658), so it still counted the pods it had seen`);
   } else causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
@@ -974,10 +984,10 @@ function verdictFor(t: RsTrack, res: ReplayResult, findings: Finding[], end: num
     } else if (c.active !== c.desired) {
       state = 'converging';
       summary = `converging: ${c.active} of ${c.desired} replicas active`;
-      const stuck = findings.find((x) => x.id === 'writes-withheld' && x.title.endsWith('it never synced on the change'));
+      const stuck = reportedWithheldEpisodes(t, res).filter((ep) => !ep.next && silentEpisode(ep, t, res)).sort((a, b) => a.first.at - b.first.at)[0];
       if (stuck) {
         state = 'stalled';
-        summary = `${c.active} of ${c.desired} replicas active, and the controller has not synced since ${stuck.at} (its informer has not delivered the change)`;
+        summary = `${c.active} of ${c.desired} replicas active, and the controller has not synced since ${iso(stuck.first.at)} (its informer has not delivered the change)`;
       }
     } else if (t.firstSetAt === undefined && t.syncs === 0) {
       state = 'unknown';

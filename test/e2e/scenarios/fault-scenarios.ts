@@ -14,7 +14,7 @@
  */
 import { apiRequest } from '../control-plane/control-plane.js';
 import type { FaultProxy } from '../fault-proxy/fault-proxy.js';
-import { api, replicaSet, sleep, until, type Scenario, type ScenarioContext } from './scenarios.js';
+import { api, replicaSet, scale, sleep, until, type Scenario, type ScenarioContext } from './scenarios.js';
 
 /** Past the 5-minute ExpectationsTimeout (pkg/controller/controller_utils.go). */
 export const EXPECTATIONS_TIMEOUT_MS = 300_000;
@@ -38,10 +38,6 @@ type Api = ReturnType<typeof api>;
 async function podsOf(call: Api, ns: string): Promise<any[]> {
   const l = await call<{ items: any[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dweb`);
   return l.items.filter((p) => !p.metadata.deletionTimestamp);
-}
-
-async function scale(call: Api, ns: string, replicas: number): Promise<void> {
-  await call('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/web`, { spec: { replicas } }, 'application/merge-patch+json');
 }
 
 /** Any change to the ReplicaSet object enqueues it (updateRS): the "trigger" of a sync. */
@@ -78,7 +74,7 @@ async function droppedAdd(ctx: FaultScenarioContext, trigger: boolean): Promise<
   await sleep(1500);
   const rule = await proxy.add({ action: 'drop', resource: 'pods', namespace: ns, client: INFORMERS, events: ['ADDED'], count: 1 });
   const t0 = Date.now();
-  await scale(call, ns, 3);
+  await scale(call, ns, 'web', 3);
   await podCount(call, ns, 3, 30_000);
   proxy.remove(rule);
   await sleep(3000);
@@ -112,7 +108,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       await sleep(1500);
       const lag = await proxy.add({ action: 'delay', resource: 'pods', namespace: ns, client: INFORMERS, delayMs: 330_000 });
       const t0 = Date.now();
-      await scale(call, ns, 3);
+      await scale(call, ns, 'web', 3);
       await podCount(call, ns, 3, 30_000);
       log(`  ${ns}: pod informer lagging 330 s; waiting out the ExpectationsTimeout`);
       await sleepUntil(t0 + EXPECTATIONS_TIMEOUT_MS + 6000);
@@ -156,7 +152,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       await call('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet('web', ns, 0));
       await sleep(1500);
       const lag = await proxy.add({ action: 'delay', resource: 'pods', client: INFORMERS, delayMs: 8000 });
-      await scale(call, ns, 3);
+      await scale(call, ns, 'web', 3);
       await podCount(call, ns, 3, 30_000);
       proxy.remove(lag);
       await settled(call, ns, 3, 60_000);
@@ -202,7 +198,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       const call = api(cp);
       await call('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet('web', ns, 0));
       await sleep(1500);
-      await scale(call, ns, 300);
+      await scale(call, ns, 'web', 300);
       await until('the scale-up to be under way', 60_000, async () => (await podsOf(call, ns)).length >= 60);
       const before = (await podsOf(call, ns)).length;
       log(`  ${ns}: killing kube-controller-manager with ${before} pods created`);
@@ -227,7 +223,7 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       await sleep(1000);
       const lag = await proxy.add({ action: 'delay', resource: 'pods', namespace: ns, client: INFORMERS, delayMs: 3000 });
       for (const n of [3, 4, 5]) {
-        await scale(call, ns, n);
+        await scale(call, ns, 'web', n);
         await sleep(1000);
       }
       await sleep(4000);
@@ -251,17 +247,17 @@ export const FAULT_SCENARIOS: FaultScenario[] = [
       await call('POST', `/apis/apps/v1/namespaces/${ns}/replicasets`, replicaSet('web', ns, 0));
       await sleep(1500);
       proxy.stall(4000, 'kexp/');
-      await scale(call, ns, 4);
+      await scale(call, ns, 'web', 4);
       await settled(call, ns, 4);
       await sleep(5000);
       log(`  ${ns}: dropping kexp's connections`);
       proxy.endWatches({ client: 'kexp/', mode: 'reset' });
-      await scale(call, ns, 2);
+      await scale(call, ns, 'web', 2);
       await settled(call, ns, 2);
       await sleep(3000);
       await proxy.add({ action: 'gone', resource: 'pods', client: 'kexp/', count: 1 });
       proxy.endWatches({ resource: 'pods', client: 'kexp/', mode: 'end' });
-      await scale(call, ns, 3);
+      await scale(call, ns, 'web', 3);
       await settled(call, ns, 3);
       await sleep(3000);
       // Nothing the recorder may still be waiting for.

@@ -99,7 +99,7 @@ async function settled(call: Api, ns: string, name: string, active: number, time
   });
 }
 
-async function scale(call: Api, ns: string, name: string, replicas: number): Promise<void> {
+export async function scale(call: Api, ns: string, name: string, replicas: number): Promise<void> {
   await call('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/${name}`, { spec: { replicas } }, 'application/merge-patch+json');
 }
 
