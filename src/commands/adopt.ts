@@ -1,5 +1,5 @@
 import { Args, Flags } from '@oclif/core';
-import { isStructured, renderStructured } from '../render/structured.js';
+import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
@@ -64,7 +64,7 @@ export default class Adopt extends KexpCommand {
           requestTimeoutMs,
           signal: ac.signal,
         });
-      if (isStructured(flags.output)) process.stdout.write(renderStructured(res, flags.output));
+      if (isStructured(flags.output)) await writeStructured(process.stdout, res, flags.output);
       else process.stdout.write(renderAdoptText(res, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       process.exitCode = res.problems > 0 ? EXIT.INPUT : EXIT.OK;
     } catch (err) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, renderStructured } from '../render/structured.js';
+import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, colorFlag, fileSelectionFlags, parseDuration, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
@@ -135,7 +135,7 @@ export default class Audit extends KexpCommand {
       // A ReplicaSet known only from the ReplicaSet controller's pod writes (its object is not in
       // the input, so there is no model of it): those writes are its report.
       const writesOnly = sel.rs && res.report.replicaSets.length === 0 ? (res.report.coverage.controllerWrites ?? []).filter((w) => w.replicaSet === sel.rs) : [];
-      if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
+      if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
       else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       else if (sel.rs) process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       else process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));

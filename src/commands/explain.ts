@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { isStructured, renderStructured } from '../render/structured.js';
+import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
@@ -85,7 +85,7 @@ export default class Explain extends KexpCommand {
         },
       });
       spinner.stop();
-      if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
+      if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
       else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
       if (ac.signal.aborted) {

@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, renderStructured } from '../render/structured.js';
+import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
@@ -52,7 +52,7 @@ export default class KcmLog extends KexpCommand {
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       }));
-      if (isStructured(flags.output)) process.stdout.write(renderStructured(result, flags.output));
+      if (isStructured(flags.output)) await writeStructured(process.stdout, result, flags.output);
       else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       const leak = result.replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));

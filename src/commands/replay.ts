@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, renderStructured } from '../render/structured.js';
+import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
@@ -85,7 +85,7 @@ export default class Replay extends KexpCommand {
       }
       if (flags.html === '-') {
         /* already written */
-      } else if (isStructured(flags.output)) process.stdout.write(renderStructured(res.report, flags.output));
+      } else if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
       else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length);

@@ -3,6 +3,13 @@
  * JSON with two-space indent, YAML through the `yaml` package (a YAML 1.2 document; strings that
  * would read as another type are quoted). Both keep every string exactly as the input had it:
  * escaping is the format's own, never the terminal sanitiser's.
+ *
+ * JSON is written in pieces (`jsonChunks`): the report of a multi-gigabyte audit log is tens of
+ * megabytes of JSON, and one `JSON.stringify` of it holds the whole text (and its growth
+ * buffers) in memory at the end of the run, the command's peak. The pieces are byte for byte
+ * `JSON.stringify(value, null, 2)` (test/render/structured.test.ts). Written here rather than with a
+ * streaming-JSON library because none promises byte identity with JSON.stringify's layout, which
+ * the golden reports and users' diffs rely on; it is a short walk over arrays and objects.
  */
 import { stringify } from 'yaml';
 
@@ -15,4 +22,87 @@ export function isStructured(output: string | undefined): output is StructuredOu
 export function renderStructured(value: unknown, output: StructuredOutput): string {
   if (output === 'yaml') return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
   return JSON.stringify(value, null, 2) + '\n';
+}
+
+/** Containers nested deeper than this are stringified whole (the pieces stay small enough). */
+const SPLIT_DEPTH = 4;
+
+/** What JSON.stringify leaves out of an object (and writes as null in an array). */
+function omitted(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+/** `JSON.stringify(value, null, 2)`, in pieces; `indent` is the current line's indentation. */
+export function* jsonChunks(value: unknown, indent = '', depth = 0): Generator<string> {
+  let v = value;
+  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+  if (depth >= SPLIT_DEPTH || v === null || typeof v !== 'object') {
+    const s = JSON.stringify(v, null, 2);
+    yield s === undefined ? 'null' : indent ? s.replace(/\n/g, '\n' + indent) : s;
+    return;
+  }
+  const inner = indent + '  ';
+  if (Array.isArray(v)) {
+    if (!v.length) return void (yield '[]');
+    yield '[\n';
+    for (let i = 0; i < v.length; i++) {
+      yield inner;
+      if (omitted(v[i])) yield 'null';
+      else yield* jsonChunks(v[i], inner, depth + 1);
+      yield i < v.length - 1 ? ',\n' : '\n';
+    }
+    yield indent + ']';
+    return;
+  }
+  const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => !omitted(x));
+  if (!entries.length) return void (yield '{}');
+  yield '{\n';
+  for (let i = 0; i < entries.length; i++) {
+    const [k, x] = entries[i]!;
+    yield `${inner}${JSON.stringify(k)}: `;
+    yield* jsonChunks(x, inner, depth + 1);
+    yield i < entries.length - 1 ? ',\n' : '\n';
+  }
+  yield indent + '}';
+}
+
+/** Bytes gathered before a write: few syscalls, and never the whole document at once. */
+const WRITE_BATCH = 1 << 16;
+
+/**
+ * Writes the document to `out` (stdout) piece by piece, waiting for 'drain' when the stream's
+ * buffer is full, so a slow reader of a pipe does not make kexp hold the whole text either.
+ * YAML is written whole (the `yaml` package has no streaming writer).
+ */
+export async function writeStructured(out: NodeJS.WritableStream, value: unknown, output: StructuredOutput): Promise<void> {
+  if (output === 'yaml') {
+    out.write(renderStructured(value, output));
+    return;
+  }
+  let buf = '';
+  const flush = async () => {
+    if (!out.write(buf)) await drained(out);
+    buf = '';
+  };
+  for (const piece of jsonChunks(value)) {
+    buf += piece;
+    if (buf.length >= WRITE_BATCH) await flush();
+  }
+  buf += '\n';
+  await flush();
+}
+
+/** Resolves on 'drain', or when the stream closes or fails (the stdout guard reports failures). */
+function drained(out: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      out.off('drain', done);
+      out.off('close', done);
+      out.off('error', done);
+      resolve();
+    };
+    out.on('drain', done);
+    out.on('close', done);
+    out.on('error', done);
+  });
 }

@@ -1,0 +1,63 @@
+/**
+ * `-o json` is written in pieces (src/render/structured.ts); the pieces must be byte for byte
+ * `JSON.stringify(value, null, 2)`, on every golden report and on the values JSON.stringify
+ * treats specially.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { jsonChunks, renderStructured, writeStructured } from '../../src/render/structured.js';
+
+const joined = (v: unknown) => [...jsonChunks(v)].join('');
+
+test('pieces equal JSON.stringify on every golden report', () => {
+  const dir = path.join('examples', 'golden');
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.json'));
+  assert.ok(files.length >= 10, `golden reports found: ${files.length}`);
+  for (const f of files) {
+    const value = JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8'));
+    assert.equal(joined(value), JSON.stringify(value, null, 2), f);
+  }
+});
+
+test('pieces equal JSON.stringify on the values it treats specially', () => {
+  const values: unknown[] = [
+    null, 0, -1.5, 'a\nb "q" \u2028 ✓', true, [], {}, [[]], [{}], { a: {} },
+    [undefined, () => 1, Symbol('s'), 1],
+    { u: undefined, f: () => 1, s: Symbol('x'), n: null, k: 1 },
+    { only: undefined },
+    { at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), nested: { list: [{ deep: { deeper: { deepest: [1, { x: [2, 'y\n'] }] } } }] } },
+    { toJSON: () => ({ replaced: [1, 2] }) },
+    { 'key "quoted"\n': [1, [2, [3, [4, [5, [6]]]]]] },
+  ];
+  for (const v of values) assert.equal(joined(v), JSON.stringify(v, null, 2) ?? 'null', String(JSON.stringify(v)));
+});
+
+test('writeStructured writes the whole document through a slow stream, waiting for drain', async () => {
+  const value = { rows: Array.from({ length: 5000 }, (_, i) => ({ i, name: `pod-${i}`, keys: [`ns/pod-${i}`] })) };
+  const out = new PassThrough({ highWaterMark: 1024 });
+  const parts: Buffer[] = [];
+  let drains = 0;
+  out.on('drain', () => drains++);
+  const reading = (async () => {
+    for await (const c of out) {
+      parts.push(c as Buffer);
+      await new Promise((r) => setImmediate(r));
+    }
+  })();
+  await writeStructured(out, value, 'json');
+  out.end();
+  await reading;
+  assert.equal(Buffer.concat(parts).toString(), renderStructured(value, 'json'));
+  assert.ok(drains > 0, 'the writer waited for the reader');
+});
+
+test('writeStructured writes YAML whole, as renderStructured', async () => {
+  const out = new PassThrough();
+  const chunks: string[] = [];
+  out.on('data', (c) => chunks.push(String(c)));
+  await writeStructured(out, { a: ['1', 2] }, 'yaml');
+  assert.equal(chunks.join(''), renderStructured({ a: ['1', 2] }, 'yaml'));
+});
