@@ -28,6 +28,7 @@ import type { Basis } from './report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { checkStatusWrite, existedAt, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
+import { informerView } from './informer-transform.js';
 
 /**
  * A new credential for the controller after at least this long without any of its writes is a
@@ -479,9 +480,10 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         return true;
       }
     }
-    buf.push(r.value);
+    const ev = informerView(r.value);
+    buf.push(ev);
     try {
-      ledger.enter(r.value);
+      ledger.enter(ev);
     } catch {
       // A shape the ledger cannot read: the engine reports it when the event is delivered.
     }

@@ -153,3 +153,46 @@ export function parseTime(t: string | null | undefined): number | undefined {
   const ms = Date.parse(t);
   return Number.isNaN(ms) ? undefined : ms;
 }
+
+/**
+ * The part of a pod the informer cache keeps in kexp's model: what the ReplicaSet controller
+ * reads of a cached pod — its metadata (labels, owners, timestamps, annotations such as the
+ * deletion cost), spec.nodeName and the init containers' restartPolicy (ranking), and the status
+ * minus the containers' image and state details. Not an upstream function: the real informer
+ * keeps the whole object (a client-go transform can strip managedFields, as kube-controller-manager's
+ * does); kexp replays millions of pod events, and 50,000 cached pods with their managedFields,
+ * containers and volumes held most of a replay's memory. Everything the model and the report
+ * read of a cached pod survives the projection (the golden reports and test/model/objects.test.ts).
+ */
+export function cachedPod(pod: Pod): Pod {
+  const { managedFields: _m, ...metadata } = pod.metadata as ObjectMeta & { managedFields?: unknown };
+  const out: Pod = { metadata };
+  if (pod.apiVersion !== undefined) out.apiVersion = pod.apiVersion;
+  if (pod.kind !== undefined) out.kind = pod.kind;
+  const spec = pod.spec;
+  if (spec) {
+    const s: NonNullable<Pod['spec']> = {};
+    if (spec.nodeName !== undefined) s.nodeName = spec.nodeName;
+    if (spec.initContainers) s.initContainers = spec.initContainers.map((c) => ({ name: c.name, ...(c.restartPolicy !== undefined ? { restartPolicy: c.restartPolicy } : {}) }));
+    out.spec = s;
+  } else if (spec === null) out.spec = null;
+  const status = pod.status;
+  if (status) {
+    const { containerStatuses, initContainerStatuses, ...rest } = status;
+    const st: NonNullable<Pod['status']> = rest;
+    if (containerStatuses) st.containerStatuses = containerStatuses.map(slimContainerStatus);
+    else if (containerStatuses === null) st.containerStatuses = null;
+    if (initContainerStatuses) st.initContainerStatuses = initContainerStatuses.map(slimContainerStatus);
+    else if (initContainerStatuses === null) st.initContainerStatuses = null;
+    out.status = st;
+  } else if (status === null) out.status = null;
+  return out;
+}
+
+function slimContainerStatus(c: ContainerStatus): ContainerStatus {
+  const o: ContainerStatus = {};
+  if (c.name !== undefined) o.name = c.name;
+  if (c.restartCount !== undefined) o.restartCount = c.restartCount;
+  if (c.ready !== undefined) o.ready = c.ready;
+  return o;
+}
