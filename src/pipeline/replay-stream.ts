@@ -79,8 +79,19 @@ export function replayStream(sources: Batches[], stages: ReplayStreamStages): As
   };
   const prime = async (): Promise<void> => {
     // Sequentially, so problems are reported in argument order.
-    for (const c of cursors) await refill(c);
+    for (const c of cursors) await refillOrClose(c);
     primed = true;
+  };
+  /** A source that throws: the others are closed (mergeSources' finally), then the error goes on. */
+  const refillOrClose = async (c: Cursor): Promise<void> => {
+    try {
+      await refill(c);
+    } catch (err) {
+      c.done = true;
+      ended = true;
+      await closeSources();
+      throw err;
+    }
   };
   /** mergeSources' finally: close the sources not read to their end. */
   const closeSources = async (): Promise<void> => {
@@ -147,7 +158,7 @@ export function replayStream(sources: Batches[], stages: ReplayStreamStages): As
       if (pending !== undefined) {
         const ev = pending;
         pending = undefined;
-        await refill(cursors[pendingFrom]!);
+        await refillOrClose(cursors[pendingFrom]!);
         if (!deliver(ev)) {
           r = 'stop';
           continue;

@@ -171,3 +171,36 @@ test('parseRfc3339: the fast path equals the general one', () => {
   }
   for (const s of cases) assert.equal(parseRfc3339(s), reference(s), s);
 });
+
+test('a source that throws: the other sources are closed and the error reaches the engine, as mergeSources did', async () => {
+  const ev = (at: number, line: number): TimelineEvent => ({ type: 'gap', at, atBasis: 'received', source: { file: 'f', line }, reason: 'watch-relist' });
+  const make = (name: string, log: string[], fail: boolean) =>
+    async function* (): AsyncGenerator<TimelineEvent[]> {
+      try {
+        yield [ev(1, 1), ev(3, 2)];
+        if (fail) throw new Error(`${name} broke`);
+        yield [ev(5, 3)];
+      } finally {
+        log.push(`${name} closed`);
+      }
+    };
+  const viaStream: string[] = [];
+  const it = replayStream([make('a', viaStream, true)(), make('b', viaStream, false)()], { causal: new CausalOrder(0) });
+  await assert.rejects(async () => {
+    for (;;) {
+      const r = await it.next();
+      if (r.done) break;
+      viaStream.push(`event ${r.value.at}`);
+    }
+  }, /a broke/);
+  const viaChain: string[] = [];
+  const flat = (g: AsyncGenerator<TimelineEvent[]>) => (async function* () {
+    for await (const b of g) yield* b;
+  })();
+  const sources = [make('a', viaChain, true)(), make('b', viaChain, false)()].map((g) => ({ file: 'f', format: 'x', timeBasis: 'received' as const, events: flat(g), coverage: () => ({ file: 'f', format: 'x', timeBasis: 'received' as const, events: 0, problems: 0 }) }));
+  await assert.rejects(async () => {
+    for await (const e of causalOrder(mergeSources(sources), 0)) viaChain.push(`event ${e.at}`);
+  }, /a broke/);
+  assert.deepEqual(viaStream, viaChain);
+  assert.deepEqual(viaStream.filter((l) => l.endsWith('closed')), ['a closed', 'b closed']);
+});
