@@ -2,6 +2,7 @@
 # Replay benchmark (issue: ≥ 200,000 events/s and < 300 MB on 1,000,000 events, one
 # ReplicaSet, 500 pods). Generates the recording once, then measures in the same run:
 #   kexp replay (full pipeline: source → model → report), peak RSS;
+#   its source side alone (read, parse, normalise, merge, causal order, shape checks: no engine);
 #   the JSON.parse floor (read + split + JSON.parse only);
 #   jq extracting the event types (a naive per-line tool);
 # and prints the ratios. Usage: bash bench/replay/run.sh [events] [pods]
@@ -15,6 +16,8 @@ SIZE_MB=$(( $(stat -c %s "$FILE") / 1048576 ))
 echo "file: $FILE ($SIZE_MB MB)"
 kexp=$(node --import tsx bench/replay/run-replay.ts "$FILE")
 echo "kexp replay:  $kexp"
+src=$(node --import tsx bench/replay/source-side.ts "$FILE")
+echo "source side:  $src"
 floor=$(node --import tsx bench/replay/parse-floor.ts "$FILE")
 echo "parse floor:  $floor"
 if command -v jq >/dev/null; then

@@ -3,11 +3,12 @@
  * open every file (or stdin), merge them in time order, replay, build the Report.
  * Used by `kexp replay` and the golden tests.
  */
-import { openWatchSource, mergeSources } from '../sources/watch/index.js';
+import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replay } from '../analysis/replay-engine.js';
-import { CAUSAL_WINDOW_MS, causalOrder } from '../timeline/causal-order.js';
+import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
+import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
 import { controllerLogOverlap, readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
@@ -22,7 +23,7 @@ import { eventsOnlyReplicaSetReport, replicaSetsInEvents, type SnapshotRefs } fr
 import type { ReplicaSetReport } from '../analysis/report-types.js';
 import { objectKey, type CoreEvent } from '../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../timeline/event.js';
-import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
+import { seeReplicaSetLabels, tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
 
 export interface ReplayFilesOptions {
@@ -101,10 +102,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     ? { kcm: [], rest: expanded.files }
     : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as ControllerLogFile[], rest: [] as string[] };
   const kcmLogs: ControllerLogFile[] = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
-  const sources: OpenedSource[] = [];
+  const sources: WatchSource[] = [];
   for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin }));
   // A directory's files are read as what they are (JSON or YAML Lists, a Namespace object): one snapshot.
-  const fromDirs = new Set<OpenedSource>();
+  const fromDirs = new Set<WatchSource>();
   for (const f of dirLists) {
     try {
       const s = await openWatchSource(f, { diagnostics, snapshot: true });
@@ -117,7 +118,6 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     }
   }
   const labels: ReplicaSetLabels = new Map();
-  for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
   if (expanded.dirs.length && sources.length === 0) throw new InputError(expanded.dirs[0]!.dir, 0, `no List in it could be read; ${lookedFor('replay')}`);
   const eventsWatched = sources.some((s) => {
     const h = s.coverage().header as { watches?: Array<{ resource?: string }> } | undefined;
@@ -126,6 +126,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
   if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
+    for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
     if (stop) for (const s of sources) s.events = stop.events(s.events);
     const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
     if (kcmLogs.length) {
@@ -154,7 +155,13 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
   const events = new EventsSeen(stop);
-  const result = await replay(causalOrder(events.tap(mergeSources(sources)), CAUSAL_WINDOW_MS, () => moved++), {
+  // Merge, taps and causal order without a promise per event (src/pipeline/replay-stream.ts).
+  const stream = replayStream(sources.map((s) => s.batches), {
+    pulled: (e) => seeReplicaSetLabels(e, labels),
+    merged: (e) => events.see(e),
+    causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
+  });
+  const result = await replay(stream, {
     version: parseK8sVersion(version.version),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
@@ -224,15 +231,14 @@ class EventsSeen {
   /** `stop`: the whole stream passes here, so this is where a Ctrl-C ends the reading. */
   constructor(private readonly stop?: ReadInterrupt) {}
 
-  async *tap<T extends TimelineEvent>(src: AsyncIterable<T>): AsyncGenerator<T> {
-    for await (const e of src) {
-      if (this.stop?.reached(e.source)) return;
-      if (e.type === 'observed' && e.kind === 'Event' && e.watchType !== 'DELETED') {
-        this.latest.set(objectKey(e.object.metadata), e.object);
-        this.where.set(e.object, e.source);
-      }
-      yield e;
+  /** Notes one event of the stream; false when the reading must stop (the signal came). */
+  see(e: TimelineEvent): boolean {
+    if (this.stop?.reached(e.source)) return false;
+    if (e.type === 'observed' && e.kind === 'Event' && e.watchType !== 'DELETED') {
+      this.latest.set(objectKey(e.object.metadata), e.object);
+      this.where.set(e.object, e.source);
     }
+    return true;
   }
 
   reportsFor(known: Set<string>, rs: string | undefined, end: number | undefined): ReplicaSetReport[] {

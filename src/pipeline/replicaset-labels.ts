@@ -9,15 +9,17 @@ export type ReplicaSetLabels = Map<string, Record<string, string>>;
 
 export async function* tapReplicaSetLabels<T extends TimelineEvent>(src: AsyncIterable<T>, into: ReplicaSetLabels): AsyncGenerator<T> {
   for await (const e of src) {
-    if (e.type === 'observed' && e.kind === 'ReplicaSet') {
-      const md = e.object.metadata;
-      // A deletion may carry only the name (an audit delete has no body): keep what was known.
-      if (e.watchType === 'DELETED' && into.has(`${md.namespace ?? ''}/${md.name ?? ''}`)) {
-        yield e;
-        continue;
-      }
-      into.set(`${md.namespace ?? ''}/${md.name ?? ''}`, { ...(md.labels ?? {}) });
-    }
+    seeReplicaSetLabels(e, into);
     yield e;
+  }
+}
+
+/** Notes the labels of one event's ReplicaSet (the tap's per-event step, for synchronous pipelines). */
+export function seeReplicaSetLabels(e: TimelineEvent, into: ReplicaSetLabels): void {
+  if (e.type === 'observed' && e.kind === 'ReplicaSet') {
+    const md = e.object.metadata;
+    // A deletion may carry only the name (an audit delete has no body): keep what was known.
+    if (e.watchType === 'DELETED' && into.has(`${md.namespace ?? ''}/${md.name ?? ''}`)) return;
+    into.set(`${md.namespace ?? ''}/${md.name ?? ''}`, { ...(md.labels ?? {}) });
   }
 }

@@ -47,19 +47,46 @@ function lessRv(a: string, b: string): boolean {
 }
 
 /**
- * Re-emits `events` (time-ordered, from one cluster) with updates from different resources
- * reordered by resourceVersion when they arrive within `windowMs` of each other. `onMoved` is
- * told of each event moved ahead of another.
+ * The causal ordering as a synchronous stage: `push` each event of the time-ordered stream, and
+ * the events it releases (in causal order) are appended to `out`; `end` releases the rest. The
+ * replay pipeline drives it in batches without a promise per event (src/pipeline/replay-stream.ts).
  */
-export async function* causalOrder(events: AsyncIterable<TimelineEvent>, windowMs = CAUSAL_WINDOW_MS, onMoved?: (moved: TimelineEvent, before: TimelineEvent) => void): AsyncGenerator<TimelineEvent> {
-  const buf = new Fifo<Slot>();
-  const byKind = new Map<string, Fifo<Slot>>();
-  const dropTaken = (q: Fifo<Slot>) => {
-    while (q.length && q.peek()!.taken) q.shift();
-  };
-  const out: TimelineEvent[] = [];
+export class CausalOrder {
+  private readonly buf = new Fifo<Slot>();
+  private readonly byKind = new Map<string, Fifo<Slot>>();
+
+  constructor(
+    private readonly windowMs = CAUSAL_WINDOW_MS,
+    private readonly onMoved?: (moved: TimelineEvent, before: TimelineEvent) => void,
+  ) {}
+
+  push(e: TimelineEvent, out: TimelineEvent[]): void {
+    if (e.type === 'gap') {
+      this.release(undefined, out);
+      out.push(e);
+      return;
+    }
+    const rv = revision(e);
+    const slot: Slot = { e, taken: false };
+    this.buf.push(slot);
+    if (rv !== undefined && e.type === 'observed') {
+      slot.rv = rv;
+      slot.kind = e.kind;
+      let q = this.byKind.get(e.kind);
+      if (!q) this.byKind.set(e.kind, (q = new Fifo()));
+      q.push(slot);
+    }
+    this.release(e.at, out);
+  }
+
+  /** End of the input: releases everything still held. */
+  end(out: TimelineEvent[]): void {
+    this.release(undefined, out);
+  }
+
   /** Moves every event older than `until - windowMs` (all, when undefined) to `out`. */
-  const release = (until: number | undefined): void => {
+  private release(until: number | undefined, out: TimelineEvent[]): void {
+    const { buf, byKind, windowMs } = this;
     for (;;) {
       dropTaken(buf);
       const head = buf.peek();
@@ -81,33 +108,30 @@ export async function* causalOrder(events: AsyncIterable<TimelineEvent>, windowM
         continue;
       }
       pick.taken = true;
-      onMoved?.(pick.e, head.e);
+      this.onMoved?.(pick.e, head.e);
       out.push({ ...pick.e, at: head.e.at } as TimelineEvent);
     }
-  };
+  }
+}
+
+function dropTaken(q: Fifo<Slot>): void {
+  while (q.length && q.peek()!.taken) q.shift();
+}
+
+/**
+ * Re-emits `events` (time-ordered, from one cluster) with updates from different resources
+ * reordered by resourceVersion when they arrive within `windowMs` of each other. `onMoved` is
+ * told of each event moved ahead of another.
+ */
+export async function* causalOrder(events: AsyncIterable<TimelineEvent>, windowMs = CAUSAL_WINDOW_MS, onMoved?: (moved: TimelineEvent, before: TimelineEvent) => void): AsyncGenerator<TimelineEvent> {
+  const order = new CausalOrder(windowMs, onMoved);
+  const out: TimelineEvent[] = [];
   for await (const e of events) {
-    if (e.type === 'gap') {
-      release(undefined);
-      out.push(e);
-      for (let i = 0; i < out.length; i++) yield out[i]!;
-      out.length = 0;
-      continue;
-    }
-    const rv = revision(e);
-    const slot: Slot = { e, taken: false };
-    buf.push(slot);
-    if (rv !== undefined && e.type === 'observed') {
-      slot.rv = rv;
-      slot.kind = e.kind;
-      let q = byKind.get(e.kind);
-      if (!q) byKind.set(e.kind, (q = new Fifo()));
-      q.push(slot);
-    }
-    release(e.at);
+    order.push(e, out);
     if (out.length === 0) continue;
     for (let i = 0; i < out.length; i++) yield out[i]!;
     out.length = 0;
   }
-  release(undefined);
+  order.end(out);
   for (let i = 0; i < out.length; i++) yield out[i]!;
 }

@@ -67,6 +67,18 @@ export class PlausibleTimeWindow<T> {
 
   push(item: T, t: number | undefined, mark = false): void {
     if (t !== undefined && !Number.isFinite(t)) t = undefined;
+    if (this.head === this.queue.length && !mark && t !== undefined && inRange(t) && (!this.relative || this.agreesWithBefore(t))) {
+      // Nothing held and the time agrees with the ones before it (nearly every event of a
+      // recording): released at once, as drain() would, without queueing it.
+      if (this.head > 0) {
+        this.queue.length = 0;
+        this.head = 0;
+      }
+      this.before.push(t);
+      if (this.before.length > RADIUS) this.before.shift();
+      this.release(item, t);
+      return;
+    }
     this.queue.push({ item, t, mark });
     if (!mark && t !== undefined && inRange(t)) this.timedAhead++;
     this.drain(false);

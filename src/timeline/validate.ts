@@ -17,23 +17,30 @@ const MAX_INT32 = 2 ** 31 - 1;
 function stringMap(v: unknown, what: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isObj(v)) return `${what} is not an object`;
-  for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') return `${what}.${k} is not a string`;
+  // Keys, not entries: no pair array per label on the per-event path.
+  for (const k of Object.keys(v)) if (typeof v[k] !== 'string') return `${what}.${k} is not a string`;
   return undefined;
 }
 
+const META_STRINGS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const;
+const REF_STRINGS = ['kind', 'name', 'uid'] as const;
+const POD_STATUS_LISTS = ['conditions', 'containerStatuses', 'initContainerStatuses'] as const;
+
 function checkMeta(m: unknown): string | undefined {
   if (!isObj(m)) return 'metadata is not an object';
-  for (const f of ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const) {
-    if (m[f] !== undefined && m[f] !== null && typeof m[f] !== 'string') return `metadata.${f} is not a string`;
+  for (const f of META_STRINGS) {
+    const v = m[f];
+    if (v !== undefined && v !== null && typeof v !== 'string') return `metadata.${f} is not a string`;
   }
   const l = stringMap(m.labels, 'metadata.labels') ?? stringMap(m.annotations, 'metadata.annotations');
   if (l) return l;
   const refs = m.ownerReferences;
   if (refs !== undefined && refs !== null) {
     if (!Array.isArray(refs)) return 'metadata.ownerReferences is not a list';
-    for (const [i, r] of refs.entries()) {
+    for (let i = 0; i < refs.length; i++) {
+      const r: unknown = refs[i];
       if (!isObj(r)) return `metadata.ownerReferences[${i}] is not an object`;
-      for (const f of ['kind', 'name', 'uid'] as const) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
+      for (const f of REF_STRINGS) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
     }
   }
   return undefined;
@@ -64,10 +71,11 @@ function checkPod(o: Record<string, unknown>): string | undefined {
   if (st === undefined || st === null) return undefined;
   if (!isObj(st)) return 'status is not an object';
   if (st.phase !== undefined && st.phase !== null && typeof st.phase !== 'string') return 'status.phase is not a string';
-  for (const f of ['conditions', 'containerStatuses', 'initContainerStatuses'] as const) {
+  for (const f of POD_STATUS_LISTS) {
     const v = st[f];
     if (v === undefined || v === null) continue;
-    if (!Array.isArray(v) || v.some((x) => !isObj(x))) return `status.${f} is not a list of objects`;
+    if (!Array.isArray(v)) return `status.${f} is not a list of objects`;
+    for (let i = 0; i < v.length; i++) if (!isObj(v[i])) return `status.${f} is not a list of objects`;
   }
   return undefined;
 }

@@ -3,7 +3,7 @@
  * and list snapshots → TimelineEvents. See docs/recording-format.md and
  * /work/shared/docs/input-formats.md §2.
  */
-export { openWatchSource, type WatchFileCoverage, type WatchSourceOptions } from './watch-source.js';
+export { openWatchSource, type WatchFileCoverage, type WatchSource, type WatchSourceOptions } from './watch-source.js';
 export { mergeSources } from './merge.js';
 export { WATCH_FORMATS, type WatchFormat } from './sniff.js';
 export {

@@ -438,35 +438,55 @@ export class WatchNormalizer {
     const obj = ev.object as unknown as Obj;
     const meta = isObject(obj.metadata) ? obj.metadata : undefined;
     const latest = ev.at + MAX_DEVIATION_MS;
-    const bad = (v: unknown, slack = 0): number | undefined => {
-      if (typeof v !== 'string') return undefined;
-      const ms = Date.parse(v);
-      return Number.isNaN(ms) || (isPlausibleTime(ms) && ms <= latest + slack) ? undefined : ms;
-    };
-    const report = (field: string, ms: number, action: string): void =>
-      this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, { t: ms, reason: isPlausibleTime(ms) ? 'far-from-neighbours' : 'out-of-range', around: ev.at }, 'the line\'s receive time')}; ${action}`);
     if (meta) {
-      const c = bad(meta.creationTimestamp);
+      const c = this.badTime(meta.creationTimestamp, latest);
       if (c !== undefined) {
-        report('metadata.creationTimestamp', c, 'not used');
+        this.reportObjectTime(ev, meta, line, 'metadata.creationTimestamp', c, 'not used');
         delete meta.creationTimestamp;
       }
       const grace = typeof meta.deletionGracePeriodSeconds === 'number' ? meta.deletionGracePeriodSeconds * 1000 : 0;
-      const d = bad(meta.deletionTimestamp, grace);
+      const d = this.badTime(meta.deletionTimestamp, latest + grace);
       if (d !== undefined) {
-        report('metadata.deletionTimestamp', d, 'taken as being deleted from the receive time');
+        this.reportObjectTime(ev, meta, line, 'metadata.deletionTimestamp', d, 'taken as being deleted from the receive time');
         meta.deletionTimestamp = new Date(ev.at + Math.min(grace, MAX_DEVIATION_MS)).toISOString();
       }
     }
     if (ev.kind === 'Event') {
       for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime'] as const) {
-        const ms = bad(obj[f]);
+        const ms = this.badTime(obj[f], latest);
         if (ms !== undefined) {
-          report(f, ms, 'not used');
+          this.reportObjectTime(ev, meta, line, f, ms, 'not used');
           delete obj[f];
         }
       }
     }
+  }
+
+  /** The time `v` gives when it is one the object cannot carry (implausible, or after `latest`). */
+  private badTime(v: unknown, latest: number): number | undefined {
+    if (typeof v !== 'string') return undefined;
+    const ms = this.parseObjectTime(v);
+    return Number.isNaN(ms) || (isPlausibleTime(ms) && ms <= latest) ? undefined : ms;
+  }
+
+  /**
+   * Date.parse with a small cache: every event of an object repeats its creationTimestamp (and
+   * a terminating pod its deletionTimestamp), and parsing them was a visible share of a replay.
+   * Cleared when full, so memory stays bounded whatever the input.
+   */
+  private readonly parsedTimes = new Map<string, number>();
+  private parseObjectTime(v: string): number {
+    let ms = this.parsedTimes.get(v);
+    if (ms === undefined) {
+      ms = Date.parse(v);
+      if (this.parsedTimes.size >= 4096) this.parsedTimes.clear();
+      this.parsedTimes.set(v, ms);
+    }
+    return ms;
+  }
+
+  private reportObjectTime(ev: ObservedEvent, meta: Obj | undefined, line: number, field: string, ms: number, action: string): void {
+    this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, { t: ms, reason: isPlausibleTime(ms) ? 'far-from-neighbours' : 'out-of-range', around: ev.at }, 'the line\'s receive time')}; ${action}`);
   }
 
   private releaseHeld(out: TimelineEvent[], at: number): void {

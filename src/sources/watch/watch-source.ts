@@ -48,6 +48,15 @@ export interface WatchSourceOptions {
   snapshot?: boolean;
 }
 
+/**
+ * An opened watch dump. `batches` carries the same events as `events`, one array per chunk of
+ * input, for a consumer that handles them synchronously (the replay, src/pipeline/replay-stream.ts):
+ * iterate one of the two, never both.
+ */
+export interface WatchSource extends OpenedSource {
+  batches: AsyncIterableIterator<TimelineEvent[]>;
+}
+
 /** Coverage of a watch dump; `endReason` is set when a recording has an end line. */
 export interface WatchFileCoverage extends FileCoverage {
   endReason?: RecordingEndLine['end'];
@@ -116,12 +125,23 @@ interface ReadPos {
   line: number;
 }
 
+/**
+ * The events a chunk produced, as one batch: the readers hand the pipeline one array per chunk of
+ * input instead of one promise per event (the replay merges and orders batches synchronously,
+ * src/pipeline/replay-stream.ts). A copy, because the normaliser may still append to `out`.
+ */
+function takeBatch(out: TimelineEvent[]): TimelineEvent[] {
+  const batch = out.slice();
+  out.length = 0;
+  return batch;
+}
+
 async function* readLines(
   chunks: AsyncIterable<Buffer>,
   norm: WatchNormalizer,
   rec: RecordingState | undefined,
   pos: ReadPos,
-): AsyncGenerator<TimelineEvent> {
+): AsyncGenerator<TimelineEvent[]> {
   const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES });
   const lines: SplitLine[] = [];
   const out: TimelineEvent[] = [];
@@ -153,15 +173,15 @@ async function* readLines(
         norm.gap(out, l.line, 'file-boundary', 'another recording header (recordings concatenated?)', undefined, parseRfc3339(c.header.startedAt));
         return;
       case 'event':
-        norm.wire(out, l.line, c.line.event as unknown as Record<string, unknown>, parseRfc3339(c.line.recv), c.line.src);
+        norm.wire(out, l.line, c.line.event as unknown as Record<string, unknown>, c.recvAt, c.line.src);
         return;
       case 'gap': {
         const k = kindOfSrc(c.line.src);
-        norm.gap(out, l.line, c.line.gap.reason, c.line.gap.detail, k ? [k] : undefined, parseRfc3339(c.line.recv));
+        norm.gap(out, l.line, c.line.gap.reason, c.line.gap.detail, k ? [k] : undefined, c.recvAt);
         return;
       }
       case 'end': {
-        const t = parseRfc3339(c.line.recv)!;
+        const t = c.recvAt;
         rec.end = c.line.end;
         rec.endAt = t;
         norm.markTime(t, l.line);
@@ -187,16 +207,12 @@ async function* readLines(
     splitter.push(chunk, lines);
     for (const l of lines) safeHandle(l);
     pos.line = splitter.linesSeen + 1;
-    if (out.length > 0) {
-      yield* out;
-      out.length = 0;
-    }
+    if (out.length > 0) yield takeBatch(out);
   }
   lines.length = 0;
   splitter.end(lines);
   for (const l of lines) safeHandle(l);
-  yield* out;
-  out.length = 0;
+  if (out.length > 0) yield takeBatch(out);
 }
 
 /**
@@ -204,7 +220,7 @@ async function* readLines(
  * controller log (src/pipeline/controller-log-files.ts, src/sources/dump-log-blocks.ts) — a
  * named file whose format was sniffed, not forced; otherwise the note says how to read it.
  */
-async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos, kcmBlockRead: boolean): AsyncGenerator<TimelineEvent> {
+async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos, kcmBlockRead: boolean): AsyncGenerator<TimelineEvent[]> {
   const sc = new JsonValueScanner();
   const items: ScanItem[] = [];
   const out: TimelineEvent[] = [];
@@ -254,10 +270,7 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
     sc.push(chunk, items);
     for (const it of items) handle(it);
     pos.line = sc.currentLine;
-    if (out.length > 0) {
-      yield* out;
-      out.length = 0;
-    }
+    if (out.length > 0) yield takeBatch(out);
   }
   items.length = 0;
   sc.end(items);
@@ -278,7 +291,7 @@ async function* readValues(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer,
             : `; ${kcm.length} of kube-controller-manager (${kcm[0]!.container}): its lines are a controller log${norm.file === '-' ? ' (stdin is read once: give the dump as a file to have it read too)' : ''} — \`sed -n '${kcm[0]!.line + 1},${(kcm[0]!.endLine ?? kcm[0]!.line + 1) - 1}p' ${norm.file} > kcm.log\`, then \`kexp kcm-log kcm.log\``),
     );
   }
-  yield* out;
+  if (out.length > 0) yield takeBatch(out);
 }
 
 interface YamlDoc {
@@ -346,7 +359,7 @@ function handleYamlDoc(norm: WatchNormalizer, out: TimelineEvent[], doc: YamlDoc
   }
 }
 
-async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent> {
+async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent[]> {
   const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES });
   const lines: SplitLine[] = [];
   const out: TimelineEvent[] = [];
@@ -397,16 +410,13 @@ async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, p
     splitter.push(chunk, lines);
     for (const l of lines) handle(l);
     pos.line = splitter.linesSeen + 1;
-    if (out.length > 0) {
-      yield* out;
-      out.length = 0;
-    }
+    if (out.length > 0) yield takeBatch(out);
   }
   lines.length = 0;
   splitter.end(lines);
   for (const l of lines) handle(l);
   flush(0);
-  yield* out;
+  if (out.length > 0) yield takeBatch(out);
 }
 
 /**
@@ -492,7 +502,7 @@ function readHeader(file: string, prefix: Buffer, blankLines = 0): RecordingHead
 export async function openWatchSource(
   path: string,
   opts: { format?: string; diagnostics: Diagnostics; stdin?: NodeJS.ReadableStream; snapshot?: boolean },
-): Promise<OpenedSource> {
+): Promise<WatchSource> {
   let forced: WatchFormat | undefined;
   if (opts.format !== undefined) {
     if (!(WATCH_FORMATS as readonly string[]).includes(opts.format)) {
@@ -543,7 +553,7 @@ export async function openWatchSource(
   }
 
   let started = false;
-  async function* run(): AsyncGenerator<TimelineEvent> {
+  async function* run(): AsyncGenerator<TimelineEvent[]> {
     started = true;
     const reader =
       framing === 'lines'
@@ -561,15 +571,15 @@ export async function openWatchSource(
       }
       const tail: TimelineEvent[] = [];
       norm.flush(tail);
-      yield* tail;
+      if (tail.length > 0) yield tail;
     } finally {
       norm.finish();
     }
   }
 
-  const gen = run();
-  // Iterate-once stream; return() before the first next() still closes the file.
-  const events: AsyncIterableIterator<TimelineEvent> = {
+  // Iterate-once streams (the events one by one, or the same events in batches: one of the two);
+  // return() before the first next() still closes the file.
+  const onceOnly = <T>(gen: AsyncGenerator<T>): AsyncIterableIterator<T> => ({
     next: () => gen.next(),
     return: async (value?: unknown) => {
       const r = await gen.return(value as undefined);
@@ -580,13 +590,20 @@ export async function openWatchSource(
     [Symbol.asyncIterator]() {
       return this;
     },
-  };
+  });
+  const batchGen = run();
+  async function* oneByOne(): AsyncGenerator<TimelineEvent> {
+    for await (const batch of batchGen) for (const e of batch) yield e;
+  }
+  const events = onceOnly(oneByOne());
+  const batches = onceOnly(batchGen);
 
   return {
     file,
     format,
     timeBasis: basis,
     events,
+    batches,
     coverage(): WatchFileCoverage {
       const c: WatchFileCoverage = {
         file,
