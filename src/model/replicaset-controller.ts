@@ -15,7 +15,7 @@ import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome 
 import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
 import { compileLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
 import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
-import { claimError, claimPods, decideClaim, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
+import { claimDecider, claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
 import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
 import { WorkQueue } from './workqueue.js';
 import { PodStore } from './pod-store.js';
@@ -698,7 +698,7 @@ export class ReplicaSetController {
       } else if (matches(p.metadata.labels)) needsClaim = true;
     }
     let active: Pod[] = owned;
-    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map((p) => decideClaim(rs, p));
+    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map(claimDecider(rs));
     if (needsClaim) {
       let canAdoptResult: CanAdoptCheck | undefined;
       const claim = claimPods(
