@@ -1,8 +1,8 @@
 /**
- * A thin raw-JSON client over @kubernetes/client-node's KubeConfig: GET a path and get
+ * A thin raw-JSON client over a kubeconfig (light-kubeconfig.ts, or @kubernetes/client-node's KubeConfig): GET a path and get
  * the wire JSON back (client-node's typed APIs deserialise timestamps into Date objects;
  * recordings must hold the objects exactly as the API sent them). Authentication (token,
- * client certificate, exec plugin) comes from `KubeConfig.applyToHTTPSOptions`.
+ * client certificate, exec plugin) comes from `KubeAccess.applyToHTTPSOptions`.
  *
  * Every GET is bounded, and everything it can fail with is a ClusterError (exit 7, or 8 for a
  * 404) with one line naming the request:
@@ -21,7 +21,7 @@
 import https from 'node:https';
 import http from 'node:http';
 import { KEXP_VERSION } from '../../version.js';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './light-kubeconfig.js';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
 import { expectedKindOf, type ExpectedKind } from './resource-paths.js';
 import { routeThroughProxy } from './proxy.js';
@@ -128,7 +128,7 @@ function carriesCredentials(o: https.RequestOptions, url: URL): boolean {
  * stream. Throws ClusterError('config'), or the reason of `abort` when it fired.
  */
 export async function prepareGet(
-  kc: KubeConfig,
+  kc: KubeAccess,
   url: URL,
   credentialSignal: AbortSignal,
   abort?: AbortSignal,
@@ -177,7 +177,7 @@ function shareConnections(reqOpts: https.RequestOptions, url: URL): void {
 }
 
 /** GET `path` (with query) and parse the JSON body. Throws ClusterError (or the AbortError of `opts.signal`). */
-export async function getJSON<T = unknown>(kc: KubeConfig, path: string, opts: GetOptions = {}): Promise<T> {
+export async function getJSON<T = unknown>(kc: KubeAccess, path: string, opts: GetOptions = {}): Promise<T> {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new ClusterError('config', 'the kubeconfig has no current cluster');
   const server = displayServer(String(cluster.server));
