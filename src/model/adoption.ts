@@ -94,22 +94,23 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
   const matchesSelector = compileLabelSelector(selector);
   let selText: string | undefined;
   const selOf = (): string => (selText ??= formatLabelSelector(selector));
+  // The reasons that name nothing of the pod are the same sentence for every pod: built once.
+  const same = new Map<string, string>();
+  const once = (k: string, make: () => string): string => {
+    let r = same.get(k);
+    if (r === undefined) same.set(k, (r = make()));
+    return r;
+  };
   return (pod) => {
-    const base = { pod: objectKey(pod.metadata), ...(pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {}) };
-    const decide = (action: ClaimAction, claimed: boolean, reason: string): ClaimDecision => ({
-      ...base,
-      action,
-      claimed,
-      reason,
-      needsCanAdopt: action === 'adopt',
-    });
+    const key = objectKey(pod.metadata);
+    const uid = pod.metadata.uid;
+    const decide = (action: ClaimAction, claimed: boolean, reason: string): ClaimDecision =>
+      uid !== undefined
+        ? { pod: key, uid, action, claimed, reason, needsCanAdopt: action === 'adopt' }
+        : { pod: key, action, claimed, reason, needsCanAdopt: action === 'adopt' };
 
     if (selectorErr !== undefined) {
-      return decide(
-        'none',
-        false,
-        `${name} has a selector that does not convert (${selectorErr}), so its sync stops before claiming any pod.`,
-      );
+      return decide('none', false, once('selector', () => `${name} has a selector that does not convert (${selectorErr}), so its sync stops before claiming any pod.`));
     }
 
     const podDeleting = pod.metadata.deletionTimestamp != null;
@@ -128,30 +129,30 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
         return decide(
           'keep',
           true,
-          rsDeleting
+          once('keep', () => (rsDeleting
             ? `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call, which is allowed even though the ReplicaSet is being deleted.`
-            : `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call.`,
+            : `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call.`)),
         );
       }
       if (rsDeleting) {
         return decide(
           'none',
           false,
-          `Controlled by ${name} but no longer matches its selector (${selOf()}); it is not claimed, and not released either because the ReplicaSet is being deleted.`,
+          once('none', () => `Controlled by ${name} but no longer matches its selector (${selOf()}); it is not claimed, and not released either because the ReplicaSet is being deleted.`),
         );
       }
       return decide(
         'release',
         false,
-        `Controlled by ${name} but no longer matches its selector (${selOf()}), so the controller releases it with a patch that removes its controllerRef.`,
+        once('release', () => `Controlled by ${name} but no longer matches its selector (${selOf()}), so the controller releases it with a patch that removes its controllerRef.`),
       );
     }
 
     if (rsDeleting) {
-      return decide('ignore', false, `Orphan pod, but ${name} is being deleted, so it adopts nothing.`);
+      return decide('ignore', false, once('orphan-rs-deleting', () => `Orphan pod, but ${name} is being deleted, so it adopts nothing.`));
     }
     if (!matches) {
-      return decide('ignore', false, `Orphan pod whose labels do not match the selector of ${name} (${selOf()}), so it is ignored.`);
+      return decide('ignore', false, once('orphan-no-match', () => `Orphan pod whose labels do not match the selector of ${name} (${selOf()}), so it is ignored.`));
     }
     if (podDeleting) {
       return decide(
@@ -171,7 +172,7 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
     return decide(
       'adopt',
       true,
-      `Orphan pod in the same namespace matching the selector (${selOf()}), so ${name} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`,
+      once('adopt', () => `Orphan pod in the same namespace matching the selector (${selOf()}), so ${name} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`),
     );
   };
 }
