@@ -45,18 +45,7 @@ export interface GetOptions {
   signal?: AbortSignal;
   /** Request timeout in ms (kubectl's --request-timeout): socket idleness and the whole request; 0 = none. */
   timeoutMs?: number;
-  /**
-   * Called once, while a 2xx JSON body is still arriving, with its start decoded as UTF-8 (up to
-   * HEAD_BYTES, or up to the chunk in which `"items"` first appears): a list's metadata comes
-   * first, so a pager can ask for the next page before this one is complete (snapshot.ts). Not
-   * called when the whole body came in one chunk without `"items"`. Only a hint: the caller
-   * checks it against the parsed body.
-   */
-  onHead?: (head: string) => void;
 }
-
-/** How much of a body's start `onHead` sees at most. */
-export const HEAD_BYTES = 64 * 1024;
 
 /**
  * The largest response body kexp reads. Pod lists are paged at 500 items (a few MiB even with
@@ -231,17 +220,8 @@ export async function getJSON<T = unknown>(kc: KubeAccess, path: string, opts: G
         const chunks: Buffer[] = [];
         let size = 0;
         let truncated = false;
-        let head = ok && opts.onHead ? Buffer.alloc(0) : undefined;
         res.on('data', (c: Buffer) => {
           if (done || truncated) return;
-          if (head) {
-            head = Buffer.concat([head, c.subarray(0, HEAD_BYTES - head.length)]);
-            if (head.length >= HEAD_BYTES || head.includes('"items"')) {
-              const text = head.toString('utf8');
-              head = undefined;
-              opts.onHead!(text);
-            }
-          }
           size += c.length;
           if (size > limit) {
             if (ok) return fail(new ClusterError('response', `${what} returned more than the ${limit / 1024 / 1024} MiB kexp reads; stopped reading`, status));

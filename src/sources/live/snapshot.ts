@@ -114,93 +114,34 @@ function explainForbidden(err: unknown, verb: string, resource: string, ns?: str
   return err;
 }
 
-async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: string, ns?: string, extra: { signal?: AbortSignal; onHead?: (head: string) => void } = {}): Promise<T> {
+async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: string, ns?: string): Promise<T> {
   try {
-    return await getJSON<T>(o.access.kc, path, { timeoutMs: o.requestTimeoutMs, signal: extra.signal ?? o.signal, onHead: extra.onHead });
+    return await getJSON<T>(o.access.kc, path, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
   } catch (err) {
     throw explainForbidden(err, verb, resource, ns);
   }
 }
 
 /**
- * The continue token in the start of a list body, when the list's metadata comes before its
- * items, as the API server writes it (`{"kind":…,"apiVersion":…,"metadata":{…,"continue":"…"},"items":[`);
- * undefined when it does not parse that way.
- */
-export function continueTokenInHead(head: string): string | undefined {
-  const i = head.indexOf(',"items":');
-  if (i < 0) return undefined;
-  try {
-    const m = JSON.parse(`${head.slice(0, i)}}`) as List<unknown> | null;
-    const c = m?.metadata?.continue;
-    return typeof c === 'string' && c !== '' ? c : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-interface Page<T> {
-  cont: string;
-  body: Promise<List<T>>;
-  /** The request for the page after this one, started from the continue token at the start of this one's body. */
-  next?: Page<T>;
-  abort: AbortController;
-}
-
-/**
  * LIST with `limit`/`continue` paging, as kubectl does; items get `kind`/`apiVersion` stamped
  * (api-client has checked the list's kind and any item's own). A server that hands out a
  * continue token it gave before would page for ever: a ClusterError.
- *
- * Pages are pipelined: the API server writes a list's metadata (with the continue token) before
- * its items, so the request for page n+1 goes out as soon as the start of page n arrives, and the
- * server encodes the next page while kexp receives and parses this one (on 5,000 pods that hides
- * most of the 10 round trips; bench/explain). The early token is only a guess: when the parsed
- * body carries another one, the early request is cancelled and the right page asked for, so the
- * pages read are exactly those of sequential paging. At most two pages are in flight.
  */
 async function listAll<T extends object>(o: SnapshotOptions, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}): Promise<T[]> {
   const out: T[] = [];
+  let cont = '';
   const seen = new Set<string>();
   const ns = o.access.namespace;
-  const request = (cont: string): Page<T> => {
+  for (let page = 0; page < 10_000; page++) {
     const q = new URLSearchParams({ ...query, limit: String(o.pageSize ?? 500) });
     if (cont) q.set('continue', cont);
-    const abort = new AbortController();
-    const signal = o.signal ? AbortSignal.any([o.signal, abort.signal]) : abort.signal;
-    const page: Page<T> = { cont, abort, body: Promise.resolve({}) };
-    page.body = get<List<T>>(o, `${path}?${q.toString()}`, 'list', resource, ns, {
-      signal,
-      onHead: (head) => {
-        const early = continueTokenInHead(head);
-        if (early !== undefined && early !== cont && !seen.has(early)) page.next = request(early);
-      },
-    });
-    page.body.catch(() => undefined); // awaited in order below; an early failure must not go unhandled meanwhile
-    return page;
-  };
-  const cancel = (p: Page<T> | undefined) => {
-    if (!p) return;
-    p.abort.abort();
-    cancel(p.next);
-  };
-  let page = request('');
-  try {
-    for (let n = 0; n < 10_000; n++) {
-      const body = await page.body;
-      for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
-      const cont = typeof body.metadata?.continue === 'string' ? body.metadata.continue : '';
-      if (!cont) break;
-      if (seen.has(cont)) throw new ClusterError('response', `list ${resource} in namespace ${ns}: the API server repeated a continue token, so paging would never end`);
-      seen.add(cont);
-      const next = page.next?.cont === cont ? page.next : (cancel(page.next), request(cont));
-      page = next;
-    }
-  } catch (err) {
-    cancel(page.next);
-    throw err;
+    const body = await get<List<T>>(o, `${path}?${q.toString()}`, 'list', resource, ns);
+    for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
+    cont = typeof body.metadata?.continue === 'string' ? body.metadata.continue : '';
+    if (!cont) break;
+    if (seen.has(cont)) throw new ClusterError('response', `list ${resource} in namespace ${ns}: the API server repeated a continue token, so paging would never end`);
+    seen.add(cont);
   }
-  cancel(page.next);
   return out;
 }
 
