@@ -167,8 +167,8 @@ the build in \`${BASE_BIN.replace(/\/bin\/run\.js$/, '')}\` (\`--base\`, the com
 
 * time-to-first-verdict: from spawning \`node bin/run.js explain\` to the first stdout line \`Verdict: …\`
   (with \`-o json\`: to the first chunk containing \`"verdict"\`), so it includes Node start-up, oclif, kubeconfig,
-  the reads (pods in pages of 500, pipelined: the next page is requested from the continue token at the start of the
-  current one) and the analysis;
+  the reads (pods in pages of 500, one after the other as kubectl reads them; \`--list-modes\` compares other ways)
+  and the analysis;
 * peak RSS: the child's VmHWM from /proc, polled every 5 ms.
 
 Machine: ${os.cpus().length} CPUs, Node ${process.version}; the control plane runs on the same machine. 1-minute load
