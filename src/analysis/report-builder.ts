@@ -73,11 +73,9 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
   };
 }
 
-/** RFC 3339 with ms; undefined for absent or unrepresentable times (never throws). */
-export function iso(ms: number | undefined): string | undefined {
-  if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined;
-  return new Date(Math.floor(ms)).toISOString();
-}
+import { iso } from './iso.js';
+
+export { iso };
 
 function ref(s: SourceRef | undefined): string | undefined {
   return s ? `${s.file}:${s.line}` : undefined;

@@ -18,11 +18,10 @@
  */
 import { claimDecider } from '../model/adoption.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
-import { controllerRefOf, objectKey, parseTime, type CoreEvent, type Pod, type ReplicaSet } from '../model/objects.js';
+import { controllerRefOf, desiredReplicas, objectKey, parseTime, type CoreEvent, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
-import { desiredReplicas } from '../model/replicaset-controller.js';
 import { compileLabelSelector } from '../model/selector.js';
-import { iso } from './report-builder.js';
+import { iso } from './iso.js';
 import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, RoundReport, VerdictState, WriteAccounting } from './report-types.js';
 import type { Deployment, Lease, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
 

@@ -153,3 +153,9 @@ export function parseTime(t: string | null | undefined): number | undefined {
   const ms = Date.parse(t);
   return Number.isNaN(ms) ? undefined : ms;
 }
+
+/** spec.replicas with apps/v1 defaulting (nil → 1). */
+export function desiredReplicas(rs: ReplicaSet): number {
+  const r = rs.spec?.replicas;
+  return r === undefined || r === null ? 1 : r;
+}

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
-import { iso } from '../analysis/report-builder.js';
+import { iso } from '../analysis/iso.js';
 import {
   REPORT_SCHEMA_VERSION,
   type Basis,
