@@ -196,7 +196,11 @@ Raw result:
 ${JSON.stringify(result, null, 2)}
 \`\`\`
 `;
-    fs.writeFileSync(new URL('./RESULTS.md', import.meta.url), md);
+    // A section written by hand (profiles, what was tried) survives a rewrite: everything from the marker on.
+    const file = new URL('./RESULTS.md', import.meta.url);
+    const MARK = '<!-- by hand below: kept by --write -->';
+    const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    fs.writeFileSync(file, old.includes(MARK) ? `${md}\n${old.slice(old.indexOf(MARK))}` : md);
   }
 } finally {
   await cp.stop();
