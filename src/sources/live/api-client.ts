@@ -45,6 +45,8 @@ export interface GetOptions {
   signal?: AbortSignal;
   /** Request timeout in ms (kubectl's --request-timeout): socket idleness and the whole request; 0 = none. */
   timeoutMs?: number;
+  /** Internal: this GET is the one retry after a kept-alive connection was found closed. */
+  staleRetry?: boolean;
 }
 
 /**
@@ -284,6 +286,16 @@ export async function getJSON<T = unknown>(kc: KubeAccess, path: string, opts: G
     });
     req.on('error', (e: NodeJS.ErrnoException) => {
       if (e.name === 'AbortError' && opts.signal?.aborted) return settle(e);
+      if (!done && req.reusedSocket && e.code === 'ECONNRESET' && !opts.staleRetry) {
+        // A kept-alive connection (sharedAgents) that the server closed as it was being reused:
+        // the GET never reached it, so it is sent once more on a new connection (Node's advice
+        // for keep-alive agents), within what is left of the deadline.
+        done = true;
+        if (deadline) clearTimeout(deadline);
+        const left = timeoutMs ? Math.max(1, timeoutMs - (Date.now() - started)) : 0;
+        getJSON<T>(kc, path, { ...opts, timeoutMs: left, staleRetry: true }).then(resolve, reject);
+        return;
+      }
       settle(e instanceof ClusterError ? e : describeNetError(server, e, secrets));
     });
     req.end();
