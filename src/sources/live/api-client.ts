@@ -155,11 +155,12 @@ export async function prepareGet(
  * set of those (Agent.getName), so a credential that changes (an exec plugin's new client
  * certificate) gets a new connection, never another user's socket. Idle sockets are unref'd by
  * the agent and do not keep the process alive. Proxy agents (the kubeconfig's proxy-url, or
- * HTTPS_PROXY) are left alone: they are not exactly http(s).Agent.
+ * HTTPS_PROXY) are left alone: they are not exactly http(s).Agent. Watch streams (watch-stream.ts)
+ * use the same agent, so a watch starts on a warm connection like the list before it.
  */
 const sharedAgents = { 'https:': new https.Agent({ keepAlive: true }), 'http:': new http.Agent({ keepAlive: true }) };
 
-function shareConnections(reqOpts: https.RequestOptions, url: URL): void {
+export function shareConnections(reqOpts: https.RequestOptions, url: URL): void {
   const a = reqOpts.agent;
   if (!a || (url.protocol !== 'https:' && url.protocol !== 'http:')) return;
   const proto = Object.getPrototypeOf(a);

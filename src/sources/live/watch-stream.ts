@@ -24,7 +24,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeAccess } from './light-kubeconfig.js';
-import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet } from './api-client.js';
+import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet, shareConnections } from './api-client.js';
 import { scrubServerText } from './credentials.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
@@ -147,6 +147,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     } catch (err) {
       return end({ kind: 'credentials', detail: firstLine(err) });
     }
+    shareConnections(reqOpts, url);
     if (done) return;
     const mod = url.protocol === 'http:' ? http : https;
     req = mod.request(url, reqOpts, (res) => {
