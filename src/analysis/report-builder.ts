@@ -5,7 +5,7 @@
  * Pure: no I/O, no clock (the end of input is "now").
  */
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
-import { decideClaim } from '../model/adoption.js';
+import { claimDecider } from '../model/adoption.js';
 import { compileLabelSelector } from '../model/selector.js';
 import { PodStore } from '../model/pod-store.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
@@ -73,11 +73,9 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
   };
 }
 
-/** RFC 3339 with ms; undefined for absent or unrepresentable times (never throws). */
-export function iso(ms: number | undefined): string | undefined {
-  if (ms === undefined || !Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return undefined;
-  return new Date(Math.floor(ms)).toISOString();
-}
+import { iso } from './iso.js';
+
+export { iso };
 
 function ref(s: SourceRef | undefined): string | undefined {
   return s ? `${s.file}:${s.line}` : undefined;
@@ -278,12 +276,13 @@ function adoptionTable(rs: ReplicaSet | undefined, pods: Map<string, Pod>): Adop
   const rows: AdoptionRow[] = [];
   // compileLabelSelector answers like labelSelectorMatches without validating the selector per pod.
   const matches = compileLabelSelector(rs.spec?.selector);
+  const decide = claimDecider(rs);
   for (const p of pods instanceof PodStore ? pods.inNamespace(rs.metadata.namespace) : pods.values()) {
     if (p.metadata.namespace !== rs.metadata.namespace) continue;
     const ref = controllerRefOf(p.metadata);
     const owned = ref?.uid === rs.metadata.uid;
     if (!owned && !matches(p.metadata.labels)) continue;
-    const d = decideClaim(rs, p);
+    const d = decide(p);
     rows.push({ pod: d.pod, uid: d.uid, action: d.action, claimed: d.claimed, reason: d.reason });
   }
   rows.sort((a, b) => a.pod.localeCompare(b.pod));

@@ -16,13 +16,12 @@
  * - active == desired and observedGeneration == generation → healthy.
  * Pure: no I/O, no clock (`now` is the snapshot time).
  */
-import { decideClaim } from '../model/adoption.js';
+import { claimDecider } from '../model/adoption.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
-import { controllerRefOf, objectKey, parseTime, type CoreEvent, type Pod, type ReplicaSet } from '../model/objects.js';
+import { controllerRefOf, desiredReplicas, objectKey, parseTime, type CoreEvent, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
-import { desiredReplicas } from '../model/replicaset-controller.js';
-import { labelSelectorMatches } from '../model/selector.js';
-import { iso } from './report-builder.js';
+import { compileLabelSelector } from '../model/selector.js';
+import { iso } from './iso.js';
 import type { AdoptionRow, Basis, Finding, GatedWindow, ReplicaSetReport, RoundReport, VerdictState, WriteAccounting } from './report-types.js';
 import type { Deployment, Lease, LiveSnapshot, ResourceQuota } from '../sources/live/snapshot.js';
 
@@ -164,13 +163,16 @@ export interface SnapshotAnalysis {
 /** Pods of the namespace that matter to `rs`: owned (by UID) or matching its selector. */
 function candidatePods(rs: ReplicaSet, pods: Pod[]): Pod[] {
   const uid = rs.metadata.uid;
-  return pods.filter((p) => p.metadata.namespace === rs.metadata.namespace && (controllerRefOf(p.metadata)?.uid === uid || labelSelectorMatches(rs.spec?.selector, p.metadata.labels)));
+  // compileLabelSelector answers like labelSelectorMatches without validating the selector per pod.
+  const matches = compileLabelSelector(rs.spec?.selector);
+  return pods.filter((p) => p.metadata.namespace === rs.metadata.namespace && (controllerRefOf(p.metadata)?.uid === uid || matches(p.metadata.labels)));
 }
 
 export function adoptionRows(rs: ReplicaSet, pods: Pod[]): AdoptionRow[] {
   const rows: AdoptionRow[] = [];
+  const decide = claimDecider(rs);
   for (const p of candidatePods(rs, pods)) {
-    const d = decideClaim(rs, p);
+    const d = decide(p);
     rows.push({ pod: d.pod, ...(d.uid ? { uid: d.uid } : {}), action: d.action, claimed: d.claimed, reason: d.reason });
   }
   rows.sort((a, b) => a.pod.localeCompare(b.pod));
@@ -210,11 +212,12 @@ export function analyseSnapshot(
   let orphansMatching = 0;
   const terminatingOrphans: Pod[] = [];
   let otherControllerMatching = 0;
+  const matches = compileLabelSelector(rs.spec?.selector);
   for (const p of input.pods) {
     if (p.metadata.namespace !== nsName) continue;
     const ref = controllerRefOf(p.metadata);
     if (ref?.uid === uid) owned.push(p);
-    else if (labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) {
+    else if (matches(p.metadata.labels)) {
       // ClaimObject ignores a pod being deleted (the adoption table says so): not adoptable.
       if (!ref && p.metadata.deletionTimestamp) terminatingOrphans.push(p);
       else if (!ref && isPodActive(p)) orphansMatching++;

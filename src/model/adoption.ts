@@ -12,7 +12,7 @@
  */
 
 import { controllerRefOf, objectKey, parseTime, type Pod, type ReplicaSet } from './objects.js';
-import { aggregateErrorMessage, formatLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
+import { aggregateErrorMessage, compileLabelSelector, formatLabelSelector, validateLabelSelector } from './selector.js';
 
 /**
  * keep: owned and matching, claimed with no API call. adopt: orphan to be adopted (patch after
@@ -77,90 +77,104 @@ const rsName = (rs: ReplicaSet): string => `ReplicaSet ${rs.metadata.name ?? ''}
  * logs "error converting pod selector…" and returns nil), so every pod gets `none` then.
  */
 export function decideClaim(rs: ReplicaSet, pod: Pod): ClaimDecision {
-  const base = { pod: objectKey(pod.metadata), ...(pod.metadata.uid !== undefined ? { uid: pod.metadata.uid } : {}) };
-  const decide = (action: ClaimAction, claimed: boolean, reason: string): ClaimDecision => ({
-    ...base,
-    action,
-    claimed,
-    reason,
-    needsCanAdopt: action === 'adopt',
-  });
+  return claimDecider(rs)(pod);
+}
 
+/**
+ * {@link decideClaim} for many pods of one ReplicaSet: the selector is validated, compiled and
+ * formatted once instead of per pod (5,000 pods made that most of `explain`'s analysis).
+ */
+export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
   const selector = rs.spec?.selector;
   const selectorErr = validateLabelSelector(selector);
-  if (selectorErr !== undefined) {
-    return decide(
-      'none',
-      false,
-      `${rsName(rs)} has a selector that does not convert (${selectorErr}), so its sync stops before claiming any pod.`,
-    );
-  }
-
+  const name = rsName(rs);
   const rsUid = rs.metadata.uid ?? '';
   const rsDeleting = rs.metadata.deletionTimestamp != null;
-  const podDeleting = pod.metadata.deletionTimestamp != null;
-  const matches = labelSelectorMatches(selector, pod.metadata.labels);
-  const sel = formatLabelSelector(selector);
-  const ref = controllerRefOf(pod.metadata);
+  const rsNs = rs.metadata.namespace ?? '';
+  const matchesSelector = compileLabelSelector(selector);
+  let selText: string | undefined;
+  const selOf = (): string => (selText ??= formatLabelSelector(selector));
+  // The reasons that name nothing of the pod are the same sentence for every pod: built once.
+  const same = new Map<string, string>();
+  const once = (k: string, make: () => string): string => {
+    let r = same.get(k);
+    if (r === undefined) same.set(k, (r = make()));
+    return r;
+  };
+  return (pod) => {
+    const key = objectKey(pod.metadata);
+    const uid = pod.metadata.uid;
+    const decide = (action: ClaimAction, claimed: boolean, reason: string): ClaimDecision =>
+      uid !== undefined
+        ? { pod: key, uid, action, claimed, reason, needsCanAdopt: action === 'adopt' }
+        : { pod: key, action, claimed, reason, needsCanAdopt: action === 'adopt' };
 
-  if (ref) {
-    if (ref.uid !== rsUid) {
+    if (selectorErr !== undefined) {
+      return decide('none', false, once('selector', () => `${name} has a selector that does not convert (${selectorErr}), so its sync stops before claiming any pod.`));
+    }
+
+    const podDeleting = pod.metadata.deletionTimestamp != null;
+    const matches = matchesSelector(pod.metadata.labels);
+    const ref = controllerRefOf(pod.metadata);
+
+    if (ref) {
+      if (ref.uid !== rsUid) {
+        return decide(
+          'ignore',
+          false,
+          `Controlled by ${ref.kind} ${ref.name} (uid ${ref.uid}), not this one (${name}, uid ${rsUid}), so ClaimObject ignores it.`,
+        );
+      }
+      if (matches) {
+        return decide(
+          'keep',
+          true,
+          once('keep', () => (rsDeleting
+            ? `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call, which is allowed even though the ReplicaSet is being deleted.`
+            : `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call.`)),
+        );
+      }
+      if (rsDeleting) {
+        return decide(
+          'none',
+          false,
+          once('none', () => `Controlled by ${name} but no longer matches its selector (${selOf()}); it is not claimed, and not released either because the ReplicaSet is being deleted.`),
+        );
+      }
+      return decide(
+        'release',
+        false,
+        once('release', () => `Controlled by ${name} but no longer matches its selector (${selOf()}), so the controller releases it with a patch that removes its controllerRef.`),
+      );
+    }
+
+    if (rsDeleting) {
+      return decide('ignore', false, once('orphan-rs-deleting', () => `Orphan pod, but ${name} is being deleted, so it adopts nothing.`));
+    }
+    if (!matches) {
+      return decide('ignore', false, once('orphan-no-match', () => `Orphan pod whose labels do not match the selector of ${name} (${selOf()}), so it is ignored.`));
+    }
+    if (podDeleting) {
       return decide(
         'ignore',
         false,
-        `Controlled by ${ref.kind} ${ref.name} (uid ${ref.uid}), not this one (${rsName(rs)}, uid ${rsUid}), so ClaimObject ignores it.`,
+        `Orphan pod matching the selector (${selOf()}), but the pod itself is being deleted (deletionTimestamp ${pod.metadata.deletionTimestamp}), so it is not adopted.`,
       );
     }
-    if (matches) {
+    const podNs = pod.metadata.namespace ?? '';
+    if (rsNs !== '' && rsNs !== podNs) {
       return decide(
-        'keep',
-        true,
-        rsDeleting
-          ? `Already controlled by ${rsName(rs)} and matches its selector (${sel}), so it stays claimed with no API call, which is allowed even though the ReplicaSet is being deleted.`
-          : `Already controlled by ${rsName(rs)} and matches its selector (${sel}), so it stays claimed with no API call.`,
-      );
-    }
-    if (rsDeleting) {
-      return decide(
-        'none',
+        'ignore',
         false,
-        `Controlled by ${rsName(rs)} but no longer matches its selector (${sel}); it is not claimed, and not released either because the ReplicaSet is being deleted.`,
+        `Orphan pod matching the selector, but it is in namespace "${podNs}" and ${name} is in "${rsNs}", so it is not adopted.`,
       );
     }
     return decide(
-      'release',
-      false,
-      `Controlled by ${rsName(rs)} but no longer matches its selector (${sel}), so the controller releases it with a patch that removes its controllerRef.`,
+      'adopt',
+      true,
+      once('adopt', () => `Orphan pod in the same namespace matching the selector (${selOf()}), so ${name} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`),
     );
-  }
-
-  if (rsDeleting) {
-    return decide('ignore', false, `Orphan pod, but ${rsName(rs)} is being deleted, so it adopts nothing.`);
-  }
-  if (!matches) {
-    return decide('ignore', false, `Orphan pod whose labels do not match the selector of ${rsName(rs)} (${sel}), so it is ignored.`);
-  }
-  if (podDeleting) {
-    return decide(
-      'ignore',
-      false,
-      `Orphan pod matching the selector (${sel}), but the pod itself is being deleted (deletionTimestamp ${pod.metadata.deletionTimestamp}), so it is not adopted.`,
-    );
-  }
-  const rsNs = rs.metadata.namespace ?? '';
-  const podNs = pod.metadata.namespace ?? '';
-  if (rsNs !== '' && rsNs !== podNs) {
-    return decide(
-      'ignore',
-      false,
-      `Orphan pod matching the selector, but it is in namespace "${podNs}" and ${rsName(rs)} is in "${rsNs}", so it is not adopted.`,
-    );
-  }
-  return decide(
-    'adopt',
-    true,
-    `Orphan pod in the same namespace matching the selector (${sel}), so ${rsName(rs)} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`,
-  );
+  };
 }
 
 /**
@@ -246,8 +260,9 @@ export function claimPods(
     return canAdoptResult;
   };
 
+  const decide = claimDecider(rs);
   for (const pod of pods) {
-    const d = decideClaim(rs, pod);
+    const d = decide(pod);
     const podName = pod.metadata.name ?? '';
     switch (d.action) {
       case 'keep':

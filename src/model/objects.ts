@@ -162,7 +162,7 @@ export function parseTime(t: string | null | undefined): number | undefined {
  * keeps the whole object (a client-go transform can strip managedFields, as kube-controller-manager's
  * does); kexp replays millions of pod events, and 50,000 cached pods with their managedFields,
  * containers and volumes held most of a replay's memory. Everything the model and the report
- * read of a cached pod survives the projection (the golden reports and test/model/objects.test.ts).
+ * read of a cached pod survives the projection (the golden reports and test/analysis/informer-transform.test.ts).
  */
 export function cachedPod(pod: Pod): Pod {
   const { managedFields: _m, ...metadata } = pod.metadata as ObjectMeta & { managedFields?: unknown };
@@ -195,4 +195,10 @@ function slimContainerStatus(c: ContainerStatus): ContainerStatus {
   if (c.restartCount !== undefined) o.restartCount = c.restartCount;
   if (c.ready !== undefined) o.ready = c.ready;
   return o;
+}
+
+/** spec.replicas with apps/v1 defaulting (nil → 1). */
+export function desiredReplicas(rs: ReplicaSet): number {
+  const r = rs.spec?.replicas;
+  return r === undefined || r === null ? 1 : r;
 }

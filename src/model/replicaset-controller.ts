@@ -12,10 +12,10 @@
  * just like the real controller, it only sees its writes when the input delivers them.
  */
 import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome } from './expectations.js';
-import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
+import { controllerRefOf, desiredReplicas, objectKey, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
 import { compileLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
 import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
-import { claimError, claimPods, decideClaim, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
+import { claimDecider, claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
 import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
 import { WorkQueue } from './workqueue.js';
 import { PodStore } from './pod-store.js';
@@ -221,11 +221,8 @@ function sameRef(a: OwnerReference | undefined, b: OwnerReference | undefined): 
     a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
 }
 
-/** spec.replicas with apps/v1 defaulting (nil → 1). */
-export function desiredReplicas(rs: ReplicaSet): number {
-  const r = rs.spec?.replicas;
-  return r === undefined || r === null ? 1 : r;
-}
+// desiredReplicas lives in objects.ts (explain's snapshot analysis needs it without this module).
+export { desiredReplicas };
 
 /** Per-ReplicaSet pod counts kept up to date on every pod delivery. */
 interface RsAggregate {
@@ -698,7 +695,7 @@ export class ReplicaSetController {
       } else if (matches(p.metadata.labels)) needsClaim = true;
     }
     let active: Pod[] = owned;
-    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map((p) => decideClaim(rs, p));
+    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map(claimDecider(rs));
     if (needsClaim) {
       let canAdoptResult: CanAdoptCheck | undefined;
       const claim = claimPods(

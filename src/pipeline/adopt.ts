@@ -11,10 +11,10 @@
  *
  * Output: AdoptResult (`-o json` prints it; schemaVersion `kexp.adopt/v1`).
  */
-import { decideClaim, recheckDeletionTimestamp } from '../model/adoption.js';
+import { claimDecider, recheckDeletionTimestamp } from '../model/adoption.js';
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive } from '../model/pod-ranking.js';
-import { formatLabelSelector, labelSelectorMatches } from '../model/selector.js';
+import { compileLabelSelector, formatLabelSelector } from '../model/selector.js';
 import type { AdoptionRow } from '../analysis/report-types.js';
 import { ClusterError } from '../sources/live/api-client.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
@@ -68,15 +68,18 @@ function applyCanAdopt(rows: AdoptRow[], can: CanAdoptNow): AdoptRow[] {
 export function adoptRows(rs: ReplicaSet, pods: Pod[]): { rows: AdoptRow[]; nonMatchingOrphans: number } {
   const rows: AdoptRow[] = [];
   let nonMatchingOrphans = 0;
+  // compileLabelSelector answers like labelSelectorMatches without validating the selector per pod.
+  const matches = compileLabelSelector(rs.spec?.selector);
+  const decide = claimDecider(rs);
   for (const p of pods) {
     if (p.metadata.namespace !== rs.metadata.namespace) continue;
     const ref = controllerRefOf(p.metadata);
     const owned = ref?.uid === rs.metadata.uid;
-    if (!owned && !labelSelectorMatches(rs.spec?.selector, p.metadata.labels)) {
+    if (!owned && !matches(p.metadata.labels)) {
       if (!ref) nonMatchingOrphans++;
       continue;
     }
-    const d = decideClaim(rs, p);
+    const d = decide(p);
     rows.push({
       pod: d.pod, ...(d.uid ? { uid: d.uid } : {}), action: d.action, claimed: d.claimed, reason: d.reason,
       active: isPodActive(p), ...(ref ? { controller: `${ref.kind}/${ref.name}` } : {}),

@@ -28,7 +28,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
-import { iso } from '../analysis/report-builder.js';
+import { iso } from '../analysis/iso.js';
 import {
   REPORT_SCHEMA_VERSION,
   type Basis,
@@ -42,7 +42,6 @@ import { ClusterError } from '../sources/live/api-client.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
-import { recordLive } from './record-live.js';
 import { checkRecordingTarget } from '../sources/live/recording-writer.js';
 import { analyseSnapshot, eventTimes, snapshotReplicaSetReport, STALL_MS, type RsFacts, type SnapshotAnalysis, type TimelineEntry } from '../analysis/snapshot-analysis.js';
 
@@ -57,7 +56,6 @@ export {
   type SnapshotAnalysis,
   type TimelineEntry,
 } from '../analysis/snapshot-analysis.js';
-import { replayFiles } from './replay-files.js';
 
 const TIMELINE_MAX = 40;
 
@@ -215,6 +213,9 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
     let dir: string | undefined;
     const file = o.recordFile ?? path.join((dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-explain-'))), 'watch.kexp.jsonl');
     try {
+      // The watch and replay machinery (sources, replay engine, report builder) is loaded only
+      // for --watch: a snapshot-only explain does not pay for it at start-up (bench/explain).
+      const [{ recordLive }, { replayFiles }] = await Promise.all([import('./record-live.js'), import('./replay-files.js')]);
       o.onProgress?.('watching');
       watchStart = o.now();
       const res = await recordLive({

@@ -38,10 +38,12 @@ export function terminalSafeLine(s: string): string {
 }
 
 /**
- * A copy of `value` (plain data: a report, a result) with every string made safe (newlines
- * kept: renderers lay them out, and a newline cannot steer the terminal).
+ * `value` (plain data: a report, a result) with every string made safe (newlines kept: renderers
+ * lay them out, and a newline cannot steer the terminal).
  * Renderers call it on their input, so the strings they lay out can never steer the terminal;
- * their own colour codes are added afterwards.
+ * their own colour codes are added afterwards. Copy on write: an array or object none of whose
+ * strings needed a change is returned as it is (renderers only read it), so a report with
+ * thousands of adoption rows is not copied row by row on every rendering.
  */
 export function terminalSafeDeep<T>(value: T): T {
   return walk(value) as T;
@@ -49,14 +51,31 @@ export function terminalSafeDeep<T>(value: T): T {
 
 function walk(v: unknown): unknown {
   if (typeof v === 'string') return HAS_UNSAFE.test(v) ? terminalSafe(v) : v;
-  if (Array.isArray(v)) return v.map(walk);
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x = walk(v[i]);
+      if (x !== v[i] && !out) out = v.slice(0, i);
+      if (out) out.push(x);
+    }
+    return out ?? v;
+  }
   if (v && typeof v === 'object') {
     if (v instanceof Map) return new Map([...v].map(([k, x]) => [walk(k), walk(x)]));
     if (v instanceof Set) return new Set([...v].map(walk));
     if (v instanceof Date) return v;
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x);
-    return out;
+    const entries = Object.entries(v);
+    let out: Record<string, unknown> | undefined;
+    for (let i = 0; i < entries.length; i++) {
+      const [k, x] = entries[i]!;
+      const y = walk(x);
+      if (y !== x && !out) {
+        out = {};
+        for (let j = 0; j < i; j++) out[entries[j]![0]] = entries[j]![1];
+      }
+      if (out) out[k] = y;
+    }
+    return out ?? v;
   }
   return v;
 }

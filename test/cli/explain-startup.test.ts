@@ -3,8 +3,9 @@
  * spawned with a module-resolution hook (node's module.register) that logs every module whose
  * URL is @kubernetes/client-node or kexp's kubeconfig-client chunk. No kubeconfig, a YAML error,
  * a missing certificate file and a malformed exec section each exit 7 with their one line and
- * no such module resolved; a valid kubeconfig (server unreachable) does load it, which shows
- * the hook sees the import when it happens.
+ * no such module resolved; so does a valid token kubeconfig (LightKubeConfig makes its requests),
+ * while one with a proxy-url (server unreachable) does load it, which shows the hook sees the
+ * import when it happens.
  */
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -68,8 +69,15 @@ test('kubeconfig errors are printed without loading @kubernetes/client-node', ()
   }
 });
 
-test('a usable kubeconfig does load the Kubernetes client (the hook sees it), and fails on the unreachable server with exit 7', () => {
+test('a usable token kubeconfig does not load the Kubernetes client either (LightKubeConfig), and fails on the unreachable server with exit 7', () => {
   const r = explain({ KUBECONFIG: kubeconfig('ok.yaml', valid('{server: "https://127.0.0.1:1"}')) });
+  assert.equal(r.code, 7, r.stderr);
+  assert.match(r.stderr, /^kexp: cannot reach the API server at https:\/\/127\.0\.0\.1:1: ECONNREFUSED\n$/);
+  assert.deepEqual(r.loaded, []);
+});
+
+test('a kubeconfig with a proxy-url does load the Kubernetes client (the hook sees it), and fails on the unreachable proxy with exit 7', () => {
+  const r = explain({ KUBECONFIG: kubeconfig('proxy.yaml', valid('{server: "https://127.0.0.1:1", proxy-url: "http://127.0.0.1:1"}')) });
   assert.equal(r.code, 7, r.stderr);
   assert.ok(r.loaded.some((u) => /kubeconfig-client/.test(u)), r.loaded.join(', '));
 });

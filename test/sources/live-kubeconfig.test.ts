@@ -15,7 +15,9 @@ import path from 'node:path';
 import { loadClusterAccess, MAX_KUBECONFIG_BYTES, parseKubeconfigText } from '../../src/sources/live/kubeconfig.js';
 import { ClusterError } from '../../src/sources/live/api-client.js';
 import { InvalidNameError } from '../../src/sources/live/names.js';
-import { parseExecCredential } from '../../src/sources/live/exec-credential.js';
+import { parseExecCredential, routeExecUsers } from '../../src/sources/live/exec-credential.js';
+import { LightKubeConfig } from '../../src/sources/live/light-kubeconfig.js';
+import { KubeConfig } from '@kubernetes/client-node';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-live-kubeconfig-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -153,10 +155,17 @@ test('legacy gcp/azure auth-providers with a cmd-path are refused (client-node w
   assert.match((e as Error).message, /^user "u" of context "c" uses the legacy gcp auth-provider with a cmd-path, which kexp does not run/);
 });
 
-test('an exec user is routed to kexp\'s bounded authenticator; a malformed exec section is refused', async () => {
-  const f = write('exec.yaml', config({ user: '{exec: {command: my-plugin, args: [a], apiVersion: client.authentication.k8s.io/v1}}' }));
+test('an exec user is run by kexp\'s bounded authenticator (LightKubeConfig; on client-node\'s KubeConfig, routed to it); a malformed exec section is refused', async () => {
+  const f = write('exec.yaml', config({ user: '{exec: {command: my-plugin-that-is-not-installed, args: [a], apiVersion: client.authentication.k8s.io/v1}}' }));
   const a = await loadClusterAccess({ kubeconfig: f, env: {} });
-  const u = a.kc.getCurrentUser();
+  assert.ok(a.kc instanceof LightKubeConfig);
+  // BoundedExecAuth's one line (client-node's ExecAuth would throw spawn's own error instead).
+  await assert.rejects(a.kc.applyToHTTPSOptions({ headers: {}, signal: AbortSignal.timeout(10_000) }), (e: Error) => e instanceof ClusterError && e.message === 'the exec credential plugin "my-plugin-that-is-not-installed" was not found (is it installed and on PATH?)');
+  // The client-node path (auth-providers, proxy-url) routes exec users the same way.
+  const full = new KubeConfig();
+  full.loadFromOptions({ clusters: [{ name: 'k', server: 'https://127.0.0.1:6443', skipTLSVerify: false }], users: [{ name: 'u', exec: { command: 'my-plugin', args: ['a'], apiVersion: 'client.authentication.k8s.io/v1' } } as never], contexts: [{ name: 'c', cluster: 'k', user: 'u' }], currentContext: 'c' });
+  routeExecUsers(full);
+  const u = full.getCurrentUser();
   assert.equal(u?.exec, undefined, 'client-node\'s ExecAuth must not claim it');
   assert.deepEqual(u?.authProvider, { name: 'kexp-bounded-exec', config: { kexpExec: { command: 'my-plugin', args: ['a'], env: [], apiVersion: 'client.authentication.k8s.io/v1', provideClusterInfo: false } } });
   const bad = write('exec-bad.yaml', config({ user: '{exec: {command: my-plugin, args: [1, 2]}}' }));

@@ -21,7 +21,7 @@
  */
 import { spawn } from 'node:child_process';
 import type https from 'node:https';
-import type { KubeConfig, User } from '@kubernetes/client-node';
+import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
 import { ClusterError, DEFAULT_CREDENTIAL_TIMEOUT_MS } from './api-client.js';
 
 /** An ExecCredential is a token or a certificate and key: a few KiB. More is not a credential. */
@@ -101,15 +101,19 @@ function pluginName(exec: ExecConfig): string {
 export class BoundedExecAuth {
   private readonly cache = new Map<string, { status: ExecCredentialStatus; expires: number }>();
 
-  constructor(private readonly kc: KubeConfig) {}
+  constructor(private readonly kc: { getCurrentCluster(): Cluster | null }) {}
 
   isAuthProvider(user: User): boolean {
     return (user?.authProvider as { name?: string } | undefined)?.name === PROVIDER;
   }
 
   async applyAuthentication(user: User, opts: https.RequestOptions): Promise<void> {
-    const exec = (user.authProvider as { config: { kexpExec: ExecConfig } }).config.kexpExec;
-    const status = await this.credential(user.name, exec, opts.signal ?? undefined);
+    await this.applyExec(user.name, (user.authProvider as { config: { kexpExec: ExecConfig } }).config.kexpExec, opts);
+  }
+
+  /** Runs (or reuses the cached credential of) `exec` for `userName` and puts the credential on `opts`. */
+  async applyExec(userName: string, exec: ExecConfig, opts: https.RequestOptions): Promise<void> {
+    const status = await this.credential(userName, exec, opts.signal ?? undefined);
     if (status.clientCertificateData) opts.cert = status.clientCertificateData;
     if (status.clientKeyData) opts.key = status.clientKeyData;
     if (status.token) opts.headers = { ...(opts.headers ?? {}), Authorization: `Bearer ${status.token}` };

@@ -9,9 +9,11 @@
  *
  * Every check below runs on kexp's own reading of the files (kubeconfig-file.ts) before
  * @kubernetes/client-node is imported: "no kubeconfig found", a YAML error or a missing
- * certificate file is printed without paying the few hundred ms that import costs. Only a
- * usable configuration gets its client-node KubeConfig (`await import()` of kubeconfig-client.ts,
- * a chunk of its own in the bundle), which makes the requests (TLS, tokens, auth-providers, proxy-url).
+ * certificate file is printed without paying the few hundred ms that import costs. A usable
+ * configuration with certificates, tokens, basic auth or an exec plugin never imports it
+ * (light-kubeconfig.ts does what client-node would); one with an auth-provider or a proxy-url
+ * gets its client-node KubeConfig (`await import()` of kubeconfig-client.ts, a chunk of its own
+ * in the bundle).
  *
  * Hostile or broken kubeconfigs are refused before any request:
  * - each file is read up to MAX_KUBECONFIG_BYTES and parsed by the `yaml` package with an
@@ -33,7 +35,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
+import type { Cluster, User } from '@kubernetes/client-node';
+import { LightKubeConfig, needsClientNode, type KubeAccess } from './light-kubeconfig.js';
 import { ClusterError } from './api-client.js';
 import { displayServer } from './credentials.js';
 import { parseExec, routeExecUsers } from './exec-credential.js';
@@ -57,7 +60,8 @@ export interface AccessOptions {
 }
 
 export interface ClusterAccess {
-  kc: KubeConfig;
+  /** client-node's KubeConfig, or kexp's LightKubeConfig when the configuration needs nothing more. */
+  kc: KubeAccess;
   namespace: string;
   context: string;
   /** The cluster server URL for display: without userinfo. */
@@ -127,7 +131,8 @@ function readEntries(o: AccessOptions, env: NodeJS.ProcessEnv, home: string): { 
 
 /**
  * The cluster access for a command: every check on kexp's own reading of the kubeconfig, then
- * client-node's KubeConfig for the requests (imported here, once the configuration is usable).
+ * the kubeconfig for the requests: kexp's LightKubeConfig, or client-node's KubeConfig (imported
+ * here, once the configuration is usable) when it needs an auth-provider or a proxy-url.
  */
 export async function loadClusterAccess(o: AccessOptions): Promise<ClusterAccess> {
   const env = o.env ?? process.env;
@@ -187,10 +192,18 @@ export async function loadClusterAccess(o: AccessOptions): Promise<ClusterAccess
   // HTTPS_PROXY/HTTP_PROXY/NO_PROXY; a proxy-url in the kubeconfig wins (client-node's own agent).
   const agent = cluster.proxyUrl ? undefined : proxyAgentFor(url, env);
 
-  // The configuration is usable: now, and only now, the Kubernetes client.
-  const { newKubeConfig } = await import('./kubeconfig-client.js');
-  const kc = newKubeConfig({ clusters: entries.clusters, users: entries.users, contexts: entries.contexts, currentContext: ctxName });
-  routeExecUsers(kc);
+  // The configuration is usable. Certificates, tokens, basic auth and exec plugins need nothing
+  // of the Kubernetes client (light-kubeconfig.ts); an auth-provider or a proxy-url gets it now.
+  const options = { clusters: entries.clusters, users: entries.users, contexts: entries.contexts, currentContext: ctxName };
+  let kc: KubeAccess;
+  if (needsClientNode(cluster, user)) {
+    const { newKubeConfig } = await import('./kubeconfig-client.js');
+    const full = newKubeConfig(options);
+    routeExecUsers(full);
+    kc = full;
+  } else {
+    kc = new LightKubeConfig(options);
+  }
   // An empty --as is no impersonation, as in kubectl; --as-group without --as is refused by the flag parser.
   setRequestSettings(kc, { ...(agent ? { agent } : {}), ...(o.as ? { impersonateUser: o.as } : {}), ...(o.asGroups?.length ? { impersonateGroups: o.asGroups } : {}) });
   return { kc, namespace, context: ctxName, server: shown, origin };

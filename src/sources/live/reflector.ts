@@ -33,7 +33,7 @@
  *
  * Every event is stamped with its receive time from the injected clock.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './light-kubeconfig.js';
 import { ClusterError, getJSON } from './api-client.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 
@@ -49,7 +49,7 @@ export interface ReflectorSink {
 }
 
 export interface ReflectorOptions {
-  kc: KubeConfig;
+  kc: KubeAccess;
   /** Collection path, e.g. `/api/v1/namespaces/shop/pods`. */
   path: string;
   /** `kind` to stamp on list items (lists omit it on items), e.g. `Pod`. */
@@ -373,7 +373,7 @@ export class Reflector {
 }
 
 export interface ObjectPollerOptions {
-  kc: KubeConfig;
+  kc: KubeAccess;
   /** Object path, e.g. `/api/v1/namespaces/shop`. */
   path: string;
   kind: string;

@@ -18,13 +18,13 @@
  * with no newline grew kexp to hundreds of MB in seconds), silently drops lines that are not
  * JSON (a lost event), and cannot be cancelled before the response headers arrive (a server
  * that never answered kept the process alive after `--duration`). Requests are authenticated
- * like api-client.ts's getJSON: `KubeConfig.applyToHTTPSOptions` (token, client certificate,
+ * like api-client.ts's getJSON: `KubeAccess.applyToHTTPSOptions` (token, client certificate,
  * exec plugin).
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet } from './api-client.js';
+import type { KubeAccess } from './light-kubeconfig.js';
+import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet, shareConnections } from './api-client.js';
 import { scrubServerText } from './credentials.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */
@@ -46,7 +46,7 @@ export type WatchStreamEnd =
   | { kind: 'credentials'; detail: string };
 
 export interface WatchStreamOptions {
-  kc: KubeConfig;
+  kc: KubeAccess;
   /** Path with query, e.g. `/api/v1/namespaces/shop/pods?watch=true&resourceVersion=12`. */
   path: string;
   maxLineBytes?: number;
@@ -147,6 +147,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
     } catch (err) {
       return end({ kind: 'credentials', detail: firstLine(err) });
     }
+    shareConnections(reqOpts, url);
     if (done) return;
     const mod = url.protocol === 'http:' ? http : https;
     req = mod.request(url, reqOpts, (res) => {
