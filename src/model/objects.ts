@@ -169,24 +169,32 @@ export function cachedPod(pod: Pod): Pod {
   const out: Pod = { metadata };
   if (pod.apiVersion !== undefined) out.apiVersion = pod.apiVersion;
   if (pod.kind !== undefined) out.kind = pod.kind;
+  // A part of the wrong shape is kept as it came: the shape checks at delivery report it.
   const spec = pod.spec;
-  if (spec) {
+  if (isRecord(spec)) {
     const s: NonNullable<Pod['spec']> = {};
     if (spec.nodeName !== undefined) s.nodeName = spec.nodeName;
-    if (spec.initContainers) s.initContainers = spec.initContainers.map((c) => ({ name: c.name, ...(c.restartPolicy !== undefined ? { restartPolicy: c.restartPolicy } : {}) }));
+    const init = spec.initContainers;
+    if (init !== undefined) s.initContainers = listOfRecords(init) ? init.map((c) => ({ name: c.name, ...(c.restartPolicy !== undefined ? { restartPolicy: c.restartPolicy } : {}) })) : init;
     out.spec = s;
-  } else if (spec === null) out.spec = null;
+  } else if (spec !== undefined) out.spec = spec;
   const status = pod.status;
-  if (status) {
+  if (isRecord(status)) {
     const { containerStatuses, initContainerStatuses, ...rest } = status;
     const st: NonNullable<Pod['status']> = rest;
-    if (containerStatuses) st.containerStatuses = containerStatuses.map(slimContainerStatus);
-    else if (containerStatuses === null) st.containerStatuses = null;
-    if (initContainerStatuses) st.initContainerStatuses = initContainerStatuses.map(slimContainerStatus);
-    else if (initContainerStatuses === null) st.initContainerStatuses = null;
+    if (containerStatuses !== undefined) st.containerStatuses = listOfRecords(containerStatuses) ? containerStatuses.map(slimContainerStatus) : containerStatuses;
+    if (initContainerStatuses !== undefined) st.initContainerStatuses = listOfRecords(initContainerStatuses) ? initContainerStatuses.map(slimContainerStatus) : initContainerStatuses;
     out.status = st;
-  } else if (status === null) out.status = null;
+  } else if (status !== undefined) out.status = status;
   return out;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function listOfRecords<T>(v: T[] | null | unknown): v is T[] {
+  return Array.isArray(v) && v.every(isRecord);
 }
 
 function slimContainerStatus(c: ContainerStatus): ContainerStatus {

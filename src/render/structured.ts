@@ -32,10 +32,38 @@ function omitted(v: unknown): boolean {
   return v === undefined || typeof v === 'function' || typeof v === 'symbol';
 }
 
-/** `JSON.stringify(value, null, 2)`, in pieces; `indent` is the current line's indentation. */
-export function* jsonChunks(value: unknown, indent = '', depth = 0): Generator<string> {
-  let v = value;
-  if (v !== null && typeof v === 'object' && typeof (v as { toJSON?: unknown }).toJSON === 'function') v = (v as { toJSON: () => unknown }).toJSON();
+function hasToJSON(v: unknown): boolean {
+  return (typeof v === 'object' || typeof v === 'function') && v !== null && typeof (v as { toJSON?: unknown }).toJSON === 'function';
+}
+
+/**
+ * True when every value down to SPLIT_DEPTH is plain JSON data — arrays, objects whose prototype
+ * is Object's (or none), primitives — and none has a toJSON: then splitting at those levels
+ * gives exactly JSON.stringify's text. Anything else (a Date, a boxed string, a toJSON that
+ * depends on its key or returns undefined) is left to one JSON.stringify of the whole value.
+ */
+function splittable(v: unknown, depth = 0): boolean {
+  if (hasToJSON(v)) return false;
+  if (v === null || typeof v !== 'object' || depth >= SPLIT_DEPTH) return true;
+  if (Array.isArray(v)) return v.every((x) => splittable(x, depth + 1));
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const k in v) if (Object.hasOwn(v, k) && !splittable((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}
+
+/**
+ * `JSON.stringify(value, null, 2)`, in pieces; `indent` is the current line's indentation.
+ * Values that are not plain data near the top come out as one piece (see `splittable`).
+ */
+export function jsonChunks(value: unknown, indent = '', depth = 0): Generator<string> {
+  if (depth === 0 && !splittable(value)) return (function* () {
+    yield JSON.stringify(value, null, 2) ?? 'null';
+  })();
+  return chunks(value, indent, depth);
+}
+
+function* chunks(v: unknown, indent: string, depth: number): Generator<string> {
   if (depth >= SPLIT_DEPTH || v === null || typeof v !== 'object') {
     const s = JSON.stringify(v, null, 2);
     yield s === undefined ? 'null' : indent ? s.replace(/\n/g, '\n' + indent) : s;
@@ -48,7 +76,7 @@ export function* jsonChunks(value: unknown, indent = '', depth = 0): Generator<s
     for (let i = 0; i < v.length; i++) {
       yield inner;
       if (omitted(v[i])) yield 'null';
-      else yield* jsonChunks(v[i], inner, depth + 1);
+      else yield* chunks(v[i], inner, depth + 1);
       yield i < v.length - 1 ? ',\n' : '\n';
     }
     yield indent + ']';
@@ -60,7 +88,7 @@ export function* jsonChunks(value: unknown, indent = '', depth = 0): Generator<s
   for (let i = 0; i < entries.length; i++) {
     const [k, x] = entries[i]!;
     yield `${inner}${JSON.stringify(k)}: `;
-    yield* jsonChunks(x, inner, depth + 1);
+    yield* chunks(x, inner, depth + 1);
     yield i < entries.length - 1 ? ',\n' : '\n';
   }
   yield indent + '}';

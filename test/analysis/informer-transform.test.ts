@@ -83,3 +83,30 @@ test('informerView projects observed pods and pod write bodies, and nothing else
   const status = { ...create, verb: 'delete', responseObject: { kind: 'Status', metadata: {}, status: 'Success' } } as TimelineEvent;
   assert.equal(informerView(status), status);
 });
+
+test('cachedPod keeps a part of the wrong shape as it came, for the shape checks to report', () => {
+  const odd = { metadata: { name: 'a' }, spec: { initContainers: 'sidecar' }, status: { containerStatuses: { web: {} }, initContainerStatuses: [null] } } as unknown as Pod;
+  const c = cachedPod(odd) as unknown as { spec: { initContainers: unknown }; status: { containerStatuses: unknown; initContainerStatuses: unknown } };
+  assert.equal(c.spec.initContainers, 'sidecar');
+  assert.deepEqual(c.status.containerStatuses, { web: {} });
+  assert.deepEqual(c.status.initContainerStatuses, [null]);
+  assert.equal((cachedPod({ metadata: { name: 'a' }, spec: 'x', status: 7 } as unknown as Pod) as unknown as { spec: unknown }).spec, 'x');
+});
+
+test('an audit pod body of the wrong shape is an input problem, not a crash', async () => {
+  const { auditFiles } = await import('../../src/pipeline/audit-files.js');
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const lines = fs.readFileSync('test/fixtures/audit/v1-requestresponse.log', 'utf8').split('\n');
+  const i = lines.findIndex((l) => l.includes('"verb":"create"') && l.includes('"resource":"pods"') && l.includes('"responseObject"'));
+  assert.ok(i >= 0, 'the fixture has a pod create with its response');
+  const rec = JSON.parse(lines[i]!);
+  rec.responseObject.status = { ...(rec.responseObject.status ?? {}), containerStatuses: { web: { ready: true } } };
+  lines[i] = JSON.stringify(rec);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-shape-'));
+  const file = path.join(dir, 'audit.log');
+  fs.writeFileSync(file, lines.join('\n'));
+  const res = await auditFiles({ files: [file] });
+  assert.ok(res.problems.some((p) => p.line === i + 1 && /containerStatuses is not a list of objects/.test(p.message)), JSON.stringify(res.problems));
+});

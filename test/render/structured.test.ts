@@ -31,6 +31,14 @@ test('pieces equal JSON.stringify on the values it treats specially', () => {
     { at: new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6)), nested: { list: [{ deep: { deeper: { deepest: [1, { x: [2, 'y\n'] }] } } }] } },
     { toJSON: () => ({ replaced: [1, 2] }) },
     { 'key "quoted"\n': [1, [2, [3, [4, [5, [6]]]]]] },
+    // toJSON that returns undefined, reads its key, or returns another toJSON holder; boxed primitives; sparse arrays.
+    { a: { toJSON: () => undefined }, b: 1 },
+    { when: { toJSON: (k: string) => `key=${k}` } },
+    { a: { b: { c: { d: { toJSON: () => ({ toJSON: () => 'inner' }) } } } } },
+    { s: new String('ab'), n: new Number(3), b: new Boolean(false) },
+    { f: Object.assign(() => 1, { toJSON: () => 'fn' }) },
+    [1, , 3], // eslint-disable-line no-sparse-arrays
+    -0, NaN, Infinity, '\ud800 lone surrogate',
   ];
   for (const v of values) assert.equal(joined(v), JSON.stringify(v, null, 2) ?? 'null', String(JSON.stringify(v)));
 });
