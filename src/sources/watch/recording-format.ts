@@ -177,8 +177,11 @@ function fastRfc3339Z(s: string): number | undefined {
  */
 export function parseRfc3339(s: unknown): number | undefined {
   if (typeof s !== 'string') return undefined;
-  const fast = fastRfc3339Z(s);
-  if (fast !== undefined) return fast;
+  return fastRfc3339Z(s) ?? parseRfc3339General(s);
+}
+
+/** The general path of parseRfc3339 (any offset, by the regular expression); exported for the test that checks the fast path against it. */
+export function parseRfc3339General(s: string): number | undefined {
   const m = RFC3339.exec(s);
   if (!m) return undefined;
   let ms = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
