@@ -1,5 +1,5 @@
 /**
- * `iso` in a module of its own (re-exported by report-builder.ts): `kexp explain`'s snapshot
+ * `iso` in a module of its own: `kexp explain`'s snapshot
  * analysis needs it, and importing report-builder for it would load the whole replay model at
  * start-up (bench/explain).
  */

@@ -13,9 +13,9 @@
  * The engine keeps a bounded look-ahead buffer (events up to `matchWindowMs` ahead of the
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
-import { ReplicaSetController, desiredReplicas, type SyncRecord } from '../model/replicaset-controller.js';
+import { ReplicaSetController, type SyncRecord } from '../model/replicaset-controller.js';
 import type { ExpectationsLogLine } from '../model/expectations.js';
-import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
+import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
 import { featuresOf, type K8sVersion } from '../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';

@@ -6,6 +6,7 @@
  */
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { claimDecider } from '../model/adoption.js';
+import { iso } from './iso.js';
 import { compileLabelSelector } from '../model/selector.js';
 import { PodStore } from '../model/pod-store.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
@@ -72,10 +73,6 @@ function trimTrack(t: RsTrack, since: number): RsTrack {
     series: [...(lastBefore ? [{ ...lastBefore, at: since }] : []), ...after(t.series)],
   };
 }
-
-import { iso } from './iso.js';
-
-export { iso };
 
 function ref(s: SourceRef | undefined): string | undefined {
   return s ? `${s.file}:${s.line}` : undefined;

@@ -221,9 +221,6 @@ function sameRef(a: OwnerReference | undefined, b: OwnerReference | undefined): 
     a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
 }
 
-// desiredReplicas lives in objects.ts (explain's snapshot analysis needs it without this module).
-export { desiredReplicas };
-
 /** Per-ReplicaSet pod counts kept up to date on every pod delivery. */
 interface RsAggregate {
   uid?: string;

@@ -14,7 +14,7 @@ import { compareTimeline } from '../timeline/event.js';
 import type { Report } from '../analysis/report-types.js';
 import { REPORT_SCHEMA_VERSION } from '../analysis/report-types.js';
 import { scoreReplicaSet, sumScores, type FidelityScore } from '../analysis/fidelity.js';
-import { iso } from '../analysis/report-builder.js';
+import { iso } from '../analysis/iso.js';
 import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
 

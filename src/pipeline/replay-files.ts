@@ -12,7 +12,7 @@ import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
 import { controllerLogOverlap, readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
-import { iso } from '../analysis/report-builder.js';
+import { iso } from '../analysis/iso.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';

@@ -11,7 +11,7 @@ import { controllerRefOf, objectKey } from '../model/objects.js';
 import type { OpenedSource } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
 import { analyseSnapshot, eventsOnlyReplicaSetReport, replicaSetsInEvents, snapshotReplicaSetReport, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
-import { iso } from '../analysis/report-builder.js';
+import { iso } from '../analysis/iso.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReplicaSetReport } from '../analysis/report-types.js';
 import { invalidObservedObject } from '../timeline/validate.js';
 import type { Diagnostics } from '../sources/source.js';
