@@ -10,13 +10,11 @@
  * dropped too. Without it a burst of 50,000 pod creates inside the 60 s look-ahead held about
  * 450 MB of pod bodies (request and response of each create). Pure.
  */
-import { cachedPod, type Pod } from '../model/objects.js';
+import { cachedPod, isRecord, type Pod } from '../model/objects.js';
 import type { TimelineEvent } from '../timeline/event.js';
 
 function isPod(v: unknown): v is Pod {
-  if (typeof v !== 'object' || v === null) return false;
-  const meta = (v as { metadata?: unknown }).metadata;
-  return typeof meta === 'object' && meta !== null && !Array.isArray(meta);
+  return isRecord(v) && isRecord(v.metadata);
 }
 
 /** `e` with its pod bodies projected (a new event; other events unchanged). */

@@ -189,7 +189,8 @@ export function cachedPod(pod: Pod): Pod {
   return out;
 }
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not null, not an array). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

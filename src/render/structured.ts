@@ -53,16 +53,15 @@ function splittable(v: unknown, depth = 0): boolean {
 }
 
 /**
- * `JSON.stringify(value, null, 2)`, in pieces; `indent` is the current line's indentation.
- * Values that are not plain data near the top come out as one piece (see `splittable`).
+ * `JSON.stringify(value, null, 2)`, in pieces. Values that are not plain data near the top come
+ * out as one piece (see `splittable`).
  */
-export function jsonChunks(value: unknown, indent = '', depth = 0): Generator<string> {
-  if (depth === 0 && !splittable(value)) return (function* () {
-    yield JSON.stringify(value, null, 2) ?? 'null';
-  })();
-  return chunks(value, indent, depth);
+export function* jsonChunks(value: unknown): Generator<string> {
+  if (splittable(value)) yield* chunks(value, '', 0);
+  else yield JSON.stringify(value, null, 2) ?? 'null';
 }
 
+/** The pieces of plain data; `indent` is the current line's indentation. */
 function* chunks(v: unknown, indent: string, depth: number): Generator<string> {
   if (depth >= SPLIT_DEPTH || v === null || typeof v !== 'object') {
     const s = JSON.stringify(v, null, 2);
