@@ -85,13 +85,14 @@ execFileSync(process.execPath, [require.resolve('postject/dist/cli.js'), exe, 'N
 
 // The krew archive and manifest.
 // Node's licence travels with the Node inside the executable (scripts/install-node.sh keeps
-// it beside bin/; kexp itself is Apache-2.0, see package.json).
+// it beside bin/); kexp's own licence (LICENSE, Apache-2.0) travels beside it.
 const nodeLicense = path.join(path.dirname(process.execPath), '..', 'LICENSE');
 if (!fs.existsSync(nodeLicense)) throw new Error(`build-sea: ${nodeLicense} not found; build with the Node from scripts/install-node.sh`);
 fs.copyFileSync(nodeLicense, path.join(out, 'NODE-LICENSE'));
+fs.copyFileSync(path.join(root, 'LICENSE'), path.join(out, 'LICENSE'));
 const archive = `kexp-linux-amd64.tar.gz`;
 // Fixed owner, times and order and gzip without a timestamp: the archive changes only when kexp does.
-execFileSync('tar', ['-c', '-I', 'gzip -n', '-f', path.join(out, archive), '--owner=0', '--group=0', '--mtime=@0', '--sort=name', '-C', out, 'kexp', 'NODE-LICENSE']);
+execFileSync('tar', ['-c', '-I', 'gzip -n', '-f', path.join(out, archive), '--owner=0', '--group=0', '--mtime=@0', '--sort=name', '-C', out, 'LICENSE', 'kexp', 'NODE-LICENSE']);
 const sha256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(out, archive))).digest('hex');
 // Where the archive is published is the releaser's choice: KEXP_RELEASE_URL is the URL of
 // the directory that holds it. Without it the manifest points at the archive just built
@@ -123,7 +124,9 @@ spec:
       to: .
     - from: NODE-LICENSE
       to: .
+    - from: LICENSE
+      to: .
 `;
 fs.writeFileSync(path.join(out, 'kexp.yaml'), manifest);
-for (const f of ['kexp-sea.cjs', 'kexp.blob', 'sea-config.json', 'NODE-LICENSE']) fs.rmSync(path.join(out, f));
+for (const f of ['kexp-sea.cjs', 'kexp.blob', 'sea-config.json', 'NODE-LICENSE', 'LICENSE']) fs.rmSync(path.join(out, f));
 console.log(`${exe}\n${path.join(out, archive)} sha256 ${sha256}\n${path.join(out, 'kexp.yaml')}`);

@@ -61,7 +61,7 @@ test('single executable: built, runs without Node on PATH, replays an example; k
   assert.ok(fs.readFileSync(html, 'utf8').includes(`/*! Vega ${vegaVersion}\n`));
 
   const archive = path.join(out, 'kexp-linux-amd64.tar.gz');
-  assert.deepEqual(execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort(), ['NODE-LICENSE', 'kexp']);
+  assert.deepEqual(execFileSync('tar', ['-tzf', archive], { encoding: 'utf8' }).split('\n').filter(Boolean).sort(), ['LICENSE', 'NODE-LICENSE', 'kexp']);
   const manifest = fs.readFileSync(path.join(out, 'kexp.yaml'), 'utf8');
   const sha = crypto.createHash('sha256').update(fs.readFileSync(archive)).digest('hex');
   assert.match(manifest, /^kind: Plugin$/m);
