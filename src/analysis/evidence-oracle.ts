@@ -88,7 +88,7 @@ function podOwnerUid(obj: unknown): string | undefined {
 }
 
 function isRSControllerPodWrite(e: TimelineEvent, verb: string): e is WriteEvent {
-  return e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource && e.verb === verb;
+  return e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource && e.verb === verb;
 }
 
 function eventCount(ev: CoreEvent): number {
@@ -746,7 +746,7 @@ export class EvidenceOracle implements PodControl {
           return 'ok';
         }
       }
-      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.replicaSetController) {
+      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.controller === 'replicaset-controller') {
         if (this.consumedWrites.has(e)) continue;
         // A successful adopt whose response names another ReplicaSet is that one's write.
         const written = e.status.code < 300 ? (e.responseObject as Pod | undefined)?.metadata : undefined;

@@ -681,7 +681,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const x of ahead()) {
       if (x.at - last > FIRST_CALL_MS) break;
       const isCreate = x.type === 'write'
-        ? x.actor.replicaSetController && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
+        ? x.actor.controller === 'replicaset-controller' && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
         : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !podSightings.has(objectKey(x.object.metadata));
       if (!isCreate) continue;
       if (x !== e || n === 0) n++;
@@ -961,7 +961,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   }
 
   function deliver(e: TimelineEvent): void {
-    if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
+    if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
       lastWriteAt.set(`${e.namespace}/${e.owner.name}`, e.at);
     }
     if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
