@@ -6,25 +6,29 @@
  *
  * Upstream splits the same way: pkg/controller/controller_utils.go holds what every controller
  * shares (ControllerExpectations / UIDTrackingControllerExpectations → expectations.ts,
- * PodControlInterface → pod-control.ts), client-go the informers, tombstones and workqueue
- * (informer.ts, tombstone.ts, workqueue.ts, busy-time.ts, worker.ts), and each controller's own
- * file its handlers and sync (pkg/controller/replicaset/replica_set.go → replicaset/).
+ * PodControlInterface → pod-control.ts), client-go the informers, tombstones and the workqueue
+ * (informer.ts, tombstone.ts, workqueue.ts, busy-time.ts), every controller repeats the same
+ * worker loop (worker.ts), and each controller's own file holds its handlers and its sync
+ * (pkg/controller/replicaset/replica_set.go → replicaset/).
  *
  * Contract (every member, for every kind):
- * - Time is the caller's: each call carries `at` (epoch ms) and calls come in time order; the
- *   model does no I/O and reads no clock. Whatever the controller would ask the API server is
- *   answered by the PodControl it was built with.
+ * - Time is the caller's: each call carries `at` (epoch ms); the model does no I/O and reads no
+ *   clock. Whatever the controller would ask the API server is answered by the PodControl it was
+ *   built with.
  * - Observed events go in through `deliverPod`, `deliverPodTombstone` and `deliverOwner`, exactly
  *   as the controller's informers would deliver them: the cache changes, then the handlers run
  *   (they update expectations and enqueue keys; they never sync).
  * - Syncs run only through `runDue` (the due ones, in order) or `sync` (one key, now); each
  *   returns its SyncRecord and also reports it to the onSync callback the model was built with.
  * - `expectations`, `queue`, `pods` and `owners` are the controller's own state, shared, not
- *   copies: an engine reads them, and realigns the model with the input only through the
- *   operations those classes document as not upstream (ControllerExpectations.reset/raise,
- *   WorkQueue.take/dropDue) or upstream ones it replays (creationObserved, add). It never writes
- *   `pods` or `owners` except through withholdPod/restorePod.
+ *   copies: an engine reads them, and realigns the model with the input only through
+ *   operations the controller would not make at that point (ControllerExpectations.reset and
+ *   raise, WorkQueue.take and dropDue) or ones it replays (creationObserved, add). It never
+ *   writes `pods` or `owners` except through withholdPod/restorePod.
  * - Keys are `namespace/name` of the owner (controller.KeyFunc); pod keys likewise (PodKey).
+ *
+ * Cost: that of the implementation (replicaset/replicaset-controller.ts states its own); the
+ * interface adds nothing.
  */
 import type { ControllerExpectations } from '../expectations.js';
 import type { ObjectMeta, Pod } from '../objects.js';
