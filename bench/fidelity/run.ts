@@ -69,7 +69,7 @@ async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
   const get = (k: string) => out.get(k) ?? (out.set(k, { create: 0, delete: 0, adopt: 0, release: 0 }), out.get(k)!);
   for await (const e of src.events) {
     if (e.type === 'observed' && e.kind === 'ReplicaSet' && e.object.metadata.uid) uidToName.set(e.object.metadata.uid, e.object.metadata.name ?? '');
-    if (e.type !== 'write' || !e.actor.replicaSetController || e.resource !== 'pods' || e.subresource) continue;
+    if (e.type !== 'write' || e.actor.controller !== 'replicaset-controller' || e.resource !== 'pods' || e.subresource) continue;
     const owner = e.owner?.state === 'owned' ? e.owner.name : undefined;
     if (e.verb === 'create' || e.verb === 'delete') {
       if (owner) get(`${e.namespace}/${owner}`)[e.verb]++;

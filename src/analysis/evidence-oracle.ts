@@ -22,7 +22,7 @@
  *
  * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
  */
-import type { CreateResult, DeleteResult, PodControl } from '../model/replicaset-controller.js';
+import type { CreateResult, DeleteResult, PodControl } from '../model/controller/pod-control.js';
 import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../model/pod-ranking.js';
 import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
@@ -88,14 +88,14 @@ function podOwnerUid(obj: unknown): string | undefined {
 }
 
 function isRSControllerPodWrite(e: TimelineEvent, verb: string): e is WriteEvent {
-  return e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource && e.verb === verb;
+  return e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource && e.verb === verb;
 }
 
 function eventCount(ev: CoreEvent): number {
   return ev.count ?? 1;
 }
 
-export class EvidenceOracle implements PodControl {
+export class EvidenceOracle implements PodControl<ReplicaSet> {
   private readonly attributedPods = new Set<string>(); // pod uids attributed to a creation round
   /** Writes of the look-ahead a round has taken (forgotten once delivered: see observe). */
   private readonly consumedWrites = new Set<WriteEvent>();
@@ -709,7 +709,7 @@ export class EvidenceOracle implements PodControl {
     return { ok: true, unknown: true };
   }
 
-  getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
+  getFreshOwner(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
     const key = objectKey(rs.metadata);
     let fresh: ReplicaSet = rs;
     for (const e of this.indexed(`rs:${key}`, at, 0, { after: at + 1000, by: 'at' }) ?? this.window(at, 0)) {
@@ -746,7 +746,7 @@ export class EvidenceOracle implements PodControl {
           return 'ok';
         }
       }
-      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.replicaSetController) {
+      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.controller === 'replicaset-controller') {
         if (this.consumedWrites.has(e)) continue;
         // A successful adopt whose response names another ReplicaSet is that one's write.
         const written = e.status.code < 300 ? (e.responseObject as Pod | undefined)?.metadata : undefined;

@@ -38,7 +38,7 @@ export function keysOf(e: TimelineEvent): string[] | undefined {
     }
     return undefined;
   }
-  if (e.type !== 'write' || e.resource !== 'pods' || !e.actor?.replicaSetController) return undefined;
+  if (e.type !== 'write' || e.resource !== 'pods' || e.actor?.controller !== 'replicaset-controller') return undefined;
   if (e.verb === 'patch') return [`pod:${e.namespace}/${e.name}`];
   if (e.subresource) return undefined;
   if (e.verb === 'delete') return [`rscw:delete:${e.namespace}`, 'rscw:delete'];

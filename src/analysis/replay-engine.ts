@@ -13,7 +13,8 @@
  * The engine keeps a bounded look-ahead buffer (events up to `matchWindowMs` ahead of the
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
-import { ReplicaSetController, type SyncRecord } from '../model/replicaset-controller.js';
+import { ReplicaSetController } from '../model/replicaset/replicaset-controller.js';
+import type { SyncRecord } from '../model/controller/sync-record.js';
 import type { ExpectationsLogLine } from '../model/expectations.js';
 import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
 import { isPodActive, isPodReady } from '../model/pod-ranking.js';
@@ -514,7 +515,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       // The store was empty anyway unless something is pending; a first start-up costs nothing.
       restartAt(st.at, { at: st.at, pauseMs: 0, source: st.source, via: 'log' });
       // The new process's informers list every ReplicaSet (addRS → enqueue): each is synced afresh.
-      for (const key of controller.replicaSets.keys()) controller.queue.add(key, st.at);
+      for (const key of controller.owners.keys()) controller.queue.add(key, st.at);
     }
   };
   const restartAt = (at: number, c: Omit<RestartTrack, 'dropped' | 'interrupted'>): void => {
@@ -668,7 +669,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
    * within FIRST_CALL_MS of the previous): create writes (audit) or new pods it controls (watch).
    */
   const createsAhead = (key: string, e: TimelineEvent): number => {
-    const rs = controller.replicaSets.get(key);
+    const rs = controller.owners.get(key);
     if (!rs) return 0;
     const name = key.slice(key.indexOf('/') + 1);
     const ns = rs.metadata.namespace;
@@ -681,7 +682,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const x of ahead()) {
       if (x.at - last > FIRST_CALL_MS) break;
       const isCreate = x.type === 'write'
-        ? x.actor.replicaSetController && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
+        ? x.actor.controller === 'replicaset-controller' && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
         : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !podSightings.has(objectKey(x.object.metadata));
       if (!isCreate) continue;
       if (x !== e || n === 0) n++;
@@ -786,7 +787,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const forceSync = (key: string, at: number, why: string): SyncRecord => {
     forcing = why;
     try {
-      return controller.syncReplicaSet(key, at);
+      return controller.sync(key, at);
     } finally {
       forcing = undefined;
       drainExpectations();
@@ -807,7 +808,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const key of keys) {
       const ws = open.filter((w) => w.rsKey === key);
       const unexplained = () => ws.filter((w) => w.round === undefined);
-      const rs = controller.replicaSets.get(key);
+      const rs = controller.owners.get(key);
       if (!rs) {
         const t = tracks.get(key);
         const why = t?.deletedAt !== undefined ? 'the ReplicaSet had been deleted (as kexp saw it) when the controller wrote' : 'the ReplicaSet is not in kexp\'s model at this time (its object is not in the input)';
@@ -961,7 +962,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   }
 
   function deliver(e: TimelineEvent): void {
-    if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
+    if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
       lastWriteAt.set(`${e.namespace}/${e.owner.name}`, e.at);
     }
     if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
@@ -1082,7 +1083,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       const owner = controllerRefOf(rs.metadata);
       if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
       if (e.watchType !== 'DELETED') noteStatusWrite(t, rs, e);
-      controller.deliverReplicaSet(e.watchType, rs, e.at);
+      controller.deliverOwner(e.watchType, rs, e.at);
       return;
     }
   }
@@ -1110,7 +1111,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
     for (const k of [...untrackedWrites.keys()]) if (k !== opts.rsFilter) untrackedWrites.delete(k);
   }
-  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts, silences };
+  return { tracks, pods: controller.pods, replicaSets: controller.owners, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts, silences };
 }
 
 /** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */

@@ -240,7 +240,7 @@ export class WriteLedger {
   }
 
   private enterAuditWrite(e: WriteEvent): void {
-    if (!e.actor.replicaSetController) return;
+    if (e.actor.controller !== 'replicaset-controller') return;
     const cred = e.actor.credential;
     const at = e.receivedAt ?? e.at;
     if (cred !== undefined) {

@@ -147,6 +147,23 @@ export function controllerRefOf(meta: ObjectMeta): OwnerReference | undefined {
   return (meta.ownerReferences ?? []).find((r) => r.controller === true);
 }
 
+/**
+ * Equal label maps, the label-change check of the pod update handlers (reflect.DeepEqual of
+ * the two Labels in updatePod; the model counts an absent map as empty, where Go tells nil from empty).
+ */
+export function sameLabels(a: Record<string, string> | null | undefined, b: Record<string, string> | null | undefined): boolean {
+  const ea = Object.entries(a ?? {});
+  const eb = b ?? {};
+  return ea.length === Object.keys(eb).length && ea.every(([k, v]) => eb[k] === v);
+}
+
+/** reflect.DeepEqual of two controllerRefs (the owner-change check of the pod update handlers). */
+export function sameOwnerReference(a: OwnerReference | undefined, b: OwnerReference | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.name === b.name && a.uid === b.uid &&
+    a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
+}
+
 /** Parses an RFC 3339 timestamp to epoch milliseconds; undefined for null/absent/invalid. */
 export function parseTime(t: string | null | undefined): number | undefined {
   if (!t) return undefined;

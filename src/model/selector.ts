@@ -178,6 +178,16 @@ export function validateLabelSelector(sel: LabelSelector | null | undefined): st
   return undefined;
 }
 
+const selectorErrors = new WeakMap<object, string | undefined>();
+/** validateLabelSelector, remembered per selector object (every sync of a ReplicaSet checks the same one). */
+export function cachedSelectorError(sel: LabelSelector | null | undefined): string | undefined {
+  if (!sel) return validateLabelSelector(sel);
+  if (selectorErrors.has(sel)) return selectorErrors.get(sel);
+  const e = validateLabelSelector(sel);
+  selectorErrors.set(sel, e);
+  return e;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Matching
 // ---------------------------------------------------------------------------------------------

@@ -75,7 +75,7 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
     for await (const e of src.events) {
       if (signal?.aborted) return { firstAt };
       firstAt ??= e.at;
-      if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && !e.subresource) return { recorded: true, firstAt };
+      if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource) return { recorded: true, firstAt };
       if (++read >= PRESCAN_EVENTS) return { firstAt };
     }
   }
@@ -121,7 +121,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
         const seen = recentIDs.get(e.auditID);
         if (seen) {
           duplicates.count++;
-          if (e.actor.replicaSetController) duplicates.rsController++;
+          if (e.actor.controller === 'replicaset-controller') duplicates.rsController++;
           duplicates.first ??= { file: e.source.file, line: e.source.line, of: { file: seen.file, line: seen.line } };
           continue;
         }
@@ -131,7 +131,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
           recentIDs.delete(id);
         }
       }
-      if (e.type === 'write' && e.actor.replicaSetController) {
+      if (e.type === 'write' && e.actor.controller === 'replicaset-controller') {
         if (!uaVersion) uaVersion = versionFromUserAgent(e.actor.userAgent);
         const owner = (e as unknown as AuditWriteEvent).owner;
         if (e.resource === 'pods' && !e.subresource && (e.verb === 'create' || e.verb === 'delete') && owner?.state === 'owned' && owner.kind === 'ReplicaSet') {

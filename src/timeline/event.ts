@@ -59,6 +59,18 @@ export type WriteOwner =
   | { state: 'none'; basis: OwnerBasis }
   | { state: 'unknown' };
 
+/**
+ * The pod-owning controllers of kube-controller-manager, named as their API client is: the
+ * service account (`system:serviceaccount:kube-system:NAME`, with
+ * `--use-service-account-credentials`) or the user-agent suffix (without it) —
+ * controllerContext.NewClient("replicaset-controller") in
+ * cmd/kube-controller-manager/app/apps.go, and likewise "replication-controller" (core.go),
+ * "daemon-set-controller" (apps.go) and "job-controller" (batch.go). A write carries the name of
+ * the component that made it, so a reader selects one controller's writes by name
+ * (`e.actor.controller === 'replicaset-controller'`), whatever controller kinds kexp models.
+ */
+export type ControllerComponent = 'replicaset-controller' | 'replication-controller' | 'daemon-set-controller' | 'job-controller';
+
 /** A request some client made to the apiserver (audit logs). */
 export interface WriteEvent extends Base {
   type: 'write';
@@ -66,8 +78,11 @@ export interface WriteEvent extends Base {
   actor: {
     username: string;
     userAgent?: string;
-    /** True when the request was made by the ReplicaSet controller's client. */
-    replicaSetController: boolean;
+    /**
+     * The kube-controller-manager controller whose client made the request, when it is one of the
+     * pod-owning controllers (ControllerComponent); absent for anyone else.
+     */
+    controller?: ControllerComponent;
     /**
      * The credential the request was authenticated with (audit `user.extra`
      * `authentication.kubernetes.io/credential-id`: a token's JTI, a certificate's hash). A new

@@ -38,7 +38,7 @@ function randomEvent(r: () => number, at: number, line: number): TimelineEvent {
   const verb = ['create', 'delete', 'patch', 'get'][Math.floor(r() * 4)]!;
   return {
     type: 'write', at, atBasis: 'audit-stage', source, verb, resource: r() < 0.9 ? 'pods' : 'replicasets', namespace: ns, name, subresource: r() < 0.1 ? 'status' : undefined,
-    receivedAt: at - Math.floor(r() * 3000), status: { code: 201 }, actor: { username: 'u', replicaSetController: r() < 0.8 },
+    receivedAt: at - Math.floor(r() * 3000), status: { code: 201 }, actor: { username: 'u', ...(r() < 0.8 ? { controller: 'replicaset-controller' as const } : {}) },
   };
 }
 
@@ -96,7 +96,7 @@ test('LookaheadBuffer.ordered: false while an out-of-order event or a write rece
   assert.equal(buf.ordered(), false);
   buf.shift(); // the pair (10, 5) is gone once 10 has left
   assert.equal(buf.ordered(), true);
-  buf.push({ type: 'write', at: 30, receivedAt: 31, atBasis: 'audit-stage', source: { file: 'x', line: 4 }, verb: 'create', resource: 'pods', namespace: 'a', status: { code: 201 }, actor: { username: 'u', replicaSetController: true } });
+  buf.push({ type: 'write', at: 30, receivedAt: 31, atBasis: 'audit-stage', source: { file: 'x', line: 4 }, verb: 'create', resource: 'pods', namespace: 'a', status: { code: 201 }, actor: { username: 'u', controller: 'replicaset-controller' } });
   assert.equal(buf.ordered(), false);
   buf.shift();
   buf.shift();

@@ -1,5 +1,5 @@
 /**
- * Test harness for the ReplicaSet-controller model (src/model/replicaset-controller.ts).
+ * Test harness for the ReplicaSet-controller model (src/model/replicaset/replicaset-controller.ts).
  *
  * - `ObjectFactory` builds realistic wire-shaped Pods and ReplicaSets: deterministic UIDs,
  *   monotonically increasing resourceVersions, RFC 3339 whole-second timestamps, ownerReferences
@@ -19,14 +19,9 @@
  */
 import type { OwnerReference, Pod, PodCondition, ReplicaSet } from '../../src/model/objects.js';
 import { objectKey } from '../../src/model/objects.js';
-import {
-  ReplicaSetController,
-  type CreateResult,
-  type DeleteResult,
-  type HandlerRecord,
-  type PodControl,
-  type SyncRecord,
-} from '../../src/model/replicaset-controller.js';
+import { ReplicaSetController, type HandlerRecord } from '../../src/model/replicaset/replicaset-controller.js';
+import type { CreateResult, DeleteResult, PodControl } from '../../src/model/controller/pod-control.js';
+import type { SyncRecord } from '../../src/model/controller/sync-record.js';
 import type { ExpectationsLogKind, ExpectationsLogLine } from '../../src/model/expectations.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../../src/model/version.js';
 
@@ -332,7 +327,7 @@ export interface PatchCallRecord {
 export type PatchAnswer = 'ok' | 'notfound' | 'invalid' | { error: string };
 export type GetAnswer = ReplicaSet | { notFound: true } | { error: string };
 
-export class ScriptedPodControl implements PodControl {
+export class ScriptedPodControl implements PodControl<ReplicaSet> {
   readonly creates: CreateCallRecord[] = [];
   readonly deletes: DeleteCallRecord[] = [];
   readonly gets: GetCallRecord[] = [];
@@ -410,7 +405,7 @@ export class ScriptedPodControl implements PodControl {
     return result;
   }
 
-  getFreshReplicaSet(rs: ReplicaSet, at: number): GetAnswer {
+  getFreshOwner(rs: ReplicaSet, at: number): GetAnswer {
     const no = this.gets.length + 1;
     this.gets.push({ no, rs: objectKey(rs.metadata), at });
     return this.onGet(rs, no);

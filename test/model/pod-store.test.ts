@@ -8,35 +8,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PodStore } from '../../src/model/pod-store.js';
-import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../src/model/objects.js';
-import { ReplicaSetController, type PodControl } from '../../src/model/replicaset-controller.js';
-import { compileLabelSelector } from '../../src/model/selector.js';
-import { isPodActive, isPodReady } from '../../src/model/pod-ranking.js';
+import { controllerRefOf, type Pod, type ReplicaSet } from '../../src/model/objects.js';
 import { rng } from '../fuzz/mutate.js';
-
+import { OWNERS, randomPod, randomRefs } from './random-pods.js';
 
 const NAMESPACES = ['a', 'b', undefined] as const;
-const OWNERS = [0, 1, 2, 3].map((i) => ({ name: `rs-${i}`, uid: `uid-${i}` }));
-
-function randomRefs(r: () => number): OwnerReference[] | undefined {
-  const x = r();
-  if (x < 0.25) return undefined; // orphan
-  const o = OWNERS[Math.floor(r() * OWNERS.length)]!;
-  const kind = r() < 0.85 ? 'ReplicaSet' : 'StatefulSet';
-  // Sometimes a name that does not go with the UID (kind/name/UID indexing must tell it apart).
-  const name = r() < 0.9 ? o.name : `other-${Math.floor(r() * 3)}`;
-  const ctrl: OwnerReference = { apiVersion: 'apps/v1', kind, name, uid: o.uid, controller: true };
-  if (x < 0.35) return [{ ...ctrl, controller: false }]; // an owner that is not the controller: an orphan
-  return r() < 0.2 ? [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'x', uid: 'cm' }, ctrl] : [ctrl];
-}
-
-function randomPod(r: () => number, name: string, ns: string | undefined): Pod {
-  return {
-    metadata: { name, namespace: ns, uid: `${name}-${Math.floor(r() * 1e9)}`, labels: { app: `app-${Math.floor(r() * 3)}` }, ownerReferences: randomRefs(r) },
-    status: { phase: r() < 0.1 ? 'Succeeded' : 'Running', conditions: [{ type: 'Ready', status: r() < 0.5 ? 'True' : 'False' }] },
-    ...(r() < 0.1 ? {} : {}),
-  } as Pod;
-}
 
 /** The scan candidatePods did before the index: every cached pod, in cache order. */
 function scanCandidates(all: Pod[], rs: ReplicaSet, mode: false | 'uid' | 'kind-name-uid'): Pod[] {
@@ -123,65 +99,4 @@ test('PodStore: a pod that changes owner keeps its place in the cache order of i
   store.clear();
   assert.equal(store.ownedAndOrphans('a', 'u1').length, 0);
   assert.equal(store.countInNamespace('a'), 0);
-});
-
-const noCalls: PodControl = {
-  createPod: () => ({ ok: true }),
-  deletePod: () => ({ ok: true }),
-  getFreshReplicaSet: (rs) => rs,
-  patchPod: () => 'ok',
-};
-
-test('ReplicaSetController: per-ReplicaSet counts kept per pod delivery equal a scan of the cache', () => {
-  for (let seed = 1; seed <= 10; seed++) {
-    const r = rng(1000 + seed);
-    const c = new ReplicaSetController({ version: '1.33.0', podControl: noCalls, recordClaimDecisions: false });
-    const rss = OWNERS.flatMap((o) => (['a', 'b'] as const).map((ns) => ({
-      metadata: { namespace: ns, name: o.name, uid: ns === 'a' ? o.uid : `${o.uid}-b`, resourceVersion: '1' },
-      spec: { replicas: 2, selector: { matchLabels: { app: `app-${Number(o.uid.slice(-1)) % 3}` } } },
-    }) as ReplicaSet));
-    let at = Date.parse('2025-03-10T09:00:00Z');
-    for (const rs of rss) c.deliverReplicaSet('ADDED', rs, at);
-    let rv = 10;
-    for (let op = 0; op < 800; op++) {
-      at += 10;
-      const ns = r() < 0.5 ? 'a' : 'b';
-      const name = `p${Math.floor(r() * 40)}`;
-      const key = `${ns}/${name}`;
-      const x = r();
-      if (x < 0.15) {
-        const old = c.pods.get(key);
-        if (old) c.deliverPod('DELETED', old, at);
-      } else if (x < 0.2) {
-        // A selector change rebuilds one aggregate from the namespace's pods.
-        const rs = rss[Math.floor(r() * rss.length)]!;
-        const next = { ...rs, metadata: { ...rs.metadata, resourceVersion: String(++rv) }, spec: { ...rs.spec, selector: { matchLabels: { app: `app-${Math.floor(r() * 3)}` } } } } as ReplicaSet;
-        rss[rss.indexOf(rs)] = next;
-        c.deliverReplicaSet('MODIFIED', next, at);
-      } else {
-        const p = randomPod(r, name, ns);
-        // Controllers in namespace b carry the "-b" UIDs.
-        for (const ref of p.metadata.ownerReferences ?? []) if (ns === 'b' && ref.uid.startsWith('uid-')) ref.uid = `${ref.uid}-b`;
-        if (r() < 0.1) p.metadata.deletionTimestamp = new Date(at).toISOString();
-        p.metadata.resourceVersion = String(++rv);
-        c.deliverPod(c.pods.has(key) ? 'MODIFIED' : 'ADDED', p, at);
-      }
-      c.runDue(at);
-      if (op % 20 !== 0) continue;
-      for (const rs of rss) {
-        const matches = compileLabelSelector(rs.spec!.selector);
-        let active = 0;
-        let ready = 0;
-        let terminating = 0;
-        for (const p of Map.prototype.values.call(c.pods) as IterableIterator<Pod>) {
-          if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid || !matches(p.metadata.labels)) continue;
-          if (isPodActive(p)) {
-            active++;
-            if (isPodReady(p)) ready++;
-          } else if (p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') terminating++;
-        }
-        assert.deepEqual(c.podCounts(objectKey(rs.metadata)), { active, ready, terminating }, `seed ${seed} op ${op} ${objectKey(rs.metadata)}`);
-      }
-    }
-  }
 });

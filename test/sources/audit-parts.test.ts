@@ -101,18 +101,18 @@ describe('actorOf', () => {
   const name = (u: string, ua?: string) => actorOf(rec(u, ua)).name;
 
   it('recognises the RS controller both ways', () => {
-    assert.equal(actorOf(rec('system:serviceaccount:kube-system:replicaset-controller')).replicaSetController, true);
+    assert.equal(actorOf(rec('system:serviceaccount:kube-system:replicaset-controller')).controller, 'replicaset-controller');
     assert.equal(
-      actorOf(rec('system:kube-controller-manager', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller')).replicaSetController,
-      true,
+      actorOf(rec('system:kube-controller-manager', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller')).controller,
+      'replicaset-controller',
     );
-    // A different KCM client with root credentials is not the RS controller.
+    // A different KCM client with root credentials is not the RS controller: it is named as itself.
     assert.equal(
-      actorOf(rec('system:kube-controller-manager', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replication-controller')).replicaSetController,
-      false,
+      actorOf(rec('system:kube-controller-manager', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replication-controller')).controller,
+      'replication-controller',
     );
     // Someone else pretending with a user agent is not it either.
-    assert.equal(actorOf(rec('alice', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller')).replicaSetController, false);
+    assert.equal(actorOf(rec('alice', 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller')).controller, undefined);
   });
 
   it('names other actors', () => {
@@ -131,7 +131,6 @@ describe('actorOf', () => {
     assert.deepEqual(actorOf(rec('system:node:node-a', 'kubelet/v1.33.1 (linux/amd64) kubernetes/8adc0f0')), {
       username: 'system:node:node-a',
       userAgent: 'kubelet/v1.33.1 (linux/amd64) kubernetes/8adc0f0',
-      replicaSetController: false,
       name: 'kubelet',
       node: 'node-a',
     });

@@ -73,7 +73,7 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
     assert.deepEqual(w.actor, {
       username: RS_SA,
       userAgent: RS_SA_UA,
-      replicaSetController: true,
+      controller: 'replicaset-controller',
       name: 'replicaset-controller',
       component: 'replicaset-controller',
     });
@@ -103,7 +103,7 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
     assert.deepEqual(w.status, { code: 403, reason: 'Forbidden', message: QUOTA_MSG });
     assert.equal(w.name, undefined);
     assert.deepEqual(w.owner, { ...RS_OWNER, basis: 'request' });
-    assert.equal(w.actor.replicaSetController, true);
+    assert.equal(w.actor.controller, 'replicaset-controller');
     assert.deepEqual(obsLine(5), []);
   });
 
@@ -122,7 +122,7 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
     assert.equal(s.subresource, 'status');
     assert.equal(s.apiGroup, 'apps');
     assert.equal(s.name, 'web-7d9c6b8f5d');
-    assert.equal(s.actor.replicaSetController, true);
+    assert.equal(s.actor.controller, 'replicaset-controller');
     assert.equal((obsLine(6)[0]!.object.metadata as { resourceVersion: string }).resourceVersion, '48214');
     const c = byLine(14);
     assert.deepEqual(c.status.code, 409);
@@ -131,7 +131,6 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
     assert.deepEqual(d.actor, {
       username: 'system:kube-controller-manager',
       userAgent: 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/deployment-controller',
-      replicaSetController: false,
       name: 'deployment-controller',
       component: 'deployment-controller',
     });
@@ -139,7 +138,7 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
 
   it('graceful delete → MODIFIED (deletionTimestamp set); kubelet final delete → DELETED', () => {
     const g = byLine(8);
-    assert.equal(g.actor.replicaSetController, true);
+    assert.equal(g.actor.controller, 'replicaset-controller');
     assert.deepEqual(g.owner, { ...RS_OWNER, basis: 'response' });
     const [gm] = obsLine(8);
     assert.equal(gm!.watchType, 'MODIFIED');
@@ -147,7 +146,7 @@ describe('audit source: v1 RequestResponse log (input-formats §1.6–1.9)', asy
     const k = byLine(10);
     assert.equal(k.actor.name, 'kubelet');
     assert.equal(k.actor.node, 'node-a');
-    assert.equal(k.actor.replicaSetController, false);
+    assert.equal(k.actor.controller, undefined);
     assert.deepEqual(k.requestObject, {
       kind: 'DeleteOptions',
       apiVersion: 'meta.k8s.io/v1',
@@ -304,7 +303,7 @@ describe('audit source: Metadata level, KCM without service-account credentials'
     assert.deepEqual(byLine(1).actor, {
       username: 'system:kube-controller-manager',
       userAgent: 'kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller',
-      replicaSetController: true,
+      controller: 'replicaset-controller',
       name: 'replicaset-controller',
       component: 'replicaset-controller',
     });
@@ -357,7 +356,7 @@ describe('audit source: older API versions (§1.10)', async () => {
     assert.equal(create!.name, 'web-7d9c6b8f5d-x2k9p');
     assert.equal(status!.at, at('10:15:02.160100'));
     assert.equal(status!.level, 'Request');
-    assert.equal(status!.actor.replicaSetController, true);
+    assert.equal(status!.actor.controller, 'replicaset-controller');
     // Only the seconds-precision `timestamp`: it is both the receive and the stage time.
     assert.equal(del!.at, Date.parse('2025-03-04T10:15:04Z'));
     assert.equal(del!.receivedAt, Date.parse('2025-03-04T10:15:04Z'));
@@ -435,7 +434,7 @@ describe('audit source: GKE Cloud Logging', () => {
     assert.equal(create!.namespace, 'shop');
     assert.equal(create!.level, 'RequestResponse');
     assert.deepEqual(create!.status, { code: 201 });
-    assert.equal(create!.actor.replicaSetController, true);
+    assert.equal(create!.actor.controller, 'replicaset-controller');
     assert.equal((create!.requestObject as Record<string, unknown>)['@type'], undefined);
     assert.equal((create!.responseObject as { kind: string }).kind, 'Pod');
     assert.deepEqual(create!.owner, { ...RS_OWNER, basis: 'response' });

@@ -63,7 +63,7 @@ describe('audit wrappers: log-store exports read like the plain log', () => {
     assert.equal(hits.source.summary().linesSkippedByPrefilter, 1);
     assert.deepEqual(resp.problems, []);
     assert.equal(resp.writes[0]!.name, 'web-7d9c6b8f5d-x2k9p');
-    assert.equal(resp.writes[0]!.actor.replicaSetController, true);
+    assert.equal(resp.writes[0]!.actor.controller, 'replicaset-controller');
   });
 
   it('an ECS document whose kubernetes.audit lost kind/apiVersion is still an audit Event; one with none of its fields is a problem', async () => {

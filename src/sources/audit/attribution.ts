@@ -18,7 +18,7 @@
  * names are cut to 58 characters of the RS name).
  */
 import type { AuditRecord } from './normalise.js';
-import type { OwnerBasis, WriteOwner as PodOwnership } from '../../timeline/event.js';
+import type { ControllerComponent, OwnerBasis, WriteOwner as PodOwnership } from '../../timeline/event.js';
 
 export type ActorName =
   | 'replicaset-controller'
@@ -41,8 +41,8 @@ export interface AuditActor {
   /** Effective user (the impersonated one when `Impersonate-*` headers were used). */
   username: string;
   userAgent?: string;
-  /** True when the request was made by the ReplicaSet controller's client. */
-  replicaSetController: boolean;
+  /** The pod-owning controller whose client made the request (its service account or user-agent suffix), if any. */
+  controller?: ControllerComponent;
   name: ActorName;
   /** KCM client name (`replicaset-controller`, `endpointslice-controller`, …) when known. */
   component?: string;
@@ -69,6 +69,9 @@ const KCM_CLIENTS: Record<string, ActorName> = {
   'shared-informers': 'shared-informers',
 };
 
+/** KCM client names that are pod-owning controllers (timeline/event.ts ControllerComponent). */
+const CONTROLLER_COMPONENTS: ReadonlySet<string> = new Set<ControllerComponent>(['replicaset-controller', 'replication-controller', 'daemon-set-controller', 'job-controller']);
+
 /**
  * `kube-controller-manager/v1.31.2 (linux/amd64) kubernetes/5864a46/replicaset-controller` →
  * `replicaset-controller`; with SA credentials the suffix is the SA username, whose last
@@ -91,7 +94,7 @@ function kcmActor(component: string): ActorName {
 /** Names the client that made an audit-logged request. */
 export function actorOf(ev: Pick<AuditRecord, 'user' | 'impersonatedUser' | 'userAgent'>): AuditActor {
   const username = ev.impersonatedUser?.username || ev.user.username;
-  const actor: AuditActor = { username, replicaSetController: false, name: 'other' };
+  const actor: AuditActor = { username, name: 'other' };
   if (ev.userAgent !== undefined) actor.userAgent = ev.userAgent;
   if (ev.user.credential !== undefined) actor.credential = ev.user.credential;
   if (username.startsWith(SA_PREFIX)) {
@@ -113,7 +116,7 @@ export function actorOf(ev: Pick<AuditRecord, 'user' | 'impersonatedUser' | 'use
   } else if (username === 'system:apiserver') {
     actor.name = 'apiserver';
   }
-  actor.replicaSetController = actor.name === 'replicaset-controller';
+  if (actor.component !== undefined && CONTROLLER_COMPONENTS.has(actor.component)) actor.controller = actor.component as ControllerComponent;
   return actor;
 }
 

@@ -918,7 +918,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (resource === 'pods') ev.owner = owners.observe(rec, success, name);
     summary.writeEvents++;
     push(ev);
-    if (actor.replicaSetController && at >= since && at <= until) summary.rsControllerWrites++;
+    if (actor.controller === 'replicaset-controller' && at >= since && at <= until) summary.rsControllerWrites++;
 
     if (!success || resp === undefined || info.observed === undefined) return;
     if (rec.requestURI !== undefined && /[?&]dryRun=/.test(rec.requestURI)) return;
@@ -1196,7 +1196,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 
 /** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
 function eventIsAboutRs(rec: AuditRecord): boolean {
-  if (actorOf(rec).replicaSetController) return true;
+  if (actorOf(rec).controller === 'replicaset-controller') return true;
   for (const body of [rec.requestObject, rec.responseObject]) {
     if (!isObj(body)) continue;
     const io = isObj(body.involvedObject) ? body.involvedObject : isObj(body.regarding) ? body.regarding : undefined;

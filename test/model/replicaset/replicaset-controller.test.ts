@@ -1,16 +1,16 @@
 /**
- * The ReplicaSet-controller model (src/model/replicaset-controller.ts) against
+ * The ReplicaSet-controller model (src/model/replicaset/replicaset-controller.ts) against
  * docs/controller-semantics.md: every model case of §11 (cases 1–28), the upstream unit-test
  * behaviours of §10, and the sync/handler rules of §3–§7.
  *
- * Events go through deliverPod / deliverReplicaSet / deliverPodTombstone (the informer's
- * add/update/delete routing); syncs run through runDue (queue semantics) or syncReplicaSet.
+ * Events go through deliverPod / deliverOwner / deliverPodTombstone (the informer's
+ * add/update/delete routing); syncs run through runDue (queue semantics) or sync (one key now).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import type { Pod, ReplicaSet } from '../../src/model/objects.js';
-import type { CreateRound, SyncRecord } from '../../src/model/replicaset-controller.js';
+import type { Pod, ReplicaSet } from '../../../src/model/objects.js';
+import type { CreateRound, SyncRecord } from '../../../src/model/controller/sync-record.js';
 import {
   E,
   ERR,
@@ -29,7 +29,7 @@ import {
   newHarness,
   syncNow,
   type Harness,
-} from './controller-harness.js';
+} from '../controller-harness.js';
 
 const KEY = 'd/foo';
 
@@ -74,7 +74,7 @@ const after = (delayMs: number) => ({ kind: 'after' as const, delayMs });
 
 /** RS in the cache plus pods (delivered as ADDs), queue drained: a quiet starting point. */
 function world(h: Harness, rs: ReplicaSet, pods: Pod[] = [], at = T0 - MIN): void {
-  h.c.deliverReplicaSet('ADDED', rs, at);
+  h.c.deliverOwner('ADDED', rs, at);
   addAll(h.c, pods, at);
   drainQueue(h.c);
   h.handlers.length = 0;
@@ -82,7 +82,7 @@ function world(h: Harness, rs: ReplicaSet, pods: Pod[] = [], at = T0 - MIN): voi
 
 /** Delivers a new version of the RS (e.g. a scale) and runs the one sync it triggers. */
 function updateRSAndSync(h: Harness, rs: ReplicaSet, at: number): SyncRecord {
-  h.c.deliverReplicaSet('MODIFIED', rs, at);
+  h.c.deliverOwner('MODIFIED', rs, at);
   return syncNow(h.c, at);
 }
 
@@ -93,7 +93,7 @@ const keyOf = (p: Pod) => `${p.metadata.namespace}/${p.metadata.name}`;
 test('§11 case 1: new RS, nothing observed → "never recorded", ExpectCreations 3, creates in batches 1,2', () => {
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 3 });
-  h.c.deliverReplicaSet('ADDED', rs, T0);
+  h.c.deliverOwner('ADDED', rs, T0);
   assert.equal(h.c.queue.dueAt(KEY), T0);
   assert.deepEqual(h.handlers, [{ at: T0, handler: 'addRS', object: KEY, effects: ['enqueue d/foo'] }]);
 
@@ -109,7 +109,7 @@ test('§11 case 1: new RS, nothing observed → "never recorded", ExpectCreation
 
 test('§11 case 2: gated until all creates are seen; status-only sync while gated; fulfilled → nothing to do', () => {
   const h = newHarness();
-  h.c.deliverReplicaSet('ADDED', h.f.replicaSet({ replicas: 3 }), T0);
+  h.c.deliverOwner('ADDED', h.f.replicaSet({ replicas: 3 }), T0);
   syncNow(h.c, T0);
   const [p1, p2, p3] = h.pc.takeCreated();
   h.c.deliverPod('ADDED', p1!, T0 + 1 * SEC);
@@ -135,7 +135,7 @@ test('§11 case 3: a quota failure does not gate: 1 call, 5 walk-backs, error + 
   const h = newHarness();
   world(h, h.f.replicaSet({ replicas: 5 }));
   h.pc.createsFail(ERR.quota);
-  h.c.deliverReplicaSet('MODIFIED', h.f.update(h.c.replicaSets.get(KEY)!, mut.annotate('team', 'payments')), T0);
+  h.c.deliverOwner('MODIFIED', h.f.update(h.c.owners.get(KEY)!, mut.annotate('team', 'payments')), T0);
   const s1 = syncNow(h.c, T0);
   expectSync(s1, { outcome: 'synced', expectations: 'never-recorded', create: createRound(5, [1], 1, 0, [ERR.quota]), error: ERR.quota, requeue: rateLimited(5) });
   assert.deepEqual(E(h.c), { add: 0, del: 0 });
@@ -162,7 +162,7 @@ test('§11 case 4: partial batch failure walks back 5 (calls 1–5 ok, later fai
   const h = newHarness();
   world(h, h.f.replicaSet({ replicas: 10 }));
   h.pc.createsSucceedUpTo(5, ERR.quota);
-  const s1 = h.c.syncReplicaSet(KEY, T0);
+  const s1 = h.c.sync(KEY, T0);
   expectSync(s1, { outcome: 'synced', expectations: 'never-recorded', create: createRound(10, [1, 2, 4], 7, 5, [ERR.quota, ERR.quota]), error: ERR.quota, requeue: rateLimited(5) });
   assert.equal(s1.create!.skipped, 5);
   assert.deepEqual(E(h.c), { add: 5, del: 0 });
@@ -189,7 +189,7 @@ test('§11 case 5: NamespaceTerminating creates count as successes → E=(2,0) l
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs);
   h.pc.createsNamespaceTerminating();
-  const s1 = h.c.syncReplicaSet(KEY, T0);
+  const s1 = h.c.sync(KEY, T0);
   expectSync(s1, { outcome: 'synced', expectations: 'never-recorded', create: createRound(2, [1, 1], 2, 2, [], 2) });
   assert.deepEqual(h.c.expectations.get(KEY), { key: KEY, add: 2, del: 0, timestamp: T0 });
   assert.equal(logOf(h.c, KEY, ['lowered-expectations']).length, 0, 'no walk-back');
@@ -198,7 +198,7 @@ test('§11 case 5: NamespaceTerminating creates count as successes → E=(2,0) l
   const s2 = updateRSAndSync(h, h.f.update(rs, mut.annotate('note', 'a')), T0 + 1 * MIN);
   expectSync(s2, { outcome: 'gated', expectations: 'still-waiting', active: 0, diff: -2, recordBefore: { key: KEY, add: 2, del: 0, timestamp: T0 } });
 
-  h.c.deliverReplicaSet('DELETED', rs, T0 + 2 * MIN);
+  h.c.deliverOwner('DELETED', rs, T0 + 2 * MIN);
   assert.equal(h.c.expectations.get(KEY), undefined);
   assert.deepEqual(h.handlers.slice(-1)[0]!.effects, ['DeleteExpectations', 'enqueue d/foo']);
   const s3 = syncNow(h.c, T0 + 2 * MIN);
@@ -211,7 +211,7 @@ test('§11 case 5: NamespaceTerminating leak recovered only by the first sync af
   let rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs);
   h.pc.createsNamespaceTerminating();
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   rs = h.f.update(rs, mut.annotate('note', 'b'));
   expectSync(updateRSAndSync(h, rs, T0 + FIVE_MIN), { outcome: 'gated', expectations: 'still-waiting', active: 0, diff: -2, recordBefore: { key: KEY, add: 2, del: 0, timestamp: T0 } });
   rs = h.f.update(rs, mut.annotate('note', 'c'));
@@ -313,7 +313,7 @@ test('§11 case 8: orphaning an expected-delete pod leaks del until a sync after
 test('§11 case 9: expiry is passive — nothing fires at t0+5m; the first sync after it (t0+3h) is "expired" and manages', () => {
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 1 });
-  h.c.deliverReplicaSet('ADDED', rs, T0);
+  h.c.deliverOwner('ADDED', rs, T0);
   syncNow(h.c, T0);
   assert.deepEqual(h.c.expectations.get(KEY), { key: KEY, add: 1, del: 0, timestamp: T0 });
   // The created pod's ADD never arrives; nothing else happens.
@@ -321,7 +321,7 @@ test('§11 case 9: expiry is passive — nothing fires at t0+5m; the first sync 
   assert.deepEqual(h.c.runDue(T0 + 3 * HOUR - 1, true), []);
   assert.equal(h.c.queue.size, 0);
   // The RS informer resync (same resourceVersion) re-enqueues the RS at t0+3h.
-  h.c.deliverReplicaSet('MODIFIED', h.f.resync(rs), T0 + 3 * HOUR);
+  h.c.deliverOwner('MODIFIED', h.f.resync(rs), T0 + 3 * HOUR);
   const s = syncNow(h.c, T0 + 3 * HOUR);
   expectSync(s, { outcome: 'synced', expectations: 'expired', create: createRound(1, [1], 1, 1), active: 0, diff: -1, recordBefore: { key: KEY, add: 1, del: 0, timestamp: T0 } });
   // Gated interval = [t0, first sync after t0+5m], not [t0, t0+5m].
@@ -333,10 +333,10 @@ test('§11 case 9: expiry is passive — nothing fires at t0+5m; the first sync 
 test('§11 case 9 / §1.2: the real 5-minute timeout is strict — gated at exactly t0+5m, expired at t0+5m+1ms', () => {
   const h = newHarness();
   world(h, h.f.replicaSet({ replicas: 1 }));
-  h.c.syncReplicaSet(KEY, T0);
-  const atFive = h.c.syncReplicaSet(KEY, T0 + FIVE_MIN);
+  h.c.sync(KEY, T0);
+  const atFive = h.c.sync(KEY, T0 + FIVE_MIN);
   expectSync(atFive, { outcome: 'gated', expectations: 'still-waiting', recordBefore: { key: KEY, add: 1, del: 0, timestamp: T0 } });
-  const justAfter = h.c.syncReplicaSet(KEY, T0 + FIVE_MIN + 1);
+  const justAfter = h.c.sync(KEY, T0 + FIVE_MIN + 1);
   expectSync(justAfter, { outcome: 'synced', expectations: 'expired', create: createRound(1, [1], 1, 1), recordBefore: { key: KEY, add: 1, del: 0, timestamp: T0 } });
 });
 
@@ -344,7 +344,7 @@ test('§11 case 10: expired record, over-create, late ADD credits the new round,
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 1 });
   world(h, rs);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   const [oldPod] = h.pc.takeCreated();
   // 1. sync at t0+6m: expired, the cache lacks the old pod → over-create 1.
   const s1 = updateRSAndSync(h, h.f.resync(rs), T0 + 6 * MIN);
@@ -395,8 +395,8 @@ test('§11 case 12: tombstone (DeletedFinalStateUnknown) of a still-owned stale 
     assert.deepEqual(h.handlers.slice(-1)[0]!.effects, ['deletion of an orphan: ignored']);
     assert.deepEqual(E(h.c), { add: 0, del: 1 });
     assert.equal(h.c.queue.size, 0, 'an orphan deletion enqueues nothing');
-    expectSync(h.c.syncReplicaSet(KEY, T0 + FIVE_MIN), { outcome: 'gated', expectations: 'still-waiting', active: 2, diff: 0, recordBefore: { key: KEY, add: 0, del: 1, timestamp: T0 } });
-    expectSync(h.c.syncReplicaSet(KEY, T0 + FIVE_MIN + 1), { outcome: 'synced', expectations: 'expired', active: 2, diff: 0, recordBefore: { key: KEY, add: 0, del: 1, timestamp: T0 } });
+    expectSync(h.c.sync(KEY, T0 + FIVE_MIN), { outcome: 'gated', expectations: 'still-waiting', active: 2, diff: 0, recordBefore: { key: KEY, add: 0, del: 1, timestamp: T0 } });
+    expectSync(h.c.sync(KEY, T0 + FIVE_MIN + 1), { outcome: 'synced', expectations: 'expired', active: 2, diff: 0, recordBefore: { key: KEY, add: 0, del: 1, timestamp: T0 } });
   }
 });
 
@@ -408,7 +408,7 @@ test('§11 case 13: a pod resync (same RV) is ignored; an RS update with the sam
   h.c.deliverPod('MODIFIED', h.f.resync(p), T0);
   assert.deepEqual(h.handlers, [{ at: T0, handler: 'updatePod', object: keyOf(p), effects: ['same resourceVersion (resync): ignored'] }]);
   assert.equal(h.c.queue.size, 0);
-  h.c.deliverReplicaSet('MODIFIED', h.f.resync(rs), T0 + SEC);
+  h.c.deliverOwner('MODIFIED', h.f.resync(rs), T0 + SEC);
   assert.deepEqual(h.handlers.slice(-1)[0], { at: T0 + SEC, handler: 'updateRS', object: KEY, effects: ['enqueue d/foo'] });
   assert.equal(h.c.queue.dueAt(KEY), T0 + SEC);
 });
@@ -434,14 +434,14 @@ test('§11 case 15: RS deleted and recreated with the same name → ∅, then fr
   const h = newHarness();
   const old = h.f.replicaSet({ replicas: 2 });
   world(h, old);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   assert.deepEqual(E(h.c), { add: 2, del: 0 });
-  h.c.deliverReplicaSet('DELETED', old, T0 + MIN);
+  h.c.deliverOwner('DELETED', old, T0 + MIN);
   assert.equal(h.c.expectations.get(KEY), undefined);
   expectSync(syncNow(h.c, T0 + MIN), { outcome: 'rs-not-found' });
   assert.equal(logOf(h.c, KEY, ['deleted-expectations']).length, 1);
   const fresh = h.f.replicaSet({ replicas: 2 });
-  h.c.deliverReplicaSet('ADDED', fresh, T0 + 2 * MIN);
+  h.c.deliverOwner('ADDED', fresh, T0 + 2 * MIN);
   const s = syncNow(h.c, T0 + 2 * MIN);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(2, [1, 1], 2, 2), active: 0, diff: -2 });
   assert.equal(s.rsUid, fresh.metadata.uid);
@@ -452,9 +452,9 @@ test('§11 case 15: an RS update with a changed UID is handled as deleteRS(old) 
   const h = newHarness();
   const old = h.f.replicaSet({ replicas: 2 });
   world(h, old);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   const fresh = h.f.replicaSet({ replicas: 2 });
-  h.c.deliverReplicaSet('MODIFIED', fresh, T0 + MIN);
+  h.c.deliverOwner('MODIFIED', fresh, T0 + MIN);
   assert.deepEqual(h.handlers.slice(-2), [
     { at: T0 + MIN, handler: 'deleteRS', object: KEY, effects: ['DeleteExpectations', 'enqueue d/foo'] },
     { at: T0 + MIN, handler: 'updateRS', object: KEY, effects: ['UID changed: deleteRS(old)', 'enqueue d/foo'] },
@@ -471,7 +471,7 @@ test('§11 case 15: an RS update with a changed UID is handled as deleteRS(old) 
 test('§11 case 16: burst cap — replicas=1200: 500 (batches 1…128,245), gated at add=1, then 500, then 200', () => {
   const h = newHarness();
   world(h, h.f.replicaSet({ replicas: 1200 }));
-  const s1 = h.c.syncReplicaSet(KEY, T0);
+  const s1 = h.c.sync(KEY, T0);
   expectSync(s1, { outcome: 'synced', expectations: 'never-recorded', create: createRound(500, [1, 2, 4, 8, 16, 32, 64, 128, 245], 500, 500), active: 0, diff: -1200 });
   assert.deepEqual(E(h.c), { add: 500, del: 0 });
   const round1 = h.pc.takeCreated();
@@ -549,7 +549,7 @@ test('§11 case 19: a gated sync after a failed create round returns no error (m
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs);
   h.pc.createsFail(ERR.quota);
-  const s1 = h.c.syncReplicaSet(KEY, T0);
+  const s1 = h.c.sync(KEY, T0);
   assert.equal(s1.error, ERR.quota, 'FailedCreate → ReplicaFailure condition');
   h.pc.createsSucceed();
   const s2 = syncNow(h.c, T0 + 5);
@@ -568,7 +568,7 @@ test('§11 case 20: adopt an orphan — one live GET, one adopt patch, claimed i
   const orphan = h.f.pod({ name: 'foo-orphan', labels: { app: 'foo' }, owner: null });
   world(h, rs, [owned, orphan]);
   h.c.expectations.expectCreations(KEY, 0, T0 - MIN); // a fulfilled record from an earlier round
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'synced', expectations: 'fulfilled', active: 2, diff: 0, recordBefore: { key: KEY, add: 0, del: 0, timestamp: T0 - MIN } });
   assert.deepEqual(s.claims!.map((d) => [d.pod, d.action, d.claimed]), [['d/foo-own', 'keep', true], ['d/foo-orphan', 'adopt', true]]);
   assert.deepEqual(h.pc.gets.map((g) => g.rs), [KEY]);
@@ -588,7 +588,7 @@ test('§11 case 21: adoption blocked by the live GET (deleting) — one GET for 
   const orphans = ['foo-o1', 'foo-o2', 'foo-o3'].map((name) => h.f.pod({ name, labels: { app: 'foo' }, owner: null }));
   world(h, rs, [h.f.pod({ rs, name: 'foo-own' }), ...orphans]);
   h.pc.liveGet(h.f.update(rs, mut.terminating(T0 + 4 * SEC)));
-  h.c.deliverReplicaSet('MODIFIED', h.f.resync(rs), T0 + 5 * SEC);
+  h.c.deliverOwner('MODIFIED', h.f.resync(rs), T0 + 5 * SEC);
   const s = syncNow(h.c, T0 + 5 * SEC);
   const msgs = orphans.map((o) => `can't adopt Pod d/${o.metadata.name} (${o.metadata.uid}): d/foo has just been deleted at 2025-03-10 09:00:04 +0000 UTC`);
   expectSync(s, { outcome: 'claim-error', expectations: 'never-recorded', claimErrors: msgs, error: s.error, requeue: rateLimited(5), active: undefined, diff: undefined });
@@ -606,7 +606,7 @@ test(
     const orphans = ['foo-o1', 'foo-o2'].map((name) => h.f.pod({ name, labels: { app: 'foo' }, owner: null }));
     world(h, rs, orphans);
     h.pc.liveGet(h.f.update(rs, mut.terminating(T0 + 4 * SEC)));
-    const s = h.c.syncReplicaSet(KEY, T0 + 5 * SEC);
+    const s = h.c.sync(KEY, T0 + 5 * SEC);
     const msgs = orphans.map((o) => `can't adopt Pod d/${o.metadata.name} (${o.metadata.uid}): d/foo has just been deleted at 2025-03-10 09:00:04 +0000 UTC`);
     assert.equal(s.error, `[${msgs.join(', ')}]`);
   },
@@ -649,10 +649,10 @@ for (const version of ['v1.32.9', 'v1.33.0', 'v1.34.0', 'v1.37.2']) {
     const bar = h.f.replicaSet({ name: 'bar', replicas: 1, labels: { app: 'shared' } });
     const barPod = h.f.pod({ rs: bar, name: 'bar-x' });
     world(h, foo);
-    h.c.deliverReplicaSet('ADDED', bar, T0 - MIN);
+    h.c.deliverOwner('ADDED', bar, T0 - MIN);
     h.c.deliverPod('ADDED', barPod, T0 - MIN);
     drainQueue(h.c);
-    const s = h.c.syncReplicaSet(KEY, T0);
+    const s = h.c.sync(KEY, T0);
     expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(2, [1, 1], 2, 2), active: 0, diff: -2 });
     const minor = Number(version.split('.')[1]);
     if (minor >= 34) assert.deepEqual(s.claims, [], 'v1.34+: pods of other controllers are not even listed (owner index)');
@@ -665,7 +665,7 @@ test('§11 case 24: an RS being deleted never manages — owned pods kept, orpha
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 3 });
   world(h, rs, [h.f.pod({ rs, name: 'foo-1' })]);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   assert.deepEqual(E(h.c), { add: 2, del: 0 });
   h.pc.takeCreated(); // never observed
   const orphan = h.f.pod({ name: 'foo-orphan', labels: { app: 'foo' }, owner: null });
@@ -736,7 +736,7 @@ test('§11 case 25 (≤1.33): updatePod enqueues after minReadySeconds+1 s; the 
   const a = minReadyWorld('v1.33.4', 2);
   a.h.c.deliverPod('MODIFIED', a.h.f.update(a.pods[0]!, mut.ready(T0)), T0);
   assert.deepEqual(a.h.handlers.slice(-1)[0]!.effects, ['enqueue d/foo', 'enqueue after 31000 ms for availability check']);
-  const sa = a.h.c.syncReplicaSet(KEY, T0);
+  const sa = a.h.c.sync(KEY, T0);
   expectSync(sa, { outcome: 'synced', expectations: 'never-recorded', ready: 1, available: 0, active: 2, diff: 0 });
   // replicas=1, the pod ready: ready == spec.replicas and available != → AddAfter(minReadySeconds) (no +1 s).
   const b = minReadyWorld('v1.33.4', 1);
@@ -774,12 +774,12 @@ test('§11 case 26 (v1.36): informer behind own writes → consistency-skip befo
   const h = newHarness({ version: 'v1.36.0' });
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs);
-  const s0 = h.c.syncReplicaSet(KEY, T0);
+  const s0 = h.c.sync(KEY, T0);
   assert.deepEqual({ ...s0.create, round: undefined, unknown: undefined, unmade: undefined }, { ...createRound(2, [1, 1], 2, 2), round: undefined, unknown: undefined, unmade: undefined });
   // The creates' RVs are not yet in the pod informer.
   h.pc.informerBehind(() => true);
   const logLen = h.c.expectations.log.length;
-  h.c.deliverReplicaSet('MODIFIED', h.f.resync(rs), T0 + 10);
+  h.c.deliverOwner('MODIFIED', h.f.resync(rs), T0 + 10);
   const s1 = syncNow(h.c, T0 + 10);
   expectSync(s1, { outcome: 'consistency-skip', expectations: undefined, error: s1.error, requeue: rateLimited(5), recordBefore: undefined, active: undefined });
   assert.match(s1.error!, /ConsistencyError/);
@@ -796,7 +796,7 @@ test('§11 case 26 (v1.36): informer behind own writes → consistency-skip befo
   assert.deepEqual(s3.map((x) => x.at - T0), [20, 25]);
   expectSync(s3[0]!, { outcome: 'synced', expectations: 'fulfilled', active: 2, diff: 0 });
   h.pc.informerBehind(() => true);
-  assert.equal(h.c.syncReplicaSet(KEY, T0 + 30).requeue!.delayMs, 5, 'Forget reset the backoff');
+  assert.equal(h.c.sync(KEY, T0 + 30).requeue!.delayMs, 5, 'Forget reset the backoff');
   assert.equal(h.pc.creates.length, 2);
 });
 
@@ -804,7 +804,7 @@ test('§11 case 26: before v1.36 the consistency hook is never consulted', () =>
   const h = newHarness({ version: 'v1.35.3' });
   world(h, h.f.replicaSet({ replicas: 1 }));
   h.pc.informerBehind(() => true);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(1, [1], 1, 1), active: 0, diff: -1 });
   assert.equal(h.pc.consistencyChecks.length, 0);
 });
@@ -855,7 +855,7 @@ test('§11 case 28: a standalone RS flags "ReplicaSet has no controller" on ever
   const down = s2.delete!.keys[0]!;
   h.c.deliverPod('DELETED', h.c.pods.get(down)!, T0 + 3 * SEC);
   syncNow(h.c, T0 + 3 * SEC);
-  const s3 = updateRSAndSync(h, h.f.update(h.c.replicaSets.get(KEY)!, mut.replicas(2)), T0 + 4 * SEC);
+  const s3 = updateRSAndSync(h, h.f.update(h.c.owners.get(KEY)!, mut.replicas(2)), T0 + 4 * SEC);
   expectSync(s3, { outcome: 'synced', expectations: 'fulfilled', create: createRound(1, [1], 1, 1), active: 1, diff: -1, noControllerNoise: undefined });
 
   // A Deployment-owned RS scaling down: no noise.
@@ -874,7 +874,7 @@ test('§10 DoesNothing: 2 running owned pods, replicas=2 → no creates, deletes
   const h = newHarness();
   const web = h.f.webReplicaSet({ replicas: 2 });
   world(h, web, [h.f.pod({ rs: web }), h.f.pod({ rs: web })]);
-  h.c.deliverReplicaSet('MODIFIED', h.f.resync(web), T0);
+  h.c.deliverOwner('MODIFIED', h.f.resync(web), T0);
   const s = syncNow(h.c, T0);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', active: 2, ready: 2, available: 2, diff: 0 });
   assert.deepEqual(h.pc.counts(), { creates: 0, deletes: 0, gets: 0, patches: 0 });
@@ -894,7 +894,7 @@ test('§10 CreateFailures: replicas=100, create limit 10 → exactly 10 successe
   const h = newHarness();
   world(h, h.f.replicaSet({ replicas: 100 }));
   h.pc.createsSucceedUpTo(10, ERR.quota);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(100, [1, 2, 4, 8], 15, 10, Array(5).fill(ERR.quota)), error: ERR.quota, requeue: rateLimited(5), active: 0, diff: -100 });
   assert.equal(h.pc.creates.length, 15);
   assert.equal(h.pc.created.length, 10);
@@ -905,17 +905,17 @@ test('§10 Dormancy: create 1, gated sync, manual CreationObserved, failed creat
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs, [h.f.pod({ rs })]);
-  expectSync(h.c.syncReplicaSet(KEY, T0), { outcome: 'synced', expectations: 'never-recorded', create: createRound(1, [1], 1, 1), active: 1, diff: -1 });
+  expectSync(h.c.sync(KEY, T0), { outcome: 'synced', expectations: 'never-recorded', create: createRound(1, [1], 1, 1), active: 1, diff: -1 });
   assert.deepEqual(E(h.c), { add: 1, del: 0 });
-  expectSync(h.c.syncReplicaSet(KEY, T0 + SEC), { outcome: 'gated', expectations: 'still-waiting', active: 1, diff: -1, recordBefore: { key: KEY, add: 1, del: 0, timestamp: T0 } });
+  expectSync(h.c.sync(KEY, T0 + SEC), { outcome: 'gated', expectations: 'still-waiting', active: 1, diff: -1, recordBefore: { key: KEY, add: 1, del: 0, timestamp: T0 } });
   assert.equal(h.pc.creates.length, 1, 'no create while dormant');
   h.c.expectations.creationObserved(KEY, T0 + 2 * SEC);
   h.pc.createsFail('fake error');
-  const s3 = h.c.syncReplicaSet(KEY, T0 + 3 * SEC);
+  const s3 = h.c.sync(KEY, T0 + 3 * SEC);
   expectSync(s3, { outcome: 'synced', expectations: 'fulfilled', create: createRound(1, [1], 1, 0, ['fake error']), error: 'fake error', requeue: rateLimited(5), active: 1, diff: -1 });
   assert.deepEqual(E(h.c), { add: 0, del: 0 });
   h.pc.createsSucceed();
-  const s4 = h.c.syncReplicaSet(KEY, T0 + 4 * SEC);
+  const s4 = h.c.sync(KEY, T0 + 4 * SEC);
   expectSync(s4, { outcome: 'synced', expectations: 'fulfilled', create: createRound(1, [1], 1, 1), active: 1, diff: -1 });
   assert.equal(h.pc.creates.length, 3);
 });
@@ -930,14 +930,14 @@ for (const [burst, num] of [[5, 30], [5, 12], [3, 2]] as const) {
     // Scale up.
     for (let i = 0; i < num; i += burst) {
       const expected = Math.min(num - activeCount(), burst);
-      const s = h.c.syncReplicaSet(KEY, (t += SEC));
+      const s = h.c.sync(KEY, (t += SEC));
       assert.equal(s.create?.successes, expected);
       assert.equal(s.delete, undefined);
       const created = h.pc.takeCreated();
       assert.equal(created.length, expected);
       addAll(h.c, created.slice(0, expected - 1), (t += SEC));
       assert.deepEqual(E(h.c), { add: 1, del: 0 });
-      const quiet = h.c.syncReplicaSet(KEY, (t += SEC));
+      const quiet = h.c.sync(KEY, (t += SEC));
       assert.equal(quiet.outcome, 'gated');
       assert.equal(quiet.create, undefined);
       h.c.deliverPod('ADDED', created[expected - 1]!, (t += SEC));
@@ -946,11 +946,11 @@ for (const [burst, num] of [[5, 30], [5, 12], [3, 2]] as const) {
     assert.equal(activeCount(), num);
     // Scale down to 0.
     rs = h.f.update(rs, mut.replicas(0));
-    h.c.deliverReplicaSet('MODIFIED', rs, (t += SEC));
+    h.c.deliverOwner('MODIFIED', rs, (t += SEC));
     drainQueue(h.c);
     for (let i = 0; i < num; i += burst) {
       const expected = Math.min(activeCount(), burst);
-      const s = h.c.syncReplicaSet(KEY, (t += SEC));
+      const s = h.c.sync(KEY, (t += SEC));
       assert.equal(s.create, undefined);
       assert.equal(s.delete?.n, expected);
       assert.deepEqual(E(h.c), { add: 0, del: expected });
@@ -962,7 +962,7 @@ for (const [burst, num] of [[5, 30], [5, 12], [3, 2]] as const) {
       });
       assert.deepEqual(E(h.c), { add: 0, del: 1 });
       assert.deepEqual(h.c.expectations.getDeleteKeys(KEY), [keys[0]]);
-      const quiet = h.c.syncReplicaSet(KEY, (t += SEC));
+      const quiet = h.c.sync(KEY, (t += SEC));
       assert.equal(quiet.outcome, 'gated');
       assert.equal(quiet.delete, undefined);
       h.c.deliverPod('DELETED', h.c.pods.get(keys[0]!)!, (t += SEC));
@@ -986,7 +986,7 @@ test('§10 RSSyncExpectations: a pod landing in the cache during the expectation
     h.c.pods.set(keyOf(p1!), p1!); // the informer's indexer gains the pod right after the check
     return r;
   };
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', active: 2, diff: 0 });
   assert.equal(h.pc.creates.length, 0);
 });
@@ -995,10 +995,10 @@ test('§10 DeleteControllerAndExpectations: deleting the RS drops its expectatio
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 1 });
   world(h, rs);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   const handle = h.c.expectations.get(KEY)!;
   assert.deepEqual([handle.add, handle.del], [1, 0]);
-  h.c.deliverReplicaSet('DELETED', rs, T0 + SEC);
+  h.c.deliverOwner('DELETED', rs, T0 + SEC);
   expectSync(syncNow(h.c, T0 + SEC), { outcome: 'rs-not-found' });
   assert.equal(h.c.expectations.get(KEY), undefined);
   handle.add -= 1; // a decrement through a stale handle
@@ -1007,7 +1007,7 @@ test('§10 DeleteControllerAndExpectations: deleting the RS drops its expectatio
   assert.deepEqual(h.handlers.slice(-1)[0]!.effects, ['controllerRef does not resolve: ignored']);
   assert.equal(h.c.expectations.get(KEY), undefined);
   assert.equal(h.c.queue.size, 0);
-  expectSync(h.c.syncReplicaSet(KEY, T0 + 3 * SEC), { outcome: 'rs-not-found' });
+  expectSync(h.c.sync(KEY, T0 + 3 * SEC), { outcome: 'rs-not-found' });
   assert.equal(h.pc.creates.length, 1);
 });
 
@@ -1015,13 +1015,13 @@ test('§10 ExpectationsOnRecreate: delete + recreate with a new UID → old reco
   const h = newHarness();
   const old = h.f.replicaSet({ replicas: 1 });
   world(h, old);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   const oldPod = h.pc.takeCreated()[0]!;
-  h.c.deliverReplicaSet('DELETED', old, T0 + SEC);
+  h.c.deliverOwner('DELETED', old, T0 + SEC);
   assert.equal(h.c.expectations.get(KEY), undefined);
   syncNow(h.c, T0 + SEC);
   const fresh = h.f.replicaSet({ replicas: 1 });
-  h.c.deliverReplicaSet('ADDED', fresh, T0 + 2 * SEC);
+  h.c.deliverOwner('ADDED', fresh, T0 + 2 * SEC);
   const s = syncNow(h.c, T0 + 2 * SEC);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(1, [1], 1, 1), active: 0, diff: -1 });
   assert.deepEqual(h.c.expectations.get(KEY), { key: KEY, add: 1, del: 0, timestamp: T0 + 2 * SEC });
@@ -1034,7 +1034,7 @@ test('§10 ExpectationsOnRecreate: delete + recreate with a new UID → old reco
 test('§10 OverlappingRSs: 9 RSes select the same labels; a controlled pod ADD enqueues only its owner (an orphan ADD enqueues all 9)', () => {
   const h = newHarness();
   const rss = Array.from({ length: 9 }, (_, i) => h.f.replicaSet({ name: `foo-${i}`, replicas: 1, labels: { app: 'shared' } }));
-  for (const rs of rss) h.c.deliverReplicaSet('ADDED', rs, T0 - MIN);
+  for (const rs of rss) h.c.deliverOwner('ADDED', rs, T0 - MIN);
   drainQueue(h.c);
   const owner = rss[3]!;
   const p = h.f.pod({ rs: owner });
@@ -1099,7 +1099,7 @@ test('§10 PatchPodFails: two matching orphans, both adopt patches fail → sync
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs, [h.f.pod({ name: 'foo-o1', labels: { app: 'foo' }, owner: null }), h.f.pod({ name: 'foo-o2', labels: { app: 'foo' }, owner: null })]);
   h.pc.patchesFail(ERR.conflict);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'claim-error', expectations: 'never-recorded', claimErrors: [ERR.conflict, ERR.conflict], error: s.error, requeue: rateLimited(5) });
   assert.deepEqual(h.pc.counts(), { creates: 0, deletes: 0, gets: 1, patches: 2 });
   assert.equal(h.c.queue.dueAt(KEY), T0 + 5);
@@ -1112,7 +1112,7 @@ test(
     const rs = h.f.replicaSet({ replicas: 2 });
     world(h, rs, [h.f.pod({ name: 'foo-o1', labels: { app: 'foo' }, owner: null }), h.f.pod({ name: 'foo-o2', labels: { app: 'foo' }, owner: null })]);
     h.pc.patchesFail(ERR.conflict);
-    assert.equal(h.c.syncReplicaSet(KEY, T0).error, ERR.conflict);
+    assert.equal(h.c.sync(KEY, T0).error, ERR.conflict);
   },
 );
 
@@ -1120,7 +1120,7 @@ test('§10 DoNotAdoptOrCreateIfBeingDeleted: RS with a deletionTimestamp in the 
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 2, deletingAt: T0 - SEC });
   world(h, rs, [h.f.pod({ name: 'foo-o1', labels: { app: 'foo' }, owner: null })]);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'rs-being-deleted', expectations: 'never-recorded', active: 0, diff: -2 });
   assert.deepEqual(s.claims!.map((d) => d.action), ['ignore']);
   assert.deepEqual(h.pc.counts(), { creates: 0, deletes: 0, gets: 0, patches: 0 });
@@ -1132,7 +1132,7 @@ test('§10 DoNotAdoptOrCreateIfBeingDeletedRace: cache says alive, live GET says
   const o = h.f.pod({ name: 'foo-o1', labels: { app: 'foo' }, owner: null });
   world(h, rs, [o]);
   h.pc.liveGet(h.f.update(rs, mut.terminating(T0)));
-  const s = h.c.syncReplicaSet(KEY, T0 + SEC);
+  const s = h.c.sync(KEY, T0 + SEC);
   const msg = `can't adopt Pod d/foo-o1 (${o.metadata.uid}): d/foo has just been deleted at 2025-03-10 09:00:00 +0000 UTC`;
   expectSync(s, { outcome: 'claim-error', expectations: 'never-recorded', claimErrors: [msg], error: msg, requeue: rateLimited(5) });
   assert.deepEqual(h.pc.counts(), { creates: 0, deletes: 0, gets: 1, patches: 0 });
@@ -1145,7 +1145,7 @@ test('§7 CanAdopt: a live GET showing a recreated RS (other UID) refuses adopti
   world(h, rs, [o]);
   const other = h.f.replicaSet({ replicas: 1 });
   h.pc.liveGet(other);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   assert.equal(s.outcome, 'claim-error');
   assert.deepEqual(s.claimErrors, [`can't adopt Pod d/foo-o1 (${o.metadata.uid}): can't recheck DeletionTimestamp: original ReplicaSet d/foo is gone: got uid ${other.metadata.uid}, wanted ${rs.metadata.uid}`]);
   assert.equal(h.pc.patches.length, 0);
@@ -1155,8 +1155,8 @@ test('§7 CanAdopt: a live GET showing a recreated RS (other UID) refuses adopti
 function twoRS(h: Harness) {
   const rs1 = h.f.replicaSet({ name: 'rs1', replicas: 1, labels: { app: 'foo1' } });
   const rs2 = h.f.replicaSet({ name: 'rs2', replicas: 1, labels: { app: 'foo2' } });
-  h.c.deliverReplicaSet('ADDED', rs1, T0 - MIN);
-  h.c.deliverReplicaSet('ADDED', rs2, T0 - MIN);
+  h.c.deliverOwner('ADDED', rs1, T0 - MIN);
+  h.c.deliverOwner('ADDED', rs2, T0 - MIN);
   return { rs1, rs2 };
 }
 
@@ -1197,14 +1197,14 @@ test('§10 ControllerExpectations 1–4 through the controller store with a fake
   st.set(KEY, 10, 30, T0);
   for (let i = 0; i < 11; i++) st.creationObserved(KEY, T0);
   assert.deepEqual(E(h.c), { add: -1, del: 30 });
-  expectSync(h.c.syncReplicaSet(KEY, T0 + SEC), { outcome: 'gated', expectations: 'still-waiting', active: 0, diff: -1, recordBefore: { key: KEY, add: -1, del: 30, timestamp: T0 } });
+  expectSync(h.c.sync(KEY, T0 + SEC), { outcome: 'gated', expectations: 'still-waiting', active: 0, diff: -1, recordBefore: { key: KEY, add: -1, del: 30, timestamp: T0 } });
   for (let i = 0; i < 31; i++) st.lower(KEY, 0, 1, T0 + 2 * SEC);
   assert.deepEqual(E(h.c), { add: -1, del: -1 });
   assert.equal(st.satisfied(KEY, T0 + 2 * SEC).outcome, 'fulfilled');
   st.set(KEY, 1, 2, T0 + 3 * SEC);
   assert.equal(st.satisfied(KEY, T0 + 33 * SEC).outcome, 'still-waiting');
   // Past the fake TTL the sync passes the gate ("expired") and manages.
-  const s = h.c.syncReplicaSet(KEY, T0 + 33 * SEC + 1);
+  const s = h.c.sync(KEY, T0 + 33 * SEC + 1);
   expectSync(s, { outcome: 'synced', expectations: 'expired', create: createRound(1, [1], 1, 1), active: 0, diff: -1, recordBefore: { key: KEY, add: 1, del: 2, timestamp: T0 + 3 * SEC } });
 });
 
@@ -1229,7 +1229,7 @@ test('§4 step 5 / §4.3: a selector that does not convert stops the sync after 
   const rs = h.f.replicaSet({ replicas: 2 });
   rs.spec!.selector = { matchExpressions: [{ key: 'app', operator: 'Matches', values: ['foo'] }] };
   world(h, rs);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   assert.equal(s.outcome, 'selector-error');
   assert.equal(s.expectations, 'never-recorded');
   assert.equal(s.requeue, undefined);
@@ -1245,17 +1245,17 @@ test(
     const rs = h.f.replicaSet({ replicas: 1 });
     world(h, rs);
     h.pc.createsFail(ERR.quota);
-    assert.equal(h.c.syncReplicaSet(KEY, T0).requeue?.delayMs, 5);
+    assert.equal(h.c.sync(KEY, T0).requeue?.delayMs, 5);
     // The backoff retries keep failing until the selector changes: 5, 10, 20 … ms.
     h.c.runDue(T0 + SEC);
     assert.ok(h.c.queue.failuresOf(KEY) > 3);
     const bad = h.f.update(rs, (x) => { x.spec!.selector = { matchExpressions: [{ key: 'app', operator: 'Matches' }] }; });
-    h.c.deliverReplicaSet('MODIFIED', bad, T0 + SEC);
+    h.c.deliverOwner('MODIFIED', bad, T0 + SEC);
     const ran = h.c.runDue(T0 + SEC, true);
     assert.equal(ran[ran.length - 1]!.outcome, 'selector-error');
     assert.equal(h.c.queue.failuresOf(KEY), 0, 'Forget after the nil return');
     h.c.runDue(T0 + 2 * SEC); // the retry already parked in the delaying queue meets the bad selector too
-    h.c.deliverReplicaSet('MODIFIED', h.f.update(bad, (x) => { x.spec!.selector = { matchLabels: { app: 'foo' } }; }), T0 + 2 * SEC);
+    h.c.deliverOwner('MODIFIED', h.f.update(bad, (x) => { x.spec!.selector = { matchLabels: { app: 'foo' } }; }), T0 + 2 * SEC);
     const ran2 = h.c.runDue(T0 + 2 * SEC, true);
     assert.equal(ran2[ran2.length - 1]!.requeue?.delayMs, 5);
   },
@@ -1268,7 +1268,7 @@ for (const [version, listed] of [['v1.32.9', true], ['v1.33.9', true], ['v1.34.0
     const rs = h.f.replicaSet({ replicas: 1 });
     const odd = h.f.pod({ rs, name: 'foo-odd', owner: { ...controllerRefTo(rs), name: 'foo-renamed' } });
     world(h, rs, [odd]);
-    const s = h.c.syncReplicaSet(KEY, T0);
+    const s = h.c.sync(KEY, T0);
     if (listed) {
       expectSync(s, { outcome: 'synced', expectations: 'never-recorded', active: 1, diff: 0 });
       assert.deepEqual(s.claims!.map((d) => [d.pod, d.action]), [['d/foo-odd', 'keep']]);
@@ -1288,7 +1288,7 @@ test('§4 step 7: Succeeded/Failed and terminating pods are not active; the RS r
     h.f.pod({ rs, deletingAt: T0 + 10 * SEC }),
     h.f.pod({ rs, phase: 'Unknown', ready: false }),
   ]);
-  const s = h.c.syncReplicaSet(KEY, T0);
+  const s = h.c.sync(KEY, T0);
   expectSync(s, { outcome: 'synced', expectations: 'never-recorded', create: createRound(2, [1, 1], 2, 2), active: 1, terminating: 1, diff: -2 });
 });
 
@@ -1298,7 +1298,7 @@ test(
     const h = newHarness({ version: 'v1.34.2' });
     const rs = h.f.replicaSet({ replicas: 1 });
     world(h, rs, [h.f.pod({ rs }), h.f.pod({ rs, deletingAt: T0 + 10 * SEC })]);
-    assert.equal(h.c.syncReplicaSet(KEY, T0).terminating, undefined);
+    assert.equal(h.c.sync(KEY, T0).terminating, undefined);
   },
 );
 
@@ -1306,7 +1306,7 @@ test('§4 step 4: the expectations check precedes listing; a gated sync still cl
   const h = newHarness();
   const rs = h.f.replicaSet({ replicas: 2 });
   world(h, rs);
-  h.c.syncReplicaSet(KEY, T0);
+  h.c.sync(KEY, T0);
   const orphan = h.f.pod({ name: 'foo-orphan', labels: { app: 'foo' }, owner: null });
   h.c.deliverPod('ADDED', orphan, T0 + SEC);
   const s = syncNow(h.c, T0 + SEC);

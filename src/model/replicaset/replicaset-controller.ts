@@ -1,166 +1,42 @@
 /**
- * A deterministic model of the ReplicaSet controller in kube-controller-manager:
- * informer cache, event handlers, workqueue triggers, syncReplicaSet and manageReplicas.
+ * A deterministic model of the ReplicaSet controller in kube-controller-manager: its event
+ * handlers, syncReplicaSet, manageReplicas and the claim of its pods, over the machinery every
+ * pod-owning controller shares (src/model/controller/: the informers, tombstones, busy time and
+ * the worker that runs due syncs; expectations.ts, workqueue.ts, pod-store.ts).
  *
  * Mirrors pkg/controller/replicaset/replica_set.go (ReplicaSetController) as described in
  * controller-semantics.md §3–§6; version switches from §9 come from `VersionFeatures`.
  *
- * The model never performs I/O. Whatever the real controller would ask the API server
- * (create/delete a pod, the live GET behind CanAdopt, adopt/release patches) is answered
- * by a `PodControl` supplied by the caller: unit tests script the answers, a replay answers
- * from the evidence in the input. The model does not write into its own informer cache:
- * just like the real controller, it only sees its writes when the input delivers them.
+ * Contract: the controller seam (controller/controller.ts) for ReplicaSets. No I/O, no clock: what
+ * the real controller would ask the API server is answered by the caller's `PodControl` (tests
+ * script it, a replay answers from the input). The model never writes into its own informer
+ * cache: like the real controller, it sees its writes only when the input delivers them.
+ *
+ * Cost: a handler is O(1) for a pod with a controllerRef, O(ReplicaSets of the namespace) for an
+ * orphan; a sync reads its candidate pods from the pod cache's index (O(its pods + the
+ * namespace's orphans)), or O(1) in a replay's steady state (pod-counts.ts).
  */
-import { ControllerExpectations, type ExpectationsRecord, type SatisfiedOutcome } from './expectations.js';
-import { controllerRefOf, desiredReplicas, objectKey, type OwnerReference, type Pod, type ReplicaSet } from './objects.js';
-import { compileLabelSelector, labelSelectorMatches, validateLabelSelector } from './selector.js';
-import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from './pod-ranking.js';
-import { claimDecider, claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck, type ClaimDecision } from './adoption.js';
-import { featuresOf, type K8sVersion, type VersionFeatures } from './version.js';
-import { WorkQueue } from './workqueue.js';
-import { PodStore } from './pod-store.js';
+import { ControllerExpectations } from '../expectations.js';
+import { controllerRefOf, desiredReplicas, objectKey, sameLabels, sameOwnerReference, type OwnerReference, type Pod, type ReplicaSet } from '../objects.js';
+import { cachedSelectorError, compileLabelSelector, labelSelectorMatches, validateLabelSelector } from '../selector.js';
+import { getPodsToDelete, isPodActive, isPodReady, podReadySince } from '../pod-ranking.js';
+import { claimDecider, claimError, claimPods, recheckDeletionTimestamp, type CanAdoptCheck } from '../adoption.js';
+import { featuresOf, type K8sVersion, type VersionFeatures } from '../version.js';
+import { WorkQueue } from '../workqueue.js';
+import { PodStore } from '../pod-store.js';
+import type { Controller, PodCounts } from '../controller/controller.js';
+import type { PodControl } from '../controller/pod-control.js';
+import type { CreateRound, DeleteRound, SyncRecord } from '../controller/sync-record.js';
+import { Informer, type WatchType } from '../controller/informer.js';
+import { tombstoneOf, unwrapTombstone, type Tombstone } from '../controller/tombstone.js';
+import { BusyTime } from '../controller/busy-time.js';
+import { Worker } from '../controller/worker.js';
+import { ReplicaSetPodCounts } from './pod-counts.js';
 
 /** BurstReplicas in pkg/controller/replicaset/replica_set.go. */
 export const BURST_REPLICAS = 500;
 /** SlowStartInitialBatchSize in pkg/controller/controller_utils.go. */
 export const SLOW_START_INITIAL_BATCH_SIZE = 1;
-
-/**
- * Result of one pod create call (RealPodControl.CreatePods), as the caller answers it. Two
- * answers exist only for replays, where the input — not an API server — answers:
- * - `unknown`: the input cannot tell whether the call was made or how it ended; the model
- *   proceeds as the API usually answers (created), and the round's outcome is reported as unknown;
- * - `unmade`: the input shows the controller made no such call (an audit log that records its
- *   writes has none); the model walks it back like a skipped create and ends the round, with no error.
- */
-export type CreateResult = (
-  | { ok: true; pod?: string; unknown?: boolean }
-  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean; unmade?: undefined }
-  | { ok: false; unmade: true }
-) & {
-  /**
-   * When the call completed, if known (epoch ms). The sync lasts until its last call returns;
-   * events arriving meanwhile only mark the key dirty (one more sync after it ends).
-   */
-  doneAt?: number;
-};
-
-/** Result of one pod delete call (RealPodControl.DeletePod); `unknown` and `unmade` as for CreateResult. */
-export type DeleteResult = (
-  | { ok: true; unknown?: boolean }
-  | { ok: false; notFound: true; unmade?: undefined }
-  | { ok: false; notFound?: false; error: string; unmade?: undefined }
-  | { ok: false; notFound?: false; unmade: true }
-) & { doneAt?: number };
-
-/** Everything the controller would ask the API server, answered by the caller. */
-export interface PodControl {
-  /** One create call; `index` is 0-based within the round of `n` calls. */
-  createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult;
-  /** One delete call for a chosen pod. */
-  deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult;
-  /** The live GET behind CanAdopt (RecheckDeletionTimestamp). */
-  getFreshReplicaSet(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string };
-  /** Adopt/release PATCH of a pod; `round` numbers the sync's claim patches like a create/delete round. */
-  /** `owner` is the ReplicaSet patching (its controllerRef is what an adopt writes). */
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): 'ok' | 'notfound' | 'invalid' | { error: string };
-  /**
-   * Optional: lets a replay replace the predicted scale-down victims with the ones the
-   * input shows were deleted (the real sort is not stable, see pod-ranking.ts).
-   */
-  chooseDeletions?(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string };
-  /**
-   * Optional (replays): true when the input shows that the controller made no pod write for
-   * `rs` at this sync although the model would (`diff` as manageReplicas computes it) — e.g. an
-   * audit log that records the controller's writes has none. The sync then stops before
-   * manageReplicas with outcome `withheld`: the real controller was held by something the
-   * model does not know (a record from before the input, no sync at this time).
-   */
-  madeNoWrites?(rs: ReplicaSet, diff: number, at: number): boolean;
-  /** Optional [1.36+]: true while the informers lag behind the controller's own last pod write. */
-  informerBehindOwnWrites?(rsKey: string, at: number): boolean;
-}
-
-/** What slowStartBatch did in one creation round. */
-export interface CreateRound {
-  /** The model's round number (unique per controller). */
-  round: number;
-  n: number;
-  /** Batch sizes actually attempted (1, 2, 4, …). */
-  batches: number[];
-  calls: number;
-  successes: number;
-  /** n − successes: walked back with CreationObserved. */
-  skipped: number;
-  namespaceTerminating: number;
-  errors: string[];
-  /** Calls whose outcome the input cannot tell (replays; counted in `successes` for the bookkeeping). */
-  unknown: number;
-  /** Predicted calls the input shows were never made (replays; walked back, not errors). */
-  unmade: number;
-}
-
-export interface DeleteRound {
-  /** The model's round number (unique per controller). */
-  round: number;
-  n: number;
-  keys: string[];
-  /** UIDs of the chosen pods, parallel to `keys` (the controller itself only keeps the keys). */
-  uids: string[];
-  /** Keys whose delete failed (not NotFound) and were walked back. */
-  failed: string[];
-  notFound: string[];
-  errors: string[];
-  note?: string;
-  /** Keys whose delete outcome the input cannot tell (replays). */
-  unknown: string[];
-  /** Keys the input shows were never deleted by the controller (replays; walked back). */
-  unmade: string[];
-}
-
-/** syncReplicaSet outcomes. */
-export type SyncOutcome =
-  | 'synced' // passed the gate (fulfilled / expired / never recorded) and ran manageReplicas
-  | 'gated' // SatisfiedExpectations false
-  | 'rs-being-deleted' // passed or not, RS has deletionTimestamp: no manage
-  | 'rs-not-found'
-  | 'claim-error'
-  | 'selector-error'
-  | 'consistency-skip' // [1.36+] informer behind the controller's own writes
-  | 'withheld'; // replays: the model would write, the input shows the controller did not
-
-export interface SyncRecord {
-  at: number;
-  key: string;
-  rsUid?: string;
-  outcome: SyncOutcome;
-  /** SatisfiedExpectations result, when it was evaluated. */
-  expectations?: SatisfiedOutcome;
-  recordBefore?: ExpectationsRecord;
-  desired?: number;
-  active?: number;
-  /** status.terminatingReplicas as this version computes it (undefined where the feature is off). */
-  terminating?: number;
-  /** Terminating pods controlled by the RS, whatever the version (for the report). */
-  terminatingPods?: number;
-  ready?: number;
-  available?: number;
-  diff?: number;
-  create?: CreateRound;
-  delete?: DeleteRound;
-  claims?: ClaimDecision[];
-  /** Round number of the sync's adopt/release patches, when it made any. */
-  claimRound?: number;
-  claimErrors?: string[];
-  /** The error the sync returned (rate-limited requeue), if any. */
-  error?: string;
-  /** When the sync's last API call completed, if later than `at` (the sync occupies the key until then). */
-  doneAt?: number;
-  /** Requeue: 'rate-limited' after an error, 'after' for the availability check. */
-  requeue?: { kind: 'rate-limited' | 'after'; delayMs: number };
-  /** ReplicaSet has no controllerRef: the "ReplicaSet has no controller" ERROR line on scale-down. */
-  noControllerNoise?: boolean;
-}
 
 /** What an informer handler did, for evidence and tests. */
 export interface HandlerRecord {
@@ -174,7 +50,7 @@ export interface HandlerRecord {
 
 export interface ControllerOptions {
   version: K8sVersion;
-  podControl: PodControl;
+  podControl: PodControl<ReplicaSet>;
   /** Override ExpectationsTimeout (tests only; the real value is 5 min). */
   expectationsTimeoutMs?: number;
   burstReplicas?: number;
@@ -188,194 +64,79 @@ export interface ControllerOptions {
   recordClaimDecisions?: boolean;
 }
 
-/** A DeletedFinalStateUnknown tombstone: the informer missed the delete; `obj` may be stale. */
-export interface Tombstone<T> {
-  tombstone: true;
-  key: string;
-  obj: T;
-}
-
-const selectorErrors = new WeakMap<object, string | undefined>();
-/** validateLabelSelector, cached per selector object (every sync checks it). */
-function cachedSelectorError(sel: ReplicaSet['spec'] extends infer S ? (S extends { selector?: infer L } ? L : never) : never): string | undefined {
-  if (!sel) return validateLabelSelector(sel);
-  if (selectorErrors.has(sel)) return selectorErrors.get(sel);
-  const e = validateLabelSelector(sel);
-  selectorErrors.set(sel, e);
-  return e;
-}
-
-function isTombstone<T>(x: T | Tombstone<T>): x is Tombstone<T> {
-  return (x as Tombstone<T>).tombstone === true;
-}
-
-function sameLabels(a: Record<string, string> | null | undefined, b: Record<string, string> | null | undefined): boolean {
-  const ea = Object.entries(a ?? {});
-  const eb = b ?? {};
-  return ea.length === Object.keys(eb).length && ea.every(([k, v]) => eb[k] === v);
-}
-
-function sameRef(a: OwnerReference | undefined, b: OwnerReference | undefined): boolean {
-  if (!a || !b) return a === b;
-  return a.apiVersion === b.apiVersion && a.kind === b.kind && a.name === b.name && a.uid === b.uid &&
-    a.controller === b.controller && a.blockOwnerDeletion === b.blockOwnerDeletion;
-}
-
-/** Per-ReplicaSet pod counts kept up to date on every pod delivery. */
-interface RsAggregate {
-  uid?: string;
-  selectorJSON: string;
-  matches: (labels: Record<string, string> | null | undefined) => boolean;
-  /** Active pods controlled by the RS that match its selector (what ClaimPods keeps). */
-  owned: number;
-  ready: number;
-  /** Active pods that would be adopted or released (owned-not-matching, orphan-matching). */
-  needsClaim: number;
-  terminating: number;
-}
-
-function podContribution(agg: RsAggregate, p: Pod | undefined, sign: 1 | -1): void {
-  if (!p) return;
-  const ref = controllerRefOf(p.metadata);
-  if (ref && ref.uid !== agg.uid) return;
-  const matching = agg.matches(p.metadata.labels);
-  if (isPodActive(p)) {
-    if (ref) {
-      if (matching) {
-        agg.owned += sign;
-        if (isPodReady(p)) agg.ready += sign;
-      } else agg.needsClaim += sign;
-    } else if (matching) agg.needsClaim += sign;
-  } else if (ref && matching && p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') {
-    agg.terminating += sign;
-  }
-}
-
-export class ReplicaSetController {
+export class ReplicaSetController implements Controller<ReplicaSet> {
   readonly expectations: ControllerExpectations;
   readonly queue = new WorkQueue();
   readonly features: VersionFeatures;
   /** The informer caches, keyed `namespace/name`; the pod cache carries the podController index (pod-store.ts). */
   readonly pods = new PodStore();
-  readonly replicaSets = new Map<string, ReplicaSet>();
+  /** The ReplicaSet informer's cache. */
+  readonly owners = new Map<string, ReplicaSet>();
   private round = 0;
   private readonly burst: number;
-  /** Key → time its current sync ends (a sync that made API calls takes as long as they do). */
-  private readonly busyUntil = new Map<string, number>();
-  /**
-   * Incrementally maintained per-ReplicaSet counts of its candidate pods, so a steady-state
-   * sync (nothing to adopt or release, no availability delay) costs O(1) instead of a scan of
-   * the namespace. Only used when `recordClaimDecisions` is false (replays); the result is
-   * identical to the scan (checked by test/model/aggregate.test.ts).
-   */
-  private readonly aggs = new Map<string, RsAggregate>();
-  private readonly rsByNamespace = new Map<string, Set<string>>();
-  /** Aggregate keys by the ReplicaSet UID they count for: a pod with a controllerRef only counts for its controller's. */
-  private readonly aggsByUid = new Map<string | undefined, Set<string>>();
+  /** How long each key's sync occupies it (a sync that made API calls takes as long as they do). */
+  private readonly busy = new BusyTime();
+  private readonly worker: Worker<SyncRecord>;
+  private readonly podInformer: Informer<Pod>;
+  private readonly rsInformer: Informer<ReplicaSet>;
+  /** Per-ReplicaSet pod counts for an O(1) steady-state sync; kept only when `recordClaimDecisions` is false (replays). */
+  private readonly counts: ReplicaSetPodCounts | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
     this.features = featuresOf(opts.version);
     this.burst = opts.burstReplicas ?? BURST_REPLICAS;
+    const counts = opts.recordClaimDecisions === false ? new ReplicaSetPodCounts(this.pods) : undefined;
+    this.counts = counts;
+    // The handlers NewBaseController registers on the pod and ReplicaSet informers.
+    this.podInformer = new Informer<Pod>(
+      this.pods,
+      { onAdd: (pod, at) => this.addPod(pod, at), onUpdate: (old, cur, at) => this.updatePod(old, cur, at), onDelete: (obj, at) => this.deletePod(obj, at) },
+      counts && ((old, cur, pod) => counts.podChanged(pod.metadata.namespace ?? '', old, cur)),
+    );
+    this.rsInformer = new Informer<ReplicaSet>(
+      this.owners,
+      { onAdd: (rs, at) => this.addRS(rs, at), onUpdate: (old, cur, at) => this.updateRS(old, cur, at), onDelete: (obj, at) => this.deleteRS(obj, at) },
+      counts && ((_old, cur, rs) => counts.replicaSetChanged(objectKey(rs.metadata), cur)),
+    );
+    // rsc.syncHandler = rsc.syncReplicaSet
+    this.worker = new Worker<SyncRecord>(this.queue, this.busy, (key, at) => this.syncReplicaSet(key, at), (s) => this.opts.onSync?.(s));
   }
 
-  // ───────────────────────────── informer delivery ─────────────────────────────
+  // ───────────────────────────── the controller seam ─────────────────────────────
 
-  /**
-   * Delivers a watch event the way a shared informer does (client-go processDeltas):
-   * ADDED/MODIFIED of an object already in the store → update handler, otherwise add
-   * handler; DELETED → delete handler (and removal from the store).
-   */
-  deliverPod(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod, at: number): void {
-    const key = objectKey(pod.metadata);
-    if (this.opts.recordClaimDecisions === false) {
-      this.contribute(pod.metadata.namespace ?? '', this.pods.get(key), -1);
-      if (watchType !== 'DELETED') this.contribute(pod.metadata.namespace ?? '', pod, 1);
-    }
-    if (watchType === 'DELETED') {
-      this.pods.delete(key);
-      this.deletePod(pod, at);
-      return;
-    }
-    const old = this.pods.get(key);
-    this.pods.set(key, pod);
-    if (old) this.updatePod(old, pod, at);
-    else this.addPod(pod, at);
+  deliverPod(watchType: WatchType, pod: Pod, at: number): void {
+    this.podInformer.deliver(watchType, pod, at);
   }
 
-  /** Same as deliverPod for ReplicaSets. */
-  deliverReplicaSet(watchType: 'ADDED' | 'MODIFIED' | 'DELETED', rs: ReplicaSet, at: number): void {
-    const key = objectKey(rs.metadata);
-    if (this.opts.recordClaimDecisions === false) this.reindex(key, watchType === 'DELETED' ? undefined : rs);
-    if (watchType === 'DELETED') {
-      this.replicaSets.delete(key);
-      this.deleteRS(rs, at);
-      return;
-    }
-    const old = this.replicaSets.get(key);
-    this.replicaSets.set(key, rs);
-    if (old) this.updateRS(old, rs, at);
-    else this.addRS(rs, at);
+  deliverPodTombstone(stale: Pod, at: number): void {
+    this.podInformer.deliverTombstone(stale, at);
   }
 
-  /** Rebuilds (or drops) the aggregate of one ReplicaSet when its UID or selector changes. */
-  private reindex(key: string, rs: ReplicaSet | undefined): void {
-    const ns = key.slice(0, key.indexOf('/'));
-    const prev = this.aggs.get(key);
-    if (!rs) {
-      if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
-      this.aggs.delete(key);
-      this.rsByNamespace.get(ns)?.delete(key);
-      return;
-    }
-    const selectorJSON = JSON.stringify(rs.spec?.selector ?? null);
-    if (prev && prev.uid === rs.metadata.uid && prev.selectorJSON === selectorJSON) return;
-    if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
-    const agg: RsAggregate = { uid: rs.metadata.uid, selectorJSON, matches: compileLabelSelector(rs.spec?.selector), owned: 0, ready: 0, needsClaim: 0, terminating: 0 };
-    for (const p of this.pods.inNamespace(ns)) podContribution(agg, p, 1);
-    this.aggs.set(key, agg);
-    let byUid = this.aggsByUid.get(agg.uid);
-    if (!byUid) this.aggsByUid.set(agg.uid, (byUid = new Set()));
-    byUid.add(key);
-    let set = this.rsByNamespace.get(ns);
-    if (!set) this.rsByNamespace.set(ns, (set = new Set()));
-    set.add(key);
+  deliverOwner(watchType: WatchType, rs: ReplicaSet, at: number): void {
+    this.rsInformer.deliver(watchType, rs, at);
   }
 
-  /**
-   * Adds (or removes) a cached pod's share to the aggregates of the ReplicaSets in `ns` (the
-   * namespace of the delivered object's key). A pod with a controllerRef counts only for the
-   * aggregate of that UID (podContribution ignores it for every other), so only an orphan is
-   * offered to every ReplicaSet of the namespace.
-   */
-  private contribute(ns: string, p: Pod | undefined, sign: 1 | -1): void {
-    if (!p) return;
-    const rsKeys = this.rsByNamespace.get(ns);
-    if (!rsKeys || rsKeys.size === 0) return;
-    const ref = controllerRefOf(p.metadata);
-    if (ref) {
-      for (const k of this.aggsByUid.get(ref.uid) ?? []) {
-        if (!rsKeys.has(k)) continue;
-        const agg = this.aggs.get(k);
-        if (agg) podContribution(agg, p, sign);
-      }
-      return;
-    }
-    for (const k of rsKeys) {
-      const agg = this.aggs.get(k);
-      if (agg) podContribution(agg, p, sign);
-    }
+  runDue(before: number, inclusive = false): SyncRecord[] {
+    return this.worker.runDue(before, inclusive);
   }
 
-  /** Current counts of the ReplicaSet's pods (replays only; undefined without the incremental index). */
-  podCounts(key: string): { active: number; ready: number; terminating: number } | undefined {
-    const a = this.aggs.get(key);
-    return a ? { active: a.owned, ready: a.ready, terminating: a.terminating } : undefined;
+  /** Syncs `key` now (syncReplicaSet through the worker: busy time, onSync). */
+  sync(key: string, at: number): SyncRecord {
+    return this.worker.sync(key, at);
   }
 
-  /** The sync of `key` in progress is now known to last until `until` (its calls are still returning). */
+  isBusy(key: string, at: number): boolean {
+    return this.busy.isBusy(key, at);
+  }
+
   extendBusy(key: string, until: number): void {
-    if (this.busyUntil.has(key)) this.busyUntil.set(key, until);
+    this.busy.extend(key, until);
+  }
+
+  /** Current counts of the ReplicaSet's pods (replays only; undefined without the incremental counts). */
+  podCounts(key: string): PodCounts | undefined {
+    return this.counts?.counts(key);
   }
 
   /**
@@ -385,27 +146,12 @@ export class ReplicaSetController {
    * hold what the controller's did not. Returns the pod removed.
    */
   withholdPod(key: string): Pod | undefined {
-    const p = this.pods.get(key);
-    if (!p) return undefined;
-    if (this.opts.recordClaimDecisions === false) this.contribute(p.metadata.namespace ?? '', p, -1);
-    this.pods.delete(key);
-    return p;
+    return this.podInformer.withhold(key);
   }
 
   /** Not an upstream function: puts a withheld pod back without running handlers (the end of a replay, for the report). */
   restorePod(pod: Pod): void {
-    const key = objectKey(pod.metadata);
-    if (this.pods.get(key)) return;
-    if (this.opts.recordClaimDecisions === false) this.contribute(pod.metadata.namespace ?? '', pod, 1);
-    this.pods.set(key, pod);
-  }
-
-  /** A tombstone delivered after a relist (DeletedFinalStateUnknown). */
-  deliverPodTombstone(stale: Pod, at: number): void {
-    const key = objectKey(stale.metadata);
-    if (this.opts.recordClaimDecisions === false) this.contribute(stale.metadata.namespace ?? '', this.pods.get(key), -1);
-    this.pods.delete(key);
-    this.deletePod({ tombstone: true, key, obj: stale }, at);
+    this.podInformer.restore(pod);
   }
 
   // ───────────────────────────── handlers (§3) ─────────────────────────────
@@ -418,7 +164,7 @@ export class ReplicaSetController {
   /** resolveControllerRef: the RS named by the ref, only if Kind is ReplicaSet and the UID matches the lister's. */
   resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaSet | undefined {
     if (!ref || ref.kind !== 'ReplicaSet') return undefined;
-    const rs = this.replicaSets.get(`${namespace}/${ref.name}`);
+    const rs = this.owners.get(`${namespace}/${ref.name}`);
     if (!rs || rs.metadata.uid !== ref.uid) return undefined;
     return rs;
   }
@@ -426,7 +172,7 @@ export class ReplicaSetController {
   /** GetPodReplicaSets: RSes in the pod's namespace whose non-empty selector matches its labels. */
   getPodReplicaSets(pod: Pod): ReplicaSet[] {
     const out: ReplicaSet[] = [];
-    for (const rs of this.replicaSets.values()) {
+    for (const rs of this.owners.values()) {
       if (rs.metadata.namespace !== pod.metadata.namespace) continue;
       const sel = rs.spec?.selector;
       if (!sel || (!Object.keys(sel.matchLabels ?? {}).length && !(sel.matchExpressions ?? []).length)) continue;
@@ -485,7 +231,7 @@ export class ReplicaSetController {
     const effects: string[] = [];
     const curRef = controllerRefOf(cur.metadata);
     const oldRef = controllerRefOf(old.metadata);
-    const refChanged = !sameRef(curRef, oldRef);
+    const refChanged = !sameOwnerReference(curRef, oldRef);
     if (refChanged && oldRef) {
       const oldRS = this.resolveControllerRef(old.metadata.namespace ?? '', oldRef);
       if (oldRS) effects.push(`enqueue ${this.enqueue(oldRS, at)} (old owner)`);
@@ -515,7 +261,7 @@ export class ReplicaSetController {
 
   /** deletePod in replica_set.go; accepts a tombstone whose object may be stale. */
   deletePod(obj: Pod | Tombstone<Pod>, at: number, caller: HandlerRecord['handler'] = 'deletePod'): void {
-    const pod = isTombstone(obj) ? obj.obj : obj;
+    const pod = unwrapTombstone(obj);
     const name = objectKey(pod.metadata);
     const ref = controllerRefOf(pod.metadata);
     if (!ref) {
@@ -550,7 +296,7 @@ export class ReplicaSetController {
     const key = objectKey(cur.metadata);
     const effects: string[] = [];
     if (old.metadata.uid !== cur.metadata.uid) {
-      this.deleteRS({ tombstone: true, key, obj: old }, at);
+      this.deleteRS(tombstoneOf(key, old), at);
       effects.push('UID changed: deleteRS(old)');
     }
     if (desiredReplicas(old) !== desiredReplicas(cur)) {
@@ -563,7 +309,7 @@ export class ReplicaSetController {
 
   /** deleteRS in replica_set.go: DeleteExpectations, then enqueue. */
   deleteRS(obj: ReplicaSet | Tombstone<ReplicaSet>, at: number): void {
-    const rs = isTombstone(obj) ? obj.obj : obj;
+    const rs = unwrapTombstone(obj);
     const key = objectKey(rs.metadata);
     this.expectations.delete(key, at);
     this.queue.add(key, at);
@@ -571,32 +317,6 @@ export class ReplicaSetController {
   }
 
   // ───────────────────────────── sync (§4) ─────────────────────────────
-
-  /**
-   * Runs every queued sync due before `before` (or at it, when `inclusive`), in due order.
-   * Returns the syncs run.
-   */
-  runDue(before: number, inclusive = false): SyncRecord[] {
-    const out: SyncRecord[] = [];
-    for (let n = this.queue.next(before, inclusive); n; n = this.queue.next(before, inclusive)) {
-      const busy = this.busyUntil.get(n.key);
-      if (busy !== undefined && n.at < busy) {
-        // The key is still being processed by an earlier sync: the workqueue marks it dirty
-        // and hands it out once more when that sync is Done.
-        this.queue.add(n.key, busy);
-        continue;
-      }
-      if (busy !== undefined) this.busyUntil.delete(n.key);
-      out.push(this.syncReplicaSet(n.key, n.at));
-    }
-    return out;
-  }
-
-  /** True while an earlier sync of `key` is still making its API calls at `at`. */
-  isBusy(key: string, at: number): boolean {
-    const busy = this.busyUntil.get(key);
-    return busy !== undefined && at < busy;
-  }
 
   /**
    * Candidate pods: [≤1.32] every pod in the namespace (rsc.podLister.Pods(ns).List); [1.33+]
@@ -617,28 +337,13 @@ export class ReplicaSetController {
     });
   }
 
-  /** syncReplicaSet in replica_set.go. */
-  syncReplicaSet(key: string, at: number): SyncRecord {
-    const rec = this.sync(key, at);
-    this.opts.onSync?.(rec);
-    return rec;
-  }
-
-  private sync(key: string, at: number): SyncRecord {
-    this.doneAt = at;
-    const rec = this.syncInner(key, at);
-    if (this.doneAt > at) {
-      this.busyUntil.set(key, this.doneAt);
-      rec.doneAt = this.doneAt;
-    }
-    return rec;
-  }
-
-  /** Latest completion time of the API calls made by the sync in progress. */
-  private doneAt = 0;
-
-  private syncInner(key: string, at: number): SyncRecord {
-    const rs = this.replicaSets.get(key);
+  /**
+   * syncReplicaSet in replica_set.go: the worker's sync handler (run through `sync`/`runDue`,
+   * which keep the key busy until the sync's last call returned). Forgets or rate-limits the key
+   * itself, as processNextWorkItem does with the error it returns.
+   */
+  private syncReplicaSet(key: string, at: number): SyncRecord {
+    const rs = this.owners.get(key);
     if (!rs) {
       this.expectations.delete(key, at);
       this.queue.forget(key);
@@ -658,7 +363,7 @@ export class ReplicaSetController {
       this.queue.forget(key);
       return { ...base, outcome: 'selector-error', error: `error converting pod selector to selector for rs ${key}: ${selErr ?? 'nil selector'}` };
     }
-    const agg = this.opts.recordClaimDecisions === false ? this.aggs.get(key) : undefined;
+    const agg = this.counts?.aggregate(key);
     if (agg && agg.uid === rs.metadata.uid && agg.needsClaim === 0 && !(rs.spec?.minReadySeconds) && agg.owned === desiredReplicas(rs)) {
       // Steady state: ClaimPods keeps the owned pods, diff = 0, manageReplicas does nothing.
       base.active = agg.owned;
@@ -698,7 +403,7 @@ export class ReplicaSetController {
       const claim = claimPods(
         rs,
         allActive,
-        () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshReplicaSet(rs, at))),
+        () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshOwner(rs, at))),
         (pod, action) => this.opts.podControl.patchPod(pod, action, at, (base.claimRound ??= ++this.round), rs),
       );
       base.claims = claim.decisions;
@@ -794,7 +499,7 @@ export class ReplicaSetController {
         let made = 0;
         for (let i = 0; i < size; i++) {
           const res = this.opts.podControl.createPod(rs, { round, index: index++, n, at });
-          if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
+          this.busy.callReturned(res.doneAt);
           if (!res.ok && res.unmade) {
             // Replays: the input shows no more calls; the rest of the round was never made.
             unmade = true;
@@ -842,7 +547,7 @@ export class ReplicaSetController {
       const d: DeleteRound = { round, n, keys, uids: victims.map((p) => p.metadata.uid ?? ''), failed: [], notFound: [], errors: [], note, unknown: [], unmade: [] };
       for (const pod of victims) {
         const res = this.opts.podControl.deletePod(rs, pod, { round, at });
-        if (res.doneAt !== undefined && res.doneAt > this.doneAt) this.doneAt = res.doneAt;
+        this.busy.callReturned(res.doneAt);
         const pk = objectKey(pod.metadata);
         if (res.ok) {
           if (res.unknown) d.unknown.push(pk);
@@ -870,7 +575,7 @@ export class ReplicaSetController {
       return [];
     }
     const seen = new Map<string, Pod>();
-    for (const other of this.replicaSets.values()) {
+    for (const other of this.owners.values()) {
       if (other.metadata.namespace !== rs.metadata.namespace) continue;
       if (controllerRefOf(other.metadata)?.uid !== owner.uid) continue;
       // compileLabelSelector answers like labelSelectorMatches (an invalid or nil selector

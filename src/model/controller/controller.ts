@@ -1,0 +1,80 @@
+/**
+ * The controller seam: what a replay engine may touch of a pod-owning controller model, whatever
+ * the owner kind (ReplicaSet today; ReplicationController, DaemonSet and Job use the same
+ * machinery upstream). An engine drives a controller only through this interface and never
+ * imports a kind's model.
+ *
+ * Upstream splits the same way: pkg/controller/controller_utils.go holds what every controller
+ * shares (ControllerExpectations / UIDTrackingControllerExpectations → expectations.ts,
+ * PodControlInterface → pod-control.ts), client-go the informers, tombstones and the workqueue
+ * (informer.ts, tombstone.ts, workqueue.ts, busy-time.ts), every controller repeats the same
+ * worker loop (worker.ts), and each controller's own file holds its handlers and its sync
+ * (pkg/controller/replicaset/replica_set.go → replicaset/).
+ *
+ * Contract (every member, for every kind):
+ * - Time is the caller's: each call carries `at` (epoch ms); the model does no I/O and reads no
+ *   clock. Whatever the controller would ask the API server is answered by the PodControl it was
+ *   built with.
+ * - Observed events go in through `deliverPod`, `deliverPodTombstone` and `deliverOwner`, exactly
+ *   as the controller's informers would deliver them: the cache changes, then the handlers run
+ *   (they update expectations and enqueue keys; they never sync).
+ * - Syncs run only through `runDue` (the due ones, in order) or `sync` (one key, now); each
+ *   returns its SyncRecord and also reports it to the onSync callback the model was built with.
+ * - `expectations`, `queue`, `pods` and `owners` are the controller's own state, shared, not
+ *   copies: an engine reads them, and realigns the model with the input only through
+ *   operations the controller would not make at that point (ControllerExpectations.reset and
+ *   raise, WorkQueue.take and dropDue) or ones it replays (creationObserved, add). It never
+ *   writes `pods` or `owners` except through withholdPod/restorePod.
+ * - Keys are `namespace/name` of the owner (controller.KeyFunc); pod keys likewise (PodKey).
+ *
+ * Cost: that of the implementation (replicaset/replicaset-controller.ts states its own); the
+ * interface adds nothing.
+ */
+import type { ControllerExpectations } from '../expectations.js';
+import type { ObjectMeta, Pod } from '../objects.js';
+import type { PodStore } from '../pod-store.js';
+import type { WorkQueue } from '../workqueue.js';
+import type { WatchType } from './informer.js';
+import type { SyncRecord } from './sync-record.js';
+
+/** An owner's pods in the cache: active ones it controls (and that match it), ready among them, and terminating ones. */
+export interface PodCounts {
+  active: number;
+  ready: number;
+  terminating: number;
+}
+
+export interface Controller<Owner extends { metadata: ObjectMeta }> {
+  /** The expectations store (UIDTrackingControllerExpectations), keyed by owner key. */
+  readonly expectations: ControllerExpectations;
+  /** The schedule: the rate-limited workqueue of owner keys. */
+  readonly queue: WorkQueue;
+  /** The pod informer's cache, with the podController index. Read-only for the engine. */
+  readonly pods: PodStore;
+  /** The owner informer's cache: owner key → owner. */
+  readonly owners: ReadonlyMap<string, Owner>;
+
+  /** A pod watch event, through the pod informer (add/update/delete handlers). */
+  deliverPod(watchType: WatchType, pod: Pod, at: number): void;
+  /** A pod delete the informer missed, found by a relist: the delete handler gets a tombstone of `stale`. */
+  deliverPodTombstone(stale: Pod, at: number): void;
+  /** An owner watch event, through the owner informer. */
+  deliverOwner(watchType: WatchType, owner: Owner, at: number): void;
+
+  /** Runs every queued sync due before `before` (or at it, when `inclusive`), in due order. */
+  runDue(before: number, inclusive?: boolean): SyncRecord[];
+  /** Syncs `key` now, whether or not it was due (the replay saw the controller act). */
+  sync(key: string, at: number): SyncRecord;
+
+  /** True while an earlier sync of `key` is still making its API calls at `at`. */
+  isBusy(key: string, at: number): boolean;
+  /** The sync of `key` in progress is now known to last until `until`. */
+  extendBusy(key: string, until: number): void;
+
+  /** Current counts of the owner's pods, kept per delivery; undefined when the model keeps no such counts. */
+  podCounts(key: string): PodCounts | undefined;
+  /** Not upstream: removes a pod from the cache without running handlers (the real cache did not hold it yet). Returns it. */
+  withholdPod(key: string): Pod | undefined;
+  /** Not upstream: puts a withheld pod back without running handlers. */
+  restorePod(pod: Pod): void;
+}
