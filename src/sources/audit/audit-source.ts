@@ -27,6 +27,7 @@ import type { Readable } from 'node:stream';
 import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { binaryKind } from '../binary-data.js';
+import { isRecord } from '../../model/objects.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import {
   endsWithBrace,
@@ -581,15 +582,15 @@ interface ObjMemo {
 
 /** The parts of a pod the controller model reads outside metadata. */
 function podRest(obj: unknown): unknown {
-  if (!isObj(obj)) return undefined;
-  const spec = isObj(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
-  const st = isObj(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
+  if (!isRecord(obj)) return undefined;
+  const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
+  const st = isRecord(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
   return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
 }
 
 /** True when a write's result is an object that no longer exists (deletion finished by it). */
 function finishedDeletion(obj: unknown, kind: string): boolean {
-  const meta = isObj(obj) && isObj(obj.metadata) ? obj.metadata : undefined;
+  const meta = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : undefined;
   if (!meta || !meta.deletionTimestamp) return false;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
   if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
@@ -597,11 +598,8 @@ function finishedDeletion(obj: unknown, kind: string): boolean {
 }
 
 type Obj = Record<string, unknown>;
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function metaOf(o: unknown): Obj | undefined {
-  return isObj(o) && isObj(o.metadata) ? o.metadata : undefined;
+  return isRecord(o) && isRecord(o.metadata) ? o.metadata : undefined;
 }
 function s(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -925,7 +923,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     const kind = info.observed;
     const src = { file: path, line: rec.line };
     if (rec.verb === 'deletecollection') {
-      const items = isObj(resp) && Array.isArray(resp.items) ? resp.items : [];
+      const items = isRecord(resp) && Array.isArray(resp.items) ? resp.items : [];
       for (const item of items) {
         const wt = deleteOutcome(item, code, kind);
         if (wt) observe(kind, wt, item, at, src, ref.namespace);
@@ -933,7 +931,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     if (rec.verb === 'delete' && isStatus(resp)) {
-      const d = isObj(resp.details) ? resp.details : {};
+      const d = isRecord(resp.details) ? resp.details : {};
       const key = objKey(kind, ref.namespace, ref.name ?? s(d.name));
       const last = objects.get(key);
       const stub = {
@@ -945,17 +943,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isObj(resp) && resp.kind === 'PartialObjectMetadata' && isObj(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
-      if (!isObj(last)) return;
+      if (!isRecord(last)) return;
       body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
     } else if (!kindMatches(resp, kind)) {
       // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
       // object state. A write to the resource itself (or its status) answering with another
       // kind is damaged.
-      if ((ref.subresource === undefined || ref.subresource === 'status') && isObj(resp) && isObj(resp.metadata) && resp.kind !== 'Status') {
+      if ((ref.subresource === undefined || ref.subresource === 'status') && isRecord(resp) && isRecord(resp.metadata) && resp.kind !== 'Status') {
         recProblem(rec, `audit ${rec.verb} of ${resource} whose responseObject has kind ${JSON.stringify(resp.kind).slice(0, 60)}, not ${kind}; skipped`);
       }
       return;
@@ -1198,8 +1196,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
 function eventIsAboutRs(rec: AuditRecord): boolean {
   if (actorOf(rec).replicaSetController) return true;
   for (const body of [rec.requestObject, rec.responseObject]) {
-    if (!isObj(body)) continue;
-    const io = isObj(body.involvedObject) ? body.involvedObject : isObj(body.regarding) ? body.regarding : undefined;
+    if (!isRecord(body)) continue;
+    const io = isRecord(body.involvedObject) ? body.involvedObject : isRecord(body.regarding) ? body.regarding : undefined;
     if (io && io.kind === 'ReplicaSet') return true;
   }
   return false;
@@ -1210,11 +1208,11 @@ function objKey(kind: string, ns: string | undefined, name: string | undefined):
 }
 
 function isStatus(o: unknown): o is Obj {
-  return isObj(o) && o.kind === 'Status';
+  return isRecord(o) && o.kind === 'Status';
 }
 
 function kindMatches(o: unknown, kind: string): boolean {
-  if (!isObj(o) || !isObj(o.metadata)) return false;
+  if (!isRecord(o) || !isRecord(o.metadata)) return false;
   return o.kind === undefined || o.kind === kind;
 }
 
@@ -1224,13 +1222,13 @@ function kindMatches(o: unknown, kind: string): boolean {
  * when the response is the object's final state (grace 0 / no graceful strategy).
  */
 function deleteOutcome(o: unknown, code: number, kind: string): 'MODIFIED' | 'DELETED' | undefined {
-  if (!isObj(o) || !isObj(o.metadata)) return undefined;
+  if (!isRecord(o) || !isRecord(o.metadata)) return undefined;
   if (o.kind !== undefined && o.kind !== kind) return undefined;
   if (code === 202) return 'MODIFIED';
   const m = o.metadata;
   if (Array.isArray(m.finalizers) && m.finalizers.length > 0) return 'MODIFIED';
   if (kind === 'Namespace') {
-    const spec = isObj(o.spec) ? o.spec : {};
+    const spec = isRecord(o.spec) ? o.spec : {};
     if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) return 'MODIFIED';
   }
   const grace = m.deletionGracePeriodSeconds;

@@ -30,6 +30,7 @@
  * It never throws: unknown shapes and versions are reported through the sink with the
  * line number so the caller can print FILE:LINE problems.
  */
+import { isRecord } from '../../model/objects.js';
 import { typeName } from '../type-name.js';
 
 export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
@@ -130,9 +131,6 @@ const LEVELS = new Set<string>(['Metadata', 'Request', 'RequestResponse']);
 
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
@@ -154,23 +152,23 @@ export function classifyValue(v: unknown): ValueClass {
     if (Array.isArray(first)) return { audit: false, what: 'a JSON array of arrays', hint: 'expected audit events (JSON objects)' };
     return classifyValue(first);
   }
-  if (!isObj(v)) return { audit: false, what: `a JSON ${v === null ? 'null' : typeof v}`, hint: 'expected audit events (JSON objects)' };
+  if (!isRecord(v)) return { audit: false, what: `a JSON ${v === null ? 'null' : typeof v}`, hint: 'expected audit events (JSON objects)' };
   const kind = str(v.kind);
   const apiVersion = str(v.apiVersion);
   if (kind === 'Event' && apiVersion?.startsWith('audit.k8s.io/')) return { audit: true, format: 'audit-log', apiVersion };
   if (kind === 'Event' && apiVersion === undefined && ('auditID' in v || 'stage' in v)) return { audit: true, format: 'audit-log' };
   if (kind === 'EventList' && apiVersion?.startsWith('audit.k8s.io/')) return { audit: true, format: 'audit-webhook', apiVersion };
-  if (isObj(v.protoPayload)) return { audit: true, format: 'gke' };
+  if (isRecord(v.protoPayload)) return { audit: true, format: 'gke' };
   if (Array.isArray(v.logEvents) || str(v.messageType) !== undefined) return { audit: true, format: 'eks' };
-  if (Array.isArray(v.events) && v.events.some((e) => isObj(e) && 'message' in e)) return { audit: true, format: 'eks' };
-  if (Array.isArray(v.records) || (str(v.category) !== undefined && isObj(v.properties))) return { audit: true, format: 'aks' };
-  if (ecsAudit(v) !== undefined || isObj(v._source) || (isObj(v.hits) && Array.isArray(v.hits.hits))) return { audit: true, format: 'ecs' };
+  if (Array.isArray(v.events) && v.events.some((e) => isRecord(e) && 'message' in e)) return { audit: true, format: 'eks' };
+  if (Array.isArray(v.records) || (str(v.category) !== undefined && isRecord(v.properties))) return { audit: true, format: 'aks' };
+  if (ecsAudit(v) !== undefined || isRecord(v._source) || (isRecord(v.hits) && Array.isArray(v.hits.hits))) return { audit: true, format: 'ecs' };
   if (isLokiLine(v)) return { audit: true, format: 'loki' };
   // Not audit: say what it is and which command reads it.
-  if (str(v.type) !== undefined && isObj(v.object) && /^(ADDED|MODIFIED|DELETED|BOOKMARK|ERROR)$/.test(str(v.type)!)) {
+  if (str(v.type) !== undefined && isRecord(v.object) && /^(ADDED|MODIFIED|DELETED|BOOKMARK|ERROR)$/.test(str(v.type)!)) {
     return { audit: false, what: 'a watch stream (`{"type":"ADDED","object":…}`)', hint: REPLAY_HINT };
   }
-  if ('recv' in v && isObj(v.event)) return { audit: false, what: 'a kexp recording', hint: REPLAY_HINT };
+  if ('recv' in v && isRecord(v.event)) return { audit: false, what: 'a kexp recording', hint: REPLAY_HINT };
   if (Object.keys(v).some((k) => k.toLowerCase().startsWith('kexp')) || /kexp/i.test(str(v.format) ?? '')) {
     return { audit: false, what: 'a kexp recording', hint: REPLAY_HINT };
   }
@@ -196,14 +194,14 @@ export function classifyValue(v: unknown): ValueClass {
 /** The audit Event of an ECS document: `kubernetes.audit` nested or as a dotted key. */
 export function ecsAudit(v: Obj): Obj | undefined {
   const k = v.kubernetes;
-  if (isObj(k) && isObj(k.audit)) return k.audit;
+  if (isRecord(k) && isRecord(k.audit)) return k.audit;
   const dotted = v['kubernetes.audit'];
-  return isObj(dotted) ? dotted : undefined;
+  return isRecord(dotted) ? dotted : undefined;
 }
 
 /** A `logcli query --output=jsonl` line: `line` (the log line) is a string, with `labels` or `timestamp`. */
 function isLokiLine(v: Obj): boolean {
-  return typeof v.line === 'string' && (isObj(v.labels) || typeof v.timestamp === 'string');
+  return typeof v.line === 'string' && (isRecord(v.labels) || typeof v.timestamp === 'string');
 }
 
 /**
@@ -240,7 +238,7 @@ export class AuditNormaliser {
       let bad = 0;
       let firstBad = '';
       for (const item of v) {
-        if (isObj(item)) this.fromObject(item, line, out, origin);
+        if (isRecord(item)) this.fromObject(item, line, out, origin);
         else if (bad++ === 0) firstBad = typeName(item);
       }
       if (bad > 0) {
@@ -253,7 +251,7 @@ export class AuditNormaliser {
       }
       return;
     }
-    if (!isObj(v)) {
+    if (!isRecord(v)) {
       this.sink.problem(line, `expected a JSON object, found ${typeName(v)}`);
       return;
     }
@@ -286,7 +284,7 @@ export class AuditNormaliser {
       }
       let bad = 0;
       for (const item of v.items) {
-        if (!isObj(item)) {
+        if (!isRecord(item)) {
           bad++;
           continue;
         }
@@ -298,7 +296,7 @@ export class AuditNormaliser {
       if (bad > 0) this.sink.problem(line, `${bad} item(s) of this audit EventList are not objects; skipped`);
       return;
     }
-    if (isObj(v.protoPayload)) {
+    if (isRecord(v.protoPayload)) {
       const r = this.fromGke(v, line);
       if (r) out.push(r);
       return;
@@ -308,18 +306,18 @@ export class AuditNormaliser {
         this.sink.skipped('cloudwatch-control-message', line);
         return;
       }
-      for (const e of Array.isArray(v.logEvents) ? v.logEvents : []) this.fromInner(isObj(e) ? e.message : undefined, line, out, 'eks', 'logEvents[].message');
+      for (const e of Array.isArray(v.logEvents) ? v.logEvents : []) this.fromInner(isRecord(e) ? e.message : undefined, line, out, 'eks', 'logEvents[].message');
       return;
     }
-    if (Array.isArray(v.events) && v.events.some((e) => isObj(e) && 'message' in e)) {
-      for (const e of v.events) this.fromInner(isObj(e) ? e.message : undefined, line, out, 'eks', 'events[].message');
+    if (Array.isArray(v.events) && v.events.some((e) => isRecord(e) && 'message' in e)) {
+      for (const e of v.events) this.fromInner(isRecord(e) ? e.message : undefined, line, out, 'eks', 'events[].message');
       return;
     }
     if (Array.isArray(v.records)) {
       for (const r of v.records) this.fromAksRecord(r, line, out);
       return;
     }
-    if (str(v.category) !== undefined && isObj(v.properties)) {
+    if (str(v.category) !== undefined && isRecord(v.properties)) {
       this.fromAksRecord(v, line, out);
       return;
     }
@@ -334,11 +332,11 @@ export class AuditNormaliser {
       this.fromObject(ecs, line, out, 'ecs');
       return;
     }
-    if (isObj(v._source)) {
+    if (isRecord(v._source)) {
       this.fromHit(v, line, out);
       return;
     }
-    if (isObj(v.hits) && Array.isArray(v.hits.hits)) {
+    if (isRecord(v.hits) && Array.isArray(v.hits.hits)) {
       for (const h of v.hits.hits) this.fromHit(h, line, out);
       return;
     }
@@ -358,8 +356,8 @@ export class AuditNormaliser {
 
   /** One search hit: its `_source` is an ECS document (or, re-indexed, a bare audit Event). */
   private fromHit(h: unknown, line: number, out: AuditRecord[]): void {
-    const src = isObj(h) ? h._source : undefined;
-    if (!isObj(src)) {
+    const src = isRecord(h) ? h._source : undefined;
+    if (!isRecord(src)) {
       this.sink.problem(line, 'search hit without an object _source');
       return;
     }
@@ -371,7 +369,7 @@ export class AuditNormaliser {
   }
 
   private fromAksRecord(r: unknown, line: number, out: AuditRecord[]): void {
-    if (!isObj(r)) {
+    if (!isRecord(r)) {
       this.sink.problem(line, 'AKS records[] entry is not an object');
       return;
     }
@@ -380,13 +378,13 @@ export class AuditNormaliser {
       this.sink.skipped(`aks-category:${category}`, line);
       return;
     }
-    const props = isObj(r.properties) ? r.properties : undefined;
+    const props = isRecord(r.properties) ? r.properties : undefined;
     const log = props?.log;
     if (log === undefined) {
       this.sink.problem(line, 'AKS record without properties.log');
       return;
     }
-    if (isObj(log)) {
+    if (isRecord(log)) {
       this.fromObject(log, line, out, 'aks');
       return;
     }
@@ -430,7 +428,7 @@ export class AuditNormaliser {
       this.sink.problem(line, 'audit event without verb');
       return undefined;
     }
-    const user = isObj(v.user) ? v.user : {};
+    const user = isRecord(v.user) ? v.user : {};
     const stageAt = parseMicroTime(v.stageTimestamp) ?? parseMicroTime(v.timestamp);
     const rawTime = v.stageTimestamp ?? v.timestamp;
     const requestReceivedAt = parseMicroTime(v.requestReceivedTimestamp) ?? parseMicroTime(v.timestamp);
@@ -449,24 +447,24 @@ export class AuditNormaliser {
     if (level !== undefined && LEVELS.has(level)) rec.level = level as AuditLevel;
     if (typeof v.auditID === 'string') rec.auditID = v.auditID;
     if (typeof v.requestURI === 'string') rec.requestURI = v.requestURI;
-    if (isObj(v.impersonatedUser)) rec.impersonatedUser = toUser(v.impersonatedUser);
+    if (isRecord(v.impersonatedUser)) rec.impersonatedUser = toUser(v.impersonatedUser);
     if (typeof v.userAgent === 'string') rec.userAgent = v.userAgent;
     if (Array.isArray(v.sourceIPs)) rec.sourceIPs = v.sourceIPs.filter((x): x is string => typeof x === 'string');
-    if (isObj(v.objectRef)) rec.objectRef = toObjectRef(v.objectRef);
-    if (isObj(v.responseStatus)) rec.responseStatus = v.responseStatus as AuditResponseStatus;
+    if (isRecord(v.objectRef)) rec.objectRef = toObjectRef(v.objectRef);
+    if (isRecord(v.responseStatus)) rec.responseStatus = v.responseStatus as AuditResponseStatus;
     if (v.requestObject !== undefined && v.requestObject !== null) rec.requestObject = v.requestObject;
     if (v.responseObject !== undefined && v.responseObject !== null) rec.responseObject = v.responseObject;
     if (stageAt !== undefined) rec.stageAt = stageAt;
     if (requestReceivedAt !== undefined) rec.requestReceivedAt = requestReceivedAt;
-    if (isObj(v.annotations)) rec.annotations = v.annotations as Record<string, string>;
+    if (isRecord(v.annotations)) rec.annotations = v.annotations as Record<string, string>;
     if (stageAt === undefined && rawTime !== undefined && rawTime !== null) rec.invalidTime = JSON.stringify(rawTime).slice(0, 60);
-    if (!isObj(v.user)) rec.malformed = v.user === undefined || v.user === null ? 'audit event without user' : `audit event whose user is ${typeName(v.user)}`;
+    if (!isRecord(v.user)) rec.malformed = v.user === undefined || v.user === null ? 'audit event without user' : `audit event whose user is ${typeName(v.user)}`;
     else if (typeof v.user.username !== 'string') rec.malformed = 'audit event without user.username';
-    else if (v.responseStatus !== undefined && v.responseStatus !== null && !isObj(v.responseStatus)) {
+    else if (v.responseStatus !== undefined && v.responseStatus !== null && !isRecord(v.responseStatus)) {
       rec.malformed = `audit event whose responseStatus is ${typeName(v.responseStatus)}`;
-    } else if (v.objectRef !== undefined && v.objectRef !== null && !isObj(v.objectRef)) {
+    } else if (v.objectRef !== undefined && v.objectRef !== null && !isRecord(v.objectRef)) {
       rec.malformed = `audit event whose objectRef is ${typeName(v.objectRef)}`;
-    } else if (isObj(v.objectRef)) {
+    } else if (isRecord(v.objectRef)) {
       // A damaged field would make the write look like someone else's or nobody's.
       const ref = v.objectRef;
       const bad = OBJECT_REF_FIELDS.find((k) => ref[k] !== undefined && ref[k] !== null && typeof ref[k] !== 'string');
@@ -474,7 +472,7 @@ export class AuditNormaliser {
     }
     if (rec.malformed === undefined) {
       for (const k of ['requestObject', 'responseObject'] as const) {
-        if (v[k] !== undefined && v[k] !== null && !isObj(v[k])) {
+        if (v[k] !== undefined && v[k] !== null && !isRecord(v[k])) {
           rec.malformed = `audit event whose ${k} is ${typeName(v[k])}`;
           break;
         }
@@ -503,9 +501,9 @@ export class AuditNormaliser {
       return undefined;
     }
     const ref = m ? parseGkeResourceName(str(p.resourceName), m) : undefined;
-    const auth = isObj(p.authenticationInfo) ? p.authenticationInfo : {};
-    const meta = isObj(p.requestMetadata) ? p.requestMetadata : {};
-    const op = isObj(e.operation) ? e.operation : undefined;
+    const auth = isRecord(p.authenticationInfo) ? p.authenticationInfo : {};
+    const meta = isRecord(p.requestMetadata) ? p.requestMetadata : {};
+    const op = isRecord(e.operation) ? e.operation : undefined;
     // A long-running request (watch, exec) may be logged as a first and a last entry.
     const stage: AuditStage = op && op.first === true && op.last === false ? 'ResponseStarted' : 'ResponseComplete';
     const at = parseMicroTime(e.timestamp);
@@ -534,7 +532,7 @@ export class AuditNormaliser {
     // GKE entries do not say the policy level; infer it from what is present.
     rec.level = response !== undefined ? 'RequestResponse' : request !== undefined ? 'Request' : 'Metadata';
     if (at !== undefined) rec.stageAt = at;
-    if (isObj(e.labels)) rec.annotations = e.labels as Record<string, string>;
+    if (isRecord(e.labels)) rec.annotations = e.labels as Record<string, string>;
     return rec;
   }
 }
@@ -545,7 +543,7 @@ function toUser(u: Obj): AuditUser {
   const out: AuditUser = { username: str(u.username) ?? '' };
   if (typeof u.uid === 'string') out.uid = u.uid;
   if (Array.isArray(u.groups)) out.groups = u.groups.filter((g): g is string => typeof g === 'string');
-  const cred = isObj(u.extra) ? u.extra['authentication.kubernetes.io/credential-id'] : undefined;
+  const cred = isRecord(u.extra) ? u.extra['authentication.kubernetes.io/credential-id'] : undefined;
   if (Array.isArray(cred) && typeof cred[0] === 'string') out.credential = cred[0];
   return out;
 }
@@ -571,7 +569,7 @@ function toObjectRef(o: Obj): AuditObjectRef {
 
 /** `@type` keys GKE adds to request/response bodies are dropped. */
 function dropType(v: unknown): unknown {
-  if (!isObj(v)) return v ?? undefined;
+  if (!isRecord(v)) return v ?? undefined;
   if (!('@type' in v)) return v;
   const { ['@type']: _t, ...rest } = v;
   return rest;
@@ -655,7 +653,7 @@ export function parseGkeResourceName(name: string | undefined, m: GkeMethod): Au
  * against GKE for every code, see input-formats.md §1.11).
  */
 function gkeStatus(s: unknown, verb: string): AuditResponseStatus {
-  const st = isObj(s) ? s : {};
+  const st = isRecord(s) ? s : {};
   const code = typeof st.code === 'number' ? st.code : 0;
   const message = str(st.message);
   if (code === 0) return { code: verb === 'create' ? 201 : 200, status: 'Success' };

@@ -37,6 +37,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { ControllerLogEvent, TimelineEvent } from '../../timeline/event.js';
+import { isRecord } from '../../model/objects.js';
 import { binaryKind } from '../binary-data.js';
 import { InputCutError, LineSplitter, openInputBytes, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
@@ -619,10 +620,9 @@ interface Foreign {
 const AUDIT_HINT = 'read it with `kexp audit`';
 const REPLAY_HINT = 'read it with `kexp replay`';
 
-function foreignJson(v: unknown): Foreign | undefined {
-  if (!v || typeof v !== 'object') return undefined;
-  if (Array.isArray(v)) return { what: 'a JSON array', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
-  const o = v as Record<string, unknown>;
+function foreignJson(o: unknown): Foreign | undefined {
+  if (Array.isArray(o)) return { what: 'a JSON array', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
+  if (!isRecord(o)) return undefined;
   if ('kexpRecording' in o || ('recv' in o && 'event' in o)) return { what: 'a kexp recording', hint: REPLAY_HINT };
   const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
   if (apiVersion.startsWith('audit.k8s.io') || 'auditID' in o) return { what: 'an apiserver audit log', hint: AUDIT_HINT };
@@ -666,8 +666,7 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
       } catch {
         v = undefined;
       }
-      const o = v as Record<string, unknown> | undefined;
-      if (o && typeof o === 'object' && typeof o.ts === 'number' && typeof o.msg === 'string') {
+      if (isRecord(v) && typeof v.ts === 'number' && typeof v.msg === 'string') {
         json++;
         continue;
       }

@@ -29,6 +29,7 @@ import {
   loggerFamily,
   otherControllerKey,
 } from './catalogue.js';
+import { isRecord } from '../../model/objects.js';
 import { type KlogClock, parseKlogHeader, parseKlogKV, parseRfc3339, readGoQuoted } from './klog-text.js';
 
 export type { AuxKind, ControllerFamily, FamilyBasis } from './catalogue.js';
@@ -63,8 +64,8 @@ export function unwrapLine(line: string): Unwrapped {
       if (line.includes('"ts"') && line.includes('"msg"')) return { inner: line };
       return { inner: '', error: 'malformed docker json-file line (not valid JSON)' };
     }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return { inner: line };
-    const o = v as Record<string, unknown>;
+    if (!isRecord(v)) return { inner: line };
+    const o = v;
     if (typeof o.log !== 'string') return { inner: line };
     if (!('stream' in o) && !('time' in o)) return { inner: line };
     const out: Unwrapped = { inner: o.log.endsWith('\n') ? o.log.slice(0, -1) : o.log, wrapper: 'docker' };
@@ -229,11 +230,11 @@ function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
     else ctx.problem?.(`not a log record: malformed JSON (${(e as Error).message})`);
     return undefined;
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) {
+  if (!isRecord(v)) {
     ctx.problem?.(`not a log record: ${jsonType(v)}`);
     return undefined;
   }
-  const o = v as Record<string, unknown>;
+  const o = v;
   if (!('ts' in o) && !('msg' in o)) {
     const keys = Object.keys(o);
     ctx.problem?.(`not a log record: a JSON object without "ts" and "msg"${keys.length ? ` (keys: ${keys.slice(0, 6).join(', ')})` : ''}`);
