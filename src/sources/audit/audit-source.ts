@@ -29,16 +29,8 @@ import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } fr
 import { binaryKind } from '../binary-data.js';
 import { isRecord } from '../../model/objects.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
-import {
-  endsWithBrace,
-  findStringValue,
-  InputReader,
-  NeedleScanner,
-  JsonValueSplitter,
-  keyScanner,
-  type Line,
-  type LineFilter,
-} from './line-reader.js';
+import { InputReader, JsonValueSplitter, type Line } from './line-reader.js';
+import { endsWithBrace, findStringValue, keyScanner, NeedleScanner, type LineFilter } from './line-filter.js';
 import {
   AUDIT_API_VERSIONS,
   AuditNormaliser,
@@ -194,7 +186,7 @@ const STAGE_NAMES = new Set(['RequestReceived', 'ResponseStarted', 'ResponseComp
 const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
 
 // ---------------------------------------------------------------------------------------
-// Prefilters (byte level, inside the line; see line-reader.ts). They may let through lines
+// Prefilters (byte level, inside the line; see line-filter.ts). They may let through lines
 // the semantic check then drops, never the other way round.
 
 const RESOURCE_VALUES = Object.keys(RESOURCES).map((r) => ({ name: r, bytes: Buffer.from(`${r}"`) }));
