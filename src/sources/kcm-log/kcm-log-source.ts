@@ -43,8 +43,8 @@ import { InputCutError, LineSplitter, openInputBytes, skipBlankLines, type Split
 import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
 import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
+import { LOG_LINE_ENVELOPES, type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
-import { unwrapLine } from './parse-line.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 
@@ -87,7 +87,8 @@ export interface KcmLogStats {
   records: number;
   textRecords: number;
   jsonRecords: number;
-  wrapped: { cri: number; docker: number; timestamp: number };
+  /** Records per envelope they came in (registry order). */
+  wrapped: Record<LogEnvelopeName, number>;
   continuationLines: number;
   blankLines: number;
   /** Non-empty lines that are no log record (e.g. Go panic output). */
@@ -182,7 +183,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     records: 0,
     textRecords: 0,
     jsonRecords: 0,
-    wrapped: { cri: 0, docker: 0, timestamp: 0 },
+    wrapped: Object.fromEntries(LOG_LINE_ENVELOPES.map((e) => [e.name, 0])) as Record<LogEnvelopeName, number>,
     continuationLines: 0,
     blankLines: 0,
     unrecognisedLines: 0,
@@ -652,7 +653,7 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
   for (const l of await headLines(readPath, file, SNIFF_LINES, range)) {
     if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
     nonEmpty++;
-    const u = unwrapLine(l.text);
+    const u = unwrapLogLine(l.text);
     if (u.error) continue;
     const inner = u.inner;
     if (KLOG_HEADER_RE.test(inner)) {
