@@ -31,21 +31,9 @@ import { isRecord } from '../../model/objects.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import { InputReader, JsonValueSplitter, type Line } from './line-reader.js';
 import { endsWithBrace, findStringValue, keyScanner, NeedleScanner, type LineFilter } from './line-filter.js';
-import {
-  AUDIT_API_VERSIONS,
-  AuditNormaliser,
-  classifyValue,
-  CLOUDWATCH_LINE_RE,
-  CRI_RE,
-  KLOG_RE,
-  LEGACY_AUDIT_RE,
-  parseGkeMethod,
-  parseGkeNonResourceMethod,
-  parseMicroTime,
-  type AuditLevel,
-  type AuditRecord,
-  type AuditStage,
-} from './normalise.js';
+import { AuditNormaliser, classifyValue, CLOUDWATCH_LINE_RE, CRI_RE, KLOG_RE, LEGACY_AUDIT_RE, parseGkeMethod, parseGkeNonResourceMethod } from './normalise.js';
+import { parseMicroTime } from './micro-time.js';
+import { AUDIT_API_VERSIONS, type AuditLevel, type AuditRecord, type AuditStage } from './record.js';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { ReorderBuffer } from './reorder.js';
 import { LineAccount, type LineAccountCounts } from './line-account.js';

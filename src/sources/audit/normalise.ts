@@ -32,82 +32,8 @@
  */
 import { isRecord } from '../../model/objects.js';
 import { typeName } from '../type-name.js';
-
-export type AuditStage = 'RequestReceived' | 'ResponseStarted' | 'ResponseComplete' | 'Panic';
-export type AuditLevel = 'Metadata' | 'Request' | 'RequestResponse';
-/** Where a record came from (which wrapper). */
-export type AuditOrigin = 'log' | 'webhook' | 'gke' | 'eks' | 'aks' | 'ecs' | 'loki';
-
-export interface AuditObjectRef {
-  resource?: string;
-  namespace?: string;
-  name?: string;
-  uid?: string;
-  /** API group; `''` for the core group (filled from `apiVersion` for v1alpha1 records). */
-  apiGroup: string;
-  apiVersion?: string;
-  resourceVersion?: string;
-  subresource?: string;
-}
-
-export interface AuditStatusCause {
-  reason?: string;
-  type?: string;
-  message?: string;
-  field?: string;
-}
-
-export interface AuditResponseStatus {
-  code?: number;
-  status?: string;
-  reason?: string;
-  message?: string;
-  details?: { name?: string; group?: string; kind?: string; uid?: string; causes?: AuditStatusCause[] };
-}
-
-export interface AuditUser {
-  username: string;
-  uid?: string;
-  groups?: string[];
-  /** extra["authentication.kubernetes.io/credential-id"][0] */
-  credential?: string;
-}
-
-/** One audit event, independent of the wrapper it arrived in. */
-export interface AuditRecord {
-  /** 1-based line of the record (or of the wrapper document holding it). */
-  line: number;
-  /** The input unit (line, JSON value or YAML document) it came from, for the line account. */
-  unit?: number;
-  origin: AuditOrigin;
-  /** `audit.k8s.io/v1`, `audit.k8s.io/v1beta1`, `audit.k8s.io/v1alpha1`, or `gke` for Cloud Logging. */
-  apiVersion: string;
-  level?: AuditLevel;
-  auditID?: string;
-  stage: AuditStage;
-  requestURI?: string;
-  verb: string;
-  user: AuditUser;
-  impersonatedUser?: AuditUser;
-  userAgent?: string;
-  sourceIPs?: string[];
-  objectRef?: AuditObjectRef;
-  responseStatus?: AuditResponseStatus;
-  requestObject?: unknown;
-  responseObject?: unknown;
-  /** Epoch ms (µs fraction) the apiserver received the request. */
-  requestReceivedAt?: number;
-  /** Epoch ms (µs fraction) this stage was emitted (GKE: the entry timestamp ≈ completion). */
-  stageAt?: number;
-  annotations?: Record<string, string>;
-  /**
-   * Why the record cannot be used although it parsed (e.g. `audit event without user`); the
-   * source reports it when the record is one kexp needs, and drops the record.
-   */
-  malformed?: string;
-  /** The stageTimestamp (or v1beta1 timestamp) as written, when present but not a valid time. */
-  invalidTime?: string;
-}
+import { parseMicroTime } from './micro-time.js';
+import { AUDIT_API_VERSIONS, type AuditLevel, type AuditObjectRef, type AuditRecord, type AuditResponseStatus, type AuditStage, type AuditUser } from './record.js';
 
 /** What the normaliser reports besides records. */
 export interface NormaliseSink {
@@ -125,7 +51,6 @@ export interface NormaliseOptions {
   innerFilter?: (json: string) => boolean;
 }
 
-export const AUDIT_API_VERSIONS = new Set(['audit.k8s.io/v1', 'audit.k8s.io/v1beta1', 'audit.k8s.io/v1alpha1']);
 const STAGES = new Set<string>(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
 const LEVELS = new Set<string>(['Metadata', 'Request', 'RequestResponse']);
 
@@ -229,7 +154,7 @@ export class AuditNormaliser {
    * must be objects: other elements (numbers, nested arrays, …) are reported once per array,
    * never recursed into.
    */
-  fromValue(v: unknown, line: number, out: AuditRecord[], origin: AuditOrigin = 'log'): void {
+  fromValue(v: unknown, line: number, out: AuditRecord[], origin: string = 'log'): void {
     if (Array.isArray(v)) {
       if (v.length === 0) {
         this.sink.problem(line, 'not an audit event: an empty JSON array');
@@ -258,7 +183,7 @@ export class AuditNormaliser {
     this.fromObject(v, line, out, origin);
   }
 
-  private fromObject(v: Obj, line: number, out: AuditRecord[], origin: AuditOrigin): void {
+  private fromObject(v: Obj, line: number, out: AuditRecord[], origin: string): void {
     const kind = str(v.kind);
     const apiVersion = str(v.apiVersion);
     if (kind === 'Event' && (apiVersion !== undefined || 'auditID' in v || 'stage' in v)) {
@@ -392,7 +317,7 @@ export class AuditNormaliser {
   }
 
   /** A JSON-encoded audit event inside a wrapper string. */
-  private fromInner(s: unknown, line: number, out: AuditRecord[], origin: AuditOrigin, where: string): void {
+  private fromInner(s: unknown, line: number, out: AuditRecord[], origin: string, where: string): void {
     if (typeof s !== 'string') {
       this.sink.problem(line, `${where} is not a string`);
       return;
@@ -417,7 +342,7 @@ export class AuditNormaliser {
     this.fromValue(v, line, out, origin);
   }
 
-  private fromNative(v: Obj, line: number, origin: AuditOrigin, apiVersion: string | undefined): AuditRecord | undefined {
+  private fromNative(v: Obj, line: number, origin: string, apiVersion: string | undefined): AuditRecord | undefined {
     const stage = str(v.stage);
     if (stage === undefined || !STAGES.has(stage)) {
       this.sink.problem(line, `audit event without a valid stage (${JSON.stringify(v.stage ?? null)})`);
@@ -678,44 +603,4 @@ function gkeStatus(s: unknown, verb: string): AuditResponseStatus {
   const out: AuditResponseStatus = { code: http, status: 'Failure', reason };
   if (message !== undefined) out.message = message;
   return out;
-}
-
-/**
- * Parses an RFC 3339 time with any number of fractional digits to epoch milliseconds,
- * keeping the sub-millisecond part as a fraction (MicroTime `…02.131977Z` → `…131.977`).
- */
-let cachedMinute = '';
-let cachedMinuteMs = NaN;
-
-export function parseMicroTime(v: unknown): number | undefined {
-  if (typeof v !== 'string') return undefined;
-  // Fast path: the apiserver's fixed `2025-03-04T10:15:02.131977Z`. Consecutive records share
-  // the minute, so only `YYYY-MM-DDTHH:MM` goes through Date.parse (cached).
-  if (v.length === 27 && v.charCodeAt(16) === 58 && v.charCodeAt(19) === 46 && v.charCodeAt(26) === 90) {
-    const minute = v.slice(0, 16);
-    if (minute !== cachedMinute) {
-      cachedMinute = minute;
-      cachedMinuteMs = Date.parse(minute + ':00Z');
-    }
-    let frac = 0;
-    let ok = !Number.isNaN(cachedMinuteMs);
-    for (let i = 17; i < 26 && ok; i++) {
-      if (i === 19) continue;
-      const d = v.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) ok = false;
-    }
-    if (ok) {
-      const sec = (v.charCodeAt(17) - 48) * 10 + (v.charCodeAt(18) - 48);
-      const ms = (v.charCodeAt(20) - 48) * 100 + (v.charCodeAt(21) - 48) * 10 + (v.charCodeAt(22) - 48);
-      frac = (v.charCodeAt(23) - 48) * 100 + (v.charCodeAt(24) - 48) * 10 + (v.charCodeAt(25) - 48);
-      if (sec < 60) return cachedMinuteMs + sec * 1000 + ms + frac / 1000;
-    }
-  }
-  const m = /^(\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d:\d\d)(?:\.(\d+))?([Zz]|[+-]\d\d:?\d\d)$/.exec(v);
-  if (!m) return undefined;
-  const zone = m[3] === 'z' ? 'Z' : m[3]!;
-  const base = Date.parse(m[1]!.replace(/[t ]/, 'T') + zone);
-  if (Number.isNaN(base)) return undefined;
-  const frac = m[2] ?? '';
-  return frac ? base + Number(`0.${frac}`) * 1000 : base;
 }
