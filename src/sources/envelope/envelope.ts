@@ -20,6 +20,9 @@
  * one file beside this one and one line there. Nothing here does I/O; unwrapping costs what the
  * envelope's own parsing costs (a regular expression or a JSON.parse the reader would do anyway).
  */
+import type { AuditRecord } from '../audit/record.js';
+import type { LineFilter } from '../audit/line-filter.js';
+
 /** One text line opened by a line envelope (or passed through when it is in none). */
 export interface Unwrapped<N extends string = string> {
   /** The payload: the line inside the envelope (the whole line when there is none). */
@@ -78,6 +81,24 @@ export interface DocumentEnvelope<N extends string, R> {
   recognise(v: Record<string, unknown>): boolean;
   /** Hands every payload of `v` (found at `line`) to `sink`, each citing `line`. Never throws. */
   unwrap(v: Record<string, unknown>, line: number, sink: PayloadSink<R>): void;
+}
+
+/**
+ * What the audit reader needs of an envelope besides opening it: the byte prefilter for JSON
+ * lines in this envelope (line-filter.ts: it may let through lines the parser then drops, never
+ * the other way round), so irrelevant lines are skipped without decoding them.
+ */
+export interface AuditPrefiltered {
+  lineFilter(allEvents: boolean): LineFilter;
+}
+
+/** An envelope around audit events in JSON documents. */
+export type AuditDocumentEnvelope<N extends string = string> = DocumentEnvelope<N, AuditRecord> & AuditPrefiltered;
+
+/** An envelope around audit JSON lines (one audit event per line after a text prefix). */
+export interface AuditLineEnvelope<N extends string = string> extends LineEnvelope<N>, AuditPrefiltered {
+  /** How messages name an input in this envelope, one of its lines, and what it should hold. */
+  readonly wording: { input: string; line: string; expected: string };
 }
 
 /**

@@ -5,8 +5,8 @@
  */
 import { InputError } from '../source.js';
 import { openInputBytes, skipBlankLines } from '../input-stream.js';
-import { KLOG_RE } from '../audit/normalise.js';
 import { sniffLogLine } from '../envelope/registry.js';
+import { KLOG_RE } from './klog-text.js';
 
 /** Bytes read at most to decide. */
 const HEAD_BYTES = 64 * 1024;
