@@ -44,9 +44,10 @@ import { parseMicroTime } from './micro-time.js';
 import { AuditNormaliser, classifyValue } from './normalise.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { NON_WRITE_POD_SUBRESOURCES, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
+import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from './watch-outcome.js';
 
 export interface AuditSourceOptions {
   diagnostics: Diagnostics;
@@ -189,15 +190,6 @@ function podRest(obj: unknown): unknown {
   const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
   const st = isRecord(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
   return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
-}
-
-/** True when a write's result is an object that no longer exists (deletion finished by it). */
-function finishedDeletion(obj: unknown, kind: string): boolean {
-  const meta = isRecord(obj) && isRecord(obj.metadata) ? obj.metadata : undefined;
-  if (!meta || !meta.deletionTimestamp) return false;
-  if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
-  if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
-  return kind === 'ReplicaSet';
 }
 
 type Obj = Record<string, unknown>;
@@ -796,46 +788,6 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   return source;
 }
 
-/** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
-function eventIsAboutRs(rec: AuditRecord): boolean {
-  if (actorOf(rec).replicaSetController) return true;
-  for (const body of [rec.requestObject, rec.responseObject]) {
-    if (!isRecord(body)) continue;
-    const io = isRecord(body.involvedObject) ? body.involvedObject : isRecord(body.regarding) ? body.regarding : undefined;
-    if (io && io.kind === 'ReplicaSet') return true;
-  }
-  return false;
-}
-
 function objKey(kind: string, ns: string | undefined, name: string | undefined): string {
   return `${kind}/${ns ?? ''}/${name ?? ''}`;
-}
-
-function isStatus(o: unknown): o is Obj {
-  return isRecord(o) && o.kind === 'Status';
-}
-
-function kindMatches(o: unknown, kind: string): boolean {
-  if (!isRecord(o) || !isRecord(o.metadata)) return false;
-  return o.kind === undefined || o.kind === kind;
-}
-
-/**
- * What a watcher sees after a delete that returned the object: MODIFIED while it lives on
- * (graceful deletion pending, finalizers, namespace finalizers, 202 Accepted), DELETED
- * when the response is the object's final state (grace 0 / no graceful strategy).
- */
-function deleteOutcome(o: unknown, code: number, kind: string): 'MODIFIED' | 'DELETED' | undefined {
-  if (!isRecord(o) || !isRecord(o.metadata)) return undefined;
-  if (o.kind !== undefined && o.kind !== kind) return undefined;
-  if (code === 202) return 'MODIFIED';
-  const m = o.metadata;
-  if (Array.isArray(m.finalizers) && m.finalizers.length > 0) return 'MODIFIED';
-  if (kind === 'Namespace') {
-    const spec = isRecord(o.spec) ? o.spec : {};
-    if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) return 'MODIFIED';
-  }
-  const grace = m.deletionGracePeriodSeconds;
-  if (m.deletionTimestamp && typeof grace === 'number' && grace > 0) return 'MODIFIED';
-  return 'DELETED';
 }

@@ -6,8 +6,11 @@
  *
  * Contract: the one table both the byte prefilters (prefilter.ts, the envelopes' filters) and
  * the source's semantic check read, so the two never disagree on what is relevant. Constant
- * tables; no cost.
+ * tables and one check on a record's bodies; no cost.
  */
+import { isRecord } from '../../model/objects.js';
+import { actorOf } from './attribution.js';
+import type { AuditRecord } from './record.js';
 
 /** The verbs that change an object. */
 export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
@@ -31,3 +34,14 @@ export const RESOURCES: Record<string, ResourceInfo> = {
 export const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
 /** Pod subresources that are not writes to the pod object. */
 export const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
+
+/** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
+export function eventIsAboutRs(rec: AuditRecord): boolean {
+  if (actorOf(rec).replicaSetController) return true;
+  for (const body of [rec.requestObject, rec.responseObject]) {
+    if (!isRecord(body)) continue;
+    const io = isRecord(body.involvedObject) ? body.involvedObject : isRecord(body.regarding) ? body.regarding : undefined;
+    if (io && io.kind === 'ReplicaSet') return true;
+  }
+  return false;
+}
