@@ -161,19 +161,18 @@ function parseTextRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
 }
 
 function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefined {
-  let v: unknown;
+  let o: unknown;
   try {
-    v = JSON.parse(s);
+    o = JSON.parse(s);
   } catch (e) {
     if (s.startsWith('{"ts":')) ctx.problem?.('malformed JSON log line');
     else ctx.problem?.(`not a log record: malformed JSON (${(e as Error).message})`);
     return undefined;
   }
-  if (!isRecord(v)) {
-    ctx.problem?.(`not a log record: ${jsonType(v)}`);
+  if (!isRecord(o)) {
+    ctx.problem?.(`not a log record: ${jsonType(o)}`);
     return undefined;
   }
-  const o = v;
   if (!('ts' in o) && !('msg' in o)) {
     const keys = Object.keys(o);
     ctx.problem?.(`not a log record: a JSON object without "ts" and "msg"${keys.length ? ` (keys: ${keys.slice(0, 6).join(', ')})` : ''}`);
