@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { findStringValue, InputReader, JsonValueSplitter, keyScanner, NeedleScanner, type Line } from '../../src/sources/audit/line-reader.js';
+import { InputReader, JsonValueSplitter, type Line } from '../../src/sources/audit/line-reader.js';
+import { findStringValue, keyScanner, NeedleScanner } from '../../src/sources/audit/line-filter.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-lines-'));
 function file(name: string, content: string | Buffer): string {

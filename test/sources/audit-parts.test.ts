@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { actorOf, BoundedMap, PodOwnerTracker, userAgentClient } from '../../src/sources/audit/attribution.js';
-import { AuditNormaliser, classifyValue, parseGkeMethod, parseGkeResourceName, parseMicroTime, type AuditRecord } from '../../src/sources/audit/normalise.js';
+import { AuditNormaliser, classifyValue } from '../../src/sources/audit/normalise.js';
+import { parseMicroTime } from '../../src/sources/audit/micro-time.js';
+import type { AuditRecord } from '../../src/sources/audit/record.js';
+import { parseGkeMethod, parseGkeResourceName } from '../../src/sources/envelope/gke.js';
 import { ReorderBuffer } from '../../src/sources/audit/reorder.js';
 
 describe('parseMicroTime', () => {

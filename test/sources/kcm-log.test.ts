@@ -8,7 +8,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 
 import type { ControllerLogEvent } from '../../src/timeline/event.js';
 import { InputError, type InputProblem } from '../../src/sources/source.js';
-import { parseKcmLine, unwrapLine, type ParseContext } from '../../src/sources/kcm-log/parse-line.js';
+import { parseKcmLine, type ParseContext } from '../../src/sources/kcm-log/parse-line.js';
+import { unwrapLogLine } from '../../src/sources/envelope/registry.js';
 import { parseGoDuration, parseKlogKV, parseRfc3339, readGoQuoted } from '../../src/sources/kcm-log/klog-text.js';
 import { openKcmLogSource, type KcmLogOptions, type KcmLogStats } from '../../src/sources/kcm-log/kcm-log-source.js';
 
@@ -316,21 +317,21 @@ test('other controllers: RC / DaemonSet / Job loggers and kind= keys decide the 
 });
 
 test('wrappers: CRI (with P partial tag), docker json-file, kubectl --timestamps; malformed ones', () => {
-  const c = unwrapLine('2025-11-30T10:15:02.100000012Z stderr F I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
+  const c = unwrapLogLine('2025-11-30T10:15:02.100000012Z stderr F I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
   assert.equal(c.wrapper, 'cri');
   assert.equal(c.wrapperAt, utc(11, 30, 10, 15, 2, 100000.012));
   assert.equal(c.inner, 'I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
-  assert.equal(unwrapLine('2025-11-30T10:15:02Z stdout P I1130 10:15').partial, true);
-  const d = unwrapLine('{"log":"I1130 10:15:02.100000   12345 replica_set.go:389] \\"Adding\\"\\n","stream":"stderr","time":"2025-11-30T10:15:02.1005Z"}');
+  assert.equal(unwrapLogLine('2025-11-30T10:15:02Z stdout P I1130 10:15').partial, true);
+  const d = unwrapLogLine('{"log":"I1130 10:15:02.100000   12345 replica_set.go:389] \\"Adding\\"\\n","stream":"stderr","time":"2025-11-30T10:15:02.1005Z"}');
   assert.equal(d.wrapper, 'docker');
   assert.equal(d.inner, 'I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
   assert.equal(d.partial, undefined);
-  const t = unwrapLine('2025-11-30T10:15:02.100400000Z I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
+  const t = unwrapLogLine('2025-11-30T10:15:02.100400000Z I1130 10:15:02.100000   12345 replica_set.go:389] "Adding"');
   assert.equal(t.wrapper, 'timestamp');
-  assert.match(unwrapLine('{"log":"I1130 10:1').error ?? '', /malformed docker/);
-  assert.match(unwrapLine('2025-11-31T10:15:02Z stderr F I1130').error ?? '', /malformed CRI/);
+  assert.match(unwrapLogLine('{"log":"I1130 10:1').error ?? '', /malformed docker/);
+  assert.match(unwrapLogLine('2025-11-31T10:15:02Z stderr F I1130').error ?? '', /malformed CRI/);
   // A JSON log line is not a docker wrapper.
-  assert.equal(unwrapLine('{"ts":1,"msg":"x"}').wrapper, undefined);
+  assert.equal(unwrapLogLine('{"ts":1,"msg":"x"}').wrapper, undefined);
   const p = parseKcmLine('2025-11-30T10:15:02.100000012Z stderr F I1130 10:15:02.100000   12345 replica_set.go:389] "Adding" logger="replicaset-controller" replicaSet="shop/web"', ctx);
   assert.equal(p?.wrapper, 'cri');
   assert.equal(p?.aux, 'rs-added');

@@ -17,7 +17,7 @@
  * available the owner is `unknown` — never guessed from the name prefix (§1.5: generated
  * names are cut to 58 characters of the RS name).
  */
-import type { AuditRecord } from './normalise.js';
+import type { AuditRecord } from './record.js';
 import type { ControllerComponent, OwnerBasis, WriteOwner as PodOwnership } from '../../timeline/event.js';
 
 export type ActorName =

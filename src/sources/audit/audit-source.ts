@@ -22,47 +22,32 @@
  * completes). JSON-array / pretty-printed / YAML inputs (exports such as `gcloud logging read`,
  * which is newest-first) are sorted completely. Anything later than the window is released
  * out of order and counted (`outOfOrder`).
+ *
+ * Reading, in this order: sniff.ts decides how the input is split (lines, values, YAML) and
+ * its format; the reader (line-reader.ts) skips irrelevant lines by their bytes with the
+ * format's prefilter (prefilter.ts, or the envelope's own); a line envelope (CloudWatch export
+ * lines) is opened before the line is parsed; normalise.ts turns each parsed value — native or
+ * in a document envelope (src/sources/envelope) — into audit records, which are timed
+ * (plausible-time), checked for relevance (relevance.ts) and turned into events here.
  */
 import type { Readable } from 'node:stream';
-import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
-import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
-import { binaryKind } from '../binary-data.js';
-import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
-import {
-  endsWithBrace,
-  findStringValue,
-  InputReader,
-  NeedleScanner,
-  JsonValueSplitter,
-  keyScanner,
-  type Line,
-  type LineFilter,
-} from './line-reader.js';
-import {
-  AUDIT_API_VERSIONS,
-  AuditNormaliser,
-  classifyValue,
-  CLOUDWATCH_LINE_RE,
-  CRI_RE,
-  KLOG_RE,
-  LEGACY_AUDIT_RE,
-  parseGkeMethod,
-  parseGkeNonResourceMethod,
-  parseMicroTime,
-  type AuditLevel,
-  type AuditRecord,
-  type AuditStage,
-} from './normalise.js';
 import { LineCounter, parseAllDocuments } from 'yaml';
-import { ReorderBuffer } from './reorder.js';
-import { LineAccount, type LineAccountCounts } from './line-account.js';
+import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
-
-/**
- * `cloudwatch-lines`: a CloudWatch Logs export, one `<ISO time> <audit JSON>` per line; `ecs`:
- * Elastic/OpenSearch documents or a search response; `loki`: `logcli --output=jsonl` lines.
- */
-export type AuditFormat = 'audit-log' | 'audit-webhook' | 'audit-yaml' | 'gke' | 'eks' | 'aks' | 'ecs' | 'loki' | 'cloudwatch-lines';
+import { isRecord } from '../../model/objects.js';
+import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
+import { auditEnvelope, auditLineEnvelope } from '../envelope/registry.js';
+import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
+import { InputReader, type Line } from './line-reader.js';
+import { LineAccount, type LineAccountCounts } from './line-account.js';
+import { parseMicroTime } from './micro-time.js';
+import { AuditNormaliser, classifyValue } from './normalise.js';
+import { auditLineFilter, innerFilter } from './prefilter.js';
+import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
+import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { ReorderBuffer } from './reorder.js';
+import { rejectValue, sniff, type AuditFormat } from './sniff.js';
+import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from './watch-outcome.js';
 
 export interface AuditSourceOptions {
   diagnostics: Diagnostics;
@@ -167,358 +152,6 @@ export interface AuditOpenedSource extends OpenedSource {
   summary(): AuditFileSummary;
 }
 
-// ---------------------------------------------------------------------------------------
-// What is relevant.
-
-const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
-
-interface ResourceInfo {
-  groups: readonly string[];
-  /** Kind of the ObservedEvent produced from its bodies, when the model consumes it. */
-  observed?: 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
-  kind: string;
-}
-
-const RESOURCES: Record<string, ResourceInfo> = {
-  pods: { groups: [''], observed: 'Pod', kind: 'Pod' },
-  replicasets: { groups: ['apps', 'extensions'], observed: 'ReplicaSet', kind: 'ReplicaSet' },
-  events: { groups: [''], observed: 'Event', kind: 'Event' },
-  namespaces: { groups: [''], observed: 'Namespace', kind: 'Namespace' },
-  resourcequotas: { groups: [''], kind: 'ResourceQuota' },
-  deployments: { groups: ['apps', 'extensions'], kind: 'Deployment' },
-};
-const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
-const STAGE_NAMES = new Set(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
-/** Pod subresources that are not writes to the pod object. */
-const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
-
-// ---------------------------------------------------------------------------------------
-// Prefilters (byte level, inside the line; see line-reader.ts). They may let through lines
-// the semantic check then drops, never the other way round.
-
-const RESOURCE_VALUES = Object.keys(RESOURCES).map((r) => ({ name: r, bytes: Buffer.from(`${r}"`) }));
-
-/** Which of `values` (`name"`) starts at `buf[p]`, without decoding. */
-function matchValue(buf: Buffer, p: number, end: number, values: ReadonlyArray<{ name: string; bytes: Buffer }>): string | undefined {
-  next: for (const v of values) {
-    const b = v.bytes;
-    if (p + b.length > end) continue;
-    for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) continue next;
-    return v.name;
-  }
-  return undefined;
-}
-
-/** `ReplicaSet` (involvedObject.kind) and `replicaset` (RS controller user / user agent) share `eplica`. */
-const RS_NEEDLE = Buffer.from('eplica');
-function mentionsReplicaSet(buf: Buffer, start: number, end: number): boolean {
-  const line = buf.subarray(start, end);
-  for (let i = line.indexOf(RS_NEEDLE); i >= 0; i = line.indexOf(RS_NEEDLE, i + 6)) {
-    // eplicaSet / eplicaset
-    if ((line[i + 6] === 83 || line[i + 6] === 115) && line[i + 7] === 101 && line[i + 8] === 116 && (line[i - 1] === 82 || line[i - 1] === 114)) return true;
-  }
-  return false;
-}
-
-/** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
-const EVENT_HEAD = Buffer.from('{"kind":"Event","apiVersion":"audit.k8s.io/v1');
-const BETA1 = Buffer.from('beta1"');
-const ALPHA1 = Buffer.from('alpha1"');
-
-/** The line (from `p`, its `{`) starts like the apiserver writes a v1/v1beta1/v1alpha1 audit Event. */
-function hasEventHead(buf: Buffer, p: number, end: number): boolean {
-  const n = EVENT_HEAD.length;
-  if (end - p < n + 8) return false;
-  for (let k = 0; k < n; k++) if (buf[p + k] !== EVENT_HEAD[k]) return false;
-  const q = p + n;
-  if (buf[q] === 34) return true;
-  return startsWith(buf, q, BETA1) || startsWith(buf, q, ALPHA1);
-}
-
-function startsWith(buf: Buffer, p: number, b: Buffer): boolean {
-  for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) return false;
-  return true;
-}
-
-/**
- * Prefilter for lines holding native audit JSON: `escaped` when the audit events are
- * JSON-encoded strings inside a wrapper (EKS/AKS); `oneRecordPerLine` when each line is a
- * single audit event (log backend), which lets the objectRef's resource decide alone.
- *
- * A line is only skipped when it looks like what it should be: for the log backend, an audit
- * Event of a known apiVersion with a stage and a verb (and, for a write, an objectRef); for
- * webhook batches, an EventList with an items list. Anything else goes to the parser, which
- * reports it (a malformed or foreign line must never pass silently as "not relevant"). Lines
- * in the apiserver's own encoding are recognised by their first bytes, so this costs nothing
- * on the fast path.
- */
-export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordPerLine = !escaped): LineFilter {
-  // Fast path for the apiserver's own encoding (Go field order): `"objectRef":{"resource":"…"` —
-  // a long needle (quicker to scan for) that lands right on the value, once per line.
-  const native = oneRecordPerLine && !escaped;
-  const canonical = native ? new NeedleScanner(Buffer.from('"objectRef":{"resource":"')) : undefined;
-  const resourceKey = keyScanner('resource', escaped);
-  const anchor = oneRecordPerLine ? Buffer.from(escaped ? '\\"objectRef\\":{' : '"objectRef":{') : undefined;
-  const verbKey = keyScanner('verb', escaped);
-  const stageKey = keyScanner('stage');
-  const apiVersionKey = keyScanner('apiVersion');
-  const objectRefKey = keyScanner('objectRef');
-  const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
-  const itemsKey = new NeedleScanner(Buffer.from('"items":['));
-  const isResource = (v: string) => RESOURCE_NAMES.has(v);
-  const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
-  const isWrite = (v: string) => WRITE_VERBS.has(v);
-  const isStage = (v: string) => STAGE_NAMES.has(v);
-  const isAuditVersion = (v: string) => AUDIT_API_VERSIONS.has(v);
-  const any = () => true;
-  /**
-   * The line is not relevant: skip it (false) when it has the shape of an audit event / batch,
-   * else let the parser report it (true).
-   */
-  const irrelevant = (buf: Buffer, start: number, end: number, head: boolean, checkedRef: boolean): boolean => {
-    if (escaped) return false;
-    if (!native) return itemsKey.find(buf, start, end) < 0;
-    if (!head && findStringValue(buf, start, end, apiVersionKey, false, isAuditVersion) === undefined) return true;
-    if (checkedRef) return false;
-    if (findStringValue(buf, start, end, stageKey, false, isStage) === undefined) return true;
-    const verb = findStringValue(buf, start, end, verbKey, false, any);
-    if (verb === undefined) return true;
-    if (!WRITE_VERBS.has(verb)) return false;
-    // A write without objectRef: a resource request must have one (the parser decides from requestURI).
-    if (objectRefKey.find(buf, start, end) < 0) return true;
-    // An objectRef that is not an object (damage): the parser reports it.
-    if (objectRefObject.find(buf, start, end) < 0) return true;
-    // A write whose objectRef.resource is not a string (damage): the parser reports it. Only
-    // lines off the canonical layout get here, so the fast path pays nothing.
-    return resourceKey.find(buf, start, end) >= 0 && findStringValue(buf, start, end, resourceKey, false, any) === undefined;
-  };
-  return (buf, start, end) => {
-    // A line that cannot be a JSON object, or was cut short, goes to the parser, which reports it (cheap checks).
-    let p = start;
-    while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
-    if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
-    const head = native && hasEventHead(buf, p, end);
-    let r: string | undefined;
-    const c = canonical?.find(buf, start, end) ?? -1;
-    if (c >= 0) {
-      r = matchValue(buf, c + canonical!.needle.length, end, RESOURCE_VALUES);
-      if (r === undefined) return irrelevant(buf, start, end, head, true);
-    } else {
-      r = findStringValue(buf, start, end, resourceKey, escaped, isResource, anchor);
-      if (r === undefined) return irrelevant(buf, start, end, head, false);
-    }
-    if (findStringValue(buf, start, end, verbKey, escaped, isWrite) === undefined) {
-      // Not a write — or no verb at all, which the parser reports.
-      if (!native) return false;
-      return findStringValue(buf, start, end, verbKey, false, any) === undefined || irrelevant(buf, start, end, head, true);
-    }
-    if (!allEvents && r === 'events') {
-      // Only Events about a ReplicaSet or by the RS controller are kept. A line holding several
-      // records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
-      if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
-      return mentionsReplicaSet(buf, start, end);
-    }
-    return true;
-  };
-}
-
-/**
- * GKE LogEntry lines: skipped only when their methodName is one the parser would read as a
- * request kexp does not need (a resource method on another resource or a read, or a
- * non-resource method such as `io.k8s.get` of `/readyz`), so a line is classified the same
- * whether the prefilter or the parser decides — anywhere in the file. A line without a
- * methodName the prefilter can read (none, escaped, longer than 64 bytes) goes to the parser.
- */
-export function gkeLineFilter(allEvents: boolean): LineFilter {
-  const methodKey = keyScanner('methodName');
-  const any = () => true;
-  return (buf, start, end) => {
-    let p = start;
-    while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
-    if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
-    const v = findStringValue(buf, start, end, methodKey, false, any);
-    if (v === undefined) return true;
-    const m = parseGkeMethod(v);
-    if (m === undefined) return parseGkeNonResourceMethod(v) === undefined;
-    if (!RESOURCE_NAMES.has(m.resource) || !WRITE_VERBS.has(m.verb)) return false;
-    if (!allEvents && m.resource === 'events') return mentionsReplicaSet(buf, start, end);
-    return true;
-  };
-}
-
-/**
- * ECS documents, one per line (Filebeat output, an Elasticsearch/OpenSearch export, one search
- * hit per line): the audit Event's fields appear unescaped inside `kubernetes.audit`, so the
- * log-backend prefilter decides, less its fast path for the apiserver's own first bytes. A line
- * holding a whole search response (several hits) goes to the parser.
- */
-export function ecsLineFilter(allEvents: boolean): LineFilter {
-  const inner = auditLineFilter(false, allEvents, true);
-  const hitsList = new NeedleScanner(Buffer.from('"hits":['));
-  return (buf, start, end) => hitsList.find(buf, start, end) >= 0 || inner(buf, start, end);
-}
-
-/**
- * CloudWatch Logs export lines `<ISO-8601 time> <audit JSON>`: the log-backend prefilter on the
- * bytes after the time (its fast path included, the message is the apiserver's own line). A line
- * without the time prefix goes to the parser.
- */
-export function cloudwatchLineFilter(allEvents: boolean): LineFilter {
-  const inner = auditLineFilter(false, allEvents, true);
-  return (buf, start, end) => {
-    const json = cloudwatchMessageStart(buf, start, end);
-    return json < 0 || inner(buf, json, end);
-  };
-}
-
-/** Where the JSON starts after a CloudWatch export line's time prefix (`…Z {`), or -1. */
-function cloudwatchMessageStart(buf: Buffer, start: number, end: number): number {
-  // `2025-03-04T10:15:02.131Z ` is 25 bytes; offsets and long fractions allow a few more.
-  const limit = Math.min(end - 1, start + 40);
-  if (buf[start + 4] !== 45 || buf[start + 10] !== 84) return -1;
-  for (let i = start + 19; i < limit; i++) if (buf[i] === 32) return buf[i + 1] === 123 ? i + 1 : -1;
-  return -1;
-}
-
-const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;
-const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
-
-function innerFilter(allEvents: boolean): (json: string) => boolean {
-  return (s) => {
-    const m = INNER_RESOURCE_RE.exec(s);
-    if (!m || !INNER_VERB_RE.test(s)) return false;
-    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset');
-    return true;
-  };
-}
-
-// ---------------------------------------------------------------------------------------
-
-type Mode = 'lines' | 'values' | 'yaml';
-
-interface Sniffed {
-  mode: Mode;
-  format?: AuditFormat;
-  apiVersion?: string;
-  firstAt?: number;
-}
-
-const PEEK_LINES = 20;
-const PEEK_BYTES = 8 << 20;
-/** A YAML stream starts with `---`, a directive, a comment, a `key:` line or a `- ` list item. */
-const YAML_START_RE = /^(---|%YAML|#|"?[A-Za-z_][\w./-]*"?\s*:(\s|$)|- )/;
-
-function rejectValue(file: string, line: number, what: string, hint: string): InputError {
-  return new InputError(file, line, `this is ${what}, not an apiserver audit log; ${hint}`);
-}
-
-/**
- * Decides how to read the input from its first bytes; throws InputError for non-audit input.
- * Leading blank lines, any amount, are skipped first (counted, not kept: memory stays bounded,
- * and `base` keeps the line numbers of messages those of the file); archives and binary data
- * are named from the first bytes of content (binary-data.ts).
- */
-async function sniff(reader: InputReader, file: string): Promise<Sniffed> {
-  const skipped = await reader.skipLeadingBlankLines();
-  if (!skipped.content) throw new InputError(file, 0, skipped.bytes === 0 ? 'input is empty: no audit events' : 'file contains only blank lines');
-  /** Lines before the first line of `head`. */
-  const base = skipped.lines;
-  const { head, eof } = await reader.peek(PEEK_LINES, PEEK_BYTES);
-  let ws = 0;
-  while (ws < head.length && (head[ws] === 32 || head[ws] === 9 || head[ws] === 10 || head[ws] === 13)) ws++;
-  const bin = binaryKind(head.subarray(ws));
-  if (bin) throw new InputError(file, 0, `${bin}; not an apiserver audit log`);
-  let text = head.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const firstNonWs = text.search(/\S/);
-  if (firstNonWs < 0) {
-    if (eof) throw new InputError(file, 0, 'input is empty: no audit events');
-    return { mode: 'lines' };
-  }
-  const lines = text.split('\n');
-  const firstIdx = lines.findIndex((l) => l.trim() !== '');
-  const firstLine = lines[firstIdx]!.replace(/\r$/, '');
-  const firstTrim = firstLine.trim();
-  const c0 = text[firstNonWs];
-
-  if (c0 === '[' || (c0 === '{' && firstTrim === '{')) return sniffValues(head, eof, file, base);
-
-  if (c0 === '{') {
-    // NDJSON: classify on the first parseable complete line.
-    const complete = eof ? lines.length : lines.length - 1;
-    let firstBad = 0;
-    for (let i = firstIdx; i < complete && i < firstIdx + PEEK_LINES; i++) {
-      const t = lines[i]!.trim();
-      if (t === '') continue;
-      let v: unknown;
-      try {
-        v = JSON.parse(t);
-      } catch {
-        firstBad ||= base + i + 1;
-        continue;
-      }
-      const c = classifyValue(v);
-      if (!c.audit) throw rejectValue(file, base + i + 1, c.what, c.hint);
-      const s: Sniffed = { mode: 'lines', format: c.format };
-      if (c.apiVersion) s.apiVersion = c.apiVersion;
-      const at = firstTime(v);
-      if (at !== undefined) s.firstAt = at;
-      return s;
-    }
-    if (complete <= firstIdx) return { mode: 'lines' }; // one huge first line: decide when it is read
-    // Not line-delimited after all (e.g. `{ "kind": …` pretty-printed)?
-    try {
-      return sniffValues(head, eof, file, base);
-    } catch (e) {
-      if (e instanceof InputError && e.line === 0) {
-        throw new InputError(file, firstBad, 'not an audit log: the first lines are not valid JSON');
-      }
-      throw e;
-    }
-  }
-
-  // Text.
-  const cw = CLOUDWATCH_LINE_RE.exec(firstLine);
-  if (cw) {
-    // A CloudWatch Logs export: the time CloudWatch stamped, then the message (the audit JSON).
-    const s: Sniffed = { mode: 'lines', format: 'cloudwatch-lines' };
-    let v: unknown;
-    try {
-      v = JSON.parse(firstLine.slice(cw[0].length));
-    } catch {
-      return s; // a first message longer than the peek, or damaged: the reader reports it
-    }
-    const c = classifyValue(v);
-    if (!c.audit || c.format !== 'audit-log') {
-      throw rejectValue(file, base + firstIdx + 1, `a CloudWatch Logs export of ${c.audit ? `${c.format} documents` : c.what}`, 'expected one audit event per line after the time');
-    }
-    if (c.apiVersion) s.apiVersion = c.apiVersion;
-    const at = firstTime(v);
-    if (at !== undefined) s.firstAt = at;
-    return s;
-  }
-  if (KLOG_RE.test(firstLine)) throw rejectValue(file, base + firstIdx + 1, 'a klog text log (kube-controller-manager or another component)', 'read it with `kexp kcm-log`');
-  const cri = CRI_RE.exec(firstLine);
-  if (cri) {
-    const inner = firstLine.slice(cri[0].length);
-    if (KLOG_RE.test(inner)) throw rejectValue(file, base + firstIdx + 1, 'a container log (CRI format) of a klog component', 'read it with `kexp kcm-log`');
-    throw new InputError(
-      file,
-      base + firstIdx + 1,
-      "this is a container log (CRI format `<time> stdout F <line>`); strip the prefix first, e.g. `cut -d' ' -f4- FILE | kexp audit -`",
-    );
-  }
-  if (LEGACY_AUDIT_RE.test(firstLine)) {
-    throw new InputError(
-      file,
-      base + firstIdx + 1,
-      'this is the legacy text audit format (--audit-log-format=legacy), which has no bodies or status details; configure --audit-log-format=json',
-    );
-  }
-  if (YAML_START_RE.test(firstLine)) return { mode: 'yaml', format: 'audit-yaml' };
-  throw new InputError(file, base + firstIdx + 1, `not an audit log: the first line is neither JSON nor YAML (${JSON.stringify(firstTrim.slice(0, 60))})`);
-}
-
 /** A short printable description of a bad line: quoted text, or "binary data" (never raw bytes). */
 function sample(t: string): string {
   const s = t.slice(0, 60);
@@ -529,34 +162,6 @@ function sample(t: string): string {
   }
   if (bad * 10 > s.length || s.includes('\0')) return `binary data, ${Buffer.byteLength(t)} bytes`;
   return JSON.stringify(s);
-}
-
-function sniffValues(head: Buffer, eof: boolean, file: string, base: number): Sniffed {
-  const splitter = new JsonValueSplitter(PEEK_BYTES * 2, undefined, undefined, undefined, undefined, base + 1);
-  const vals = splitter.push(head);
-  if (eof) vals.push(...splitter.end());
-  for (const v of vals.slice(0, PEEK_LINES)) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(v.text);
-    } catch {
-      continue;
-    }
-    const c = classifyValue(parsed);
-    if (!c.audit) throw rejectValue(file, v.no, c.what, c.hint);
-    const s: Sniffed = { mode: 'values', format: c.format };
-    if (c.apiVersion) s.apiVersion = c.apiVersion;
-    return s;
-  }
-  if (!eof && vals.length === 0) return { mode: 'values' }; // first value > 8 MiB: decide when read
-  throw new InputError(file, 0, 'not an audit log: no complete JSON value could be parsed at the start');
-}
-
-/** The time of the first record in a value, whatever its wrapper (nothing is reported). */
-function firstTime(v: unknown): number | undefined {
-  const recs: AuditRecord[] = [];
-  new AuditNormaliser({ problem: () => undefined, skipped: () => undefined }).fromValue(v, 0, recs);
-  return recs.find((r) => r.stageAt !== undefined)?.stageAt;
 }
 
 const STAGE_TS_RE = /"stageTimestamp"\s*:\s*"([^"]+)"/;
@@ -581,27 +186,15 @@ interface ObjMemo {
 
 /** The parts of a pod the controller model reads outside metadata. */
 function podRest(obj: unknown): unknown {
-  if (!isObj(obj)) return undefined;
-  const spec = isObj(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
-  const st = isObj(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
+  if (!isRecord(obj)) return undefined;
+  const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
+  const st = isRecord(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
   return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
 }
 
-/** True when a write's result is an object that no longer exists (deletion finished by it). */
-function finishedDeletion(obj: unknown, kind: string): boolean {
-  const meta = isObj(obj) && isObj(obj.metadata) ? obj.metadata : undefined;
-  if (!meta || !meta.deletionTimestamp) return false;
-  if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
-  if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
-  return kind === 'ReplicaSet';
-}
-
 type Obj = Record<string, unknown>;
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 function metaOf(o: unknown): Obj | undefined {
-  return isObj(o) && isObj(o.metadata) ? o.metadata : undefined;
+  return isRecord(o) && isRecord(o.metadata) ? o.metadata : undefined;
 }
 function s(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -695,6 +288,8 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   summary.compressed = reader.stats.compressed;
   let format: AuditFormat | undefined = sniffed.format;
   if (format) summary.format = format;
+  /** The line envelope every line is in (CloudWatch export lines), decided by sniffing. */
+  const lineEnvelope = auditLineEnvelope(format);
 
   const apiVersions = new Set<string>();
   const levels = new Set<AuditLevel>();
@@ -717,11 +312,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (!usePrefilter || sniffed.mode !== 'lines' || f === undefined) return;
     if (f === 'audit-log') reader.filter = auditLineFilter(false, allEvents, true);
     else if (f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents, false);
-    else if (f === 'gke') reader.filter = gkeLineFilter(allEvents);
-    else if (f === 'eks' || f === 'aks') reader.filter = auditLineFilter(true, allEvents, false);
-    else if (f === 'loki') reader.filter = auditLineFilter(true, allEvents, true);
-    else if (f === 'ecs') reader.filter = ecsLineFilter(allEvents);
-    else if (f === 'cloudwatch-lines') reader.filter = cloudwatchLineFilter(allEvents);
+    else {
+      const env = auditEnvelope(f);
+      if (env) reader.filter = env.lineFilter(allEvents);
+    }
   };
   setFilter(format);
 
@@ -925,7 +519,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     const kind = info.observed;
     const src = { file: path, line: rec.line };
     if (rec.verb === 'deletecollection') {
-      const items = isObj(resp) && Array.isArray(resp.items) ? resp.items : [];
+      const items = isRecord(resp) && Array.isArray(resp.items) ? resp.items : [];
       for (const item of items) {
         const wt = deleteOutcome(item, code, kind);
         if (wt) observe(kind, wt, item, at, src, ref.namespace);
@@ -933,7 +527,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     if (rec.verb === 'delete' && isStatus(resp)) {
-      const d = isObj(resp.details) ? resp.details : {};
+      const d = isRecord(resp.details) ? resp.details : {};
       const key = objKey(kind, ref.namespace, ref.name ?? s(d.name));
       const last = objects.get(key);
       const stub = {
@@ -945,17 +539,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isObj(resp) && resp.kind === 'PartialObjectMetadata' && isObj(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
-      if (!isObj(last)) return;
+      if (!isRecord(last)) return;
       body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
     } else if (!kindMatches(resp, kind)) {
       // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
       // object state. A write to the resource itself (or its status) answering with another
       // kind is damaged.
-      if ((ref.subresource === undefined || ref.subresource === 'status') && isObj(resp) && isObj(resp.metadata) && resp.kind !== 'Status') {
+      if ((ref.subresource === undefined || ref.subresource === 'status') && isRecord(resp) && isRecord(resp.metadata) && resp.kind !== 'Status') {
         recProblem(rec, `audit ${rec.verb} of ${resource} whose responseObject has kind ${JSON.stringify(resp.kind).slice(0, 60)}, not ${kind}; skipped`);
       }
       return;
@@ -1002,11 +596,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     unit = sniffed.mode === 'lines' ? line.no : ++valueNo;
     account.parsed(unit);
     let text = line.no === 1 && line.text.charCodeAt(0) === 0xfeff ? line.text.slice(1) : line.text;
-    if (format === 'cloudwatch-lines') {
-      const cw = CLOUDWATCH_LINE_RE.exec(text);
-      if (cw) text = text.slice(cw[0].length);
+    if (lineEnvelope !== undefined) {
+      const u = lineEnvelope.unwrap(text);
+      if (u !== undefined) text = u.inner;
       else if (!text.trimStart().startsWith('{')) {
-        problem(line.no, `not a CloudWatch export line \`<time> <audit JSON>\` (${sample(text.trim())}); skipped`);
+        problem(line.no, `not ${lineEnvelope.wording.line} (${sample(text.trim())}); skipped`);
         return;
       }
     }
@@ -1194,46 +788,6 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   return source;
 }
 
-/** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
-function eventIsAboutRs(rec: AuditRecord): boolean {
-  if (actorOf(rec).controller === 'replicaset-controller') return true;
-  for (const body of [rec.requestObject, rec.responseObject]) {
-    if (!isObj(body)) continue;
-    const io = isObj(body.involvedObject) ? body.involvedObject : isObj(body.regarding) ? body.regarding : undefined;
-    if (io && io.kind === 'ReplicaSet') return true;
-  }
-  return false;
-}
-
 function objKey(kind: string, ns: string | undefined, name: string | undefined): string {
   return `${kind}/${ns ?? ''}/${name ?? ''}`;
-}
-
-function isStatus(o: unknown): o is Obj {
-  return isObj(o) && o.kind === 'Status';
-}
-
-function kindMatches(o: unknown, kind: string): boolean {
-  if (!isObj(o) || !isObj(o.metadata)) return false;
-  return o.kind === undefined || o.kind === kind;
-}
-
-/**
- * What a watcher sees after a delete that returned the object: MODIFIED while it lives on
- * (graceful deletion pending, finalizers, namespace finalizers, 202 Accepted), DELETED
- * when the response is the object's final state (grace 0 / no graceful strategy).
- */
-function deleteOutcome(o: unknown, code: number, kind: string): 'MODIFIED' | 'DELETED' | undefined {
-  if (!isObj(o) || !isObj(o.metadata)) return undefined;
-  if (o.kind !== undefined && o.kind !== kind) return undefined;
-  if (code === 202) return 'MODIFIED';
-  const m = o.metadata;
-  if (Array.isArray(m.finalizers) && m.finalizers.length > 0) return 'MODIFIED';
-  if (kind === 'Namespace') {
-    const spec = isObj(o.spec) ? o.spec : {};
-    if (Array.isArray(spec.finalizers) && spec.finalizers.length > 0) return 'MODIFIED';
-  }
-  const grace = m.deletionGracePeriodSeconds;
-  if (m.deletionTimestamp && typeof grace === 'number' && grace > 0) return 'MODIFIED';
-  return 'DELETED';
 }

@@ -12,6 +12,7 @@
  * kcm-log-source.ts for the attribution rule applied on top.
  */
 import type { ControllerLogKind } from '../../timeline/event.js';
+import { isRecord } from '../../model/objects.js';
 import { parseGoDuration } from './klog-text.js';
 
 /**
@@ -68,9 +69,8 @@ export interface Classified {
 /** `klog.KObj`: "ns/name" (text) or {"name","namespace"} (JSON). */
 export function objKey(v: unknown): string | undefined {
   if (typeof v === 'string') return v.length > 0 ? v : undefined;
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    if (typeof o.name === 'string') return typeof o.namespace === 'string' && o.namespace ? `${o.namespace}/${o.name}` : o.name;
+  if (isRecord(v)) {
+    if (typeof v.name === 'string') return typeof v.namespace === 'string' && v.namespace ? `${v.namespace}/${v.name}` : v.name;
   }
   return undefined;
 }
@@ -157,15 +157,14 @@ export interface ExpectationsValue {
  */
 export function expectationsValue(v: unknown): ExpectationsValue {
   const out: ExpectationsValue = {};
-  if (v && typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Record<string, unknown>;
-    const rawA = o.add ?? o.Add;
-    const rawD = o.del ?? o.Del;
+  if (isRecord(v)) {
+    const rawA = v.add ?? v.Add;
+    const rawD = v.del ?? v.Del;
     const a = num(rawA);
     const d = num(rawD);
     if (rawA !== undefined && a === undefined) (out.invalid ??= []).push(shown('add', rawA));
     if (rawD !== undefined && d === undefined) (out.invalid ??= []).push(shown('del', rawD));
-    const k = o.key ?? o.Key;
+    const k = v.key ?? v.Key;
     if (a !== undefined) out.add = a;
     if (d !== undefined) out.del = d;
     if (typeof k === 'string' && k) out.key = k;
@@ -185,7 +184,7 @@ export function expectationsValue(v: unknown): ExpectationsValue {
 /** Delete keys: JSON array, JSON object (a set), `[a b]`, `map[a:{} b:{}]`. */
 export function keyList(v: unknown): string[] {
   if (Array.isArray(v)) return v.map((x) => objKey(x)).filter((x): x is string => x !== undefined);
-  if (v && typeof v === 'object') return Object.keys(v as object);
+  if (isRecord(v)) return Object.keys(v);
   if (typeof v !== 'string') return [];
   const t = v.trim();
   if (t.startsWith('map[')) {

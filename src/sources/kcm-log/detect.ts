@@ -5,12 +5,16 @@
  */
 import { InputError } from '../source.js';
 import { openInputBytes, skipBlankLines } from '../input-stream.js';
-import { CRI_RE, KLOG_RE } from '../audit/normalise.js';
+import { sniffLogLine } from '../envelope/registry.js';
+import { KLOG_RE } from './klog-text.js';
 
 /** Bytes read at most to decide. */
 const HEAD_BYTES = 64 * 1024;
 
-/** True when most of the first non-empty lines are klog lines (plain, CRI-wrapped, or JSON `ts`/`msg`). */
+/**
+ * True when most of the first non-empty lines are klog lines (plain, or in an envelope's loose
+ * form: CRI, `--timestamps`) or JSON `ts`/`msg` lines.
+ */
 export async function looksLikeKcmLog(path: string): Promise<boolean> {
   if (path === '-') return false; // stdin cannot be read twice
   let text = '';
@@ -40,7 +44,7 @@ export async function looksLikeKcmLog(path: string): Promise<boolean> {
   if (lines.length === 0) return false;
   let klog = 0;
   for (const l of lines) {
-    const unwrapped = l.replace(CRI_RE, '').replace(/^\d{4}-\d\d-\d\dT\S+Z /, '');
+    const unwrapped = sniffLogLine(l);
     if (KLOG_RE.test(unwrapped)) klog++;
     else if (unwrapped.startsWith('{') && /"ts":/.test(unwrapped) && /"msg":/.test(unwrapped) && /"v":|"caller":/.test(unwrapped)) klog++;
   }

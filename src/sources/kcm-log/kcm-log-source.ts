@@ -37,13 +37,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import type { ControllerLogEvent, TimelineEvent } from '../../timeline/event.js';
+import { isRecord } from '../../model/objects.js';
 import { binaryKind } from '../binary-data.js';
 import { InputCutError, LineSplitter, openInputBytes, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { type Diagnostics, type FileCoverage, InputError, type OpenedSource } from '../source.js';
 import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
+import { LOG_LINE_ENVELOPES, type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
-import { unwrapLine } from './parse-line.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 
@@ -86,7 +87,8 @@ export interface KcmLogStats {
   records: number;
   textRecords: number;
   jsonRecords: number;
-  wrapped: { cri: number; docker: number; timestamp: number };
+  /** Records per envelope they came in (registry order). */
+  wrapped: Record<LogEnvelopeName, number>;
   continuationLines: number;
   blankLines: number;
   /** Non-empty lines that are no log record (e.g. Go panic output). */
@@ -181,7 +183,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     records: 0,
     textRecords: 0,
     jsonRecords: 0,
-    wrapped: { cri: 0, docker: 0, timestamp: 0 },
+    wrapped: Object.fromEntries(LOG_LINE_ENVELOPES.map((e) => [e.name, 0])) as Record<LogEnvelopeName, number>,
     continuationLines: 0,
     blankLines: 0,
     unrecognisedLines: 0,
@@ -619,10 +621,9 @@ interface Foreign {
 const AUDIT_HINT = 'read it with `kexp audit`';
 const REPLAY_HINT = 'read it with `kexp replay`';
 
-function foreignJson(v: unknown): Foreign | undefined {
-  if (!v || typeof v !== 'object') return undefined;
-  if (Array.isArray(v)) return { what: 'a JSON array', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
-  const o = v as Record<string, unknown>;
+function foreignJson(o: unknown): Foreign | undefined {
+  if (Array.isArray(o)) return { what: 'a JSON array', hint: 'read watch dumps with `kexp replay` and audit logs with `kexp audit`' };
+  if (!isRecord(o)) return undefined;
   if ('kexpRecording' in o || ('recv' in o && 'event' in o)) return { what: 'a kexp recording', hint: REPLAY_HINT };
   const apiVersion = typeof o.apiVersion === 'string' ? o.apiVersion : '';
   if (apiVersion.startsWith('audit.k8s.io') || 'auditID' in o) return { what: 'an apiserver audit log', hint: AUDIT_HINT };
@@ -652,7 +653,7 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
   for (const l of await headLines(readPath, file, SNIFF_LINES, range)) {
     if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
     nonEmpty++;
-    const u = unwrapLine(l.text);
+    const u = unwrapLogLine(l.text);
     if (u.error) continue;
     const inner = u.inner;
     if (KLOG_HEADER_RE.test(inner)) {
@@ -666,8 +667,7 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
       } catch {
         v = undefined;
       }
-      const o = v as Record<string, unknown> | undefined;
-      if (o && typeof o === 'object' && typeof o.ts === 'number' && typeof o.msg === 'string') {
+      if (isRecord(v) && typeof v.ts === 'number' && typeof v.msg === 'string') {
         json++;
         continue;
       }

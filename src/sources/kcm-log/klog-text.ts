@@ -17,6 +17,15 @@
 
 export const KLOG_HEADER_RE = /^([IWEF])(\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{6}) +(\d+) ([^\s\]]+):(\d+)\] ?/;
 
+/**
+ * A klog text line as other readers recognise one, to name it where it is not read (the audit
+ * reader, a log store's non-audit messages, the quick KCM-log check): the header
+ * `I0304 10:15:02.123456       1 file.go:123] ` with its space after `]`. Not KLOG_HEADER_RE
+ * (which parses records and differs in the blanks it allows): what those readers name rests on
+ * this one.
+ */
+export const KLOG_RE = /^[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6}\s+\d+ \S+:\d+\] /;
+
 export const DAY_MS = 86_400_000;
 
 /** How to turn a klog header (no year, KCM-local time) into epoch milliseconds. */

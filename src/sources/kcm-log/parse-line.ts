@@ -8,9 +8,10 @@
  *   (≤1.26 printf). A record may span lines: continuation lines start with a TAB (and a
  *   multi-line value ends with a line ` >`); pass them joined with `\n`.
  * - JSON (`--logging-format=json`): `{"ts":1741083302481.2346,"caller":"…","msg":"…","v":4,…}`.
- * - wrappers around either: CRI (`2025-03-04T10:15:02.123456789Z stderr F <line>`), docker
- *   json-file (`{"log":"I0304 …\n","stream":"stderr","time":"…"}`), `kubectl logs --timestamps`
- *   (`<RFC3339Nano> <line>`).
+ * - envelopes around either (src/sources/envelope: CRI
+ *   `2025-03-04T10:15:02.123456789Z stderr F <line>`, docker json-file
+ *   `{"log":"I0304 …\n","stream":"stderr","time":"…"}`, `kubectl logs --timestamps`
+ *   `<RFC3339Nano> <line>`), opened by the registry's `unwrapLogLine`.
  *
  * Which controller a line is about is decided, in this order, by: the contextual logger name
  * (`logger="replicaset-controller"`, 1.27+), a `kind=` key, the kind the printf message names
@@ -29,72 +30,11 @@ import {
   loggerFamily,
   otherControllerKey,
 } from './catalogue.js';
-import { type KlogClock, parseKlogHeader, parseKlogKV, parseRfc3339, readGoQuoted } from './klog-text.js';
+import { isRecord } from '../../model/objects.js';
+import { type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
+import { type KlogClock, parseKlogHeader, parseKlogKV, readGoQuoted } from './klog-text.js';
 
 export type { AuxKind, ControllerFamily, FamilyBasis } from './catalogue.js';
-
-export type WrapperKind = 'cri' | 'docker' | 'timestamp';
-
-export interface Unwrapped {
-  /** The log line inside the wrapper (the whole line when there is none). */
-  inner: string;
-  wrapper?: WrapperKind;
-  /** Epoch ms of the wrapper's timestamp (container runtime / kubectl clock, UTC, with year). */
-  wrapperAt?: number;
-  /** CRI `P` tag, or a docker `log` without a trailing newline: the line continues in the next record. */
-  partial?: boolean;
-  /** Set when the line looks like a wrapper but is malformed (reported as an input problem). */
-  error?: string;
-}
-
-const CRI_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) (stdout|stderr)(?: ([PF]))?(?: (.*))?$/s;
-const TS_PREFIX_RE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) (.*)$/s;
-
-/** Strips a CRI / docker json-file / `kubectl logs --timestamps` wrapper, if any. */
-export function unwrapLine(line: string): Unwrapped {
-  const c0 = line.charCodeAt(0);
-  if (c0 === 0x7b /* { */) {
-    // docker json-file, or a JSON log line (which has no wrapper).
-    if (!line.includes('"log"')) return { inner: line };
-    let v: unknown;
-    try {
-      v = JSON.parse(line);
-    } catch {
-      if (line.includes('"ts"') && line.includes('"msg"')) return { inner: line };
-      return { inner: '', error: 'malformed docker json-file line (not valid JSON)' };
-    }
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return { inner: line };
-    const o = v as Record<string, unknown>;
-    if (typeof o.log !== 'string') return { inner: line };
-    if (!('stream' in o) && !('time' in o)) return { inner: line };
-    const out: Unwrapped = { inner: o.log.endsWith('\n') ? o.log.slice(0, -1) : o.log, wrapper: 'docker' };
-    if (!o.log.endsWith('\n')) out.partial = true;
-    if (typeof o.time === 'string') {
-      const t = parseRfc3339(o.time);
-      if (t === undefined) return { inner: '', error: `malformed docker json-file line (bad time ${JSON.stringify(o.time)})` };
-      out.wrapperAt = t;
-    }
-    return out;
-  }
-  if (c0 >= 0x30 && c0 <= 0x39 && line.length > 20 && line[4] === '-' && line[10] === 'T') {
-    const m = CRI_RE.exec(line);
-    if (m) {
-      const t = parseRfc3339(m[1]!);
-      if (t === undefined) return { inner: '', error: `malformed CRI log line (bad timestamp ${m[1]})` };
-      const out: Unwrapped = { inner: m[4] ?? '', wrapper: 'cri', wrapperAt: t };
-      if (m[3] === 'P') out.partial = true;
-      return out;
-    }
-    const p = TS_PREFIX_RE.exec(line);
-    if (p) {
-      const t = parseRfc3339(p[1]!);
-      if (t === undefined) return { inner: '', error: `malformed timestamp prefix ${p[1]}` };
-      return { inner: p[2]!, wrapper: 'timestamp', wrapperAt: t };
-    }
-    if (/^\d{4}-\d\d-\d\dT\S+ (stdout|stderr)\b/.test(line)) return { inner: '', error: 'malformed CRI log line' };
-  }
-  return { inner: line };
-}
 
 export interface ParseContext extends KlogClock {
   /** Receives the reason when the text looks like a log record but is malformed. */
@@ -110,7 +50,7 @@ export interface ParsedKcmLine extends Partial<Classified> {
   at: number;
   severity: 'I' | 'W' | 'E' | 'F';
   format: 'klog-text' | 'json';
-  wrapper?: WrapperKind;
+  wrapper?: LogEnvelopeName;
   wrapperAt?: number;
   /** klog header pid (text only). */
   pid?: number;
@@ -150,7 +90,7 @@ function shortJson(v: unknown): string {
  * text is not a KCM log record (ctx.problem is told when it looks like a malformed one).
  */
 export function parseKcmLine(text: string, ctx: ParseContext): ParsedKcmLine | undefined {
-  const u = unwrapLine(text);
+  const u = unwrapLogLine(text);
   if (u.error) {
     ctx.problem?.(u.error);
     return undefined;
@@ -221,19 +161,18 @@ function parseTextRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
 }
 
 function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefined {
-  let v: unknown;
+  let o: unknown;
   try {
-    v = JSON.parse(s);
+    o = JSON.parse(s);
   } catch (e) {
     if (s.startsWith('{"ts":')) ctx.problem?.('malformed JSON log line');
     else ctx.problem?.(`not a log record: malformed JSON (${(e as Error).message})`);
     return undefined;
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) {
-    ctx.problem?.(`not a log record: ${jsonType(v)}`);
+  if (!isRecord(o)) {
+    ctx.problem?.(`not a log record: ${jsonType(o)}`);
     return undefined;
   }
-  const o = v as Record<string, unknown>;
   if (!('ts' in o) && !('msg' in o)) {
     const keys = Object.keys(o);
     ctx.problem?.(`not a log record: a JSON object without "ts" and "msg"${keys.length ? ` (keys: ${keys.slice(0, 6).join(', ')})` : ''}`);

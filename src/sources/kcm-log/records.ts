@@ -1,10 +1,10 @@
 /**
- * Physical lines → log records: strips wrappers (CRI, docker json-file, --timestamps),
- * joins CRI `P` / docker partial pieces, and attaches klog continuation lines (a TAB-indented
- * line, or the ` >` that closes a multi-line value) to the record they belong to.
+ * Physical lines → log records: opens envelopes (src/sources/envelope: CRI, docker json-file,
+ * --timestamps), joins CRI `P` / docker partial pieces, and attaches klog continuation lines
+ * (a TAB-indented line, or the ` >` that closes a multi-line value) to the record they belong to.
  */
 import { KLOG_HEADER_RE } from './klog-text.js';
-import { type WrapperKind, unwrapLine } from './parse-line.js';
+import { type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
 
 export interface PhysicalLine {
   line: number;
@@ -18,7 +18,7 @@ export interface RawRecord {
   text: string;
   /** 1-based first physical line. */
   line: number;
-  wrapper?: WrapperKind;
+  wrapper?: LogEnvelopeName;
   wrapperAt?: number;
 }
 
@@ -75,7 +75,7 @@ export class RecordAssembler {
   private pendingIsText = false;
   /** Inside the output of a Go panic (everything up to the next klog record is quiet). */
   private inPanic = false;
-  private partial: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } | undefined;
+  private partial: { text: string; line: number; wrapper?: LogEnvelopeName; wrapperAt?: number } | undefined;
 
   push(l: PhysicalLine, out: RecordItem[]): void {
     if (l.truncatedFinal && l.tooLongBytes === undefined && l.text.trim() !== '' && !completeJson(l.text)) {
@@ -87,7 +87,7 @@ export class RecordAssembler {
       out.push({ type: 'problem', line: l.line, message: `line of ${l.tooLongBytes} bytes is too long; skipped` });
       return;
     }
-    const u = unwrapLine(l.text);
+    const u = unwrapLogLine(l.text);
     if (u.error) {
       out.push({ type: 'problem', line: l.line, message: u.error });
       return;
@@ -106,7 +106,7 @@ export class RecordAssembler {
       wrapperAt = partial.wrapperAt;
       this.partial = undefined;
     } else if (u.partial) {
-      const p: { text: string; line: number; wrapper?: WrapperKind; wrapperAt?: number } = { text: inner, line: l.line };
+      const p: { text: string; line: number; wrapper?: LogEnvelopeName; wrapperAt?: number } = { text: inner, line: l.line };
       if (wrapper) p.wrapper = wrapper;
       if (wrapperAt !== undefined) p.wrapperAt = wrapperAt;
       this.partial = p;

@@ -12,7 +12,7 @@
  * Memory: O(distinct objects) — one `uid → last resourceVersion` entry per object for
  * duplicate detection and ADDED/MODIFIED inference; nothing per event.
  */
-import type { CoreEvent } from '../../model/objects.js';
+import { isRecord, type CoreEvent } from '../../model/objects.js';
 import type { GapEvent, ObservedEvent, TimeBasis, TimelineEvent, WatchType } from '../../timeline/event.js';
 import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
@@ -22,10 +22,6 @@ export type ModelKind = 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
 const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, Event: true, Namespace: false };
 
 type Obj = Record<string, unknown>;
-
-export function isObject(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -46,7 +42,7 @@ export interface ListContext {
  * `reportingInstance` are kept.
  */
 export function normalizeEventsV1(o: Obj): CoreEvent {
-  const series = isObject(o.series) ? o.series : undefined;
+  const series = isRecord(o.series) ? o.series : undefined;
   const depCount = typeof o.deprecatedCount === 'number' && o.deprecatedCount > 0 ? o.deprecatedCount : undefined;
   const seriesCount = series && typeof series.count === 'number' ? series.count : undefined;
   const out: Obj = {
@@ -86,7 +82,7 @@ function maxTime(acc: number | undefined, t: unknown): number | undefined {
  * series.lastObservedTime. Whole seconds for most fields.
  */
 export function objectTime(kind: string, watchType: WatchType, obj: Obj): number | undefined {
-  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const meta = isRecord(obj.metadata) ? obj.metadata : {};
   let deletion: number | undefined;
   const del = parseRfc3339(meta.deletionTimestamp);
   if (del !== undefined) {
@@ -96,27 +92,27 @@ export function objectTime(kind: string, watchType: WatchType, obj: Obj): number
   if (watchType === 'DELETED' && deletion !== undefined) return deletion;
   let t = maxTime(undefined, meta.creationTimestamp);
   if (deletion !== undefined && (t === undefined || deletion > t)) t = deletion;
-  const status = isObject(obj.status) ? obj.status : undefined;
+  const status = isRecord(obj.status) ? obj.status : undefined;
   if (status && Array.isArray(status.conditions)) {
-    for (const c of status.conditions) if (isObject(c)) t = maxTime(t, c.lastTransitionTime);
+    for (const c of status.conditions) if (isRecord(c)) t = maxTime(t, c.lastTransitionTime);
   }
   if (Array.isArray(meta.managedFields)) {
-    for (const m of meta.managedFields) if (isObject(m)) t = maxTime(t, m.time);
+    for (const m of meta.managedFields) if (isRecord(m)) t = maxTime(t, m.time);
   }
   if (kind === 'Event') {
     t = maxTime(t, obj.firstTimestamp);
     t = maxTime(t, obj.lastTimestamp);
     t = maxTime(t, obj.eventTime);
-    if (isObject(obj.series)) t = maxTime(t, obj.series.lastObservedTime);
+    if (isRecord(obj.series)) t = maxTime(t, obj.series.lastObservedTime);
   }
   return t;
 }
 
 /** Guess the kind of an object that carries none (list items of a `List` of unknown kind). */
 function kindFromShape(o: Obj): { kind: string; apiVersion?: string } | undefined {
-  if (isObject(o.involvedObject)) return { kind: 'Event', apiVersion: 'v1' };
-  if (isObject(o.regarding)) return { kind: 'Event', apiVersion: 'events.k8s.io/v1' };
-  if (isObject(o.spec) && Array.isArray(o.spec.containers)) return { kind: 'Pod', apiVersion: 'v1' };
+  if (isRecord(o.involvedObject)) return { kind: 'Event', apiVersion: 'v1' };
+  if (isRecord(o.regarding)) return { kind: 'Event', apiVersion: 'events.k8s.io/v1' };
+  if (isRecord(o.spec) && Array.isArray(o.spec.containers)) return { kind: 'Pod', apiVersion: 'v1' };
   return undefined;
 }
 
@@ -130,7 +126,7 @@ const WIRE_TYPES = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK', 'ERROR']
 
 /** Status object of an ERROR event / a kubectl `kind: Status` line → text. */
 function statusText(o: unknown): { code?: number; text: string } {
-  if (!isObject(o)) return { text: 'no Status object' };
+  if (!isRecord(o)) return { text: 'no Status object' };
   const code = typeof o.code === 'number' ? o.code : undefined;
   const parts = [code !== undefined ? String(code) : undefined, str(o.reason)].filter(Boolean).join(' ');
   const msg = str(o.message);
@@ -205,7 +201,7 @@ export class WatchNormalizer {
    */
   value(out: TimelineEvent[], line: number, v: unknown, list?: ListContext): void {
     this.lastLine = line;
-    if (!isObject(v)) {
+    if (!isRecord(v)) {
       this.problem(line, `expected a JSON object, found ${Array.isArray(v) ? 'an array' : typeof v}; skipped`);
       return;
     }
@@ -235,14 +231,14 @@ export class WatchNormalizer {
     const type = ev.type;
     if (type === 'BOOKMARK') {
       const o = ev.object;
-      if (isObject(o) && isObject(o.metadata) && typeof o.metadata.resourceVersion === 'string') {
+      if (isRecord(o) && isRecord(o.metadata) && typeof o.metadata.resourceVersion === 'string') {
         this.lastBookmarkRV = o.metadata.resourceVersion;
       }
       return;
     }
     if (type === 'ERROR') {
       const s = statusText(ev.object);
-      const reason = isObject(ev.object) ? ev.object.reason : undefined;
+      const reason = isRecord(ev.object) ? ev.object.reason : undefined;
       if (s.code === 410 || reason === 'Expired' || reason === 'Gone') {
         const kinds = src ? [kindOfSrc(src)].filter((k): k is string => !!k) : this.singleKind();
         this.gap(out, line, 'watch-relist', `watch expired (${s.text}); the watcher must relist`, kinds, recvAt);
@@ -292,7 +288,7 @@ export class WatchNormalizer {
     list: ListContext | undefined,
     src?: string,
   ): void {
-    if (!isObject(raw)) {
+    if (!isRecord(raw)) {
       this.problem(line, 'watch event without an object; skipped');
       return;
     }
@@ -331,7 +327,7 @@ export class WatchNormalizer {
       return;
     }
     const mk: ModelKind = kind;
-    const meta = isObject(obj.metadata) ? obj.metadata : undefined;
+    const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
     const name = str(meta?.name);
     const namespace = str(meta?.namespace);
     const uid = str(meta?.uid);
@@ -436,7 +432,7 @@ export class WatchNormalizer {
    */
   private checkObjectTimes(ev: ObservedEvent, line: number): void {
     const obj = ev.object as unknown as Obj;
-    const meta = isObject(obj.metadata) ? obj.metadata : undefined;
+    const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
     const latest = ev.at + MAX_DEVIATION_MS;
     if (meta) {
       const c = this.badTime(meta.creationTimestamp, latest);

@@ -9,6 +9,7 @@
  *               gap     {"recv":…,"src":"pods","gap":{"reason":"watch-relist","detail":…}}
  *   optionally  end     {"recv":…,"end":{"reason":"duration","detail":…}}               (last line)
  */
+import { isRecord } from '../../model/objects.js';
 import { typeName } from '../type-name.js';
 
 /** The format version this kexp writes and the highest it reads. */
@@ -201,16 +202,12 @@ export type ParsedRecordingLine =
   | { kind: 'end'; line: RecordingEndLine; recvAt: number }
   | { kind: 'invalid'; message: string };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /**
  * Checks a header object. Returns an error message (one line) or undefined.
  * A version above RECORDING_FORMAT_VERSION is an error: the reader cannot know what changed.
  */
 export function checkRecordingHeader(obj: unknown): string | undefined {
-  if (!isObject(obj) || !('kexpRecording' in obj)) return 'not a kexp recording header (no "kexpRecording" field)';
+  if (!isRecord(obj) || !('kexpRecording' in obj)) return 'not a kexp recording header (no "kexpRecording" field)';
   const v = obj.kexpRecording;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) {
     return `invalid recording format version ${JSON.stringify(v)} (expected a positive integer)`;
@@ -227,7 +224,7 @@ export function checkRecordingHeader(obj: unknown): string | undefined {
   if (obj.redacted !== undefined && typeof obj.redacted !== 'boolean') return `recording header field "redacted" is ${typeName(obj.redacted)}, expected true or false`;
   if (obj.watches !== undefined) {
     if (!Array.isArray(obj.watches)) return `recording header field "watches" is ${typeName(obj.watches)}, expected a list`;
-    const i = obj.watches.findIndex((w) => !isObject(w) || typeof w.resource !== 'string' || ['namespace', 'name'].some((k) => w[k] !== undefined && typeof w[k] !== 'string'));
+    const i = obj.watches.findIndex((w) => !isRecord(w) || typeof w.resource !== 'string' || ['namespace', 'name'].some((k) => w[k] !== undefined && typeof w[k] !== 'string'));
     if (i >= 0) return `recording header "watches[${i}]" is not {resource, namespace?, name?} with string values`;
   }
   return undefined;
@@ -235,7 +232,7 @@ export function checkRecordingHeader(obj: unknown): string | undefined {
 
 /** Classifies one parsed body line of a recording. */
 export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
-  if (!isObject(obj)) return { kind: 'invalid', message: 'not a recording line (expected a JSON object)' };
+  if (!isRecord(obj)) return { kind: 'invalid', message: 'not a recording line (expected a JSON object)' };
   if ('kexpRecording' in obj) {
     const err = checkRecordingHeader(obj);
     return err ? { kind: 'invalid', message: err } : { kind: 'header', header: obj as unknown as RecordingHeader };
@@ -252,13 +249,13 @@ export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
   }
   if (hasEvent) {
     if (typeof obj.src !== 'string') return { kind: 'invalid', message: 'event line without "src"' };
-    if (!isObject(obj.event)) return { kind: 'invalid', message: '"event" is not an object' };
-    if (!isObject(obj.event.object)) return { kind: 'invalid', message: '"event.object" is not an object' };
+    if (!isRecord(obj.event)) return { kind: 'invalid', message: '"event" is not an object' };
+    if (!isRecord(obj.event.object)) return { kind: 'invalid', message: '"event.object" is not an object' };
     if (!kindOfSrc(obj.src)) return { kind: 'invalid', message: `unknown "src" ${JSON.stringify(obj.src).slice(0, 40)} (expected one of ${Object.keys(RESOURCE_KINDS).join(', ')})` };
     return { kind: 'event', line: obj as unknown as RecordingEventLine, recvAt };
   }
   if ('gap' in obj) {
-    if (!isObject(obj.gap) || typeof obj.gap.reason !== 'string') {
+    if (!isRecord(obj.gap) || typeof obj.gap.reason !== 'string') {
       return { kind: 'invalid', message: 'gap line without "gap.reason"' };
     }
     if (!['watch-relist', 'watch-reconnect', 'watch-ended', 'file-boundary'].includes(obj.gap.reason)) {
@@ -267,7 +264,7 @@ export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
     return { kind: 'gap', line: obj as unknown as RecordingGapLine, recvAt };
   }
   if ('end' in obj) {
-    if (!isObject(obj.end) || typeof obj.end.reason !== 'string') {
+    if (!isRecord(obj.end) || typeof obj.end.reason !== 'string') {
       return { kind: 'invalid', message: 'end line without "end.reason"' };
     }
     return { kind: 'end', line: obj as unknown as RecordingEndLine, recvAt };

@@ -9,6 +9,7 @@
  * keys, so `apiVersion` and `kind` come first), or the first YAML document's column-0 keys.
  * Archives, other compressions and binary data are named (binary-data.ts), never echoed.
  */
+import { isRecord } from '../../model/objects.js';
 import { binaryKind } from '../binary-data.js';
 
 export const WATCH_FORMATS = ['kexp-recording', 'watch-events', 'kubectl-watch-json', 'yaml', 'list'] as const;
@@ -242,8 +243,8 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
       } catch {
         /* multi-line value */
       }
-      if (ok && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-        const r = classifyKeys(keysOf(parsed as Record<string, unknown>), true);
+      if (ok && isRecord(parsed)) {
+        const r = classifyKeys(keysOf(parsed), true);
         if (!r) return { error: 'unrecognised JSON' };
         if ('error' in r) return r;
         return { format: r.format, framing: r.format === 'kexp-recording' || r.format === 'watch-events' ? 'lines' : 'values' };

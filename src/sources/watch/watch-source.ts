@@ -19,7 +19,8 @@ import { isPlausibleTime } from '../../timeline/plausible-time.js';
 import { blankLineChunks, openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
-import { isObject, WatchNormalizer, type ListContext } from './normalize.js';
+import { isRecord } from '../../model/objects.js';
+import { WatchNormalizer, type ListContext } from './normalize.js';
 import {
   checkRecordingHeader,
   classifyRecordingLine,
@@ -335,7 +336,7 @@ function handleYamlDoc(norm: WatchNormalizer, out: TimelineEvent[], doc: YamlDoc
   try {
     const contents = d.contents;
     if (
-      isObject(js) &&
+      isRecord(js) &&
       Array.isArray(js.items) &&
       (typeof js.kind !== 'string' || js.kind.endsWith('List')) &&
       isMap(contents)

@@ -1,0 +1,160 @@
+/**
+ * The audit reader's byte prefilters: which JSON lines of an audit log are worth parsing,
+ * decided from the raw bytes (line-filter.ts) by the objectRef's resource, the verb, the stage
+ * and the apiVersion — for the log backend's one Event per line, webhook batches, and audit
+ * events JSON-encoded inside an envelope's string fields (`escaped`). Envelopes build their own
+ * filters from these (src/sources/envelope).
+ *
+ * Contract: a filter may let through lines the semantic check (relevance.ts, audit-source.ts)
+ * then drops, never the other way round; a line that is damaged or not what the format should
+ * hold goes to the parser, which reports it.
+ * Cost: the hot path of `kexp audit`. On the apiserver's own encoding one needle scan finds the
+ * objectRef's resource right after the Event's fixed first bytes, so an irrelevant line costs a
+ * scan of its first bytes and no allocation; other layouts scan for each key once per line.
+ */
+import { AUDIT_API_VERSIONS } from './record.js';
+import { endsWithBrace, findStringValue, keyScanner, NeedleScanner, type LineFilter } from './line-filter.js';
+import { RESOURCE_NAMES, RESOURCES, WRITE_VERBS } from './relevance.js';
+
+const STAGE_NAMES = new Set(['RequestReceived', 'ResponseStarted', 'ResponseComplete', 'Panic']);
+const RESOURCE_VALUES = Object.keys(RESOURCES).map((r) => ({ name: r, bytes: Buffer.from(`${r}"`) }));
+
+/** Which of `values` (`name"`) starts at `buf[p]`, without decoding. */
+function matchValue(buf: Buffer, p: number, end: number, values: ReadonlyArray<{ name: string; bytes: Buffer }>): string | undefined {
+  next: for (const v of values) {
+    const b = v.bytes;
+    if (p + b.length > end) continue;
+    for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) continue next;
+    return v.name;
+  }
+  return undefined;
+}
+
+/** `ReplicaSet` (involvedObject.kind) and `replicaset` (RS controller user / user agent) share `eplica`. */
+const RS_NEEDLE = Buffer.from('eplica');
+export function mentionsReplicaSet(buf: Buffer, start: number, end: number): boolean {
+  const line = buf.subarray(start, end);
+  for (let i = line.indexOf(RS_NEEDLE); i >= 0; i = line.indexOf(RS_NEEDLE, i + 6)) {
+    // eplicaSet / eplicaset
+    if ((line[i + 6] === 83 || line[i + 6] === 115) && line[i + 7] === 101 && line[i + 8] === 116 && (line[i - 1] === 82 || line[i - 1] === 114)) return true;
+  }
+  return false;
+}
+
+/** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
+const EVENT_HEAD = Buffer.from('{"kind":"Event","apiVersion":"audit.k8s.io/v1');
+const BETA1 = Buffer.from('beta1"');
+const ALPHA1 = Buffer.from('alpha1"');
+
+/** The line (from `p`, its `{`) starts like the apiserver writes a v1/v1beta1/v1alpha1 audit Event. */
+function hasEventHead(buf: Buffer, p: number, end: number): boolean {
+  const n = EVENT_HEAD.length;
+  if (end - p < n + 8) return false;
+  for (let k = 0; k < n; k++) if (buf[p + k] !== EVENT_HEAD[k]) return false;
+  const q = p + n;
+  if (buf[q] === 34) return true;
+  return startsWith(buf, q, BETA1) || startsWith(buf, q, ALPHA1);
+}
+
+function startsWith(buf: Buffer, p: number, b: Buffer): boolean {
+  for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) return false;
+  return true;
+}
+
+/**
+ * Prefilter for lines holding native audit JSON: `escaped` when the audit events are
+ * JSON-encoded strings inside a wrapper (EKS/AKS); `oneRecordPerLine` when each line is a
+ * single audit event (log backend), which lets the objectRef's resource decide alone.
+ *
+ * A line is only skipped when it looks like what it should be: for the log backend, an audit
+ * Event of a known apiVersion with a stage and a verb (and, for a write, an objectRef); for
+ * webhook batches, an EventList with an items list. Anything else goes to the parser, which
+ * reports it (a malformed or foreign line must never pass silently as "not relevant"). Lines
+ * in the apiserver's own encoding are recognised by their first bytes, so this costs nothing
+ * on the fast path.
+ */
+export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordPerLine = !escaped): LineFilter {
+  // Fast path for the apiserver's own encoding (Go field order): `"objectRef":{"resource":"…"` —
+  // a long needle (quicker to scan for) that lands right on the value, once per line.
+  const native = oneRecordPerLine && !escaped;
+  const canonical = native ? new NeedleScanner(Buffer.from('"objectRef":{"resource":"')) : undefined;
+  const resourceKey = keyScanner('resource', escaped);
+  const anchor = oneRecordPerLine ? Buffer.from(escaped ? '\\"objectRef\\":{' : '"objectRef":{') : undefined;
+  const verbKey = keyScanner('verb', escaped);
+  const stageKey = keyScanner('stage');
+  const apiVersionKey = keyScanner('apiVersion');
+  const objectRefKey = keyScanner('objectRef');
+  const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
+  const itemsKey = new NeedleScanner(Buffer.from('"items":['));
+  const isResource = (v: string) => RESOURCE_NAMES.has(v);
+  const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
+  const isWrite = (v: string) => WRITE_VERBS.has(v);
+  const isStage = (v: string) => STAGE_NAMES.has(v);
+  const isAuditVersion = (v: string) => AUDIT_API_VERSIONS.has(v);
+  const any = () => true;
+  /**
+   * The line is not relevant: skip it (false) when it has the shape of an audit event / batch,
+   * else let the parser report it (true).
+   */
+  const irrelevant = (buf: Buffer, start: number, end: number, head: boolean, checkedRef: boolean): boolean => {
+    if (escaped) return false;
+    if (!native) return itemsKey.find(buf, start, end) < 0;
+    if (!head && findStringValue(buf, start, end, apiVersionKey, false, isAuditVersion) === undefined) return true;
+    if (checkedRef) return false;
+    if (findStringValue(buf, start, end, stageKey, false, isStage) === undefined) return true;
+    const verb = findStringValue(buf, start, end, verbKey, false, any);
+    if (verb === undefined) return true;
+    if (!WRITE_VERBS.has(verb)) return false;
+    // A write without objectRef: a resource request must have one (the parser decides from requestURI).
+    if (objectRefKey.find(buf, start, end) < 0) return true;
+    // An objectRef that is not an object (damage): the parser reports it.
+    if (objectRefObject.find(buf, start, end) < 0) return true;
+    // A write whose objectRef.resource is not a string (damage): the parser reports it. Only
+    // lines off the canonical layout get here, so the fast path pays nothing.
+    return resourceKey.find(buf, start, end) >= 0 && findStringValue(buf, start, end, resourceKey, false, any) === undefined;
+  };
+  return (buf, start, end) => {
+    // A line that cannot be a JSON object, or was cut short, goes to the parser, which reports it (cheap checks).
+    let p = start;
+    while (p < end && (buf[p] === 32 || buf[p] === 9)) p++;
+    if (buf[p] !== 123 || !endsWithBrace(buf, start, end)) return true;
+    const head = native && hasEventHead(buf, p, end);
+    let r: string | undefined;
+    const c = canonical?.find(buf, start, end) ?? -1;
+    if (c >= 0) {
+      r = matchValue(buf, c + canonical!.needle.length, end, RESOURCE_VALUES);
+      if (r === undefined) return irrelevant(buf, start, end, head, true);
+    } else {
+      r = findStringValue(buf, start, end, resourceKey, escaped, isResource, anchor);
+      if (r === undefined) return irrelevant(buf, start, end, head, false);
+    }
+    if (findStringValue(buf, start, end, verbKey, escaped, isWrite) === undefined) {
+      // Not a write — or no verb at all, which the parser reports.
+      if (!native) return false;
+      return findStringValue(buf, start, end, verbKey, false, any) === undefined || irrelevant(buf, start, end, head, true);
+    }
+    if (!allEvents && r === 'events') {
+      // Only Events about a ReplicaSet or by the RS controller are kept. A line holding several
+      // records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
+      if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
+      return mentionsReplicaSet(buf, start, end);
+    }
+    return true;
+  };
+}
+
+const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;
+const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
+
+/**
+ * The test on a wrapped audit event's JSON text (EKS `message`, AKS `properties.log`, Loki
+ * `line`) before it is parsed (normalise.ts `innerFilter`): a write to a relevant resource.
+ */
+export function innerFilter(allEvents: boolean): (json: string) => boolean {
+  return (s) => {
+    const m = INNER_RESOURCE_RE.exec(s);
+    if (!m || !INNER_VERB_RE.test(s)) return false;
+    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset');
+    return true;
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * The audit reader's parts on their own: the byte prefilter (prefilter.ts) and its agreement
+ * with the relevance table (relevance.ts), the watch outcome of a write (watch-outcome.ts), and
+ * sniffing (sniff.ts: mode, format, first time, and what a foreign input is called).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { InputReader } from '../../src/sources/audit/line-reader.js';
+import { auditLineFilter, innerFilter, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
+import type { AuditRecord } from '../../src/sources/audit/record.js';
+import { eventIsAboutRs, RESOURCE_NAMES, WRITE_VERBS } from '../../src/sources/audit/relevance.js';
+import { sniff } from '../../src/sources/audit/sniff.js';
+import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from '../../src/sources/audit/watch-outcome.js';
+import { InputError } from '../../src/sources/source.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'kexp-audit-parts-'));
+
+/** Runs a line filter on one line (with bytes around it, as in a chunk). */
+function passes(filter: (buf: Buffer, start: number, end: number) => boolean, line: string): boolean {
+  const buf = Buffer.from(`{}\n${line}\n{}`);
+  return filter(buf, 3, 3 + Buffer.byteLength(line));
+}
+
+/** The apiserver's own field order (the prefilter's fast path). */
+const native = (verb: string, resource: string, extra = '') =>
+  `{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"a","stage":"ResponseComplete","requestURI":"/x","verb":"${verb}","user":{"username":"u"},"objectRef":{"resource":"${resource}","namespace":"ns"${extra}},"responseStatus":{"code":200},"stageTimestamp":"2025-03-04T10:15:02.131977Z"}`;
+
+describe('prefilter: auditLineFilter on the log backend', () => {
+  const f = auditLineFilter(false, false, true);
+
+  it('writes to relevant resources pass; reads and other resources are skipped', () => {
+    for (const r of RESOURCE_NAMES) if (r !== 'events') assert.equal(passes(f, native('create', r)), true, r);
+    for (const v of WRITE_VERBS) assert.equal(passes(f, native(v, 'pods')), true, v);
+    assert.equal(passes(f, native('get', 'pods')), false);
+    assert.equal(passes(f, native('update', 'leases')), false);
+  });
+
+  it('Events only when they mention a ReplicaSet (unless allEvents)', () => {
+    assert.equal(passes(f, native('create', 'events')), false);
+    assert.equal(passes(f, native('create', 'events', ',"name":"web.ReplicaSet"')), true);
+    assert.equal(passes(auditLineFilter(false, true, true), native('create', 'events')), true);
+  });
+
+  it('anything that is not what the format should hold goes to the parser, which reports it', () => {
+    assert.equal(passes(f, 'not json'), true);
+    assert.equal(passes(f, native('create', 'pods').slice(0, 80)), true); // cut short
+    // Off the apiserver's field order and without a stage: not recognisably an audit event.
+    assert.equal(passes(f, '{"kind":"Event","apiVersion":"audit.k8s.io/v1","verb":"get","objectRef":{"name":"x","resource":"leases"}}'), true);
+    // On the apiserver's field order, the objectRef's resource decides alone.
+    assert.equal(passes(f, '{"kind":"Event","apiVersion":"audit.k8s.io/v1","verb":"update","objectRef":{"resource":"leases"}}'), false);
+    assert.equal(passes(f, '{"kind":"Event","apiVersion":"audit.k8s.io/v1","stage":"ResponseComplete","verb":"create"}'), true); // write without objectRef
+  });
+
+  it('escaped: the audit fields inside a JSON string', () => {
+    const esc = auditLineFilter(true, false, false);
+    assert.equal(passes(esc, JSON.stringify({ message: native('create', 'pods') })), true);
+    assert.equal(passes(esc, JSON.stringify({ message: native('update', 'leases') })), false);
+  });
+
+  it('innerFilter: the same decision on a wrapped event text; mentionsReplicaSet on bytes', () => {
+    assert.equal(innerFilter(false)(native('patch', 'replicasets')), true);
+    assert.equal(innerFilter(false)(native('get', 'pods')), false);
+    assert.equal(innerFilter(false)(native('create', 'events')), false);
+    assert.equal(innerFilter(true)(native('create', 'events')), true);
+    const b = Buffer.from('xx "kind":"ReplicaSet" yy replicaset zz eplicaSetX');
+    assert.equal(mentionsReplicaSet(b, 0, 10), false);
+    assert.equal(mentionsReplicaSet(b, 0, 25), true);
+    assert.equal(mentionsReplicaSet(b, 26, b.length), true);
+    assert.equal(mentionsReplicaSet(Buffer.from('eplicaSet'), 0, 9), false);
+  });
+});
+
+describe('relevance: eventIsAboutRs', () => {
+  const rec = (o: Partial<AuditRecord>): AuditRecord => ({ line: 1, origin: 'log', apiVersion: 'audit.k8s.io/v1', stage: 'ResponseComplete', verb: 'create', user: { username: 'system:node:n' }, ...o });
+
+  it('made by the ReplicaSet controller, or about a ReplicaSet (core involvedObject or events.k8s.io regarding)', () => {
+    assert.equal(eventIsAboutRs(rec({ user: { username: 'system:serviceaccount:kube-system:replicaset-controller' } })), true);
+    assert.equal(eventIsAboutRs(rec({ requestObject: { involvedObject: { kind: 'ReplicaSet' } } })), true);
+    assert.equal(eventIsAboutRs(rec({ responseObject: { regarding: { kind: 'ReplicaSet' } } })), true);
+    assert.equal(eventIsAboutRs(rec({ requestObject: { involvedObject: { kind: 'Pod' } } })), false);
+  });
+});
+
+describe('watch outcome of a write', () => {
+  const pod = (meta: object, o: object = {}) => ({ kind: 'Pod', metadata: { name: 'p', ...meta }, ...o });
+
+  it('delete: DELETED for the final state, MODIFIED while it lives on', () => {
+    assert.equal(deleteOutcome(pod({}), 200, 'Pod'), 'DELETED');
+    assert.equal(deleteOutcome(pod({ deletionTimestamp: 't', deletionGracePeriodSeconds: 30 }), 200, 'Pod'), 'MODIFIED');
+    assert.equal(deleteOutcome(pod({ deletionTimestamp: 't', deletionGracePeriodSeconds: 0 }), 200, 'Pod'), 'DELETED');
+    assert.equal(deleteOutcome(pod({ finalizers: ['f'] }), 200, 'Pod'), 'MODIFIED');
+    assert.equal(deleteOutcome(pod({}), 202, 'Pod'), 'MODIFIED');
+    assert.equal(deleteOutcome({ kind: 'Namespace', metadata: {}, spec: { finalizers: ['kubernetes'] } }, 200, 'Namespace'), 'MODIFIED');
+    assert.equal(deleteOutcome(pod({}), 200, 'ReplicaSet'), undefined);
+    assert.equal(deleteOutcome({ kind: 'Status' }, 200, 'Pod'), undefined);
+  });
+
+  it('an update that finishes a deletion; Status and kind checks', () => {
+    assert.equal(finishedDeletion(pod({ deletionTimestamp: 't', deletionGracePeriodSeconds: 0 }), 'Pod'), true);
+    assert.equal(finishedDeletion(pod({ deletionTimestamp: 't', deletionGracePeriodSeconds: 30 }), 'Pod'), false);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'ReplicaSet'), true);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't', finalizers: ['f'] } }, 'ReplicaSet'), false);
+    assert.equal(isStatus({ kind: 'Status', status: 'Success' }), true);
+    assert.equal(isStatus(pod({})), false);
+    assert.equal(kindMatches(pod({}), 'Pod'), true);
+    assert.equal(kindMatches({ metadata: {} }, 'Pod'), true);
+    assert.equal(kindMatches({ kind: 'Scale', metadata: {} }, 'ReplicaSet'), false);
+    assert.equal(kindMatches({ kind: 'Pod' }, 'Pod'), false);
+  });
+});
+
+describe('sniff', () => {
+  const sniffed = async (name: string, text: string) => {
+    const f = join(tmp, name);
+    writeFileSync(f, text);
+    const reader = new InputReader(f);
+    try {
+      return await sniff(reader, f);
+    } finally {
+      reader.close();
+    }
+  };
+  const line = native('create', 'pods');
+
+  it('JSON lines of the log backend, with the first record time', async () => {
+    assert.deepEqual(await sniffed('a.log', `\n\n${line}\n`), { mode: 'lines', format: 'audit-log', apiVersion: 'audit.k8s.io/v1', firstAt: Date.parse('2025-03-04T10:15:02.131Z') + 0.977 });
+  });
+
+  it('a line envelope (CloudWatch export lines), a document envelope (Loki), an array (values), YAML', async () => {
+    assert.deepEqual(await sniffed('cw.log', `2025-03-04T10:15:02.200Z ${line}\n`), {
+      mode: 'lines',
+      format: 'cloudwatch-lines',
+      apiVersion: 'audit.k8s.io/v1',
+      firstAt: Date.parse('2025-03-04T10:15:02.131Z') + 0.977,
+    });
+    assert.equal((await sniffed('loki.ndjson', `${JSON.stringify({ labels: {}, line })}\n`)).format, 'loki');
+    assert.deepEqual(await sniffed('arr.json', `[${line}]\n`), { mode: 'values', format: 'audit-log', apiVersion: 'audit.k8s.io/v1' });
+    assert.deepEqual(await sniffed('a.yaml', 'kind: Event\napiVersion: audit.k8s.io/v1\n'), { mode: 'yaml', format: 'audit-yaml' });
+  });
+
+  it('foreign inputs are named with the command that reads them, at their line', async () => {
+    const rejects = async (name: string, text: string, re: RegExp, atLine: number) =>
+      assert.rejects(sniffed(name, text), (e: unknown) => e instanceof InputError && e.line === atLine && re.test(e.message));
+    await rejects('cri.log', '\n2025-03-04T10:15:02.1Z stderr F I0304 10:15:02.123456       1 x.go:1] hi\n', /container log \(CRI format\) of a klog component.*kexp kcm-log/, 2);
+    await rejects('cri2.log', '2025-03-04T10:15:02.1Z stdout F hello\n', /strip the prefix first/, 1);
+    await rejects('klog.log', 'I0304 10:15:02.123456       1 x.go:1] hi\n', /klog text log/, 1);
+    await rejects('docker.log', '{"log":"I0304 …\\n","stream":"stderr","time":"2025-03-04T10:15:02Z"}\n', /Docker json-file container log/, 1);
+    await rejects('cw-eks.log', `2025-03-04T10:15:02.200Z ${JSON.stringify({ logEvents: [] })}\n`, /CloudWatch Logs export of eks documents, not an apiserver audit log; expected one audit event per line after the time/, 1);
+    await rejects('legacy.log', '2025-03-04T10:15:02Z AUDIT: id="x"\n', /legacy text audit format/, 1);
+  });
+});
