@@ -12,7 +12,7 @@ import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type Au
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/replay-engine.js';
+import { replay } from '../analysis/engine/replay.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';

@@ -6,7 +6,7 @@
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/replay-engine.js';
+import { replay } from '../analysis/engine/replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';

@@ -1,5 +1,5 @@
 /**
- * The indexed look-ahead (src/analysis/lookahead-buffer.ts) against the scans it replaces:
+ * The indexed look-ahead (src/analysis/engine/lookahead-buffer.ts) against the scans it replaces:
  * - on random event streams, `keyed` returns exactly the events a scan of the buffer with the
  *   same bounds and stop rule reaches that carry the key, in the same order, and `ordered()`
  *   turns false for out-of-order input (when the oracle falls back to scanning);
@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { keysOf, LookaheadBuffer } from '../../src/analysis/lookahead-buffer.js';
-import { replay, type ReplayResult } from '../../src/analysis/replay-engine.js';
+import { keysOf, LookaheadBuffer } from '../../src/analysis/engine/lookahead-buffer.js';
+import { replay, type ReplayResult } from '../../src/analysis/engine/replay.js';
 import { openAuditSource } from '../../src/sources/audit/audit-source.js';
 import { mergeSources } from '../../src/sources/watch/merge.js';
 import { parseK8sVersion, DEFAULT_K8S_VERSION } from '../../src/model/version.js';

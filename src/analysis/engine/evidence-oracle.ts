@@ -22,11 +22,11 @@
  *
  * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
  */
-import type { CreateResult, DeleteResult, PodControl } from '../model/replicaset-controller.js';
-import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../model/pod-ranking.js';
-import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../model/objects.js';
-import type { SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
-import type { Basis } from './report-types.js';
+import type { CreateResult, DeleteResult, PodControl } from '../../model/replicaset-controller.js';
+import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../../model/pod-ranking.js';
+import { controllerRefOf, objectKey, type CoreEvent, type Namespace, type Pod, type ReplicaSet } from '../../model/objects.js';
+import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import type { Basis } from '../report-types.js';
 import { messageOf, type WriteLedger } from './write-ledger.js';
 
 /**

@@ -13,21 +13,21 @@
  * The engine keeps a bounded look-ahead buffer (events up to `matchWindowMs` ahead of the
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
-import { ReplicaSetController, type SyncRecord } from '../model/replicaset-controller.js';
-import type { ExpectationsLogLine } from '../model/expectations.js';
-import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
-import { isPodActive, isPodReady } from '../model/pod-ranking.js';
-import { featuresOf, type K8sVersion } from '../model/version.js';
-import type { GapEvent, SourceRef, TimelineEvent } from '../timeline/event.js';
+import { ReplicaSetController, type SyncRecord } from '../../model/replicaset-controller.js';
+import type { ExpectationsLogLine } from '../../model/expectations.js';
+import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { isPodActive, isPodReady } from '../../model/pod-ranking.js';
+import { featuresOf, type K8sVersion } from '../../model/version.js';
+import type { GapEvent, SourceRef, TimelineEvent } from '../../timeline/event.js';
 import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, FIRST_CALL_MS, type RoundEvidence } from './evidence-oracle.js';
-import { invalidObservedObject, invalidWriteBody } from '../timeline/validate.js';
+import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
 import { ThinnedSeries } from './thinned-series.js';
-import { PodStore } from '../model/pod-store.js';
-import type { Basis } from './report-types.js';
+import { PodStore } from '../../model/pod-store.js';
+import type { Basis } from '../report-types.js';
 import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
 import { checkStatusWrite, existedAt, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
-import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../model/expectations.js';
+import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../../model/expectations.js';
 import { informerView } from './informer-transform.js';
 
 /**
