@@ -19,7 +19,9 @@ import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet 
 import { isPodActive, isPodReady } from '../../model/pod-ranking.js';
 import { featuresOf, type K8sVersion } from '../../model/version.js';
 import type { GapEvent, SourceRef, TimelineEvent } from '../../timeline/event.js';
-import { DEFAULT_MATCH_WINDOW_MS, EvidenceOracle, FIRST_CALL_MS, type RoundEvidence } from './evidence-oracle.js';
+import { EvidenceOracle, FIRST_CALL_MS } from './evidence-oracle.js';
+import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
+import type { RoundEvidence } from './create-evidence.js';
 import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
 import { ThinnedSeries } from './thinned-series.js';
@@ -265,15 +267,19 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const writeEvidence = opts.writeEvidence ?? 'watch';
   const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
   const oracle = new EvidenceOracle({
-    upcoming: () => buf.iterate(),
-    exhausted: () => done,
-    coverageEnd: () => opts.coverageEnd?.(),
-    ...(opts.scanLookahead ? {} : { keyed: (key, from, to, stop) => buf.keyed(key, from, to, stop), ordered: () => buf.ordered() }),
-  }, matchWindowMs, ledger);
-  oracle.writesRecordedHint = opts.writesRecorded;
-  oracle.sidecarRestartTiebreak = featuresOf(opts.version).sidecarRestartTiebreak;
-  oracle.eventsWatched = opts.eventsWatched ?? false;
-  oracle.onRoundProgress = (key, until) => controller.extendBusy(key, until);
+    look: {
+      upcoming: () => buf.iterate(),
+      exhausted: () => done,
+      coverageEnd: () => opts.coverageEnd?.(),
+      ...(opts.scanLookahead ? {} : { keyed: (key, from, to, stop) => buf.keyed(key, from, to, stop), ordered: () => buf.ordered() }),
+    },
+    matchWindowMs,
+    ledger,
+    writesRecorded: opts.writesRecorded,
+    sidecarRestartTiebreak: featuresOf(opts.version).sidecarRestartTiebreak,
+    eventsWatched: opts.eventsWatched ?? false,
+    onRoundProgress: (key, until) => controller.extendBusy(key, until),
+  });
   const tracks = new Map<string, RsTrack>();
   const track = (key: string): RsTrack => {
     let t = tracks.get(key);
@@ -436,9 +442,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     if (s.create || s.delete) {
       const round = t.rounds.length;
       const modelRound = s.create?.round ?? s.delete!.round;
-      const ev = oracle.roundEvidence.get(modelRound);
+      const ev = oracle.takeRoundEvidence(modelRound);
       const rt: RoundTrack = { at: s.at, round, modelRound, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev, trigger: trig, ...(forcing ? { forced: forcing } : {}) };
-      oracle.roundEvidence.delete(modelRound);
       t.rounds.push(rt);
       if (s.delete) {
         t.chosen = new Map(s.delete.keys.map((k, i) => [k, s.delete!.uids[i] ?? '']));
@@ -827,7 +832,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       const due = controller.queue.dueAt(key);
       const advance = due !== undefined && due >= e.at && due - e.at <= ADVANCE_MS;
       if (advance) controller.queue.take(key);
-      oracle.forcedEvent = e;
+      oracle.setForcedEvent(e);
       try {
         let s1 = forceSync(key, e.at, advance
           ? `kexp's predicted sync ran ${Math.round(due! - e.at)} ms earlier, at the controller's write`
@@ -913,7 +918,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           }
         }
       } finally {
-        oracle.forcedEvent = undefined;
+        oracle.setForcedEvent(undefined);
       }
     }
   };
