@@ -14,244 +14,31 @@
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
 import { ReplicaSetController, type SyncRecord } from '../../model/replicaset-controller.js';
-import type { ExpectationsLogLine } from '../../model/expectations.js';
 import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
-import { isPodActive, isPodReady } from '../../model/pod-ranking.js';
-import { featuresOf, type K8sVersion } from '../../model/version.js';
-import type { GapEvent, SourceRef, TimelineEvent } from '../../timeline/event.js';
+import { isPodActive } from '../../model/pod-ranking.js';
+import { featuresOf } from '../../model/version.js';
+import type { GapEvent, TimelineEvent } from '../../timeline/event.js';
 import { EvidenceOracle, FIRST_CALL_MS } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
-import type { RoundEvidence } from './create-evidence.js';
 import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
-import { ThinnedSeries } from './thinned-series.js';
-import { PodStore } from '../../model/pod-store.js';
-import type { Basis } from '../report-types.js';
-import { WriteLedger, type ControllerWrite, type DivergenceKind } from './write-ledger.js';
+import { WriteLedger, type DivergenceKind } from './write-ledger.js';
 import { checkStatusWrite, existedAt, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
-import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../../model/expectations.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { informerView } from './informer-transform.js';
+import { CountSeries } from './count-series.js';
+import { Provenance } from './provenance.js';
+import type { ReplayOptions } from './replay-options.js';
+import { settleWrites, type ReplayResult } from './replay-result.js';
+import { RestartDetector } from './restart-detector.js';
+import { RsTracks, type RsTrack } from './rs-track.js';
+import { SilenceBridge } from './silence-bridge.js';
+import { SyncRecorder } from './sync-recorder.js';
+import { WindowTracker } from './window-tracker.js';
 
-/**
- * A new credential for the controller after at least this long without any of its writes is a
- * restarted kube-controller-manager (a token rotation happens while it keeps working).
- */
-export const RESTART_PAUSE_MS = 10_000;
-/** The same after a round the controller left unfinished (its process died making it). */
-export const CUT_ROUND_RESTART_PAUSE_MS = 2_000;
-
-/**
- * How far past the last input event kexp simulates the controller (requeues, backoff retries).
- * Beyond it the input is silent and the simulation would be a guess (or, with a far-future
- * timestamp, years of retries).
- */
-export const SILENCE_HORIZON_MS = 60 * 60_000;
 
 /** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
 const ADVANCE_MS = 1000;
-
-export interface ReplayOptions {
-  version: K8sVersion;
-  /** Only report these ReplicaSets (`namespace/name`); the model still simulates every one. */
-  rsFilter?: string;
-  matchWindowMs?: number;
-  /** The input declares it watched core/v1 Events (a missing FailedCreate then means none happened). */
-  eventsWatched?: boolean;
-  /**
-   * What shows the controller's writes: `audit` — the controller's own requests (audit logs);
-   * `watch` (default) — new pods with its controllerRef and its Events (see write-ledger.ts).
-   */
-  writeEvidence?: 'audit' | 'watch';
-  /**
-   * Audit inputs: whether the log records the controller's pod writes at all (known from a
-   * pre-scan). Undefined: decided from the look-ahead (any such write seen so far).
-   */
-  writesRecorded?: boolean;
-  /** kube-controller-manager start-ups from its own log: each resets every expectation record. */
-  controllerStarts?: Array<{ at: number; source: SourceRef }>;
-  /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
-  maxExpectationChanges?: number;
-  /** Max series points kept per ReplicaSet. */
-  maxSeriesPoints?: number;
-  /**
-   * End of what the input covers (epoch ms), read after the input is consumed — e.g. a
-   * recording's end line, later than its last event. Syncs due until then still run.
-   */
-  coverageEnd?: () => number | undefined;
-  /** Start of what the input covers (epoch ms), if earlier than its first event (e.g. the first audit record read). */
-  coverageStart?: () => number | undefined;
-  /** Receives events whose object the model cannot use (wrong shapes); they are not delivered. */
-  onInvalidEvent?: (source: SourceRef, message: string) => void;
-  /**
-   * Tests only: answer the oracle by scanning the whole look-ahead instead of its index, to show
-   * both give the same replay (test/analysis/lookahead-buffer.test.ts).
-   */
-  scanLookahead?: boolean;
-}
-
-export interface WindowTrack {
-  start: number;
-  raised: { add: number; del: number; keys?: string[] };
-  basis: Basis;
-  gatedSyncs: number;
-  fulfilledAt?: number;
-  end?: number;
-  endedBy?: 'fulfilled' | 'expired' | 'rs-deleted' | 'reset';
-  remaining?: { add: number; del: number; keys?: string[] };
-  /** Timestamp of the Set (the record expires 5 min after it). */
-  setAt: number;
-  evidence: SourceRef[];
-  note?: string;
-  round?: number;
-  namespaceTerminating?: number;
-  gapInside?: boolean;
-}
-
-export interface RoundTrack {
-  at: number;
-  round: number;
-  /** The model's round number (what the write ledger's claims refer to). */
-  modelRound: number;
-  kind: 'create' | 'delete' | 'claim';
-  sync: SyncRecord;
-  evidence: RoundEvidence | undefined;
-  trigger: SourceRef | undefined;
-  /** Set when kexp ran this sync because the input showed a write no predicted sync explained. */
-  forced?: string;
-  /** Calls whose outcome the input never showed (filled at the end of input). */
-  unresolved?: number;
-}
-
-/** A sync in which the model would have written but the input shows the controller did not. */
-export interface WithheldTrack {
-  at: number;
-  diff: number;
-  record?: ExpectationsRecord;
-  trigger?: SourceRef;
-}
-
-/** A kube-controller-manager restart the input shows (a new credential after a pause in the controller's writes). */
-export interface RestartTrack {
-  at: number;
-  pauseMs: number;
-  source: SourceRef;
-  /** How the input shows it: a new credential after a pause (audit), or the controller's start-up line (its log). */
-  via: 'credential' | 'log';
-  /** Unfulfilled records the restart dropped. */
-  dropped: Array<{ key: string; add: number; del: number; setAt: number }>;
-  /** On a ReplicaSet's track: its round the restart cut short. */
-  interrupted?: { at: number; made: number; n: number; kind: string };
-}
-
-/** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */
-export interface DivergenceTrack {
-  at: number;
-  kind: DivergenceKind;
-  /** The record kexp held when the write contradicted it. */
-  record?: ExpectationsRecord;
-  writes: ControllerWrite[];
-  /** Evidence of a restart: the controller's credential changed at this time. */
-  credentialChange?: { at: number; source: SourceRef };
-}
-
-export interface ExpectationChangeTrack {
-  at: number;
-  op: 'set' | 'lower' | 'raise' | 'delete' | 'clobber' | 'received-delete';
-  add?: number;
-  del?: number;
-  keys?: string[];
-  source?: SourceRef;
-}
-
-/** Everything the engine learned about one ReplicaSet key. */
-export interface RsTrack {
-  key: string;
-  uids: string[];
-  uidChanges: Array<{ at: number; oldUid?: string; newUid?: string; source?: SourceRef }>;
-  rs?: ReplicaSet;
-  deletedAt?: number;
-  deletingSince?: number;
-  owner?: { kind: string; name: string; uid: string };
-  series: Array<{ at: number; desired: number; active: number; terminating: number; ready: number }>;
-  seriesDropped: number;
-  syncsByOutcome: Record<string, number>;
-  syncs: number;
-  lastSync?: SyncRecord;
-  rounds: RoundTrack[];
-  windows: WindowTrack[];
-  open?: WindowTrack;
-  record?: { add: number; del: number; timestamp: number };
-  changes: ExpectationChangeTrack[];
-  changesDropped: number;
-  clobbers: Array<{ at: number; keys: string[]; source?: SourceRef }>;
-  /** Delete keys chosen at the last ExpectDeletions, with the UIDs of the chosen pods. */
-  chosen: Map<string, string>;
-  nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
-  firstSetAt?: number;
-  /** First time the ReplicaSet was seen, and whether it was created after the input started. */
-  firstSeenAt?: number;
-  createdInCoverage?: boolean;
-  expiredSyncs: Array<{ at: number; add: number; del: number; created?: number }>;
-  noControllerNoise: number;
-  syncErrors: Array<{ at: number; error: string; /** The rate-limited requeue delay this failure got. */ backoffMs?: number }>;
-  /** Pods of this ReplicaSet seen reaching phase Failed, with when they were created (replacement churn). */
-  podFailures: Array<{ pod: string; createdAt?: number; failedAt: number; reason: string; source: SourceRef }>;
-  orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
-  withheld: WithheldTrack[];
-  divergences: DivergenceTrack[];
-  /** Restarts that dropped an unfulfilled record of this key. */
-  restarts: RestartTrack[];
-  /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
-  writes: ControllerWrite[];
-  /** Status writes of the controller that show its pod cache behind the input (controller-view.ts). */
-  viewBehind: ViewBehind[];
-  /** A later status write that counted every pod again: the view caught up (ends the last viewBehind episode). */
-  viewCaughtUp: Array<{ at: number; source: SourceRef }>;
-  /**
-   * Time and signature of the controller's last status write of this ReplicaSet (of `uid`).
-   * `at` is undefined for the first status kexp saw of it (an initial list, a ReplicaSet first
-   * seen mid-input): written at a time the input does not show, it anchors no comparison.
-   */
-  lastStatus?: { at?: number; signature: string; uid?: string };
-  /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
-  statusWrites: number[];
-  /**
-   * Where kexp's replay cannot vouch for the gate decisions: from a pod the controller had not
-   * observed to the status write that showed it; and from a status write that may or may not
-   * count withheld pods until one that counts every pod (`until` undefined: to the end).
-   */
-  viewUnknown: Array<{ from: number; until?: number; reason: string; sources: SourceRef[] }>;
-  /** Creates past an expired record whose round's pods the controller had not observed (kubernetes#129795): kexp held them back. */
-  lagOverCreates: Array<{ at: number; setAt: number; pods: string[]; source: SourceRef }>;
-}
-
-export interface ReplayResult {
-  tracks: Map<string, RsTrack>;
-  pods: Map<string, Pod>;
-  replicaSets: Map<string, ReplicaSet>;
-  gaps: GapEvent[];
-  start?: number;
-  end?: number;
-  events: number;
-  controller: ReplicaSetController;
-  /** What showed the controller's writes (see ReplayOptions.writeEvidence). */
-  writeEvidence: 'audit' | 'watch';
-  /** Writes attributed to no ReplicaSet kexp tracks (object missing from the input), per key. */
-  untrackedWrites: Map<string, ControllerWrite[]>;
-  /** kube-controller-manager restarts the input shows. */
-  restarts: RestartTrack[];
-  /** Silences longer than SILENCE_HORIZON_MS across which pending syncs were not simulated. */
-  silences: Array<{ from: number; until: number; dropped: number; source: SourceRef }>;
-}
-
-function newTrack(key: string): RsTrack {
-  return {
-    key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
-    changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
-    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
-    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [],
-  };
-}
 
 /**
  * Replays `events` (time-ordered) through the model. Never throws for odd input: events the
@@ -259,8 +46,6 @@ function newTrack(key: string): RsTrack {
  */
 export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayOptions): Promise<ReplayResult> {
   const matchWindowMs = opts.matchWindowMs ?? DEFAULT_MATCH_WINDOW_MS;
-  const maxChanges = opts.maxExpectationChanges ?? 2000;
-  const maxSeries = opts.maxSeriesPoints ?? 5000;
   const it = events[Symbol.asyncIterator]();
   const buf = new LookaheadBuffer(); // the look-ahead: events up to the match window ahead, indexed by object
   let done = false;
@@ -280,194 +65,22 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
   });
-  const tracks = new Map<string, RsTrack>();
-  const track = (key: string): RsTrack => {
-    let t = tracks.get(key);
-    if (!t) tracks.set(key, (t = newTrack(key)));
-    return t;
-  };
-  let current: TimelineEvent | undefined; // the event being delivered (evidence for handler effects)
-  const lastTrigger = new Map<string, SourceRef>();
-  const gaps: GapEvent[] = [];
-
   const controller = new ReplicaSetController({
     version: opts.version,
     podControl: oracle,
     recordClaimDecisions: false,
-    onSync: (s) => onSync(s),
+    onSync: (s) => syncs.record(s),
   });
-
-  const recordChange = (t: RsTrack, c: ExpectationChangeTrack): void => {
-    if (t.changes.length >= maxChanges) {
-      t.changesDropped++;
-      t.changes.shift();
-    }
-    t.changes.push(c);
-  };
-
-  const closeWindow = (t: RsTrack, at: number, endedBy: WindowTrack['endedBy'], remaining?: WindowTrack['remaining']): void => {
-    const w = t.open;
-    if (!w) return;
-    w.end = at;
-    w.endedBy = endedBy;
-    w.remaining = remaining;
-    t.windows.push(w);
-    t.open = undefined;
-  };
-
-  /** Consumes the expectations store's log since the last call. */
-  const drainExpectations = (): void => {
-    const log = controller.expectations.log;
-    for (const l of log) onExpectationsLine(l);
-    log.length = 0;
-  };
-
-  const onExpectationsLine = (l: ExpectationsLogLine): void => {
-    const t = track(l.key);
-    const src = current?.source ?? lastTrigger.get(l.key);
-    switch (l.kind) {
-      case 'setting-expectations':
-        t.record = { add: l.add ?? 0, del: l.del ?? 0, timestamp: l.at };
-        t.firstSetAt ??= l.at;
-        recordChange(t, { at: l.at, op: 'set', add: l.add, del: l.del, source: src });
-        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
-          t.open = {
-            start: l.at, setAt: l.at, raised: { add: l.add ?? 0, del: l.del ?? 0 }, basis: 'inferred', gatedSyncs: 0,
-            evidence: src ? [src] : [],
-          };
-        }
-        break;
-      case 'lowered-expectations':
-        if (t.record) {
-          t.record.add = l.add ?? 0;
-          t.record.del = l.del ?? 0;
-        }
-        recordChange(t, { at: l.at, op: 'lower', add: l.add, del: l.del, source: src });
-        if (t.open && t.open.fulfilledAt === undefined && (l.add ?? 0) <= 0 && (l.del ?? 0) <= 0) {
-          t.open.fulfilledAt = l.at;
-          if (src && t.open.evidence.length < 20) t.open.evidence.push(src);
-        } else if (t.open && src && t.open.evidence.length < 20 && current) {
-          t.open.evidence.push(src);
-        }
-        break;
-      case 'raised-expectations': {
-        // Only the view alignment raises (the RS controller never calls RaiseExpectations): a
-        // lower kexp's model made for a pod the controller had not observed is given back.
-        if (t.record) {
-          t.record.add = l.add ?? 0;
-          t.record.del = l.del ?? 0;
-        }
-        recordChange(t, { at: l.at, op: 'raise', add: l.add, del: l.del, source: src });
-        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
-          if (t.open) t.open.fulfilledAt = undefined;
-          else {
-            const last = t.windows[t.windows.length - 1];
-            if (last && t.record && last.setAt === t.record.timestamp && last.endedBy === 'fulfilled') {
-              // Fulfilled only in kexp's replay: the controller was still waiting.
-              t.windows.pop();
-              delete last.end;
-              delete last.endedBy;
-              delete last.fulfilledAt;
-              last.note = [last.note, 'kexp had closed this window when the input showed the pods; the controller\'s status writes show its informer had not delivered them, so it was still waiting'].filter(Boolean).join('; ');
-              t.open = last;
-            }
-          }
-        }
-        break;
-      }
-      case 'waiting-on-deletions':
-        t.chosen = new Map((l.keys ?? []).map((k) => [k, '']));
-        break;
-      case 'clobbering-delete-keys':
-        t.clobbers.push({ at: l.at, keys: l.keys ?? [], source: src });
-        recordChange(t, { at: l.at, op: 'clobber', keys: l.keys, source: src });
-        break;
-      case 'received-delete':
-        recordChange(t, { at: l.at, op: 'received-delete', keys: l.keys, source: src });
-        break;
-      case 'deleted-expectations':
-      case 'store-reset': {
-        const rem = t.record ? { add: t.record.add, del: t.record.del } : undefined;
-        recordChange(t, { at: l.at, op: 'delete', source: src });
-        if (t.open) closeWindow(t, l.at, l.kind === 'store-reset' ? 'reset' : 'rs-deleted', rem);
-        t.record = undefined;
-        t.chosen = new Map();
-        break;
-      }
-      case 'expectations-fulfilled':
-      case 'never-recorded':
-        if (t.open) closeWindow(t, l.at, 'fulfilled');
-        break;
-      case 'expectations-expired': {
-        const rem = { add: l.add ?? 0, del: l.del ?? 0, keys: controller.expectations.getDeleteKeys(l.key) };
-        t.expiredSyncs.push({ at: l.at, add: rem.add, del: rem.del });
-        if (t.open) closeWindow(t, l.at, 'expired', rem);
-        break;
-      }
-      case 'still-waiting':
-        if (t.open) t.open.gatedSyncs++;
-        break;
-      default:
-        break;
-    }
-  };
-
-  /** Each track's series while replaying (thinned-series.ts); copied into `t.series` at the end. */
-  const seriesOf = new Map<RsTrack, ThinnedSeries<RsTrack['series'][number]>>();
-  /** Appends a series point when any count changed (kept under maxSeries by thinning the middle). */
-  const pushPoint = (t: RsTrack, p: RsTrack['series'][number]): void => {
-    let series = seriesOf.get(t);
-    if (!series) seriesOf.set(t, (series = new ThinnedSeries(maxSeries)));
-    const prev = series.last();
-    if (prev && prev.desired === p.desired && prev.active === p.active && prev.terminating === p.terminating && prev.ready === p.ready) return;
-    series.push(p);
-    t.seriesDropped = series.dropped;
-  };
-
-  const onSync = (s: SyncRecord): void => {
-    drainExpectations();
-    const t = track(s.key);
-    t.syncs++;
-    t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
-    t.lastSync = s;
-    if (s.error) t.syncErrors.push({ at: s.at, error: s.error, ...(s.requeue?.kind === 'rate-limited' ? { backoffMs: s.requeue.delayMs } : {}) });
-    if (s.noControllerNoise) t.noControllerNoise++;
-    const trig = lastTrigger.get(s.key);
-    if (s.outcome === 'withheld' && s.diff !== undefined) {
-      t.withheld.push({ at: s.at, diff: s.diff, ...(s.recordBefore ? { record: s.recordBefore } : {}), ...(trig ? { trigger: trig } : {}) });
-    }
-    if (s.claimRound !== undefined) {
-      t.rounds.push({ at: s.at, round: t.rounds.length, modelRound: s.claimRound, kind: 'claim', sync: s, evidence: undefined, trigger: trig, ...(forcing ? { forced: forcing } : {}) });
-    }
-    if (s.create || s.delete) {
-      const round = t.rounds.length;
-      const modelRound = s.create?.round ?? s.delete!.round;
-      const ev = oracle.takeRoundEvidence(modelRound);
-      const rt: RoundTrack = { at: s.at, round, modelRound, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev, trigger: trig, ...(forcing ? { forced: forcing } : {}) };
-      t.rounds.push(rt);
-      if (s.delete) {
-        t.chosen = new Map(s.delete.keys.map((k, i) => [k, s.delete!.uids[i] ?? '']));
-      }
-      // A round whose walk-backs fulfilled the record at once never gates.
-      const rec = controller.expectations.get(s.key);
-      if (t.open && rec && rec.add <= 0 && rec.del <= 0) t.open = undefined;
-      if (t.open) {
-        t.open.round = round;
-        t.open.basis = rt.evidence?.basis ?? 'inferred';
-        t.open.note = rt.evidence?.note ?? s.delete?.note;
-        t.open.namespaceTerminating = s.create?.namespaceTerminating;
-        if (s.delete) t.open.raised.keys = s.delete.keys;
-        if (rec) t.open.remaining = { add: rec.add, del: rec.del };
-      }
-    }
-    if (s.expectations === 'expired' && s.create) {
-      const last = t.expiredSyncs[t.expiredSyncs.length - 1];
-      if (last && last.at === s.at) last.created = s.create.successes;
-    }
-    if (s.desired !== undefined && s.active !== undefined) {
-      pushPoint(t, { at: s.at, desired: s.desired, active: s.active, terminating: s.terminatingPods ?? 0, ready: s.ready ?? 0 });
-    }
-  };
+  const tracks = new RsTracks();
+  const track = (key: string): RsTrack => tracks.of(key);
+  const provenance = new Provenance();
+  const windows = new WindowTracker(tracks, controller, provenance, opts.maxExpectationChanges ?? 2000);
+  const drainExpectations = (): void => windows.drain();
+  const series = new CountSeries(opts.maxSeriesPoints ?? 5000);
+  const syncs = new SyncRecorder(tracks, controller, windows, provenance, oracle, series);
+  const silence = new SilenceBridge(controller, windows);
+  const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts);
+  const gaps: GapEvent[] = [];
 
   const pull = async (): Promise<boolean> => {
     if (done) return false;
@@ -495,78 +108,6 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     return true;
   };
 
-  const restarts: RestartTrack[] = [];
-  /**
-   * The controller's first write with a new credential after a pause in its writes: a new
-   * kube-controller-manager process (expectations live in memory, so it starts with none).
-   */
-  const noteRestart = (e: TimelineEvent): void => {
-    const c = ledger.credentialChangeAt(e);
-    // A token rotation keeps working through; a restart pauses. A round the controller left
-    // unfinished before the pause says the same even when the pause was short (a new leader
-    // after a crash waits only for the lease, e.g. 8 s with --leader-elect-lease-duration=8s).
-    if (!c || (c.pauseMs < RESTART_PAUSE_MS && !(c.pauseMs >= CUT_ROUND_RESTART_PAUSE_MS && tracksCut(c)))) return;
-    restartAt(e.at, { at: c.at, pauseMs: c.pauseMs, source: c.source, via: 'credential' });
-  };
-  const starts = [...(opts.controllerStarts ?? [])].sort((a, b) => a.at - b.at);
-  /** Applies the controller's logged start-ups due before `at`. */
-  const logStartsBefore = (at: number): void => {
-    while (starts.length && starts[0]!.at <= at) {
-      const st = starts.shift()!;
-      // The old process's syncs due before the start-up happened first.
-      controller.runDue(st.at);
-      drainExpectations();
-      // The store was empty anyway unless something is pending; a first start-up costs nothing.
-      restartAt(st.at, { at: st.at, pauseMs: 0, source: st.source, via: 'log' });
-      // The new process's informers list every ReplicaSet (addRS → enqueue): each is synced afresh.
-      for (const key of controller.replicaSets.keys()) controller.queue.add(key, st.at);
-    }
-  };
-  const restartAt = (at: number, c: Omit<RestartTrack, 'dropped' | 'interrupted'>): void => {
-    const dropped: RestartTrack['dropped'] = [];
-    for (const t of tracks.values()) {
-      const rec = controller.expectations.get(t.key);
-      if (rec && (rec.add > 0 || rec.del > 0)) dropped.push({ key: t.key, add: rec.add, del: rec.del, setAt: rec.timestamp });
-    }
-    const r: RestartTrack = { ...c, dropped };
-    if (c.via === 'log' && dropped.length === 0 && !tracksCut(c)) return;
-    restarts.push(r);
-    controller.expectations.reset(at);
-    drainExpectations();
-    for (const d of dropped) track(d.key).restarts.push(r);
-    // A round the audit log shows cut short just before the pause was interrupted by the restart.
-    for (const t of tracks.values()) {
-      if (dropped.some((d) => d.key === t.key)) continue;
-      const last = cutRound(t, c);
-      if (last) t.restarts.push({ ...r, interrupted: { at: last.at, made: last.sync.create ? last.sync.create.calls : last.sync.delete!.n - last.sync.delete!.unmade.length, n: last.sync.create?.n ?? last.sync.delete!.n, kind: last.kind } });
-    }
-  };
-  const cutRound = (t: RsTrack, c: { at: number; pauseMs: number }): RoundTrack | undefined => {
-    const last = t.rounds[t.rounds.length - 1];
-    const cut = last && ((last.sync.create?.unmade ?? 0) > 0 || (last.sync.delete?.unmade.length ?? 0) > 0);
-    return cut && last.at >= c.at - c.pauseMs - 60_000 ? last : undefined;
-  };
-  const tracksCut = (c: { at: number; pauseMs: number }): boolean => [...tracks.values()].some((t) => cutRound(t, c) !== undefined);
-
-  /**
-   * The input shows nothing for longer than SILENCE_HORIZON_MS: kexp simulates the controller
-   * only that far past the last event (its retries and requeues), drops what would come due in
-   * the silence — it cannot know what happened there, and a far-future timestamp would otherwise
-   * make it simulate years of retries — and marks the silence as a gap.
-   */
-  let lastAt: number | undefined;
-  const bridgeSilence = (at: number, source: SourceRef): void => {
-    if (lastAt !== undefined && at - lastAt > SILENCE_HORIZON_MS) {
-      controller.runDue(lastAt + SILENCE_HORIZON_MS, true);
-      drainExpectations();
-      // A quiet input is not a gap (nothing happened that it would have shown); only the
-      // controller's own pending retries across the silence are left unsimulated.
-      const dropped = controller.queue.dropDue(at);
-      if (dropped) silences.push({ from: lastAt + SILENCE_HORIZON_MS, until: at, dropped, source });
-    }
-    lastAt = Math.max(lastAt ?? at, at);
-  };
-  const silences: ReplayResult['silences'] = [];
 
   /** When the input first showed each pod (namespace/name), for the controller-view check. */
   const podSightings = new Map<string, PodSighting & { uid?: string }>();
@@ -787,24 +328,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   };
 
   /** Set while the engine runs a sync the input forced (see reconcile). */
-  let forcing: string | undefined;
-  const forceSync = (key: string, at: number, why: string): SyncRecord => {
-    forcing = why;
-    try {
-      return controller.syncReplicaSet(key, at);
-    } finally {
-      forcing = undefined;
-      drainExpectations();
-    }
-  };
+  const forceSync = (key: string, at: number, why: string): SyncRecord => syncs.forced(key, at, why);
 
-  /**
-   * Called with the event about to be delivered: writes of the controller it shows that no
-   * round explains. The real controller evidently synced the key now, so kexp syncs it too; if
-   * the model still would not have made the write, kexp records why (the divergence), and where
-   * the write proves the controller held no unfulfilled record, drops kexp's record (a restart
-   * resets every key) and syncs again.
-   */
   const reconcile = (e: TimelineEvent): void => {
     const open = ledger.settle(e);
     if (open.length === 0) return;
@@ -923,6 +448,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   };
 
+
   let start: number | undefined;
   let end: number | undefined;
   let count = 0;
@@ -933,19 +459,18 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     while (!done && (buf.last()!.at <= e.at + matchWindowMs)) {
       if (!(await pull())) break;
     }
-    current = undefined;
     oracle.beforeSyncs(e);
-    bridgeSilence(e.at, e.source);
-    logStartsBefore(e.at);
+    silence.bridge(e.at, e.source);
+    restarts.logStartsBefore(e.at);
     controller.runDue(e.at);
     drainExpectations();
-    noteRestart(e);
+    restarts.noteCredential(e);
     reconcile(e);
     buf.shift();
     count++;
     start ??= e.at;
     end = e.at;
-    current = e;
+    provenance.delivering(e);
     oracle.observe(e);
     try {
       deliver(e);
@@ -954,16 +479,12 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       opts.onInvalidEvent?.(e.source, `event could not be processed (${(err as Error)?.message ?? String(err)})`);
     }
     drainExpectations();
-    current = undefined;
+    provenance.delivered();
   }
   const declaredEnd = opts.coverageEnd?.();
   if (declaredEnd !== undefined && (end === undefined || declaredEnd > end)) end = declaredEnd;
-  if (end !== undefined) {
-    // Never simulate further than the horizon past the last event (a far-future end time).
-    const last = lastAt ?? end;
-    controller.runDue(Math.min(end, last + SILENCE_HORIZON_MS), true);
-    drainExpectations();
-  }
+  if (end !== undefined) silence.finish(end);
+
 
   function deliver(e: TimelineEvent): void {
     if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
@@ -985,7 +506,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       const ref = controllerRefOf(pod.metadata);
       if (ref?.kind === 'ReplicaSet') {
         const rsKey = `${pod.metadata.namespace}/${ref.name}`;
-        lastTrigger.set(rsKey, e.source);
+        provenance.noteTrigger(rsKey, e.source);
         // An expected-delete pod that lost its controllerRef before its deletion was observed (case 8).
       }
       const old = controller.pods.get(objectKey(pod.metadata));
@@ -997,7 +518,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         if (t && controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
           t.orphanedExpected.push({ at: e.at, podKey: pk, source: e.source });
         }
-        lastTrigger.set(rsKey, e.source);
+        provenance.noteTrigger(rsKey, e.source);
       }
       // Name reuse: a deletion observation of a chosen key by a pod with another UID (case 14).
       if (ref?.kind === 'ReplicaSet' && (e.watchType === 'DELETED' || pod.metadata.deletionTimestamp)) {
@@ -1049,7 +570,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         const key = `${pod.metadata.namespace}/${r.name}`;
         const t = tracks.get(key);
         const c = controller.podCounts(key);
-        if (t?.rs && c && t.deletedAt === undefined) pushPoint(t, { at: e.at, desired: desiredReplicas(t.rs), ...c });
+        if (t?.rs && c && t.deletedAt === undefined) series.push(t, { at: e.at, desired: desiredReplicas(t.rs), ...c });
       }
       return;
     }
@@ -1058,7 +579,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       if (!rs.metadata?.name || !rs.metadata.namespace) return;
       const key = objectKey(rs.metadata);
       const t = track(key);
-      lastTrigger.set(key, e.source);
+      provenance.noteTrigger(key, e.source);
       if (t.firstSeenAt === undefined) {
         t.firstSeenAt = e.at;
         // Created after the input started (not part of the initial list): the controller cannot
@@ -1092,47 +613,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
   }
 
+
   // The simulation is over: the report counts every pod the input shows, observed by the controller or not.
   for (const w of withheldPods.values()) controller.restorePod(w.pod);
-  for (const [t, series] of seriesOf) t.series = series.toArray();
-  // A window whose counters reached zero but whose next sync falls after the end of the input
-  // (e.g. a recording stopped right after the last ADD) is not gating any more.
-  for (const t of tracks.values()) {
-    if (t.open && t.open.fulfilledAt !== undefined && t.record && t.record.add <= 0 && t.record.del <= 0) {
-      t.open.note = 'fulfilled by the last observations; the input ends before the next sync';
-      closeWindow(t, t.open.fulfilledAt, 'fulfilled');
-    }
-  }
-  for (const t of tracks.values()) for (const r of t.rounds) r.unresolved = ledger.remaining(r.modelRound);
-  const untrackedWrites = new Map<string, ControllerWrite[]>();
-  for (const [key, writes] of ledger.finish()) {
-    const t = tracks.get(key);
-    if (t && (t.rs || t.rounds.length)) t.writes = writes;
-    else untrackedWrites.set(key, writes);
-  }
-  // The filter only narrows what is reported.
-  if (opts.rsFilter) {
-    for (const k of [...tracks.keys()]) if (k !== opts.rsFilter) tracks.delete(k);
-    for (const k of [...untrackedWrites.keys()]) if (k !== opts.rsFilter) untrackedWrites.delete(k);
-  }
-  return { tracks, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count, controller, writeEvidence, untrackedWrites, restarts, silences };
+  series.finish();
+  windows.finish();
+  const untrackedWrites = settleWrites(tracks, ledger, opts.rsFilter);
+  return {
+    tracks: tracks.byKey, pods: controller.pods, replicaSets: controller.replicaSets, gaps, start, end, events: count,
+    controller, writeEvidence, untrackedWrites, restarts: restarts.restarts, silences: silence.silences,
+  };
 }
-
-/** Active, ready and terminating pods controlled by `rs` in the final cache (for the report). */
-export function finalCounts(rs: ReplicaSet, pods: Map<string, Pod>): { desired: number; active: number; terminating: number; ready: number } {
-  let active = 0;
-  let terminating = 0;
-  let ready = 0;
-  // The model's cache is indexed by controller (pod-store.ts): read only this ReplicaSet's pods.
-  const mine = pods instanceof PodStore ? pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : pods.values();
-  for (const p of mine) {
-    if (p.metadata.namespace !== rs.metadata.namespace) continue;
-    if (controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
-    if (isPodActive(p)) {
-      active++;
-      if (isPodReady(p)) ready++;
-    } else if (p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') terminating++;
-  }
-  return { desired: desiredReplicas(rs), active, terminating, ready };
-}
-
