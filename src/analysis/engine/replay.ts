@@ -14,16 +14,14 @@
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
 import { ReplicaSetController, type SyncRecord } from '../../model/replicaset-controller.js';
-import { controllerRefOf, desiredReplicas, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
-import { isPodActive } from '../../model/pod-ranking.js';
+import { controllerRefOf, desiredReplicas, objectKey } from '../../model/objects.js';
 import { featuresOf } from '../../model/version.js';
 import type { GapEvent, TimelineEvent } from '../../timeline/event.js';
-import { EvidenceOracle, FIRST_CALL_MS } from './evidence-oracle.js';
+import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
 import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
 import { WriteLedger, type DivergenceKind } from './write-ledger.js';
-import { checkStatusWrite, existedAt, statusSignature, type PodSighting, type ViewBehind } from './controller-view.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { informerView } from './informer-transform.js';
 import { CountSeries } from './count-series.js';
@@ -35,6 +33,8 @@ import { RsTracks, type RsTrack } from './rs-track.js';
 import { SilenceBridge } from './silence-bridge.js';
 import { SyncRecorder } from './sync-recorder.js';
 import { WindowTracker } from './window-tracker.js';
+import { PodSightings } from './pod-sightings.js';
+import { ViewAlignment } from './view-alignment.js';
 
 
 /** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
@@ -109,225 +109,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   };
 
 
-  /** When the input first showed each pod (namespace/name), for the controller-view check. */
-  const podSightings = new Map<string, PodSighting & { uid?: string }>();
-  /**
-   * Per ReplicaSet key: the pods the input first showed controlled by it since its last status
-   * write, in time order — the ones a status write need not count, so most writes are checked
-   * without walking every pod of the ReplicaSet (noteStatusWrite).
-   */
-  const recentSightings = new Map<string, Array<{ pk: string; at: number }>>();
-  /**
-   * Pods the controller's status writes show it had not observed: out of the model's cache (latest
-   * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
-   */
-  const withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number }>();
-  /**
-   * Withheld pods the input deleted (or gave another controller) while their record still waited
-   * for them: whether the controller's informer delivered their ADD first (a lag: the record was
-   * lowered) or never (a lost event: it waits until it expires), the input does not show — until
-   * a write of the controller passes the gate (releaseWithheld), or the record expires.
-   */
-  const pendingLowers = new Map<string, { rsKey: string; setAt: number; span: RsTrack['viewUnknown'][number] }>();
+  const sightings = new PodSightings();
+  const view = new ViewAlignment(tracks, controller, sightings, windows, () => buf.iterate(), matchWindowMs);
   /** The controller's last pod write per ReplicaSet key the input showed (a create write, or a new pod it controls). */
   const lastWriteAt = new Map<string, number>();
-  /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
-  const loweredBy = new Map<string, { rsKey: string; setAt: number }>();
 
-  /**
-   * A change of the status fields is the controller's status write: compare what it counted
-   * with the pods the input showed (controller-view.ts). The first status seen has no previous
-   * write to anchor the comparison.
-   */
-  const noteStatusWrite = (t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void => {
-    const signature = statusSignature(rs);
-    const uid = rs.metadata.uid;
-    // The first status of this ReplicaSet (of this UID) kexp sees was written at a time the input
-    // does not show — perhaps by a sync still running, whose next write counts what it listed
-    // before pods the input already shows: it anchors no comparison.
-    const first = !t.lastStatus || t.lastStatus.uid !== uid;
-    if (!first && t.lastStatus!.signature === signature) return;
-    const previous = first ? undefined : t.lastStatus!.at;
-    t.lastStatus = first ? { signature, uid } : { at: e.at, signature, uid };
-    t.statusWrites.push(e.at);
-    const ns = rs.metadata.namespace;
-    const held = [...withheldPods.values()].filter((w) => w.rsKey === t.key);
-    // Read lazily: a status counting at least the index's size settles the check without the walk
-    // (a large ReplicaSet writes its status thousands of times).
-    const mine = function* (): Generator<Pod> {
-      yield* controller.pods.controlledBy(ns, uid);
-      for (const w of held) yield w.pod;
-    };
-    const atMost = controller.pods.countControlledBy(ns, uid) + held.length;
-    const recent = recentSightings.get(t.key);
-    if (recent) recentSightings.set(t.key, recent.filter((r) => r.at >= e.at));
-    const open = t.viewUnknown.find((u) => u.until === undefined);
-    const lastBehind = t.viewBehind[t.viewBehind.length - 1];
-    const lastUp = t.viewCaughtUp[t.viewCaughtUp.length - 1];
-    // Whether the status counts every pod matters only while kexp holds pods back or its view is
-    // unknown or behind; otherwise only a status showing the view behind does, and that needs
-    // more older pods than the status counts: at most every pod of the index but those first
-    // seen since the previous write (a scale-up's status lags by those). Bounded so, the check
-    // walks the ReplicaSet's pods only when it could find it behind.
-    const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
-    if (held.length === 0 && !open && (!lastBehind || (lastUp !== undefined && lastUp.at >= lastBehind.at)) && typeof statusReplicas === 'number') {
-      let fresh = 0;
-      if (previous !== undefined) {
-        for (const r of recent ?? []) {
-          const p = controller.pods.get(r.pk);
-          if (p && podSightings.get(r.pk)?.at === r.at && isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !existedAt(p, r.at, previous)) fresh++;
-        }
-      }
-      if (previous === undefined || atMost - fresh <= statusReplicas) return;
-    }
-    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), podSightings, previous, atMost);
-    if (behind) {
-      t.viewUnknown.push({ from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] });
-    } else if (caughtUp) {
-      if (open) {
-        open.until = e.at;
-        open.sources.push(e.source);
-      }
-    } else if (!open && previous !== undefined && held.length > 0) {
-      // No status write since the last one means the controller's view had not changed (a pod
-      // it observes triggers a sync whose status write would show it); this one may count the
-      // withheld pods or newer ones instead: unknown from its sync until one counts every pod.
-      // The sync that wrote it started within the match window before (its view changed then).
-      t.viewUnknown.push({ from: Math.max(previous, e.at - matchWindowMs), reason: 'the controller\'s status write may count pods kexp holds back as unobserved, or newer ones instead', sources: [e.source] });
-    }
-    if (behind) t.viewBehind.push(behind);
-    else if (caughtUp && t.viewBehind.length && (t.viewCaughtUp.length === 0 || t.viewCaughtUp[t.viewCaughtUp.length - 1]!.at < t.viewBehind[t.viewBehind.length - 1]!.at)) {
-      t.viewCaughtUp.push({ at: e.at, source: e.source });
-    }
-    alignView(t, behind, caughtUp, e);
-  };
-
-
-  /**
-   * Makes kexp's cache hold what the controller's held at its status write: the pods it had not
-   * observed are withheld from the model (and a lower their ADD made is given back: the
-   * controller's record still waits for them); once a status counts every pod, the withheld
-   * ones are delivered (the informer caught up).
-   */
-  /**
-   * The controller's creates for `key` the input shows from `e` on, one sync's worth (each
-   * within FIRST_CALL_MS of the previous): create writes (audit) or new pods it controls (watch).
-   */
-  const createsAhead = (key: string, e: TimelineEvent): number => {
-    const rs = controller.replicaSets.get(key);
-    if (!rs) return 0;
-    const name = key.slice(key.indexOf('/') + 1);
-    const ns = rs.metadata.namespace;
-    let n = 0;
-    let last = e.at;
-    const ahead = function* (): Generator<TimelineEvent> {
-      yield e;
-      yield* buf.iterate();
-    };
-    for (const x of ahead()) {
-      if (x.at - last > FIRST_CALL_MS) break;
-      const isCreate = x.type === 'write'
-        ? x.actor.replicaSetController && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
-        : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !podSightings.has(objectKey(x.object.metadata));
-      if (!isCreate) continue;
-      if (x !== e || n === 0) n++;
-      last = x.at;
-    }
-    return n;
-  };
-
-  /**
-   * Withholds up to `n` pods of the round whose record was Set at `setAt` (pods whose ADD
-   * lowered that record), newest first, and gives their lowers back. Returns what it held.
-   */
-  const withholdRound = (key: string, setAt: number, n: number, at: number): Array<{ pod: string; seenAt: number }> => {
-    if (n <= 0) return [];
-    const rec = controller.expectations.get(key);
-    if (!rec || rec.timestamp !== setAt) return [];
-    const cands = [...loweredBy].filter(([pk, l]) => l.rsKey === key && l.setAt === setAt && !withheldPods.has(pk) && controller.pods.get(pk))
-      .map(([pk]) => ({ pod: pk, seenAt: podSightings.get(pk)?.at ?? at }))
-      .sort((a, b) => b.seenAt - a.seenAt)
-      .slice(0, n);
-    for (const c of cands) holdBack(key, c.pod, at);
-    drainExpectations();
-    return cands;
-  };
-
-  /**
-   * Takes one pod out of the model's cache as not yet observed by the controller; if its ADD
-   * lowered the record still in force, gives that lower back (the controller's record still
-   * waits for it). The caller drains the expectation log.
-   */
-  const holdBack = (key: string, pk: string, at: number): void => {
-    const pod = controller.withholdPod(pk);
-    if (!pod) return;
-    const lowered = loweredBy.get(pk);
-    const rec = controller.expectations.get(key);
-    const raise = lowered !== undefined && lowered.rsKey === key && rec !== undefined && rec.timestamp === lowered.setAt;
-    withheldPods.set(pk, { pod, rsKey: key, ...(raise ? { raisedFor: rec.timestamp } : {}) });
-    if (raise) controller.expectations.raise(key, 1, 0, at);
-  };
-
-  /** Delivers the pods withheld for `key` to the model (the controller observed them); true if there were any. */
-  const deliverWithheld = (key: string, at: number): boolean => {
-    let any = false;
-    for (const [pk, w] of [...withheldPods]) {
-      if (w.rsKey !== key) continue;
-      withheldPods.delete(pk);
-      controller.deliverPod('ADDED', w.pod, at);
-      any = true;
-    }
-    return any;
-  };
-
-  /**
-   * Delivers the pods withheld for `key` (the controller evidently observed them), and lowers the
-   * record for those the input deleted meanwhile (their ADD came first); true if there were any.
-   */
-  const releaseWithheld = (key: string, at: number): boolean => {
-    let any = deliverWithheld(key, at);
-    for (const [pk, p] of [...pendingLowers]) {
-      if (p.rsKey !== key) continue;
-      pendingLowers.delete(pk);
-      if (p.span.until === undefined || p.span.until > at) p.span.until = at;
-      if (controller.expectations.get(key)?.timestamp !== p.setAt) continue;
-      controller.expectations.creationObserved(key, at);
-      any = true;
-    }
-    if (any) drainExpectations();
-    return any;
-  };
-
-  /**
-   * A withheld pod leaves the view question (the input deleted it, or it now has another
-   * controller): it is no longer held back. If its record still waits for it (kexp gave its lower
-   * back), the controller's record stands at one of two counts until a write of the controller
-   * settles it or the record expires: kexp keeps the waiting one and marks that time unknown.
-   */
-  const forgetWithheld = (pk: string, w: { rsKey: string; raisedFor?: number }, e: TimelineEvent, why: string): void => {
-    withheldPods.delete(pk);
-    const rec = controller.expectations.get(w.rsKey);
-    if (w.raisedFor === undefined || !rec || rec.timestamp !== w.raisedFor || rec.add <= 0) return;
-    const expires = rec.timestamp + EXPECTATIONS_TIMEOUT_MS;
-    if (e.at >= expires) return;
-    const span = {
-      from: e.at, until: expires, sources: [e.source],
-      reason: `${why} a pod the controller had not observed (${pk}): whether its informer delivered the pod's ADD first (lowering the record) or never, the input does not show until the controller writes or the record expires`,
-    };
-    track(w.rsKey).viewUnknown.push(span);
-    pendingLowers.set(pk, { rsKey: w.rsKey, setAt: rec.timestamp, span });
-  };
-
-  const alignView = (t: RsTrack, behind: ViewBehind | undefined, caughtUp: boolean, e: TimelineEvent): void => {
-    const missing = new Set(behind?.missing.map((m) => m.pod) ?? []);
-    // Withheld pods are delivered only when the status proves the controller counts them all;
-    // a status that may count newer pods instead of them proves nothing.
-    if (caughtUp) deliverWithheld(t.key, e.at);
-    for (const pk of missing) if (!withheldPods.has(pk)) holdBack(t.key, pk, e.at);
-    drainExpectations();
-  };
-
-  /** Set while the engine runs a sync the input forced (see reconcile). */
   const forceSync = (key: string, at: number, why: string): SyncRecord => syncs.forced(key, at, why);
 
   const reconcile = (e: TimelineEvent): void => {
@@ -364,7 +150,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           : 'no predicted sync explains the controller\'s write here: kexp synced at the write');
         if (unexplained().length === 0) continue;
         const deletes = unexplained().some((w) => w.kind === 'delete' && w.outcome === 'ok');
-        if ((s1.outcome === 'gated' || deletes) && releaseWithheld(key, e.at)) {
+        if ((s1.outcome === 'gated' || deletes) && view.releaseWithheld(key, e.at)) {
           // The controller wrote (passing its gate, or deleting a surplus that needs them), so its
           // informer had delivered the pods kexp held back — when, the input does not tell: after
           // its last status write, within the sync's reach.
@@ -385,9 +171,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
           const made = unexplained().filter((w) => w.kind === 'create' && w.outcome === 'ok').length;
           const lastSet = made > 0 ? [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at) : undefined;
           // Only then count the sync's creates ahead (a scan of the look-ahead).
-          const creates = lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS ? Math.max(made, createsAhead(key, e)) : 0;
+          const creates = lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS ? Math.max(made, view.createsAhead(key, e)) : 0;
           if (creates > 0 && lastSet && s1.active !== undefined && s1.desired !== undefined) {
-            const held = withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
+            const held = view.withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
             if (held.length) {
               const t = track(key);
               t.viewUnknown.push({
@@ -492,7 +278,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
     if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
       const ref = e.object.metadata ? controllerRefOf(e.object.metadata) : undefined;
-      if (ref?.kind === 'ReplicaSet' && !podSightings.has(objectKey(e.object.metadata))) lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
+      if (ref?.kind === 'ReplicaSet' && !sightings.has(objectKey(e.object.metadata))) lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
     }
     if (e.type === 'gap') {
       gaps.push(e);
@@ -537,33 +323,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
         });
       }
       const pk = objectKey(pod.metadata);
-      if (e.watchType === 'DELETED') podSightings.delete(pk);
-      else if (!podSightings.has(pk) || podSightings.get(pk)!.uid !== pod.metadata.uid) {
-        podSightings.set(pk, { at: e.at, source: e.source, uid: pod.metadata.uid });
-        if (ref?.kind === 'ReplicaSet') {
-          const rk = `${pod.metadata.namespace}/${ref.name}`;
-          let r = recentSightings.get(rk);
-          if (!r) recentSightings.set(rk, (r = []));
-          r.push({ pk, at: e.at });
-        }
-      }
-      const held = withheldPods.get(pk);
-      if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
-        // Not observed by the controller yet: keep its latest state for when it is.
-        held.pod = pod;
-        return;
-      }
-      // Deleted, or now another controller's (or none's): no status write of the ReplicaSet it was
-      // held for can tell any more whether the controller observed it; delivered as it is now.
-      if (held) forgetWithheld(pk, held, e, e.watchType === 'DELETED' ? 'the input deleted' : 'the input released');
-      const rsKeyOf = ref?.kind === 'ReplicaSet' ? `${pod.metadata.namespace}/${ref.name}` : undefined;
-      const before = rsKeyOf && e.watchType === 'ADDED' && !old ? controller.expectations.get(rsKeyOf) : undefined;
-      const addBefore = before?.add;
-      controller.deliverPod(e.watchType, pod, e.at);
-      if (before && addBefore !== undefined && addBefore > 0) {
-        const after = controller.expectations.get(rsKeyOf!);
-        if (after && after.timestamp === before.timestamp && after.add < addBefore) loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
-      }
+      sightings.note(e.watchType === 'DELETED', pod, pk, ref, e.at, e.source);
+      if (!view.deliverPod(e, pk, ref, old)) return;
       // Counts change with every pod event, not only at syncs: sample them here too.
       for (const r of [ref, oldRef]) {
         if (r?.kind !== 'ReplicaSet') continue;
@@ -607,7 +368,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
       }
       const owner = controllerRefOf(rs.metadata);
       if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
-      if (e.watchType !== 'DELETED') noteStatusWrite(t, rs, e);
+      if (e.watchType !== 'DELETED') view.noteStatusWrite(t, rs, e);
       controller.deliverReplicaSet(e.watchType, rs, e.at);
       return;
     }
@@ -615,7 +376,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
 
 
   // The simulation is over: the report counts every pod the input shows, observed by the controller or not.
-  for (const w of withheldPods.values()) controller.restorePod(w.pod);
+  view.restoreAll();
   series.finish();
   windows.finish();
   const untrackedWrites = settleWrites(tracks, ledger, opts.rsFilter);
