@@ -13,7 +13,7 @@
  * The engine keeps a bounded look-ahead buffer (events up to `matchWindowMs` ahead of the
  * current one) for the EvidenceOracle, so memory stays bounded by the window, not the input.
  */
-import { ReplicaSetController, type SyncRecord } from '../../model/replicaset-controller.js';
+import { ReplicaSetController } from '../../model/replicaset-controller.js';
 import { controllerRefOf, desiredReplicas, objectKey } from '../../model/objects.js';
 import { featuresOf } from '../../model/version.js';
 import type { GapEvent, TimelineEvent } from '../../timeline/event.js';
@@ -21,8 +21,7 @@ import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
 import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
-import { WriteLedger, type DivergenceKind } from './write-ledger.js';
-import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { WriteLedger } from './write-ledger.js';
 import { informerView } from './informer-transform.js';
 import { CountSeries } from './count-series.js';
 import { Provenance } from './provenance.js';
@@ -35,10 +34,7 @@ import { SyncRecorder } from './sync-recorder.js';
 import { WindowTracker } from './window-tracker.js';
 import { PodSightings } from './pod-sightings.js';
 import { ViewAlignment } from './view-alignment.js';
-
-
-/** A predicted sync this close after an unexplained write is taken to be the write's own sync. */
-const ADVANCE_MS = 1000;
+import { WriteReconciler } from './write-reconciler.js';
 
 /**
  * Replays `events` (time-ordered) through the model. Never throws for odd input: events the
@@ -111,129 +107,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
 
   const sightings = new PodSightings();
   const view = new ViewAlignment(tracks, controller, sightings, windows, () => buf.iterate(), matchWindowMs);
-  /** The controller's last pod write per ReplicaSet key the input showed (a create write, or a new pod it controls). */
-  const lastWriteAt = new Map<string, number>();
-
-  const forceSync = (key: string, at: number, why: string): SyncRecord => syncs.forced(key, at, why);
-
-  const reconcile = (e: TimelineEvent): void => {
-    const open = ledger.settle(e);
-    if (open.length === 0) return;
-    const keys = [...new Set(open.map((w) => w.rsKey))];
-    for (const key of keys) {
-      const ws = open.filter((w) => w.rsKey === key);
-      const unexplained = () => ws.filter((w) => w.round === undefined);
-      const rs = controller.replicaSets.get(key);
-      if (!rs) {
-        const t = tracks.get(key);
-        const why = t?.deletedAt !== undefined ? 'the ReplicaSet had been deleted (as kexp saw it) when the controller wrote' : 'the ReplicaSet is not in kexp\'s model at this time (its object is not in the input)';
-        for (const w of ws) ledger.explain(w, 'no-model', why);
-        continue;
-      }
-      if (controller.isBusy(key, e.at)) {
-        // Inside a sync kexp is already following: a write that sync did not predict.
-        for (const w of ws) {
-          if (w.kind === 'adopt' || w.kind === 'release') ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod in the sync then in progress`);
-          else ledger.explain(w, 'outside-round', 'kexp\'s model was still inside a sync of this ReplicaSet whose calls did not include this write');
-        }
-        continue;
-      }
-      const recordBefore = controller.expectations.get(key);
-      // A sync kexp predicted shortly after is this one, a little earlier (timer and event timing).
-      const due = controller.queue.dueAt(key);
-      const advance = due !== undefined && due >= e.at && due - e.at <= ADVANCE_MS;
-      if (advance) controller.queue.take(key);
-      oracle.setForcedEvent(e);
-      try {
-        let s1 = forceSync(key, e.at, advance
-          ? `kexp's predicted sync ran ${Math.round(due! - e.at)} ms earlier, at the controller's write`
-          : 'no predicted sync explains the controller\'s write here: kexp synced at the write');
-        if (unexplained().length === 0) continue;
-        const deletes = unexplained().some((w) => w.kind === 'delete' && w.outcome === 'ok');
-        if ((s1.outcome === 'gated' || deletes) && view.releaseWithheld(key, e.at)) {
-          // The controller wrote (passing its gate, or deleting a surplus that needs them), so its
-          // informer had delivered the pods kexp held back — when, the input does not tell: after
-          // its last status write, within the sync's reach.
-          const t = track(key);
-          t.viewUnknown.push({
-            from: Math.max(t.lastStatus?.at ?? -Infinity, e.at - matchWindowMs), until: e.at, sources: [e.source],
-            reason: 'the controller\'s informer delivered the pods kexp held back as unobserved at a time the input does not show (before this write)',
-          });
-          s1 = forceSync(key, e.at, 'the controller wrote, so its informer had delivered the pods kexp held back as unobserved: kexp delivered them and synced at the write');
-          if (unexplained().length === 0) continue;
-        }
-        const sat = s1.expectations;
-        // Creates past the 5-minute timeout of a record whose round kexp saw fulfilled: the
-        // controller's informer had not delivered that round's pods (kubernetes#129795). Hold
-        // them back as the controller did, give the record its count back and sync again: the
-        // expired record lets the sync through and it creates from the controller's count.
-        if (s1.outcome === 'synced' || s1.outcome === 'withheld') {
-          const made = unexplained().filter((w) => w.kind === 'create' && w.outcome === 'ok').length;
-          const lastSet = made > 0 ? [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at) : undefined;
-          // Only then count the sync's creates ahead (a scan of the look-ahead).
-          const creates = lastSet && (lastSet.add ?? 0) > 0 && e.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS ? Math.max(made, view.createsAhead(key, e)) : 0;
-          if (creates > 0 && lastSet && s1.active !== undefined && s1.desired !== undefined) {
-            const held = view.withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
-            if (held.length) {
-              const t = track(key);
-              t.viewUnknown.push({
-                from: Math.min(...held.map((h) => h.seenAt)), until: e.at, sources: [e.source],
-                reason: `the controller created again at ${new Date(e.at).toISOString()} from a cache without ${held.length} pod(s) of its round of ${new Date(lastSet.at).toISOString()}: its informer had not delivered them`,
-              });
-              t.lagOverCreates.push({ at: e.at, setAt: lastSet.at, pods: held.map((h) => h.pod), source: e.source });
-              s1 = forceSync(key, e.at, 'the controller created again after its record expired: its informer had not delivered the earlier round\'s pods (kubernetes#129795); kexp held them back and synced at the write');
-              if (unexplained().length === 0) continue;
-            }
-          }
-        }
-        if (s1.outcome === 'gated' && recordBefore) {
-          // The controller wrote, so SatisfiedExpectations passed for it: its record was gone.
-          const change = ledger.credentialChangeBetween(recordBefore.timestamp, e.at);
-          const kind: DivergenceKind = change ? 'after-restart' : 'while-gated';
-          const t = track(key);
-          // The record was there at its Set and at the controller's last write for the key after
-          // it (the same sync's calls); when it went, the input does not show.
-          const since = Math.max(recordBefore.timestamp, lastWriteAt.get(key) ?? -Infinity);
-          if (since < e.at) {
-            t.viewUnknown.push({
-              from: since, until: e.at, sources: [e.source],
-              reason: change ? 'kube-controller-manager restarted at a time the input does not show exactly (a new credential by this write): its record was gone' : 'the controller\'s record was gone by this write (a restart, or an observation the input lacks); when it went, the input does not show',
-            });
-          }
-          if (change) controller.expectations.reset(e.at);
-          else controller.expectations.reset(e.at, key);
-          drainExpectations();
-          t.divergences.push({ at: e.at, kind, record: recordBefore, writes: ws, ...(change ? { credentialChange: change } : {}) });
-          forceSync(key, e.at, change
-            ? 'kube-controller-manager restarted (new credential): expectations reset, kexp synced at the write'
-            : 'the controller wrote while kexp\'s record said gated: kexp dropped its record and synced at the write');
-          for (const w of unexplained()) ledger.explain(w, kind, `after dropping its record kexp's model still would not make this ${w.kind}`);
-          continue;
-        }
-        for (const w of unexplained()) {
-          if (s1.outcome !== 'synced' && s1.outcome !== 'withheld') {
-            ledger.explain(w, 'outside-round', `kexp's sync at the write ended ${s1.outcome}${sat ? ` (expectations ${sat})` : ''}`);
-          } else if (w.outcome !== 'ok' && (w.kind === 'create' || w.kind === 'delete')) {
-            ledger.explain(w, 'outside-round', `a failed ${w.kind} that kexp's count does not call for (${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired)`);
-          } else if (w.kind === 'create') {
-            const lastSet = [...track(key).changes].reverse().find((c) => c.op === 'set' && c.at < e.at);
-            if (lastSet && (lastSet.add ?? 0) > 0 && w.at - lastSet.at > EXPECTATIONS_TIMEOUT_MS) {
-              ledger.explain(w, 'expired-over-create', `the controller's record from ${new Date(lastSet.at).toISOString()} (add=${lastSet.add}) was ${Math.round((w.at - lastSet.at) / 1000)} s old, past the 5-minute ExpectationsTimeout; kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
-            } else {
-              ledger.explain(w, 'surplus-create', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
-            }
-          } else if (w.kind === 'delete') {
-            ledger.explain(w, 'extra-delete', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
-          } else {
-            ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod at that moment`);
-          }
-        }
-      } finally {
-        oracle.setForcedEvent(undefined);
-      }
-    }
-  };
-
+  const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs);
 
   let start: number | undefined;
   let end: number | undefined;
@@ -251,7 +125,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     controller.runDue(e.at);
     drainExpectations();
     restarts.noteCredential(e);
-    reconcile(e);
+    reconciler.reconcile(e);
     buf.shift();
     count++;
     start ??= e.at;
@@ -273,13 +147,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
 
 
   function deliver(e: TimelineEvent): void {
-    if (e.type === 'write' && e.actor.replicaSetController && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
-      lastWriteAt.set(`${e.namespace}/${e.owner.name}`, e.at);
-    }
-    if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
-      const ref = e.object.metadata ? controllerRefOf(e.object.metadata) : undefined;
-      if (ref?.kind === 'ReplicaSet' && !sightings.has(objectKey(e.object.metadata))) lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
-    }
+    reconciler.noteWrite(e);
     if (e.type === 'gap') {
       gaps.push(e);
       for (const t of tracks.values()) if (t.open) t.open.gapInside = true;
