@@ -35,6 +35,7 @@ import { featuresOf } from '../../model/version.js';
 import type { TimelineEvent } from '../../timeline/event.js';
 import { CountSeries } from './count-series.js';
 import { Delivery } from './delivery.js';
+import type { EngineController } from './engine-controller.js';
 import { EventFeed } from './event-feed.js';
 import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
@@ -69,12 +70,14 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
   });
-  const controller = new ReplicaSetController({
+  const model = new ReplicaSetController({
     version: opts.version,
     podControl: oracle,
     recordClaimDecisions: false,
     onSync: (s) => syncs.record(s),
   });
+  // The engine reaches the model only through these members (engine-controller.ts).
+  const controller: EngineController = model;
   const tracks = new RsTracks();
   const provenance = new Provenance();
   const windows = new WindowTracker(tracks, controller, provenance, opts.maxExpectationChanges ?? 2000);
@@ -133,6 +136,6 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const untrackedWrites = settleWrites(tracks, ledger, opts.rsFilter);
   return {
     tracks: tracks.byKey, pods: controller.pods, replicaSets: controller.replicaSets, gaps: delivery.gaps, start, end, events: count,
-    controller, writeEvidence, untrackedWrites, restarts: restarts.restarts, silences: silence.silences,
+    controller: model, writeEvidence, untrackedWrites, restarts: restarts.restarts, silences: silence.silences,
   };
 }
