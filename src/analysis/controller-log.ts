@@ -12,7 +12,7 @@ import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../timeline/event.js';
 import { scoreReplicaSet } from './fidelity.js';
 import type { Finding, ReplicaSetReport } from './report-types.js';
-import type { ControllerWrite } from './write-ledger.js';
+import type { ControllerWrite } from './engine/write-ledger.js';
 
 /** What the controller's log holds, per ReplicaSet key, plus its addPod handler lines. */
 export interface ControllerLogInput {

@@ -12,8 +12,10 @@ import { PodStore } from '../model/pod-store.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
-import { finalCounts, type ReplayResult, type RsTrack, type WindowTrack, type WithheldTrack } from './replay-engine.js';
-import { writeCount, type ControllerWrite } from './write-ledger.js';
+import { finalCounts } from './engine/final-counts.js';
+import type { ReplayResult } from './engine/replay-result.js';
+import type { RsTrack, WindowTrack, WithheldTrack } from './engine/rs-track.js';
+import { writeCount, type ControllerWrite } from './engine/write-ledger.js';
 import { fuseControllerLog, type ControllerLogInput } from './controller-log.js';
 import {
   REPORT_SCHEMA_VERSION,

@@ -3,10 +3,11 @@
  * open every file (or stdin), merge them in time order, replay, build the Report.
  * Used by `kexp replay` and the golden tests.
  */
+import { replicaSetControllerFactory } from '../model/replicaset/replicaset-controller.js';
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/replay-engine.js';
+import { replay } from '../analysis/engine/replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
@@ -161,8 +162,10 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     merged: (e) => events.see(e),
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
+  const k8s = parseK8sVersion(version.version);
   const result = await replay(stream, {
-    version: parseK8sVersion(version.version),
+    version: k8s,
+    controller: replicaSetControllerFactory(k8s),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,

@@ -1,6 +1,6 @@
 /**
- * The controller's view read from its own status writes (src/analysis/controller-view.ts) and
- * how the replay aligns with it (replay-engine.ts: withheld pods, given-back lowers, viewUnknown
+ * The controller's view read from its own status writes (src/analysis/engine/controller-view.ts) and
+ * how the replay aligns with it (src/analysis/engine/view-alignment.ts: withheld pods, given-back lowers, viewUnknown
  * spans; report-builder.ts: informer-behind): unit tests of checkStatusWrite, then hand-built
  * audit logs and recordings replayed end to end.
  */
@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { PodStore } from '../../src/model/pod-store.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkStatusWrite, existedAt, type PodSighting } from '../../src/analysis/controller-view.js';
+import { checkStatusWrite, existedAt, type PodSighting } from '../../src/analysis/engine/controller-view.js';
 import { decisionAt } from '../../src/analysis/fidelity.js';
 import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import type { Pod, ReplicaSet } from '../../src/model/objects.js';

@@ -1,11 +1,11 @@
 /**
- * The engine keeps pods projected (src/analysis/informer-transform.ts, cachedPod): what the
+ * The engine keeps pods projected (src/analysis/engine/informer-transform.ts, cachedPod): what the
  * model and the ledger read survives, the bulk (managedFields, containers, volumes) does not.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cachedPod, type Pod } from '../../src/model/objects.js';
-import { informerView } from '../../src/analysis/informer-transform.js';
+import { informerView } from '../../src/analysis/engine/informer-transform.js';
 import type { TimelineEvent } from '../../src/timeline/event.js';
 
 const pod: Pod = {

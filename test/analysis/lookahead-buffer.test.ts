@@ -1,5 +1,5 @@
 /**
- * The indexed look-ahead (src/analysis/lookahead-buffer.ts) against the scans it replaces:
+ * The indexed look-ahead (src/analysis/engine/lookahead-buffer.ts) against the scans it replaces:
  * - on random event streams, `keyed` returns exactly the events a scan of the buffer with the
  *   same bounds and stop rule reaches that carry the key, in the same order, and `ordered()`
  *   turns false for out-of-order input (when the oracle falls back to scanning);
@@ -12,8 +12,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { keysOf, LookaheadBuffer } from '../../src/analysis/lookahead-buffer.js';
-import { replay, type ReplayResult } from '../../src/analysis/replay-engine.js';
+import { keysOf, LookaheadBuffer } from '../../src/analysis/engine/lookahead-buffer.js';
+import { replicaSetControllerFactory } from '../../src/model/replicaset/replicaset-controller.js';
+import { replay } from '../../src/analysis/engine/replay.js';
+import type { ReplayResult } from '../../src/analysis/engine/replay-result.js';
 import { openAuditSource } from '../../src/sources/audit/audit-source.js';
 import { mergeSources } from '../../src/sources/watch/merge.js';
 import { parseK8sVersion, DEFAULT_K8S_VERSION } from '../../src/model/version.js';
@@ -106,17 +108,16 @@ test('LookaheadBuffer.ordered: false while an out-of-order event or a write rece
   assert.equal(buf.length, 0);
 });
 
-/** A replay result as comparable data (Maps as entries, the controller object left out). */
+/** A replay result as comparable data (Maps as entries). */
 function comparable(r: ReplayResult): string {
-  const { controller: _c, ...rest } = r;
-  return JSON.stringify(rest, (_k, v) => (v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : v));
+  return JSON.stringify(r, (_k, v) => (v instanceof Map ? [...v.entries()] : v instanceof Set ? [...v] : v));
 }
 
 async function replayAudit(file: string, scanLookahead: boolean): Promise<ReplayResult> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   const s = await openAuditSource(file, { diagnostics: quiet as never });
   return replay(mergeSources([s]), {
-    version: parseK8sVersion(DEFAULT_K8S_VERSION), matchWindowMs: 60_000, eventsWatched: true, writeEvidence: 'audit', scanLookahead,
+    version: parseK8sVersion(DEFAULT_K8S_VERSION), controller: replicaSetControllerFactory(parseK8sVersion(DEFAULT_K8S_VERSION)), matchWindowMs: 60_000, eventsWatched: true, writeEvidence: 'audit', scanLookahead,
   });
 }
 

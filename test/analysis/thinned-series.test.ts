@@ -1,11 +1,11 @@
 /**
- * ThinnedSeries (src/analysis/thinned-series.ts) against the splice it replaces in the replay
+ * ThinnedSeries (src/analysis/engine/thinned-series.ts) against the splice it replaces in the replay
  * engine: for random sizes (including the degenerate 1 and 2) and long runs of points, the kept
  * points, their order and the dropped count are the same.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ThinnedSeries } from '../../src/analysis/thinned-series.js';
+import { ThinnedSeries } from '../../src/analysis/engine/thinned-series.js';
 
 /** The engine's former pushPoint, minus the duplicate check. */
 function splicePush(series: number[], state: { dropped: number }, max: number, p: number): void {

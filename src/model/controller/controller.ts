@@ -35,6 +35,7 @@ import type { ObjectMeta, Pod } from '../objects.js';
 import type { PodStore } from '../pod-store.js';
 import type { WorkQueue } from '../workqueue.js';
 import type { WatchType } from './informer.js';
+import type { PodControl } from './pod-control.js';
 import type { SyncRecord } from './sync-record.js';
 
 /** An owner's pods in the cache: active ones it controls (and that match it), ready among them, and terminating ones. */
@@ -78,3 +79,13 @@ export interface Controller<Owner extends { metadata: ObjectMeta }> {
   /** Not upstream: puts a withheld pod back without running handlers. */
   restorePod(pod: Pod): void;
 }
+
+/** What an engine builds a controller model with: the answers to its API calls, and where its syncs go. */
+export interface ControllerDeps<Owner> {
+  podControl: PodControl<Owner>;
+  /** Called with every sync the model runs (runDue or sync), as it ends. */
+  onSync: (s: SyncRecord) => void;
+}
+
+/** Builds a controller model of one kind (at the version the caller chose) for an engine. */
+export type ControllerFactory<Owner extends { metadata: ObjectMeta }> = (deps: ControllerDeps<Owner>) => Controller<Owner>;

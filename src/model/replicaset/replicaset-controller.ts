@@ -24,7 +24,7 @@ import { claimDecider, claimError, claimPods, recheckDeletionTimestamp, type Can
 import { featuresOf, type K8sVersion, type VersionFeatures } from '../version.js';
 import { WorkQueue } from '../workqueue.js';
 import { PodStore } from '../pod-store.js';
-import type { Controller, PodCounts } from '../controller/controller.js';
+import type { Controller, ControllerFactory, PodCounts } from '../controller/controller.js';
 import type { PodControl } from '../controller/pod-control.js';
 import type { CreateRound, DeleteRound, SyncRecord } from '../controller/sync-record.js';
 import { Informer, type WatchType } from '../controller/informer.js';
@@ -589,3 +589,11 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
   }
 }
 
+
+/**
+ * The ReplicaSet controller as an engine builds it for a replay at `version`. Claim decisions
+ * are not recorded: a replay reports adoption from its own table at the end of input.
+ */
+export function replicaSetControllerFactory(version: K8sVersion): ControllerFactory<ReplicaSet> {
+  return ({ podControl, onSync }) => new ReplicaSetController({ version, podControl, recordClaimDecisions: false, onSync });
+}

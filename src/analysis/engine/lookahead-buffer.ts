@@ -13,7 +13,7 @@
  *
  * Pure data structure: no I/O, no clock.
  */
-import type { TimelineEvent } from '../timeline/event.js';
+import type { TimelineEvent } from '../../timeline/event.js';
 
 /**
  * The index keys of an event (a superset: the oracle's own filters still apply):

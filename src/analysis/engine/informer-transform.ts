@@ -10,8 +10,8 @@
  * dropped too. Without it a burst of 50,000 pod creates inside the 60 s look-ahead held about
  * 450 MB of pod bodies (request and response of each create). Pure.
  */
-import { cachedPod, isRecord, type Pod } from '../model/objects.js';
-import type { TimelineEvent } from '../timeline/event.js';
+import { cachedPod, isRecord, type Pod } from '../../model/objects.js';
+import type { TimelineEvent } from '../../timeline/event.js';
 
 function isPod(v: unknown): v is Pod {
   return isRecord(v) && isRecord(v.metadata);

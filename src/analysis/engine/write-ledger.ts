@@ -26,10 +26,10 @@
  * Accounting identity per ReplicaSet: writes = in rounds + in findings (unexplained).
  * Pure: no I/O, no clock.
  */
-import { controllerRefOf, objectKey, type CoreEvent, type Pod } from '../model/objects.js';
-import { labelSelectorMatches } from '../model/selector.js';
-import type { ReplicaSet } from '../model/objects.js';
-import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../timeline/event.js';
+import { controllerRefOf, objectKey, type CoreEvent, type Pod } from '../../model/objects.js';
+import { labelSelectorMatches } from '../../model/selector.js';
+import type { ReplicaSet } from '../../model/objects.js';
+import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 
 export type WriteKind = 'create' | 'delete' | 'adopt' | 'release';
 export type WriteOutcome = 'ok' | 'failed' | 'namespace-terminating' | 'not-found';

@@ -21,9 +21,9 @@
  * answered without the walk — the steady state of a large ReplicaSet costs O(1) per write.
  * Pure: no I/O, no clock.
  */
-import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
-import { isPodActive } from '../model/pod-ranking.js';
-import type { SourceRef } from '../timeline/event.js';
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { isPodActive } from '../../model/pod-ranking.js';
+import type { SourceRef } from '../../timeline/event.js';
 
 /** One status write showing the controller's cache behind the input. */
 export interface ViewBehind {

@@ -1,0 +1,440 @@
+/**
+ * The outcome of each create call of a round, read from the input: the create half of the
+ * evidence oracle. The model's manageReplicas (pkg/controller/replicaset/replica_set.go) makes
+ * its creates through slowStartBatch (1, 2, 4, … calls, stopping after the first batch with a
+ * failure); the input shows them as:
+ *
+ * - audit: the ReplicaSet controller's pod create writes for this ReplicaSet, consumed batch by
+ *   batch (201 ok; 403 with cause NamespaceTerminating counted as success; else a failed call);
+ *   an audit log that records the controller's writes and shows none means the call was not made;
+ * - watch: ADDs of new pods controlled by this ReplicaSet (each attributed to one round only),
+ *   then SuccessfulCreate Event occurrences naming pods not yet seen, then FailedCreate
+ *   occurrences, a terminating namespace, or the ReplicaFailure condition; with no evidence
+ *   either way the call is taken as made and its outcome reported unknown.
+ *
+ * Contract: `createPod` answers PodControl.createPod, planning the whole round at its first
+ * call; the round's evidence (basis, sources, pods) waits in `takeRoundEvidence` for the
+ * engine. A round longer than the match window keeps running: `beforeSyncs` attributes its later
+ * ADDs to it and reports through `onRoundProgress` how long its sync now lasts (and when the
+ * status write that ends it arrives). `observePod` must see every delivered pod.
+ *
+ * Cost: one scan (or indexed read) of the match window per round and a few per later ADD; state
+ * per pod UID seen (the input's pods). Pure: no I/O, no clock.
+ */
+import type { CreateResult } from '../../model/controller/pod-control.js';
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import type { Basis } from '../report-types.js';
+import type { EventOccurrences } from './event-occurrences.js';
+import { isRSControllerPodWrite, podOwnerUid, type EvidenceWindow } from './evidence-window.js';
+import { messageOf, type WriteLedger } from './write-ledger.js';
+
+/**
+ * A watch shows when a write's consequence arrived, not when the API call returned. A sync
+ * lasts until its last call returns (events meanwhile only mark the key dirty), so the
+ * arrival time is used as the call's completion, capped at this long after the previous
+ * call completed: a longer pause means a slow informer, not a slow call.
+ */
+export const MAX_WATCH_CALL_MS = 1000;
+
+/**
+ * A sync ends with its status write (updateReplicaSetStatus), which a client-side throttled
+ * client may delay; the ReplicaSet MODIFIED carrying it marks the end of the sync when it
+ * arrives within this long after the round's last call.
+ */
+export const STATUS_WRITE_MS = 500;
+
+/** How the oracle answered one round, for the report. */
+export interface RoundEvidence {
+  basis: Basis;
+  note?: string;
+  sources: SourceRef[];
+  /** Create rounds: pod keys attributed to the round. */
+  pods?: string[];
+}
+
+/** What the create evidence asks the rest of the oracle. */
+export interface CreateFacts {
+  /** The input records the controller's pod writes themselves: a write it does not show was not made. */
+  writesRecorded(): boolean;
+  /** Whether the namespace is terminating, if the input showed it. */
+  namespaceTerminating(ns: string): boolean | undefined;
+}
+
+/** Audit: is `e` a create of the ReplicaSet controller for this ReplicaSet (by owner, else generateName)? */
+export function isCreateFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
+  if (!isRSControllerPodWrite(e, 'create') || e.namespace !== rs.metadata.namespace) return false;
+  const owner = podOwnerUid(e.requestObject) ?? podOwnerUid(e.responseObject);
+  if (owner !== undefined) return owner === rs.metadata.uid;
+  return (e.requestObject as Pod | undefined)?.metadata?.generateName === `${rs.metadata.name}-`;
+}
+
+/** A round's plan while it is being made (the evidence found so far). */
+interface Draft {
+  rs: ReplicaSet;
+  rsKey: string;
+  n: number;
+  at: number;
+  round: number;
+  sources: SourceRef[];
+  pods: string[];
+  plan: CreateResult[];
+}
+
+export class CreateEvidence {
+  private readonly attributedPods = new Set<string>(); // pod uids attributed to a creation round
+  /** Pods attributed to rounds but not yet delivered, per RS key (for the 1.36 consistency gate). */
+  private readonly pendingOwnWrites = new Map<string, Set<string>>();
+  private readonly roundPlans = new Map<number, CreateResult[]>();
+  private readonly roundEvidence = new Map<number, RoundEvidence>();
+  /**
+   * Creation rounds still running past the look-ahead window (e.g. 500 creates throttled at
+   * 20 qps take ~25 s): later ADDs of the ReplicaSet's new pods keep extending the sync.
+   */
+  private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; round: number; evidence?: RoundEvidence }>();
+  /** UIDs of every pod delivered so far (a later MODIFIED of one of them is not a create). */
+  private readonly seenPods = new Set<string>();
+  /** Keys (`namespace/name`) of pods attributed to a creation round by their ADD. */
+  private readonly attributedPodKeys = new Set<string>();
+  /** Pods whose create a round took from a SuccessfulCreate Event (their later ADD is the same write). */
+  private readonly createdByEvent = new Set<string>();
+  /** Rounds whose calls are done and whose sync now waits for its status write: key → deadline. */
+  private readonly awaitingStatus = new Map<string, number>();
+
+  constructor(
+    private readonly window: EvidenceWindow,
+    private readonly occurrences: EventOccurrences,
+    private readonly facts: CreateFacts,
+    private readonly ledger?: WriteLedger,
+    /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
+    private readonly onRoundProgress?: (rsKey: string, doneAt: number) => void,
+  ) {}
+
+  /** The evidence of `round`, handed over once (the engine records it on the round). */
+  takeRoundEvidence(round: number): RoundEvidence | undefined {
+    const ev = this.roundEvidence.get(round);
+    this.roundEvidence.delete(round);
+    return ev;
+  }
+
+  /** A pod (not a deletion) the engine delivers. */
+  observePod(uid: string | undefined): void {
+    if (uid) this.seenPods.add(uid);
+    if (uid) {
+      for (const [rsKey, set] of this.pendingOwnWrites) {
+        if (set.delete(uid) && set.size === 0) this.pendingOwnWrites.delete(rsKey);
+      }
+    }
+  }
+
+  /** Whether the engine has delivered a pod with this UID. */
+  seen(uid: string): boolean {
+    return this.seenPods.has(uid);
+  }
+
+  informerBehindOwnWrites(rsKey: string): boolean {
+    return (this.pendingOwnWrites.get(rsKey)?.size ?? 0) > 0;
+  }
+
+  /** PodControl.createPod; `forced` is the event the engine syncs at, if it forced the sync. */
+  createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }, forced: TimelineEvent | undefined): CreateResult {
+    let plan = this.roundPlans.get(call.round);
+    if (!plan) {
+      // Rounds run one at a time: an earlier round's plan (ended early by a failure or an unmade call) is done.
+      this.roundPlans.clear();
+      plan = this.planCreates(rs, call.n, call.at, call.round, forced);
+      this.roundPlans.set(call.round, plan);
+    }
+    const r = plan[call.index] ?? { ok: false, error: 'not attempted' };
+    if (call.index === call.n - 1) this.roundPlans.delete(call.round);
+    return r;
+  }
+
+  private planCreates(rs: ReplicaSet, n: number, at: number, round: number, forced: TimelineEvent | undefined): CreateResult[] {
+    const d: Draft = { rs, rsKey: objectKey(rs.metadata), n, at, round, sources: [], pods: [], plan: [] };
+    // 1. Audit writes by the ReplicaSet controller for this ReplicaSet.
+    if (this.planFromAuditWrites(d)) return d.plan;
+    // The audit log records the controller's creates and shows none for this round: not made.
+    if (this.facts.writesRecorded()) {
+      this.roundEvidence.set(round, { basis: 'observed', sources: d.sources, pods: d.pods, note: 'the audit log shows no create of this round' });
+      return [{ ok: false, unmade: true }];
+    }
+    // 2. Watch evidence: ADDs of new pods controlled by this RS.
+    return this.planFromWatch(d, forced);
+  }
+
+  /**
+   * Audit: the controller's create writes, consumed batch by batch like slowStartBatch: 1, 2, 4,
+   * … calls; the round stops after the first batch with a failure, and a pause longer than a
+   * call between writes ends it too. False when the window holds none (the plan stays empty).
+   */
+  private planFromAuditWrites(d: Draft): boolean {
+    const { rs, n, at, round, sources, pods, plan } = d;
+    let batch = Math.min(n, 1);
+    let inBatch = 0;
+    let batchFailed = false;
+    let lastWrite = at;
+    let stoppedByFailure = false;
+    // (its stop conditions only look at matching writes: the index gives exactly those)
+    for (const e of this.window.indexed(`rscw:create:${rs.metadata.namespace}`, at, 50) ?? this.window.scan(at, 50)) {
+      if (plan.length >= n) break;
+      if (!isCreateFor(e, rs) || this.window.taken(e)) continue;
+      // Matched by the request's start: a create answered after a long wait (504) is the same call.
+      if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS) break;
+      lastWrite = Math.max(lastWrite, e.receivedAt ?? e.at);
+      this.window.take(e);
+      this.ledger?.claimEvent(e, round);
+      sources.push(e.source);
+      const code = e.status.code;
+      if (code >= 200 && code < 300) {
+        const uid = (e.responseObject as Pod | undefined)?.metadata?.uid;
+        if (uid) this.attributedPods.add(uid);
+        const name = (e.responseObject as Pod | undefined)?.metadata?.name;
+        if (name) pods.push(`${rs.metadata.namespace}/${name}`);
+        plan.push({ ok: true, pod: name, doneAt: e.at });
+      } else {
+        const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
+        if (!nsTerm) batchFailed = true;
+        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, doneAt: e.at });
+      }
+      if (++inBatch === batch) {
+        if (batchFailed) {
+          stoppedByFailure = true;
+          break;
+        }
+        inBatch = 0;
+        batch = Math.min(2 * batch, n - plan.length);
+      }
+    }
+    if (plan.length === 0) return false;
+    const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
+    let note: string | undefined;
+    if (plan.length < n && !stoppedByFailure) {
+      const rest = n - plan.length;
+      // Writes up to the end of the window and more input to come: a round longer than the
+      // window (throttled creates); its later writes are claimed as they arrive.
+      const running = !this.window.exhausted() && lastWrite + MAX_WATCH_CALL_MS >= at + this.window.matchWindowMs;
+      if (running) {
+        note = `round still running after ${this.window.matchWindowMs} ms; ${rest} later create(s) are matched as they arrive`;
+        this.ledger?.await(round, d.rsKey, 'create', rest, at, undefined, lastWrite);
+        for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
+      } else {
+        note = `the audit log shows ${plan.length} of the ${n} creates kexp predicted; the controller made no more (its count of pods differed from kexp's)`;
+        plan.push({ ok: false, unmade: true });
+      }
+    }
+    this.roundEvidence.set(round, { basis: 'observed', sources, pods, ...(note ? { note } : {}) });
+    if (plan.some((r) => r.ok)) {
+      // Pods were created, so the sync still writes status (an RS-controller update of replicasets/status) before it is done.
+      this.awaitingStatus.set(d.rsKey, lastCall + STATUS_WRITE_MS);
+      plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;
+    }
+    while (plan.length < n) plan.push({ ok: false, error: 'not attempted' });
+    return true;
+  }
+
+  /** Watch: the ADDs of the round's new pods, then what else the input says of the rest. */
+  private planFromWatch(d: Draft, forced: TimelineEvent | undefined): CreateResult[] {
+    const { rs, rsKey, n, at, round, sources, pods, plan } = d;
+    const pending = new Set<string>();
+    let lastDone = at;
+    // Only pods controlled by this UID pass the filter below (an RS without a UID matches pods with none: scan).
+    const adds = rs.metadata.uid ? this.window.indexed(`own:${rs.metadata.uid}`, at, 0) : undefined;
+    for (const e of adds ?? this.window.scan(at, 0)) {
+      if (plan.length >= n) break;
+      if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType === 'DELETED') continue;
+      const p = e.object;
+      const uid = p.metadata.uid;
+      if (!uid || this.attributedPods.has(uid) || this.seenPods.has(uid)) continue; // a pod already known is not a new one
+      if (podOwnerUid(p) !== rs.metadata.uid) continue;
+      if (this.createdByEvent.has(objectKey(p.metadata))) continue; // taken from its SuccessfulCreate Event
+      const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : undefined;
+      if (e !== forced && created !== undefined && created < Math.floor(at / 1000) * 1000 - 1000) continue; // an older pod
+      this.attributedPods.add(uid);
+      this.attributedPodKeys.add(objectKey(p.metadata));
+      this.ledger?.claimEvent(e, round);
+      pending.add(uid);
+      sources.push(e.source);
+      pods.push(objectKey(p.metadata));
+      // Calls run in slow-start batches one after another: a long round keeps progressing as
+      // long as its ADDs keep coming; a pause longer than a call means a slow informer.
+      lastDone = Math.min(e.at, lastDone + MAX_WATCH_CALL_MS);
+      plan.push({ ok: true, pod: p.metadata.name, doneAt: lastDone });
+    }
+    if (pending.size) this.pendingOwnWrites.set(rsKey, pending);
+    const observedBefore = plan.length;
+    const { basis, note } = this.planUnobserved(d);
+    const awaited = plan.slice(observedBefore).filter((r) => r.ok).length;
+    if (awaited > 0 && !this.window.exhausted() && rs.metadata.uid) {
+      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: awaited, lastDone, pods, round });
+      // Still running: expect its next call to return within MAX_WATCH_CALL_MS.
+      const last = plan[plan.length - 1]!;
+      last.doneAt = lastDone + MAX_WATCH_CALL_MS;
+    } else {
+      this.runningRounds.delete(rsKey);
+      // All calls accounted for: the sync still writes status before it is done.
+      const lastCall = Math.max(at, ...plan.map((r) => r.doneAt ?? at));
+      if (plan.some((r) => r.ok)) {
+        this.awaitingStatus.set(rsKey, lastCall + STATUS_WRITE_MS);
+        plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;
+      }
+    }
+    const evidence: RoundEvidence = { basis, note, sources, pods };
+    const running = this.runningRounds.get(rsKey);
+    if (running) running.evidence = evidence;
+    this.roundEvidence.set(round, evidence);
+    return plan;
+  }
+
+  /**
+   * Watch: the calls no pod ADD showed — SuccessfulCreate Events, FailedCreate Events, a
+   * terminating namespace, the ReplicaFailure condition, or else an unknown outcome.
+   */
+  private planUnobserved(d: Draft): { basis: Basis; note?: string } {
+    const { rs, rsKey, n, at, round, sources, pods, plan } = d;
+    let basis: Basis = 'inferred';
+    let note: string | undefined;
+    if (plan.length < n) {
+      // 2b. SuccessfulCreate Events: the controller reports each create it made, even when the
+      //     pod's ADD comes later (informer lag) or never (a lost event).
+      const made = this.takeCreatedEvents(rs, at, n - plan.length, sources, pods, round);
+      for (const pod of made) plan.push({ ok: true, pod: pod.slice(pod.indexOf('/') + 1) });
+      if (made.length) note = `${made.length} create(s) reported by SuccessfulCreate Events before their pods were observed`;
+    }
+    if (plan.length < n) {
+      // A failure ends the round after its slow-start batch: at most the rest of that batch failed.
+      let batchEnd = 0;
+      for (let size = 1; batchEnd <= plan.length && batchEnd < n; size *= 2) batchEnd = Math.min(n, batchEnd + size);
+      const missing = Math.max(1, batchEnd - plan.length);
+      const messages: string[] = [];
+      const failures = this.occurrences.takeWarnings(rs, 'FailedCreate', at, missing, sources, messages, round);
+      const nsTerm = this.facts.namespaceTerminating(rs.metadata.namespace ?? '');
+      for (let i = 0; i < failures; i++) plan.push({ ok: false, error: (messages[i] ?? 'FailedCreate').replace(/^Error creating: /, '') });
+      if (plan.length < n) {
+        const rest = n - plan.length;
+        if (nsTerm) {
+          note = `${rest} create(s) rejected because namespace ${rs.metadata.namespace} is terminating (no Event is emitted for these)`;
+          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'namespace is terminating', namespaceTerminating: true });
+        } else if (failures > 0) {
+          // The round stopped at its first failing batch; the rest were never attempted.
+          for (let i = 0; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
+        } else if (this.replicaFailure(rs, at, 'FailedCreate')) {
+          // Repeated failures are often not visible as Events (the EventCorrelator aggregates and
+          // rate-limits them), but the sync keeps the ReplicaFailure condition while they last.
+          const msg = this.replicaFailure(rs, at, 'FailedCreate')!;
+          note = `create failure inferred from the ReplicaSet's ReplicaFailure condition (no new FailedCreate Event occurrence): ${msg}`;
+          plan.push({ ok: false, error: msg });
+          for (let i = 1; i < rest; i++) plan.push({ ok: false, error: 'not attempted' });
+        } else {
+          // Nothing in the input says whether these calls were made or how they ended. The model
+          // goes on as the API usually answers (created), but their outcome is reported as
+          // unknown and nothing (no failure, no leak verdict, no exit code) is built on it. The
+          // round itself is evidenced when some of its calls are (then the Set happened).
+          if (plan.length === 0) basis = 'unknown';
+          note = this.ledger?.mode === 'audit'
+            ? `${rest} create(s) of this round not shown by the audit log (it holds none of the controller's pod writes for them: they predate it, or its policy does not record them): outcome unknown`
+            : this.window.exhausted()
+              ? `${rest} create(s) not shown by the input before it ends (no pod ADD, no SuccessfulCreate or FailedCreate Event)`
+              : `${rest} create(s) without a pod ADD or a create Event within ${this.window.matchWindowMs} ms: outcome unknown`;
+          this.ledger?.await(round, rsKey, 'create', rest, at);
+          for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
+        }
+      }
+    }
+    return { basis, note };
+  }
+
+  /**
+   * Pods named by SuccessfulCreate Event occurrences about this ReplicaSet inside the window
+   * whose pods no round has yet (at most `max`); the occurrences are consumed and claimed.
+   */
+  private takeCreatedEvents(rs: ReplicaSet, at: number, max: number, sources: SourceRef[], pods: string[], round: number): string[] {
+    const out: string[] = [];
+    for (const e of this.window.indexed(`ev:${rs.metadata.namespace}/${rs.metadata.name}`, at, 1000) ?? this.window.scan(at, 1000)) {
+      if (out.length >= max) break;
+      if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulCreate') continue;
+      const io = e.object.involvedObject;
+      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
+      const m = /Created pod: (\S+)/.exec(messageOf(e.object, ''));
+      if (!m) continue;
+      const pod = `${rs.metadata.namespace}/${m[1]}`;
+      if (pods.includes(pod) || this.createdByEvent.has(pod) || this.attributedPodKeys.has(pod)) continue;
+      if (this.occurrences.take(e.object, 1) <= 0) continue;
+      this.createdByEvent.add(pod);
+      this.ledger?.claimEventOccurrences(e, 1, round);
+      this.ledger?.claimPod('create', objectKey(rs.metadata), pod, round);
+      sources.push(e.source);
+      pods.push(pod);
+      out.push(pod);
+    }
+    return out;
+  }
+
+  /**
+   * The message of a ReplicaFailure condition with `reason` on the ReplicaSet as cached, or
+   * on its next state within the window (the status write of this very sync).
+   */
+  private replicaFailure(rs: ReplicaSet, at: number, reason: string): string | undefined {
+    const cond = (r: ReplicaSet) => (r.status?.conditions ?? []).find((c) => c.type === 'ReplicaFailure' && c.status === 'True' && c.reason === reason);
+    const key = objectKey(rs.metadata);
+    for (const e of this.window.indexed(`rs:${key}`, at, 0) ?? this.window.scan(at, 0)) {
+      if (e.type === 'observed' && e.kind === 'ReplicaSet' && objectKey(e.object.metadata) === key && e.watchType !== 'DELETED') {
+        const c = cond(e.object);
+        return c ? (c.message ?? reason) : undefined;
+      }
+    }
+    const c = cond(rs);
+    return c ? (c.message ?? reason) : undefined;
+  }
+
+  /**
+   * Called for each event before the syncs due ahead of it run: an ADD that continues a
+   * running creation round (a new pod of the ReplicaSet arriving within MAX_WATCH_CALL_MS
+   * of the previous one) is attributed to it and extends the sync's duration.
+   */
+  beforeSyncs(e: TimelineEvent): void {
+    if (this.awaitingStatus.size > 0 && e.type === 'observed' && e.kind === 'ReplicaSet' && e.watchType === 'MODIFIED') {
+      const key = objectKey(e.object.metadata);
+      const deadline = this.awaitingStatus.get(key);
+      if (deadline !== undefined) {
+        this.awaitingStatus.delete(key);
+        if (e.at <= deadline) this.onRoundProgress?.(key, e.at);
+      }
+      return;
+    }
+    if (this.runningRounds.size === 0 || e.type !== 'observed' || e.kind !== 'Pod' || e.watchType !== 'ADDED') return;
+    const p = e.object;
+    const owner = podOwnerUid(p);
+    const uid = p.metadata.uid;
+    if (!owner || !uid || this.attributedPods.has(uid)) return;
+    const podKey = objectKey(p.metadata);
+    if (this.createdByEvent.has(podKey)) {
+      // Its create was already taken from its SuccessfulCreate Event: this ADD observes it.
+      this.attributedPods.add(uid);
+      return;
+    }
+    const key = `${p.metadata.namespace}/${controllerRefOf(p.metadata)?.name}`;
+    const r = this.runningRounds.get(key);
+    if (!r || r.rsUid !== owner) return;
+    if (e.at > r.lastDone + MAX_WATCH_CALL_MS) {
+      this.runningRounds.delete(key);
+      return;
+    }
+    this.attributedPods.add(uid);
+    this.attributedPodKeys.add(podKey);
+    this.ledger?.claimEvent(e, r.round);
+    r.lastDone = e.at;
+    r.pods.push(podKey);
+    if (--r.pending <= 0) {
+      this.runningRounds.delete(key);
+      // Every create of the round has now been observed: the outcome is no longer a guess.
+      if (r.evidence) {
+        r.evidence.basis = 'inferred';
+        r.evidence.note = undefined;
+      }
+      this.awaitingStatus.set(key, e.at + STATUS_WRITE_MS);
+      this.onRoundProgress?.(key, e.at + STATUS_WRITE_MS);
+    } else this.onRoundProgress?.(key, e.at + MAX_WATCH_CALL_MS);
+  }
+}

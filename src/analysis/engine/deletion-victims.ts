@@ -1,0 +1,107 @@
+/**
+ * The scale-down victims as the input shows them. manageReplicas
+ * (pkg/controller/replicaset/replica_set.go) ranks the active pods with getPodsToDelete and
+ * deletes the first `diff`; Go's sort is not stable, so pods the ranking cannot tell apart may
+ * be chosen differently from kexp's prediction. When the input shows a different set of this
+ * ReplicaSet's pods being deleted right after the sync, those are what the controller chose.
+ *
+ * Contract: `chooseDeletions` answers PodControl.chooseDeletions. It reads, in this order of
+ * preference, the controller's delete writes (audit) within MAX_WATCH_CALL_MS of the sync, its
+ * SuccessfulDelete Events naming pods, or the first deletion observations of active pods; keeps
+ * the input's choice first and fills from the prediction; and says whether the difference is a
+ * tie of the ranking (comparePodsForDeletion in pkg/controller/controller_utils.go) or a
+ * disagreement. It changes no state.
+ *
+ * Cost: one scan (or indexed read) of the match window, and a ranking of the active pods only
+ * when the input's choice differs from the prediction. Pure: no I/O, no clock.
+ */
+import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../../model/pod-ranking.js';
+import { objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { MAX_WATCH_CALL_MS } from './create-evidence.js';
+import { isRSControllerPodWrite, type EvidenceWindow } from './evidence-window.js';
+import { messageOf } from './write-ledger.js';
+
+/** The pods of `active` the input shows deleted right after the sync at `at`, in time order (at most `n`). */
+function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n: number, at: number): Pod[] {
+  const byKey = new Map(active.map((p) => [objectKey(p.metadata), p]));
+  const observed: Pod[] = [];
+  const seen = new Set<string>();
+  // The controller issues all its DELETEs at once: take the ReplicaSet controller's delete
+  // writes (audit) or else the first deletion observations of its active pods right after
+  // the sync, in time order.
+  let sawWrites = false;
+  for (const e of window.indexed('rscw:delete', at, 50, { after: at + MAX_WATCH_CALL_MS, by: 'at' }) ?? window.scan(at, 50)) {
+    if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
+    if (!isRSControllerPodWrite(e, 'delete')) continue;
+    sawWrites = true;
+    const p = byKey.get(`${e.namespace}/${e.name}`);
+    if (p && !seen.has(objectKey(p.metadata))) {
+      seen.add(objectKey(p.metadata));
+      observed.push(p);
+    }
+  }
+  if (!sawWrites) {
+    // The controller's SuccessfulDelete Events name its victims, whatever the lag of the
+    // deletions' watch events (and a deletion by another actor is not one of them).
+    for (const e of window.indexed(`ev:${rs.metadata.namespace}/${rs.metadata.name}`, at, 1000) ?? window.scan(at, 1000)) {
+      if (observed.length >= n) break;
+      if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulDelete') continue;
+      const io = e.object.involvedObject;
+      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      const m = /Deleted pod: (\S+)/.exec(messageOf(e.object, ''));
+      const p = m ? byKey.get(`${rs.metadata.namespace}/${m[1]}`) : undefined;
+      if (p && !seen.has(objectKey(p.metadata))) {
+        seen.add(objectKey(p.metadata));
+        observed.push(p);
+      }
+    }
+  }
+  if (!sawWrites && observed.length < n) {
+    for (const e of window.scan(at, 0)) {
+      if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
+      if (e.type !== 'observed' || e.kind !== 'Pod') continue;
+      if (!(e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) continue;
+      const p = byKey.get(objectKey(e.object.metadata));
+      if (p && !seen.has(objectKey(p.metadata))) {
+        seen.add(objectKey(p.metadata));
+        observed.push(p);
+      }
+    }
+  }
+  return observed;
+}
+
+export function chooseDeletions(
+  window: EvidenceWindow,
+  rs: ReplicaSet,
+  predicted: Pod[],
+  active: Pod[],
+  at: number,
+  sidecarRestartTiebreak: boolean,
+): { pods: Pod[]; note?: string } {
+  const n = predicted.length;
+  const observed = deletedInInput(window, rs, active, n, at);
+  const predictedKeys = new Set(predicted.map((p) => objectKey(p.metadata)));
+  if (observed.length === 0 || observed.every((p) => predictedKeys.has(objectKey(p.metadata)))) return { pods: predicted };
+  // Keep the input's choice first, then fill from the prediction.
+  const chosen = observed.slice(0, n);
+  const chosenKeys = new Set(chosen.map((p) => objectKey(p.metadata)));
+  for (const p of predicted) {
+    if (chosen.length >= n) break;
+    if (!chosenKeys.has(objectKey(p.metadata))) chosen.push(p);
+  }
+  const differ = chosen.filter((p) => !predictedKeys.has(objectKey(p.metadata)));
+  const chosenSet = new Set(chosen.map((p) => objectKey(p.metadata)));
+  const dropped = predicted.filter((p) => !chosenSet.has(objectKey(p.metadata)));
+  // Pods the ranking cannot tell apart are ordered by Go's unstable sort: not a disagreement.
+  const rankList = rankPodsByRelatedPodsOnSameNode(active, active);
+  const ranks = new Map(active.map((p, i) => [p, rankList[i] ?? 0]));
+  const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at, sidecarRestartTiebreak }) === 0));
+  const names = differ.map((p) => objectKey(p.metadata)).join(', ');
+  return {
+    pods: chosen,
+    note: tied
+      ? `tie: ${names} ranked equal to kexp's choice; the controller's unstable sort picked it (taken from the input)`
+      : `the input shows ${names} deleted, which kexp's ranking did not predict (another actor deleting pods, or state kexp did not see)`,
+  };
+}

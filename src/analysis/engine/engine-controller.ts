@@ -1,0 +1,25 @@
+/**
+ * What the replay engine may touch of the controller model: the seam every controller kind
+ * implements (model/controller/controller.ts), for the owner kind the engine replays. Each stage
+ * takes a narrower `Pick` of it, so its tests can hand it the real model or a small fake. The
+ * engine never imports a kind's own model (.dependency-cruiser.cjs, engine-through-seam); the
+ * pipeline hands it a ControllerFactory (ReplayOptions.controller).
+ *
+ * The members, by what the engine does with them:
+ * - informer delivery: `deliverPod`, `deliverPodTombstone`, `deliverOwner` (the informer
+ *   handlers, e.g. addPod, updatePod, deletePod, addRS, updateRS, deleteRS in
+ *   pkg/controller/replicaset/replica_set.go);
+ * - the schedule: `runDue` (the workers draining the workqueue), `sync` (a sync the input
+ *   forces), `isBusy` / `extendBusy` (a sync still making its calls), `queue` (requeue a key,
+ *   drop or advance a due sync);
+ * - the state the stages read or correct: `expectations` (pkg/controller/controller_utils.go:
+ *   read, reset by a restart, raised or lowered by the view alignment, and its log of changes),
+ *   `pods` (the informer cache and its index by controller), `owners`, `podCounts`;
+ * - the view alignment's hold on the cache (not upstream): `withholdPod`, `restorePod`.
+ *
+ * Cost: none (a type). No I/O.
+ */
+import type { Controller } from '../../model/controller/controller.js';
+import type { ReplicaSet } from '../../model/objects.js';
+
+export type EngineController = Controller<ReplicaSet>;

@@ -1,0 +1,330 @@
+/**
+ * Answers the model's API calls from the evidence in the input (the PodControl a replay
+ * uses). The real controller's creates and deletes happen inside its sync; a watch
+ * recording or an audit log shows their consequences shortly after. The oracle looks ahead
+ * in the time-ordered input, within `matchWindowMs` of the sync (evidence-window.ts), and decides:
+ *
+ * - creates: see create-evidence.ts (audit writes, else pod ADDs, SuccessfulCreate and
+ *   FailedCreate Events, a terminating namespace, the ReplicaFailure condition, else unknown).
+ * - deletes: a deletion observation (deletionTimestamp set, or DELETED) of the chosen pod,
+ *   a FailedDelete Event, or an RS-controller delete write with its status.
+ * - the scale-down victims: see deletion-victims.ts (Go's sort is not stable, so ties may
+ *   break differently from kexp's ranking).
+ * - CanAdopt's live GET: the newest state of the ReplicaSet at the sync time (a deletion
+ *   that lands within the window counts, as the GET is a quorum read).
+ * - the adopt/release patches of ClaimObject, and whether the controller made a round at all
+ *   (madeNoWrites).
+ *
+ * Contract: every setting comes through the constructor (OracleSettings); the engine calls
+ * `beforeSyncs` with each event before the syncs due ahead of it run and `observe` with it
+ * before the model sees it, brackets a sync it forces with `setForcedEvent`, and takes each
+ * round's evidence once with `takeRoundEvidence`.
+ *
+ * Cost: each answer reads the match window once (indexed by object while the look-ahead is in
+ * order, lookahead-buffer.ts); state per pod, Event and namespace the input shows.
+ * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
+ */
+import type { CreateResult, DeleteResult, PodControl } from '../../model/controller/pod-control.js';
+import { controllerRefOf, objectKey, type Namespace, type Pod, type ReplicaSet } from '../../model/objects.js';
+import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import { CreateEvidence, isCreateFor, MAX_WATCH_CALL_MS, type RoundEvidence } from './create-evidence.js';
+import { chooseDeletions } from './deletion-victims.js';
+import { EventOccurrences } from './event-occurrences.js';
+import { EvidenceWindow, isRSControllerPodWrite, podOwnerUid, type Lookahead } from './evidence-window.js';
+import type { WriteLedger } from './write-ledger.js';
+
+/**
+ * How long after a sync its first API call may reach the apiserver (the workers, a throttled
+ * client). A controller write later than this, with no call of the round before it, belongs
+ * to another sync.
+ */
+export const FIRST_CALL_MS = 2000;
+
+/** Everything the oracle is configured with. */
+export interface OracleSettings {
+  /** The engine's look-ahead. */
+  look: Lookahead;
+  /** How far ahead of a sync its writes' consequences are looked for (default DEFAULT_MATCH_WINDOW_MS). */
+  matchWindowMs?: number;
+  /** The controller's writes in the input; rounds claim the ones they explain. */
+  ledger?: WriteLedger;
+  /** Audit inputs: whether the log records the controller's pod writes (a pre-scan's answer), if known. */
+  writesRecorded?: boolean;
+  /** The modelled version ranks sidecar restarts (v1.32+), for telling ties from disagreements (default true). */
+  sidecarRestartTiebreak?: boolean;
+  /** The input declares it watches Events (recording header), even if none arrived (default false). */
+  eventsWatched?: boolean;
+  /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
+  onRoundProgress?: (rsKey: string, doneAt: number) => void;
+}
+
+export class EvidenceOracle implements PodControl<ReplicaSet> {
+  private readonly window: EvidenceWindow;
+  private readonly occurrences: EventOccurrences;
+  private readonly creates: CreateEvidence;
+  private readonly ledger?: WriteLedger;
+  private readonly namespaces = new Map<string, Namespace>();
+  private readonly writesRecordedHint?: boolean;
+  private readonly sidecarRestartTiebreak: boolean;
+  private readonly eventsWatched: boolean;
+  /**
+   * Set by the engine while it syncs because of this event (a write no predicted sync
+   * explained): the write is the sync's own, whatever its pod's creationTimestamp says.
+   */
+  private forcedEvent?: TimelineEvent;
+
+  constructor(settings: OracleSettings) {
+    this.window = new EvidenceWindow(settings.look, settings.matchWindowMs);
+    this.ledger = settings.ledger;
+    this.writesRecordedHint = settings.writesRecorded;
+    this.sidecarRestartTiebreak = settings.sidecarRestartTiebreak ?? true;
+    this.eventsWatched = settings.eventsWatched ?? false;
+    this.occurrences = new EventOccurrences(this.window, this.ledger);
+    this.creates = new CreateEvidence(this.window, this.occurrences, {
+      writesRecorded: () => this.writesRecorded(),
+      namespaceTerminating: (ns) => this.namespaceTerminating(ns),
+    }, this.ledger, settings.onRoundProgress);
+  }
+
+  /**
+   * True when the input records the controller's pod writes themselves (an audit log that has
+   * shown at least one of them): a write it does not show was not made.
+   */
+  private writesRecorded(): boolean {
+    if (this.ledger?.mode !== 'audit') return false;
+    return this.writesRecordedHint ?? this.ledger.writes.length > 0;
+  }
+
+  /** The engine syncs because of `e` (a write no predicted sync explained) until called with undefined. */
+  setForcedEvent(e: TimelineEvent | undefined): void {
+    this.forcedEvent = e;
+  }
+
+  /** The evidence of a round (create rounds only), handed over once. */
+  takeRoundEvidence(round: number): RoundEvidence | undefined {
+    return this.creates.takeRoundEvidence(round);
+  }
+
+  /** Called by the engine for every event it delivers, before the model sees it. */
+  observe(e: TimelineEvent): void {
+    if (e.type === 'write') {
+      // Delivered: it has left the look-ahead, so no later scan can meet it again.
+      this.window.delivered(e);
+      return;
+    }
+    if (e.type !== 'observed') return;
+    if (e.kind === 'Namespace') {
+      const name = e.object.metadata.name ?? '';
+      if (e.watchType === 'DELETED') this.namespaces.delete(name);
+      else this.namespaces.set(name, e.object);
+    } else if (e.kind === 'Event') {
+      this.occurrences.observe(e.object);
+    } else if (e.kind === 'Pod' && e.watchType !== 'DELETED') {
+      this.creates.observePod(e.object.metadata.uid);
+    }
+  }
+
+  /**
+   * Called for each event before the syncs due ahead of it run: an ADD that continues a
+   * running creation round extends the sync's duration (create-evidence.ts).
+   */
+  beforeSyncs(e: TimelineEvent): void {
+    this.creates.beforeSyncs(e);
+  }
+
+  private namespaceTerminating(ns: string): boolean | undefined {
+    const n = this.namespaces.get(ns);
+    if (!n) return undefined;
+    return Boolean(n.metadata.deletionTimestamp) || n.status?.phase === 'Terminating';
+  }
+
+  /** Audit: is `e` a delete of the ReplicaSet controller of a pod of this ReplicaSet? */
+  private isDeleteFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
+    if (!isRSControllerPodWrite(e, 'delete') || e.namespace !== rs.metadata.namespace) return false;
+    const w = this.ledger?.writesOf(e)?.[0];
+    return !w || w.rsKey === objectKey(rs.metadata) || w.rsKey === `${rs.metadata.namespace}/`;
+  }
+
+  /**
+   * The input records the controller's writes and shows none for this ReplicaSet around `at`:
+   * the real controller did not run this round (see PodControl.madeNoWrites).
+   */
+  madeNoWrites(rs: ReplicaSet, diff: number, at: number): boolean {
+    if (!this.writesRecorded()) return this.syncedNoWhereInWatch(rs, diff, at);
+    const key = `rscw:${diff < 0 ? 'create' : 'delete'}:${rs.metadata.namespace}`;
+    for (const e of this.window.indexed(key, at, 50, { after: at + FIRST_CALL_MS, by: 'call' }) ?? this.window.scan(at, 50)) {
+      // A round's first call goes out within moments of the sync: later writes are another sync's.
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
+      if (this.window.taken(e)) continue;
+      if (diff < 0 ? isCreateFor(e, rs) : this.isDeleteFor(e, rs)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * A watch recording that also watches Events shows every sync that changes the pods: a create
+   * or delete leaves the pod's ADD or deletion and a SuccessfulCreate / FailedCreate /
+   * SuccessfulDelete / FailedDelete Event, and a sync whose count differs from the ReplicaSet's
+   * status rewrites it. Applies only when the model's count differs from that status. When the whole match window after `at` is in the input and shows none
+   * of these for this ReplicaSet, the real controller did not run this round (its informer had
+   * not delivered the change, or no trigger reached it): true. False whenever the input cannot
+   * tell (no Events watched, the input ends inside the window).
+   */
+  private syncedNoWhereInWatch(rs: ReplicaSet, diff: number, at: number): boolean {
+    if (!(this.eventsWatched || this.occurrences.sawEvents) || !rs.metadata.uid) return false;
+    // Only a sync whose count differs from the status last written is sure to write status (an
+    // unchanged one may write nothing: creates rejected for a terminating namespace leave no
+    // pod, no Event and the same status).
+    const active = diff + (rs.spec?.replicas ?? 1);
+    // …and only where the input shows the controller writing status at all (observedGeneration).
+    if (rs.status?.observedGeneration === undefined || (rs.status?.replicas ?? 0) === active) return false;
+    // Creates rejected for a terminating namespace leave no Event.
+    if (this.namespaceTerminating(rs.metadata.namespace ?? '')) return false;
+    const matchWindowMs = this.window.matchWindowMs;
+    let covered = false;
+    for (const e of this.window.upcoming()) {
+      if (e.at > at + matchWindowMs) {
+        covered = true;
+        break;
+      }
+      if (e.at < at || e.type !== 'observed' || e === this.forcedEvent) continue;
+      if (e.kind === 'Pod') {
+        if (e.object.metadata.namespace !== rs.metadata.namespace) continue;
+        if (diff < 0 && e.watchType === 'ADDED' && podOwnerUid(e.object) === rs.metadata.uid && !this.creates.seen(e.object.metadata.uid ?? '')) return false;
+        // The change that triggered this sync is delivered at `at`; a deletion the sync made comes
+        // after it — of any pod of the namespace (a chosen pod may have lost its owner meanwhile).
+        if (diff > 0 && e.at > at && (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) return false;
+      } else if (e.kind === 'Event') {
+        const ev = e.object;
+        if (ev.involvedObject?.uid === rs.metadata.uid || (ev.involvedObject?.kind === 'ReplicaSet' && ev.involvedObject?.name === rs.metadata.name && ev.metadata?.namespace === rs.metadata.namespace)) {
+          if ((diff < 0 ? /^(Successful|Failed)Create$/ : /^(Successful|Failed)Delete$/).test(ev.reason ?? '')) return false;
+        }
+      } else if (e.kind === 'ReplicaSet' && e.object.metadata.uid === rs.metadata.uid && JSON.stringify(e.object.status ?? {}) !== JSON.stringify(rs.status ?? {})) {
+        return false;
+      }
+    }
+    // The input ended inside the window: covered only if it says it was still watching by then.
+    return covered || (this.window.exhausted() && (this.window.coverageEnd() ?? -Infinity) >= at + matchWindowMs);
+  }
+
+  createPod(rs: ReplicaSet, call: { round: number; index: number; n: number; at: number }): CreateResult {
+    return this.creates.createPod(rs, call, this.forcedEvent);
+  }
+
+  /** True when the input shows `pod` being deleted (deletionTimestamp set or DELETED) inside the window. */
+  private deletionAhead(pod: Pod, at: number): TimelineEvent | undefined {
+    const key = objectKey(pod.metadata);
+    for (const e of this.window.indexed(`pod:${key}`, at, 0) ?? this.window.scan(at, 0)) {
+      if (e.type !== 'observed' || e.kind !== 'Pod') continue;
+      if (objectKey(e.object.metadata) !== key) continue;
+      if (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp) return e;
+    }
+    return undefined;
+  }
+
+  chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
+    return chooseDeletions(this.window, rs, predicted, active, at, this.sidecarRestartTiebreak);
+  }
+
+  deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
+    const key = objectKey(pod.metadata);
+    const rsKey = objectKey(rs.metadata);
+    const writes = this.window.indexed(`rscw:delete:${pod.metadata.namespace ?? ''}`, call.at, 50, { after: call.at + FIRST_CALL_MS, by: 'call' });
+    for (const e of writes ?? this.window.scan(call.at, 50)) {
+      // The deletes of a round go out together (one goroutine per pod), within moments of the sync.
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > call.at + FIRST_CALL_MS) break;
+      if (!isRSControllerPodWrite(e, 'delete') || this.window.taken(e)) continue;
+      if (`${e.namespace}/${e.name}` !== key) continue;
+      this.window.take(e);
+      this.ledger?.claimEvent(e, call.round);
+      if (e.status.code === 404) return { ok: false, notFound: true, doneAt: e.at };
+      if (e.status.code >= 200 && e.status.code < 300) return { ok: true, doneAt: e.at };
+      return { ok: false, error: e.status.message ?? `HTTP ${e.status.code}`, doneAt: e.at };
+    }
+    // The audit log records the controller's deletes and has none for this pod: not made
+    // (another actor may still have deleted it — that is not the controller's write).
+    if (this.writesRecorded()) return { ok: false, unmade: true };
+    const seen = this.deletionAhead(pod, call.at);
+    if (seen) {
+      this.ledger?.claimPod('delete', rsKey, key, call.round);
+      return { ok: true, doneAt: Math.min(seen.at, call.at + MAX_WATCH_CALL_MS) };
+    }
+    const sources: SourceRef[] = [];
+    const messages: string[] = [];
+    if (this.occurrences.takeWarnings(rs, 'FailedDelete', call.at, 1, sources, messages, call.round) > 0) {
+      return { ok: false, error: (messages[0] ?? 'FailedDelete').replace(/^Error deleting: /, '') };
+    }
+    // Neither observed nor reported: the outcome is unknown (a later deletion or SuccessfulDelete is matched to it).
+    if (this.ledger?.claimPod('delete', rsKey, key, call.round)) return { ok: true };
+    this.ledger?.await(call.round, rsKey, 'delete', 1, call.at, [key]);
+    return { ok: true, unknown: true };
+  }
+
+  getFreshOwner(rs: ReplicaSet, at: number): ReplicaSet | { notFound: true } | { error: string } {
+    const key = objectKey(rs.metadata);
+    let fresh: ReplicaSet = rs;
+    for (const e of this.window.indexed(`rs:${key}`, at, 0, { after: at + 1000, by: 'at' }) ?? this.window.scan(at, 0)) {
+      if (e.at > at + 1000) break;
+      if (e.type !== 'observed' || e.kind !== 'ReplicaSet' || objectKey(e.object.metadata) !== key) continue;
+      if (e.watchType === 'DELETED') return { notFound: true };
+      fresh = e.object;
+    }
+    return fresh;
+  }
+
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): 'ok' | 'notfound' | 'invalid' | { error: string } {
+    const key = objectKey(pod.metadata);
+    const claim = (e: TimelineEvent) => {
+      if (round !== undefined) this.ledger?.claimEvent(e, round);
+    };
+    let lostRace = false;
+    for (const e of this.window.indexed(`pod:${key}`, at, 50) ?? this.window.scan(at, 50)) {
+      if (e.type === 'observed' && e.kind === 'Pod' && objectKey(e.object.metadata) === key) {
+        if (e.watchType === 'DELETED') return 'notfound';
+        // An adopt is this owner's only when the observed pod names it: another ReplicaSet
+        // adopting the same orphan must not be claimed by this round. A pod state newer than
+        // the one the sync decided on that names another controller means that one won the
+        // race: this owner's patch would add a second controller reference, which the API
+        // server rejects as Invalid (422) — unless a recorded patch of this pod later in the
+        // window answers first (it is the write). The look-back can show the pod still owned
+        // by a deleted predecessor before the garbage collector orphaned it, hence "newer".
+        const ref = controllerRefOf(e.object.metadata);
+        const foreign = action === 'adopt' && owner !== undefined && ref?.uid !== owner.metadata.uid;
+        if (foreign && ref && newerState(e.object.metadata.resourceVersion, pod.metadata.resourceVersion, e.at >= at)) lostRace = true;
+        const writes = this.ledger?.writesOf(e);
+        if (!foreign && writes && !writes.every((w) => w.round !== undefined) && writes.some((w) => w.kind === action)) {
+          claim(e);
+          return 'ok';
+        }
+      }
+      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.controller === 'replicaset-controller') {
+        if (this.window.taken(e)) continue;
+        // A successful adopt whose response names another ReplicaSet is that one's write.
+        const written = e.status.code < 300 ? (e.responseObject as Pod | undefined)?.metadata : undefined;
+        const writtenRef = written ? controllerRefOf(written) : undefined;
+        if (action === 'adopt' && owner && writtenRef && writtenRef.uid !== owner.metadata.uid) continue;
+        this.window.take(e);
+        claim(e);
+        if (e.status.code === 404) return 'notfound';
+        if (e.status.code === 422) return 'invalid';
+        if (e.status.code >= 300) return { error: e.status.message ?? `HTTP ${e.status.code}` };
+        return 'ok';
+      }
+    }
+    return lostRace ? 'invalid' : 'ok';
+  }
+
+  informerBehindOwnWrites(rsKey: string): boolean {
+    return this.creates.informerBehindOwnWrites(rsKey);
+  }
+}
+
+/**
+ * Whether an observed object state is newer than the one a decision was made on:
+ * resourceVersions are etcd revisions (integers in every apiserver kexp reads); when either
+ * is not, `fallback` (a time comparison) decides.
+ */
+function newerState(observed: string | undefined, decided: string | undefined, fallback: boolean): boolean {
+  if (observed && decided && /^\d{1,15}$/.test(observed) && /^\d{1,15}$/.test(decided)) return Number(observed) > Number(decided);
+  return fallback;
+}

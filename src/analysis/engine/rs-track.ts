@@ -1,0 +1,205 @@
+/**
+ * The per-ReplicaSet track: everything the replay learned about one ReplicaSet key, the record
+ * the report is built from (report-builder.ts). Each stage of the engine writes its own group
+ * of fields (named on each group below); no stage writes another's, except where a field says
+ * which two share it.
+ *
+ * `RsTracks` is the registry of tracks by key: a track is made the first time any stage asks
+ * for its key (`of`), and never removed while replaying (the driver narrows them to
+ * `--replicaset` at the end).
+ *
+ * Cost: one object per ReplicaSet key the input or the model touches; the unbounded lists are
+ * bounded where the input can make them large (changes, series). Pure data: no I/O, no clock.
+ */
+import type { SyncRecord } from '../../model/controller/sync-record.js';
+import type { ExpectationsRecord } from '../../model/expectations.js';
+import type { ReplicaSet } from '../../model/objects.js';
+import type { SourceRef } from '../../timeline/event.js';
+import type { Basis } from '../report-types.js';
+import type { ViewBehind } from './controller-view.js';
+import type { RoundEvidence } from './create-evidence.js';
+import type { ControllerWrite, DivergenceKind } from './write-ledger.js';
+
+export interface WindowTrack {
+  start: number;
+  raised: { add: number; del: number; keys?: string[] };
+  basis: Basis;
+  gatedSyncs: number;
+  fulfilledAt?: number;
+  end?: number;
+  endedBy?: 'fulfilled' | 'expired' | 'rs-deleted' | 'reset';
+  remaining?: { add: number; del: number; keys?: string[] };
+  /** Timestamp of the Set (the record expires 5 min after it). */
+  setAt: number;
+  evidence: SourceRef[];
+  note?: string;
+  round?: number;
+  namespaceTerminating?: number;
+  gapInside?: boolean;
+}
+
+export interface RoundTrack {
+  at: number;
+  round: number;
+  /** The model's round number (what the write ledger's claims refer to). */
+  modelRound: number;
+  kind: 'create' | 'delete' | 'claim';
+  sync: SyncRecord;
+  evidence: RoundEvidence | undefined;
+  trigger: SourceRef | undefined;
+  /** Set when kexp ran this sync because the input showed a write no predicted sync explained. */
+  forced?: string;
+  /** Calls whose outcome the input never showed (filled at the end of input). */
+  unresolved?: number;
+}
+
+/** A sync in which the model would have written but the input shows the controller did not. */
+export interface WithheldTrack {
+  at: number;
+  diff: number;
+  record?: ExpectationsRecord;
+  trigger?: SourceRef;
+}
+
+/** A kube-controller-manager restart the input shows (a new credential after a pause in the controller's writes). */
+export interface RestartTrack {
+  at: number;
+  pauseMs: number;
+  source: SourceRef;
+  /** How the input shows it: a new credential after a pause (audit), or the controller's start-up line (its log). */
+  via: 'credential' | 'log';
+  /** Unfulfilled records the restart dropped. */
+  dropped: Array<{ key: string; add: number; del: number; setAt: number }>;
+  /** On a ReplicaSet's track: its round the restart cut short. */
+  interrupted?: { at: number; made: number; n: number; kind: string };
+}
+
+/** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */
+export interface DivergenceTrack {
+  at: number;
+  kind: DivergenceKind;
+  /** The record kexp held when the write contradicted it. */
+  record?: ExpectationsRecord;
+  writes: ControllerWrite[];
+  /** Evidence of a restart: the controller's credential changed at this time. */
+  credentialChange?: { at: number; source: SourceRef };
+}
+
+export interface ExpectationChangeTrack {
+  at: number;
+  op: 'set' | 'lower' | 'raise' | 'delete' | 'clobber' | 'received-delete';
+  add?: number;
+  del?: number;
+  keys?: string[];
+  source?: SourceRef;
+}
+
+/** Everything the engine learned about one ReplicaSet key. */
+export interface RsTrack {
+  key: string;
+
+  // ── The ReplicaSet as the input shows it and what happened to its pods (delivery.ts) ──
+  uids: string[];
+  uidChanges: Array<{ at: number; oldUid?: string; newUid?: string; source?: SourceRef }>;
+  rs?: ReplicaSet;
+  deletedAt?: number;
+  deletingSince?: number;
+  owner?: { kind: string; name: string; uid: string };
+  /** First time the ReplicaSet was seen, and whether it was created after the input started. */
+  firstSeenAt?: number;
+  createdInCoverage?: boolean;
+  /** Pods of this ReplicaSet seen reaching phase Failed, with when they were created (replacement churn). */
+  podFailures: Array<{ pod: string; createdAt?: number; failedAt: number; reason: string; source: SourceRef }>;
+  orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
+  nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
+
+  // ── Counts over time (count-series.ts, sampled at syncs and pod deliveries) ──
+  series: Array<{ at: number; desired: number; active: number; terminating: number; ready: number }>;
+  seriesDropped: number;
+
+  // ── Syncs and rounds (sync-recorder.ts) ──
+  syncsByOutcome: Record<string, number>;
+  syncs: number;
+  lastSync?: SyncRecord;
+  rounds: RoundTrack[];
+  noControllerNoise: number;
+  syncErrors: Array<{ at: number; error: string; /** The rate-limited requeue delay this failure got. */ backoffMs?: number }>;
+  withheld: WithheldTrack[];
+
+  // ── Expectations and gated windows (window-tracker.ts; sync-recorder.ts fills the open window's round) ──
+  windows: WindowTrack[];
+  open?: WindowTrack;
+  record?: { add: number; del: number; timestamp: number };
+  changes: ExpectationChangeTrack[];
+  changesDropped: number;
+  clobbers: Array<{ at: number; keys: string[]; source?: SourceRef }>;
+  /** Delete keys chosen at the last ExpectDeletions, with the UIDs of the chosen pods (sync-recorder.ts sets the UIDs). */
+  chosen: Map<string, string>;
+  firstSetAt?: number;
+  /** Syncs that found the record expired (window-tracker.ts; sync-recorder.ts adds what they created). */
+  expiredSyncs: Array<{ at: number; add: number; del: number; created?: number }>;
+
+  // ── Restarts (restart-detector.ts) ──
+  /** Restarts that dropped an unfulfilled record of this key. */
+  restarts: RestartTrack[];
+
+  // ── The controller's view of its pods (view-alignment.ts; write-reconciler.ts adds viewUnknown spans) ──
+  /** Status writes of the controller that show its pod cache behind the input (controller-view.ts). */
+  viewBehind: ViewBehind[];
+  /** A later status write that counted every pod again: the view caught up (ends the last viewBehind episode). */
+  viewCaughtUp: Array<{ at: number; source: SourceRef }>;
+  /**
+   * Time and signature of the controller's last status write of this ReplicaSet (of `uid`).
+   * `at` is undefined for the first status kexp saw of it (an initial list, a ReplicaSet first
+   * seen mid-input): written at a time the input does not show, it anchors no comparison.
+   */
+  lastStatus?: { at?: number; signature: string; uid?: string };
+  /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
+  statusWrites: number[];
+  /**
+   * Where kexp's replay cannot vouch for the gate decisions: from a pod the controller had not
+   * observed to the status write that showed it; and from a status write that may or may not
+   * count withheld pods until one that counts every pod (`until` undefined: to the end).
+   */
+  viewUnknown: Array<{ from: number; until?: number; reason: string; sources: SourceRef[] }>;
+
+  // ── Writes no predicted sync explained (write-reconciler.ts) ──
+  divergences: DivergenceTrack[];
+  /** Creates past an expired record whose round's pods the controller had not observed (kubernetes#129795): kexp held them back. */
+  lagOverCreates: Array<{ at: number; setAt: number; pods: string[]; source: SourceRef }>;
+
+  // ── End of input (replay-result.ts) ──
+  /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
+  writes: ControllerWrite[];
+}
+
+function newTrack(key: string): RsTrack {
+  return {
+    key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
+    changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
+    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
+    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [],
+  };
+}
+
+/** The tracks by ReplicaSet key (`namespace/name`). */
+export class RsTracks {
+  /** Every track, in the order their keys were first met. */
+  readonly byKey = new Map<string, RsTrack>();
+
+  /** The track of `key`, made on first use. */
+  of(key: string): RsTrack {
+    let t = this.byKey.get(key);
+    if (!t) this.byKey.set(key, (t = newTrack(key)));
+    return t;
+  }
+
+  /** The track of `key` if any stage made it. */
+  get(key: string): RsTrack | undefined {
+    return this.byKey.get(key);
+  }
+
+  values(): IterableIterator<RsTrack> {
+    return this.byKey.values();
+  }
+}

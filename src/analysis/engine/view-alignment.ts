@@ -1,0 +1,287 @@
+/**
+ * Keeps kexp's informer cache aligned with the controller's own view of its pods, as its status
+ * writes show it (controller-view.ts). syncReplicaSet (pkg/controller/replicaset/replica_set.go)
+ * counts the pods its informer delivered; when a status write counts fewer than the input showed,
+ * the controller had not observed the newest of them, so kexp withholds those pods from its
+ * model (and gives back the lower their ADD made of a record still in force: the controller's
+ * record still waits for them). Withheld pods are delivered once a status write counts every pod
+ * (the informer caught up), or once a write of the controller shows it passed its gate
+ * (`releaseWithheld`). Where the input cannot tell what the controller observed, the track's
+ * `viewUnknown` says from when to when.
+ *
+ * Contract:
+ * - `deliverPod` delivers a pod observation to the model unless the pod is withheld (then only
+ *   its latest state is kept); a withheld pod deleted or given another controller leaves the
+ *   view question (forgetWithheld), with its record possibly waiting for it until it expires;
+ * - `noteStatusWrite` checks each status write of a ReplicaSet and aligns the cache;
+ * - the reconciler (write-reconciler.ts) asks `releaseWithheld`, `withholdRound` and
+ *   `createsAhead` when a write of the controller tells what its cache held;
+ * - `restoreAll` puts every withheld pod back at the end (the report counts every pod).
+ * Writes the view fields of RsTrack (viewBehind, viewCaughtUp, lastStatus, statusWrites, viewUnknown).
+ *
+ * Cost: a status write is settled in O(pods sighted since the previous one) unless kexp holds
+ * pods back or its view is unknown or behind; then it walks the ReplicaSet's pods (indexed by
+ * controller). Withheld pods are few (the newest of a lagging round). Pure: no I/O, no clock.
+ */
+import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { isPodActive } from '../../model/pod-ranking.js';
+import type { ObservedEvent, TimelineEvent } from '../../timeline/event.js';
+import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
+import type { EngineController } from './engine-controller.js';
+import { FIRST_CALL_MS } from './evidence-oracle.js';
+import type { PodSightings } from './pod-sightings.js';
+import type { RsTrack, RsTracks } from './rs-track.js';
+
+type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod'>;
+
+export class ViewAlignment {
+  /**
+   * Pods the controller's status writes show it had not observed: out of the model's cache (latest
+   * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
+   */
+  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number }>();
+  /**
+   * Withheld pods the input deleted (or gave another controller) while their record still waited
+   * for them: whether the controller's informer delivered their ADD first (a lag: the record was
+   * lowered) or never (a lost event: it waits until it expires), the input does not show — until
+   * a write of the controller passes the gate (releaseWithheld), or the record expires.
+   */
+  private readonly pendingLowers = new Map<string, { rsKey: string; setAt: number; span: RsTrack['viewUnknown'][number] }>();
+  /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
+  private readonly loweredBy = new Map<string, { rsKey: string; setAt: number }>();
+
+  constructor(
+    private readonly tracks: RsTracks,
+    private readonly controller: ViewController,
+    private readonly sightings: PodSightings,
+    private readonly windows: { drain(): void },
+    /** The look-ahead: upcoming events, starting with the next unprocessed one. */
+    private readonly upcoming: () => Iterable<TimelineEvent>,
+    private readonly matchWindowMs: number,
+  ) {}
+
+  /**
+   * Delivers a pod observation to the model, unless the controller had not observed the pod yet
+   * (then its latest state is kept for when it does): false when withheld.
+   */
+  deliverPod(e: ObservedEvent & { kind: 'Pod' }, pk: string, ref: OwnerReference | undefined, old: Pod | undefined): boolean {
+    const pod = e.object;
+    const held = this.withheldPods.get(pk);
+    if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
+      // Not observed by the controller yet: keep its latest state for when it is.
+      held.pod = pod;
+      return false;
+    }
+    // Deleted, or now another controller's (or none's): no status write of the ReplicaSet it was
+    // held for can tell any more whether the controller observed it; delivered as it is now.
+    if (held) this.forgetWithheld(pk, held, e, e.watchType === 'DELETED' ? 'the input deleted' : 'the input released');
+    const rsKeyOf = ref?.kind === 'ReplicaSet' ? `${pod.metadata.namespace}/${ref.name}` : undefined;
+    const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.get(rsKeyOf) : undefined;
+    const addBefore = before?.add;
+    this.controller.deliverPod(e.watchType, pod, e.at);
+    if (before && addBefore !== undefined && addBefore > 0) {
+      const after = this.controller.expectations.get(rsKeyOf!);
+      if (after && after.timestamp === before.timestamp && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
+    }
+    return true;
+  }
+
+  /**
+   * A change of the status fields is the controller's status write: compare what it counted
+   * with the pods the input showed (controller-view.ts). The first status seen has no previous
+   * write to anchor the comparison.
+   */
+  noteStatusWrite(t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void {
+    const signature = statusSignature(rs);
+    const uid = rs.metadata.uid;
+    // The first status of this ReplicaSet (of this UID) kexp sees was written at a time the input
+    // does not show — perhaps by a sync still running, whose next write counts what it listed
+    // before pods the input already shows: it anchors no comparison.
+    const first = !t.lastStatus || t.lastStatus.uid !== uid;
+    if (!first && t.lastStatus!.signature === signature) return;
+    const previous = first ? undefined : t.lastStatus!.at;
+    t.lastStatus = first ? { signature, uid } : { at: e.at, signature, uid };
+    t.statusWrites.push(e.at);
+    const ns = rs.metadata.namespace;
+    const held = [...this.withheldPods.values()].filter((w) => w.rsKey === t.key);
+    // Read lazily: a status counting at least the index's size settles the check without the walk
+    // (a large ReplicaSet writes its status thousands of times).
+    const pods = this.controller.pods;
+    const mine = function* (): Generator<Pod> {
+      yield* pods.controlledBy(ns, uid);
+      for (const w of held) yield w.pod;
+    };
+    const atMost = pods.countControlledBy(ns, uid) + held.length;
+    const recent = this.sightings.takeRecent(t.key, e.at);
+    const open = t.viewUnknown.find((u) => u.until === undefined);
+    const lastBehind = t.viewBehind[t.viewBehind.length - 1];
+    const lastUp = t.viewCaughtUp[t.viewCaughtUp.length - 1];
+    // Whether the status counts every pod matters only while kexp holds pods back or its view is
+    // unknown or behind; otherwise only a status showing the view behind does, and that needs
+    // more older pods than the status counts: at most every pod of the index but those first
+    // seen since the previous write (a scale-up's status lags by those). Bounded so, the check
+    // walks the ReplicaSet's pods only when it could find it behind.
+    const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+    if (held.length === 0 && !open && (!lastBehind || (lastUp !== undefined && lastUp.at >= lastBehind.at)) && typeof statusReplicas === 'number') {
+      let fresh = 0;
+      if (previous !== undefined) {
+        for (const r of recent ?? []) {
+          const p = pods.get(r.pk);
+          if (p && this.sightings.get(r.pk)?.at === r.at && isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !existedAt(p, r.at, previous)) fresh++;
+        }
+      }
+      if (previous === undefined || atMost - fresh <= statusReplicas) return;
+    }
+    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost);
+    if (behind) {
+      t.viewUnknown.push({ from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] });
+    } else if (caughtUp) {
+      if (open) {
+        open.until = e.at;
+        open.sources.push(e.source);
+      }
+    } else if (!open && previous !== undefined && held.length > 0) {
+      // No status write since the last one means the controller's view had not changed (a pod
+      // it observes triggers a sync whose status write would show it); this one may count the
+      // withheld pods or newer ones instead: unknown from its sync until one counts every pod.
+      // The sync that wrote it started within the match window before (its view changed then).
+      t.viewUnknown.push({ from: Math.max(previous, e.at - this.matchWindowMs), reason: 'the controller\'s status write may count pods kexp holds back as unobserved, or newer ones instead', sources: [e.source] });
+    }
+    if (behind) t.viewBehind.push(behind);
+    else if (caughtUp && t.viewBehind.length && (t.viewCaughtUp.length === 0 || t.viewCaughtUp[t.viewCaughtUp.length - 1]!.at < t.viewBehind[t.viewBehind.length - 1]!.at)) {
+      t.viewCaughtUp.push({ at: e.at, source: e.source });
+    }
+    this.alignView(t, behind, caughtUp, e);
+  }
+
+  /**
+   * Makes kexp's cache hold what the controller's held at its status write: the pods it had not
+   * observed are withheld from the model (and a lower their ADD made is given back: the
+   * controller's record still waits for them); once a status counts every pod, the withheld
+   * ones are delivered (the informer caught up).
+   */
+  private alignView(t: RsTrack, behind: ViewBehind | undefined, caughtUp: boolean, e: TimelineEvent): void {
+    const missing = new Set(behind?.missing.map((m) => m.pod) ?? []);
+    // Withheld pods are delivered only when the status proves the controller counts them all;
+    // a status that may count newer pods instead of them proves nothing.
+    if (caughtUp) this.deliverWithheld(t.key, e.at);
+    for (const pk of missing) if (!this.withheldPods.has(pk)) this.holdBack(t.key, pk, e.at);
+    this.windows.drain();
+  }
+
+  /**
+   * The controller's creates for `key` the input shows from `e` on, one sync's worth (each
+   * within FIRST_CALL_MS of the previous): create writes (audit) or new pods it controls (watch).
+   */
+  createsAhead(key: string, e: TimelineEvent): number {
+    const rs = this.controller.owners.get(key);
+    if (!rs) return 0;
+    const name = key.slice(key.indexOf('/') + 1);
+    const ns = rs.metadata.namespace;
+    let n = 0;
+    let last = e.at;
+    const upcoming = this.upcoming;
+    const ahead = function* (): Generator<TimelineEvent> {
+      yield e;
+      yield* upcoming();
+    };
+    for (const x of ahead()) {
+      if (x.at - last > FIRST_CALL_MS) break;
+      const isCreate = x.type === 'write'
+        ? x.actor.controller === 'replicaset-controller' && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
+        : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !this.sightings.has(objectKey(x.object.metadata));
+      if (!isCreate) continue;
+      if (x !== e || n === 0) n++;
+      last = x.at;
+    }
+    return n;
+  }
+
+  /**
+   * Withholds up to `n` pods of the round whose record was Set at `setAt` (pods whose ADD
+   * lowered that record), newest first, and gives their lowers back. Returns what it held.
+   */
+  withholdRound(key: string, setAt: number, n: number, at: number): Array<{ pod: string; seenAt: number }> {
+    if (n <= 0) return [];
+    const rec = this.controller.expectations.get(key);
+    if (!rec || rec.timestamp !== setAt) return [];
+    const cands = [...this.loweredBy].filter(([pk, l]) => l.rsKey === key && l.setAt === setAt && !this.withheldPods.has(pk) && this.controller.pods.get(pk))
+      .map(([pk]) => ({ pod: pk, seenAt: this.sightings.get(pk)?.at ?? at }))
+      .sort((a, b) => b.seenAt - a.seenAt)
+      .slice(0, n);
+    for (const c of cands) this.holdBack(key, c.pod, at);
+    this.windows.drain();
+    return cands;
+  }
+
+  /**
+   * Takes one pod out of the model's cache as not yet observed by the controller; if its ADD
+   * lowered the record still in force, gives that lower back (the controller's record still
+   * waits for it). The caller drains the expectation log.
+   */
+  private holdBack(key: string, pk: string, at: number): void {
+    const pod = this.controller.withholdPod(pk);
+    if (!pod) return;
+    const lowered = this.loweredBy.get(pk);
+    const rec = this.controller.expectations.get(key);
+    const raise = lowered !== undefined && lowered.rsKey === key && rec !== undefined && rec.timestamp === lowered.setAt;
+    this.withheldPods.set(pk, { pod, rsKey: key, ...(raise ? { raisedFor: rec.timestamp } : {}) });
+    if (raise) this.controller.expectations.raise(key, 1, 0, at);
+  }
+
+  /** Delivers the pods withheld for `key` to the model (the controller observed them); true if there were any. */
+  private deliverWithheld(key: string, at: number): boolean {
+    let any = false;
+    for (const [pk, w] of [...this.withheldPods]) {
+      if (w.rsKey !== key) continue;
+      this.withheldPods.delete(pk);
+      this.controller.deliverPod('ADDED', w.pod, at);
+      any = true;
+    }
+    return any;
+  }
+
+  /**
+   * Delivers the pods withheld for `key` (the controller evidently observed them), and lowers the
+   * record for those the input deleted meanwhile (their ADD came first); true if there were any.
+   */
+  releaseWithheld(key: string, at: number): boolean {
+    let any = this.deliverWithheld(key, at);
+    for (const [pk, p] of [...this.pendingLowers]) {
+      if (p.rsKey !== key) continue;
+      this.pendingLowers.delete(pk);
+      if (p.span.until === undefined || p.span.until > at) p.span.until = at;
+      if (this.controller.expectations.get(key)?.timestamp !== p.setAt) continue;
+      this.controller.expectations.creationObserved(key, at);
+      any = true;
+    }
+    if (any) this.windows.drain();
+    return any;
+  }
+
+  /**
+   * A withheld pod leaves the view question (the input deleted it, or it now has another
+   * controller): it is no longer held back. If its record still waits for it (kexp gave its lower
+   * back), the controller's record stands at one of two counts until a write of the controller
+   * settles it or the record expires: kexp keeps the waiting one and marks that time unknown.
+   */
+  private forgetWithheld(pk: string, w: { rsKey: string; raisedFor?: number }, e: TimelineEvent, why: string): void {
+    this.withheldPods.delete(pk);
+    const rec = this.controller.expectations.get(w.rsKey);
+    if (w.raisedFor === undefined || !rec || rec.timestamp !== w.raisedFor || rec.add <= 0) return;
+    const expires = rec.timestamp + EXPECTATIONS_TIMEOUT_MS;
+    if (e.at >= expires) return;
+    const span = {
+      from: e.at, until: expires, sources: [e.source],
+      reason: `${why} a pod the controller had not observed (${pk}): whether its informer delivered the pod's ADD first (lowering the record) or never, the input does not show until the controller writes or the record expires`,
+    };
+    this.tracks.of(w.rsKey).viewUnknown.push(span);
+    this.pendingLowers.set(pk, { rsKey: w.rsKey, setAt: rec.timestamp, span });
+  }
+
+  /** End of input: the report counts every pod the input shows, observed by the controller or not. */
+  restoreAll(): void {
+    for (const w of this.withheldPods.values()) this.controller.restorePod(w.pod);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The view alignment (src/analysis/engine/view-alignment.ts) on the real controller model: pods
+ * a status write shows the controller had not observed are withheld and their lowers given back,
+ * then delivered when a status write counts every pod or a write of the controller passes the
+ * gate; and the pod sightings it reads (pod-sightings.ts).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ReplicaSetController } from '../../../src/model/replicaset/replicaset-controller.js';
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../../src/model/objects.js';
+import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../../../src/model/version.js';
+import { PodSightings } from '../../../src/analysis/engine/pod-sightings.js';
+import { RsTracks } from '../../../src/analysis/engine/rs-track.js';
+import { ViewAlignment } from '../../../src/analysis/engine/view-alignment.js';
+import type { TimelineEvent } from '../../../src/timeline/event.js';
+import { NS, observed, podObj, podWrite, rsObj, T0 } from '../../support/timeline-events.js';
+
+const KEY = `${NS}/web`;
+
+test('PodSightings: the first sighting of each pod (of its UID), forgotten at deletion; recent ones per ReplicaSet until its next status write', () => {
+  const s = new PodSightings();
+  const rs = rsObj();
+  const a = podObj('web-a', rs);
+  const ref = controllerRefOf(a.metadata);
+  s.note(false, a, 'shop/web-a', ref, T0, { file: 'f', line: 1 });
+  s.note(false, a, 'shop/web-a', ref, T0 + 5, { file: 'f', line: 2 });
+  assert.deepEqual(s.get('shop/web-a'), { at: T0, source: { file: 'f', line: 1 }, uid: 'uid-web-a' });
+  const reused = podObj('web-a', rs, { uid: 'uid-2' });
+  s.note(false, reused, 'shop/web-a', ref, T0 + 10, { file: 'f', line: 3 });
+  assert.equal(s.get('shop/web-a')?.at, T0 + 10, 'a new pod under the same name');
+  s.note(false, podObj('web-b', rs), 'shop/web-b', ref, T0 + 20, { file: 'f', line: 4 });
+  assert.deepEqual(s.takeRecent(KEY, T0 + 10)?.map((r) => r.at - T0), [0, 10, 20], 'every sighting since the last status write');
+  assert.deepEqual(s.takeRecent(KEY, T0 + 30)?.map((r) => r.at - T0), [10, 20], 'those from the previous write on were kept');
+  s.note(true, a, 'shop/web-a', ref, T0 + 40, { file: 'f', line: 5 });
+  assert.equal(s.has('shop/web-a'), false);
+});
+
+function setup(upcoming: TimelineEvent[] = []) {
+  const noCalls = () => assert.fail('no sync runs in these tests');
+  const controller = new ReplicaSetController({
+    version: parseK8sVersion(DEFAULT_K8S_VERSION), recordClaimDecisions: false,
+    podControl: { createPod: noCalls, deletePod: noCalls, getFreshOwner: noCalls, patchPod: noCalls },
+  });
+  const tracks = new RsTracks();
+  const sightings = new PodSightings();
+  const view = new ViewAlignment(tracks, controller, sightings, { drain: () => (controller.expectations.log.length = 0) }, () => upcoming, 5000);
+  const deliver = (at: number, watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => {
+    const e = observed(at, 'Pod', watchType, pod);
+    const pk = objectKey(pod.metadata);
+    const ref = controllerRefOf(pod.metadata);
+    const old = controller.pods.get(pk);
+    sightings.note(watchType === 'DELETED', pod, pk, ref, at, e.source);
+    return view.deliverPod(e as typeof e & { kind: 'Pod' }, pk, ref, old);
+  };
+  const status = (at: number, rs: ReplicaSet, replicas: number) => {
+    const next = { ...rs, status: { replicas, observedGeneration: 1 } };
+    view.noteStatusWrite(tracks.of(KEY), next, observed(at, 'ReplicaSet', 'MODIFIED', next));
+  };
+  return { controller, tracks, view, deliver, status };
+}
+
+/** A ReplicaSet whose record awaits 3 creates, its 3 pods delivered, and two status writes (the first anchors nothing). */
+function threePods(s: ReturnType<typeof setup>) {
+  const rs = rsObj('web', 3);
+  s.controller.deliverOwner('ADDED', rs, T0);
+  s.view.noteStatusWrite(s.tracks.of(KEY), rs, observed(T0, 'ReplicaSet', 'ADDED', rs));
+  s.controller.expectations.expectCreations(KEY, 3, T0 + 10);
+  const pods = ['web-a', 'web-b', 'web-c'].map((n) => podObj(n, rs));
+  pods.forEach((p, i) => assert.equal(s.deliver(T0 + 100 * (i + 1), 'ADDED', p), true));
+  assert.equal(s.controller.expectations.get(KEY)?.add, 0);
+  s.status(T0 + 400, rs, 1);
+  return { rs, pods };
+}
+
+test('ViewAlignment: a status write counting fewer pods than the input showed withholds the newest and gives its lower back; one counting all delivers it', () => {
+  const s = setup();
+  const { rs, pods } = threePods(s);
+  const t = s.tracks.of(KEY);
+  assert.deepEqual(t.statusWrites.map((x) => x - T0), [0, 400]);
+  s.status(T0 + 500, rs, 2);
+  assert.deepEqual(t.viewBehind.map((b) => [b.statusReplicas, b.expected, b.missing.map((m) => m.pod)]), [[2, 3, ['shop/web-c']]]);
+  assert.deepEqual(t.viewUnknown.map((u) => [u.from - T0, u.until! - T0]), [[300, 500]]);
+  assert.equal(s.controller.pods.get('shop/web-c'), undefined, 'withheld from the model');
+  assert.equal(s.controller.expectations.get(KEY)?.add, 1, 'the controller\'s record still waits for it');
+  const newer = { ...pods[2]!, status: { phase: 'Running', reason: 'newer' } };
+  assert.equal(s.deliver(T0 + 550, 'MODIFIED', newer), false, 'not observed by the controller yet: its latest state is kept');
+  s.status(T0 + 600, rs, 3);
+  assert.deepEqual(t.viewCaughtUp.map((c) => c.at - T0), [600]);
+  assert.equal(s.controller.pods.get('shop/web-c')?.status?.reason, 'newer', 'delivered with its latest state');
+});
+
+test('ViewAlignment: a withheld pod the input deletes leaves its record waiting; a write of the controller that passes the gate settles it', () => {
+  const s = setup();
+  const { rs, pods } = threePods(s);
+  s.status(T0 + 500, rs, 2);
+  assert.equal(s.deliver(T0 + 700, 'DELETED', pods[2]!), true);
+  const t = s.tracks.of(KEY);
+  const span = t.viewUnknown.at(-1)!;
+  assert.match(span.reason, /^the input deleted a pod the controller had not observed \(shop\/web-c\)/);
+  assert.equal(span.until, T0 + 10 + 5 * 60_000, 'unknown until the record expires');
+  assert.equal(s.controller.expectations.get(KEY)?.add, 1);
+  assert.equal(s.view.releaseWithheld(KEY, T0 + 900), true);
+  assert.equal(span.until, T0 + 900, 'settled by the write');
+  assert.equal(s.controller.expectations.get(KEY)?.add, 0, 'its ADD came first: the record was lowered');
+  assert.equal(s.view.releaseWithheld(KEY, T0 + 950), false, 'nothing left to release');
+});
+
+test('ViewAlignment: the creates of one sync ahead, and withholding a round\'s newest pods', () => {
+  const rs = rsObj('web', 3);
+  const w = (at: number, name: string) => podWrite(at, 'create', podObj(name, rs));
+  const first = w(T0 + 1000, 'web-x');
+  const s = setup([first, w(T0 + 2500, 'web-y'), w(T0 + 5000, 'web-z')]);
+  threePods(s);
+  assert.equal(s.view.createsAhead(KEY, first), 2, 'the third is more than FIRST_CALL_MS after the second: another sync');
+  assert.deepEqual(s.view.withholdRound(KEY, T0 + 999, 1, T0 + 1000), [], 'not the record in force');
+  assert.deepEqual(s.view.withholdRound(KEY, T0 + 10, 2, T0 + 1000), [{ pod: 'shop/web-c', seenAt: T0 + 300 }, { pod: 'shop/web-b', seenAt: T0 + 200 }]);
+  assert.equal(s.controller.expectations.get(KEY)?.add, 2);
+  assert.equal(s.controller.pods.get('shop/web-b'), undefined);
+  s.view.restoreAll();
+  assert.ok(s.controller.pods.get('shop/web-b') && s.controller.pods.get('shop/web-c'), 'the report counts every pod');
+});
