@@ -127,7 +127,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
       })),
     } : {}),
     findings,
-    adoption: { at: iso(end), rows: t.deletedAt === undefined && t.rs ? adoptionTable(t.rs, c.res.pods) : [] },
+    adoption: { at: iso(end), rows: t.deletedAt === undefined && t.rs ? adoptionTable(t.rs, c.res.pods, 'as-decided') : [] },
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The adoption-table builder (src/analysis/report/adoption-table.ts): the pods of the
+ * The one adoption-table builder (src/analysis/report/adoption-table.ts): the pods of the
  * ReplicaSet's namespace it controls or its selector matches, each with ClaimPods' decision,
- * sorted by pod; the same rows from the model's PodStore, a Map or an array.
+ * sorted by pod; the same rows from the model's PodStore, a Map or an array; the uid policy of a
+ * replay ('as-decided') and of a snapshot ('non-empty') differ only for an empty uid.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,7 +37,7 @@ const pods = [
 ];
 
 test('rows: owned or matching pods of the namespace, sorted by pod, with the claim decision', () => {
-  const rows = adoptionTable(rs, pods);
+  const rows = adoptionTable(rs, pods, 'non-empty');
   assert.deepEqual(rows.map((r) => [r.pod, r.action, r.claimed]), [
     ['shop/web-a', 'adopt', true],
     ['shop/web-b', 'release', false],
@@ -55,7 +56,16 @@ test('the same rows from the model\'s PodStore (its namespace index), a Map and 
     store.set(`${p.metadata.namespace}/${p.metadata.name}`, p);
     map.set(`${p.metadata.namespace}/${p.metadata.name}`, p);
   }
-  const fromArray = adoptionTable(rs, pods);
-  assert.deepEqual(adoptionTable(rs, store), fromArray);
-  assert.deepEqual(adoptionTable(rs, map), fromArray);
+  const fromArray = adoptionTable(rs, pods, 'as-decided');
+  assert.deepEqual(adoptionTable(rs, store, 'as-decided'), fromArray);
+  assert.deepEqual(adoptionTable(rs, map, 'as-decided'), fromArray);
+});
+
+test('uid: a replay names it as the decision carries it, a snapshot only when it is not empty', () => {
+  const odd = [pod('web-e', { uid: '' }), pod('web-n', { uid: null })];
+  // As kexp prints them (JSON): the empty uid is named by a replay only; a pod without one never.
+  const printed = (rows: unknown[]) => (JSON.parse(JSON.stringify(rows)) as Array<{ uid?: string }>).map((r) => ('uid' in r ? r.uid : 'none'));
+  assert.deepEqual(printed(adoptionTable(rs, odd, 'as-decided')), ['', 'none']);
+  assert.deepEqual(printed(adoptionTable(rs, odd, 'non-empty')), ['none', 'none']);
+  assert.equal(JSON.stringify(adoptionTable(rs, pods, 'as-decided')), JSON.stringify(adoptionTable(rs, pods, 'non-empty')));
 });

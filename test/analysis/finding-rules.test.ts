@@ -59,9 +59,9 @@ test('sortFindings: critical, warning, info; then by time (no time first); stabl
 
 test('the catalogue: rules named uniquely per input, each documented, its name among its ids', () => {
   const entries = catalogueEntries();
-  assert.ok(entries.length >= 20, `${entries.length} rules`);
+  assert.ok(entries.length >= 40, `${entries.length} rules`);
   const inputs = new Set(entries.map((e) => e.input));
-  assert.deepEqual([...inputs], ['replay']);
+  assert.deepEqual([...inputs], ['replay', 'snapshot', 'events', 'events-only']);
   for (const input of inputs) {
     const names = entries.filter((e) => e.input === input).map((e) => e.name);
     assert.equal(new Set(names).size, names.length, `${input}: ${names.join(', ')}`);
@@ -71,11 +71,14 @@ test('the catalogue: rules named uniquely per input, each documented, its name a
     assert.ok(e.ids.includes(e.name), `${e.input}/${e.name}: ${e.ids.join(', ')}`);
     assert.ok(e.reads.length > 10 && e.fires.length > 5, `${e.input}/${e.name} is documented`);
   }
+  // The same finding seen through two inputs is two rules, one per input.
+  const beingDeleted = entries.filter((e) => e.ids.includes('rs-being-deleted')).map((e) => e.input);
+  assert.deepEqual(beingDeleted, ['replay', 'snapshot']);
 });
 
-test('every finding the shipped examples produce is declared by a rule of the replay', async () => {
+test('every finding the shipped examples produce is declared by a rule of its input', async () => {
   const declared = (...inputs: FindingInput[]) => new Set(catalogueEntries().filter((e) => inputs.includes(e.input)).flatMap((e) => e.ids));
-  const replayIds = declared('replay');
+  const replayIds = declared('replay', 'events', 'events-only');
   const seen = new Set<string>();
   const check = (ids: string[], where: string) => {
     for (const id of ids) {
@@ -92,6 +95,14 @@ test('every finding the shipped examples produce is declared by a rule of the re
     if (!fs.existsSync(audit)) continue;
     const { report } = await auditFiles({ files: [audit] });
     check(report.replicaSets.flatMap((r) => r.findings.map((x) => x.id)), audit);
+  }
+  const snapshotIds = declared('snapshot', 'events', 'events-only');
+  for (const d of fs.readdirSync('test/fixtures/dumps')) {
+    const { report } = await replayFiles({ files: [`test/fixtures/dumps/${d}`] }).catch(() => ({ report: undefined }));
+    for (const id of report?.replicaSets.flatMap((r) => r.findings.map((x) => x.id)) ?? []) {
+      assert.ok(snapshotIds.has(id) || replayIds.has(id), `dump ${d}: ${id} is declared by no rule`);
+      seen.add(id);
+    }
   }
   assert.ok(seen.size >= 15, `${seen.size} distinct finding ids in the examples: ${[...seen].join(', ')}`);
 });

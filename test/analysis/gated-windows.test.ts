@@ -1,14 +1,17 @@
 /**
  * The report's gated windows (src/analysis/report/gated-windows.ts): which reported windows are
  * leaks (isLeakWindow, read by the fidelity score and the audit table), how an open window is
- * reported at the end of input (remaining counters from the record, the leak cause in its note).
-
+ * reported at the end of input (remaining counters from the record, the leak cause in its note),
+ * and the window a snapshot's gated or leaked verdict implies.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isLeakWindow, leakCause, windowReport } from '../../src/analysis/report/gated-windows.js';
+import { isLeakWindow, leakCause, snapshotWindow, windowReport } from '../../src/analysis/report/gated-windows.js';
+import { readSnapshot } from '../../src/analysis/report/snapshot-state.js';
+import { LIVE_REFS } from '../../src/analysis/report/snapshot-refs.js';
 import type { RsTrack, WindowTrack } from '../../src/analysis/replay-engine.js';
 import type { GatedWindow } from '../../src/analysis/report-types.js';
+import type { ReplicaSet } from '../../src/model/objects.js';
 
 const T = Date.UTC(2026, 10, 30, 10, 0, 0);
 const base: GatedWindow = { start: new Date(T).toISOString(), endedBy: 'fulfilled', basis: 'inferred', raised: { add: 1, del: 0 }, gatedSyncs: 0, evidence: [] };
@@ -51,4 +54,16 @@ test('leakCause: NamespaceTerminating rejections, then an orphaned expected-dele
   const orphaned = track({ orphanedExpected: [{ at: T + 10, podKey: 'shop/web-1' }] });
   assert.match(leakCause(orphaned, open({ remaining: { add: 0, del: 1 } }), T + 1000)!, /^expected-delete pod shop\/web-1 lost its controllerRef/);
   assert.equal(leakCause(track(), open(), T + 1000), undefined);
+});
+
+test('a snapshot\'s gated verdict implies one open window from the last progress; none when healthy or deleting', () => {
+  const rs = { metadata: { name: 'web', namespace: 'shop', uid: 'u', generation: 1, creationTimestamp: new Date(T - 600_000).toISOString() }, spec: { replicas: 3, selector: { matchLabels: { app: 'web' } } }, status: { replicas: 1, observedGeneration: 1 } } as ReplicaSet;
+  const s = readSnapshot(rs, { pods: [], events: [], podsKnown: false }, T, LIVE_REFS);
+  const [w] = snapshotWindow(s, 'gated');
+  assert.equal(w!.start, new Date(T - 600_000).toISOString());
+  assert.deepEqual(w!.raised, { add: 2, del: 0 });
+  assert.equal(w!.durationMs, 600_000);
+  assert.equal(w!.basis, 'inferred');
+  assert.deepEqual(snapshotWindow(s, 'healthy'), []);
+  assert.deepEqual(snapshotWindow({ ...s, deletingSince: T }, 'gated'), []);
 });

@@ -3,7 +3,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeWrites, fmtDuration, plural } from '../../src/analysis/report/wording.js';
+import { describeWrites, fmtAgo, fmtDuration, plural } from '../../src/analysis/report/wording.js';
 import type { ControllerWrite } from '../../src/analysis/write-ledger.js';
 
 test('plural', () => {
@@ -15,6 +15,10 @@ test('plural', () => {
 test('fmtDuration: milliseconds under a second; seconds, minutes, hours', () => {
   assert.deepEqual([-5, 0, 450.6, 999, 1000, 119_400, 119_600, 450_000, 7_199_000, 7_200_000, 7_500_000].map(fmtDuration),
     ['0ms', '0ms', '451ms', '999ms', '1s', '119s', '2m', '7m30s', '119m59s', '2h', '2h5m']);
+});
+
+test('fmtAgo: whole seconds, never negative', () => {
+  assert.deepEqual([-5000, 0, 450, 42_000, 450_000, 7_500_000].map(fmtAgo), ['0s', '0s', '0s', '42s', '7m30s', '2h5m']);
 });
 
 test('describeWrites: by kind, failures counted, up to five pods named', () => {

@@ -11,14 +11,18 @@
  * SatisfiedExpectations and ControlleeExpectations.isExpired in
  * pkg/controller/controller_utils.go.
  *
+ * A snapshot shows no window: when its verdict is gated or leaked, one open window is inferred
+ * from it (snapshotWindow), starting at the last sign of progress (or the namespace deletion).
+ *
  * Pure: no I/O, no clock (the end of input is "now"). Each function is O(size of the window's
  * evidence), leakCause O(orphaned pods of the track).
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { iso } from '../iso.js';
 import type { RsTrack, WindowTrack } from '../replay-engine.js';
-import type { Basis, GatedWindow } from '../report-types.js';
+import type { Basis, GatedWindow, VerdictState } from '../report-types.js';
 import { refs } from './evidence-refs.js';
+import type { SnapshotState } from './snapshot-state.js';
 import { fmtDuration, plural } from './wording.js';
 
 /** How an open window's note names its leak cause. */
@@ -97,3 +101,22 @@ export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined
   return out;
 }
 
+/** The window a snapshot's gated or leaked verdict implies (the controller's own record is invisible). */
+export function snapshotWindow(s: SnapshotState, state: VerdictState): GatedWindow[] {
+  const { deletingSince, nsTerminating, nsDeletion, lastSpecChange, lastProgress, now, diff } = s;
+  if (!((state === 'leaked' || state === 'gated') && deletingSince === undefined)) return [];
+  const start = state === 'leaked' && nsTerminating ? Math.max(nsDeletion ?? 0, lastSpecChange ?? 0) || now : Math.max(lastProgress ?? 0, lastSpecChange ?? 0) || now;
+  return [{
+    start: iso(start)!,
+    endedBy: 'open',
+    basis: 'inferred',
+    raised: { add: Math.max(0, -diff), del: Math.max(0, diff) },
+    gatedSyncs: 0,
+    expiresAt: iso(start + EXPECTATIONS_TIMEOUT_MS),
+    durationMs: Math.max(0, Math.round(now - start)),
+    evidence: [],
+    note: nsTerminating
+      ? 'inferred from the snapshot: start is the later of the namespace deletion and the last spec change (API timestamps, whole seconds); the controller re-raises the record after each expiry'
+      : 'inferred from the snapshot: start is the last sign of progress; the real Set may be earlier',
+  }];
+}

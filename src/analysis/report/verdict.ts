@@ -1,14 +1,18 @@
 /**
  * The verdict on one ReplicaSet: its state (healthy, converging, stalled, gated, leaked,
  * failing, deleting, deleted, unknown), the basis of that, and one sentence. From a replay
- * (replayVerdict: the track, its findings and the pods at the end of input).
+ * (replayVerdict: the track, its findings and the pods at the end of input) or from a snapshot
+ * (snapshotVerdict: what the API state forces; a snapshot cannot see the expectations, so
+ * gated and leaked are inferred from nothing moving).
  *
- * Pure: no I/O, no clock. replayVerdict is O(findings + withheld episodes).
+ * Pure: no I/O, no clock. replayVerdict is O(findings + withheld episodes), snapshotVerdict O(1).
  */
 import { iso } from '../iso.js';
-import type { Finding, ReplicaSetReport } from '../report-types.js';
+import type { Basis, Finding, ReplicaSetReport, VerdictState } from '../report-types.js';
 import type { ReplayedTrack } from './replayed-track.js';
+import { stallIsLeak, type SnapshotState } from './snapshot-state.js';
 import { reportedWithheldEpisodes, silentEpisode } from './withheld-episodes.js';
+import { fmtAgo, plural } from './wording.js';
 
 type Verdict = ReplicaSetReport['verdict'];
 
@@ -41,3 +45,38 @@ export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
   return { state: 'unknown', basis: 'unknown', summary: 'the ReplicaSet object itself is not in the input' };
 }
 
+export function snapshotVerdict(s: SnapshotState): Verdict {
+  const { deletingSince, nsTerminating, diff, failing, stalled, statusStale, active, desired, ready, nsName, sinceMove, lastProgress, now } = s;
+  let state: VerdictState;
+  let basis: Basis;
+  let summary: string;
+  if (deletingSince !== undefined) {
+    state = 'deleting';
+    basis = 'observed';
+    summary = `being deleted since ${iso(deletingSince)}: the controller will not create or delete pods (${active}/${desired} active)`;
+  } else if (nsTerminating && diff < 0) {
+    state = 'leaked';
+    basis = 'inferred';
+    summary = `namespace ${nsName} is terminating: creates are rejected with NamespaceTerminating and counted as successes, so the controller waits for ${plural(-diff, 'pod')} that will never appear (${active}/${desired} active)`;
+  } else if (failing) {
+    state = 'failing';
+    basis = 'observed';
+    summary = `${failing.reason === 'FailedDelete' ? 'deletes' : 'creates'} failing (${active}/${desired} active): ${failing.message}`;
+  } else if (stalled) {
+    const leak = stallIsLeak(s);
+    state = leak ? 'leaked' : 'gated';
+    basis = 'inferred';
+    summary = `${active}/${desired} active and nothing has moved for ${fmtAgo(sinceMove)}: ${leak ? 'a leaked expectation that only a sync after the timeout clears' : 'probably gated on writes it will not observe'}`;
+  } else if (diff !== 0 || statusStale) {
+    state = 'converging';
+    basis = 'inferred';
+    summary = statusStale
+      ? `the controller has not yet processed the latest spec (${active}/${desired} active)`
+      : `converging: ${active}/${desired} active, last progress ${lastProgress !== undefined ? `${fmtAgo(now - lastProgress)} ago` : 'unknown'}; whether it is gated on its own writes needs a watch (kexp explain --watch, kexp record)`;
+  } else {
+    state = 'healthy';
+    basis = 'observed';
+    summary = `healthy: ${active}/${desired} active, ${ready} ready, observedGeneration up to date`;
+  }
+  return { state, basis, summary };
+}

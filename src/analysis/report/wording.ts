@@ -1,7 +1,8 @@
 /**
  * How the report words counts and durations, so every finding, round note and verdict says
  * them the same way: `plural(3, 'pod')` is "3 pods"; `fmtDuration` is "450ms", "42s", "7m30s"
- * or "2h5m" (a replay measures sub-second lags).
+ * or "2h5m" (a replay measures sub-second lags); `fmtAgo` is the same without milliseconds
+ * ("0s", "42s", …: a snapshot's times are whole seconds).
  *
  * `describeWrites` words what a list of controller writes did ("created 2 pods (a, b) and
  * deleted 1 pod (c)").
@@ -26,6 +27,11 @@ function minutesAndHours(s: number): string {
 export function fmtDuration(ms: number): string {
   if (ms < 1000) return `${Math.max(0, Math.round(ms))}ms`;
   return minutesAndHours(Math.round(ms / 1000));
+}
+
+/** How long ago, from a snapshot's whole-second times (never negative). */
+export function fmtAgo(ms: number): string {
+  return minutesAndHours(Math.max(0, Math.round(ms / 1000)));
 }
 
 /** What the controller's writes did, by kind: "created 2 pods (a, b) and tried to delete 1 pod (c)". */
