@@ -4,14 +4,12 @@
  * expectation changes, the replay's findings (the `replay` rules of findings/catalogue.ts, most
  * severe first), the write accounting, the adoption table (report/adoption-table.ts) and a
  * verdict (report/verdict.ts); and the coverage: inputs, time bases, assumptions, gaps and
- * problems. A kube-controller-manager log given beside the inputs is fused per ReplicaSet
- * (controller-log.ts).
+ * problems. A kube-controller-manager log is fused afterwards (controller-log.ts).
  *
  * Pure: no I/O, no clock (the end of input is "now"). O(size of the tracks) plus the pods each
  * ReplicaSet controls at the end (finalCounts, the adoption table).
  */
 import type { FileCoverage, InputProblem } from '../sources/source.js';
-import { fuseControllerLog, type ControllerLogInput } from './controller-log.js';
 import { findingsFor } from './findings/catalogue.js';
 import { sortFindings } from './findings/finding-rule.js';
 import { iso } from './iso.js';
@@ -42,8 +40,6 @@ export interface BuildOptions {
    * before `since`, so the controller's state at `since` is known; only what happens inside is reported.
    */
   since?: number;
-  /** A kube-controller-manager log given beside the inputs: its decisions check the reconstruction. */
-  controllerLog?: ControllerLogInput;
   /** The match window the replay used (for the coverage notes). */
   matchWindowMs?: number;
 }
@@ -131,7 +127,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
   };
 }
 
-/** The assumptions every replayed report states, then the source's, then the controller log's. */
+/** The assumptions every replayed report states, then the source's. */
 function assumptionsOf(res: ReplayResult, opts: BuildOptions): string[] {
   return [
     'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
@@ -143,7 +139,6 @@ function assumptionsOf(res: ReplayResult, opts: BuildOptions): string[] {
       ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
       : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
     ...(opts.assumptions ?? []),
-    ...(opts.controllerLog ? [`kube-controller-manager's own log (${opts.controllerLog.files.join(', ')}) checks the reconstruction: windows it shows are observed, its decisions are compared with kexp's, and its "Pod created" handler lines measure the informer lag of each create.`] : []),
   ];
 }
 
@@ -155,8 +150,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
     const t = opts.since !== undefined ? trimTrack(full, opts.since) : full;
     if (!t.rs && t.rounds.length === 0) continue;
     const final = t.rs && t.deletedAt === undefined ? finalCounts(t.rs, res.pods) : undefined;
-    const rep = replicaSetReport({ t, res, end, final });
-    rsReports.push(opts.controllerLog ? fuseControllerLog(rep, t.writes, opts.controllerLog) : rep);
+    rsReports.push(replicaSetReport({ t, res, end, final }));
   }
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -59,9 +59,9 @@ test('sortFindings: critical, warning, info; then by time (no time first); stabl
 
 test('the catalogue: rules named uniquely per input, each documented, its name among its ids', () => {
   const entries = catalogueEntries();
-  assert.ok(entries.length >= 40, `${entries.length} rules`);
+  assert.ok(entries.length >= 45, `${entries.length} rules`);
   const inputs = new Set(entries.map((e) => e.input));
-  assert.deepEqual([...inputs], ['replay', 'snapshot', 'events', 'events-only']);
+  assert.deepEqual([...inputs], ['replay', 'snapshot', 'events', 'events-only', 'controller-log']);
   for (const input of inputs) {
     const names = entries.filter((e) => e.input === input).map((e) => e.name);
     assert.equal(new Set(names).size, names.length, `${input}: ${names.join(', ')}`);
@@ -78,7 +78,7 @@ test('the catalogue: rules named uniquely per input, each documented, its name a
 
 test('every finding the shipped examples produce is declared by a rule of its input', async () => {
   const declared = (...inputs: FindingInput[]) => new Set(catalogueEntries().filter((e) => inputs.includes(e.input)).flatMap((e) => e.ids));
-  const replayIds = declared('replay', 'events', 'events-only');
+  const replayIds = declared('replay', 'controller-log', 'events', 'events-only');
   const seen = new Set<string>();
   const check = (ids: string[], where: string) => {
     for (const id of ids) {
@@ -87,16 +87,19 @@ test('every finding the shipped examples produce is declared by a rule of its in
     }
   };
   for (const f of fs.readdirSync('examples').filter((x) => /\.kexp\.jsonl$/.test(x))) {
-    const { report } = await replayFiles({ files: [`examples/${f}`] });
+    const name = f.replace(/\.kexp\.jsonl$/, '');
+    const kcm = `examples/captures/${name}/kcm.log`;
+    const { report } = await replayFiles({ files: [`examples/${f}`], ...(fs.existsSync(kcm) ? { kcmLogs: [kcm] } : {}) });
     check(report.replicaSets.flatMap((r) => r.findings.map((x) => x.id)), f);
   }
   for (const d of fs.readdirSync('examples/captures')) {
     const audit = `examples/captures/${d}/audit.jsonl`;
     if (!fs.existsSync(audit)) continue;
-    const { report } = await auditFiles({ files: [audit] });
+    const kcm = `examples/captures/${d}/kcm.log`;
+    const { report } = await auditFiles({ files: [audit], ...(fs.existsSync(kcm) ? { kcmLogs: [kcm] } : {}) });
     check(report.replicaSets.flatMap((r) => r.findings.map((x) => x.id)), audit);
   }
-  const snapshotIds = declared('snapshot', 'events', 'events-only');
+  const snapshotIds = declared('snapshot', 'events', 'events-only', 'controller-log');
   for (const d of fs.readdirSync('test/fixtures/dumps')) {
     const { report } = await replayFiles({ files: [`test/fixtures/dumps/${d}`] }).catch(() => ({ report: undefined }));
     for (const id of report?.replicaSets.flatMap((r) => r.findings.map((x) => x.id)) ?? []) {

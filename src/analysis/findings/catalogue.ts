@@ -7,7 +7,8 @@
  * - `snapshot` — one ReplicaSet's state in a snapshot (a snapshot file, `kexp explain`'s live
  *   read; the live-only rules fire on what only a live read holds); snapshot-analysis.ts;
  * - `events` — the controllers' Events about a ReplicaSet of a snapshot, and `events-only` —
- *   the rules added for a ReplicaSet known only from Events; report/snapshot-report.ts.
+ *   the rules added for a ReplicaSet known only from Events; report/snapshot-report.ts;
+ * - `controller-log` — a kube-controller-manager log fused into a report; controller-log.ts.
  *
  * Adding a finding is one rule (finding-rule.ts: name, ids, what it reads, when it fires, the
  * Finding it yields) in the module of its concern, listed here where it belongs in the order.
@@ -19,6 +20,7 @@
 import type { ReplayedTrack } from '../report/replayed-track.js';
 import type { SnapshotState } from '../report/snapshot-state.js';
 import type { Finding } from '../report-types.js';
+import { consistencyGateSkips, controllerLogClock, controllerLogDisagrees, controllerLogGated, informerLag, type ControllerLogFacts } from './controller-log-rules.js';
 import { desiredChanges, failedWrites, replicaSetNotInInput, type EventFacts } from './event-rules.js';
 import {
   clobberedDeleteKeys, deleteSatisfiedByNameReuse, expectationLeakExpired, expiryOverCreate, inputDisagreesWithModel, leakNamespaceTerminating, leakOpen,
@@ -36,6 +38,7 @@ export interface FindingInputs {
   snapshot: SnapshotState;
   events: EventFacts;
   'events-only': EventFacts;
+  'controller-log': ControllerLogFacts;
 }
 
 export type FindingInput = keyof FindingInputs;
@@ -86,6 +89,7 @@ const CATALOGUE: Catalogue = {
   ],
   events: [desiredChanges],
   'events-only': [failedWrites, replicaSetNotInInput],
+  'controller-log': [controllerLogGated, consistencyGateSkips, controllerLogDisagrees, controllerLogClock, informerLag],
 };
 
 /** The rules that apply to `input`, in report order. */
