@@ -16,7 +16,7 @@
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../model/expectations.js';
 import type { ReplicaSetReport } from './report-types.js';
-import { isLeakWindow as isReportedLeak } from './report-builder.js';
+import { isLeakWindow as isReportedLeak } from './report/gated-windows.js';
 
 /** Ground truth per ReplicaSet, structurally what buildGroundTruth returns. */
 export interface TruthLike {

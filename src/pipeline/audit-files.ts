@@ -18,7 +18,8 @@ import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
-import { controllerLogOverlap, readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { fuseControllerLog } from '../analysis/controller-log.js';
+import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
 import { auditInputsOfDirs } from './dump-inputs.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
@@ -174,7 +175,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     },
   });
   const summaries = sources.map((s) => s.summary());
-  const inputs: FileCoverage[] = [...sources.map((s) => s.coverage()), ...(controllerLog?.coverage ?? [])];
+  const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const levels = [...new Set(summaries.flatMap((s) => s.relevantLevels))];
   const assumptions = [
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
@@ -201,13 +202,13 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (stop?.interrupted) assumptions.push(stop.note());
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
-  if (logOff) {
-    assumptions.push(logOff[0]!.toUpperCase() + logOff.slice(1) + '.');
-    diagnostics.warn(logOff);
+  let report = buildReport(result, { matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
+  if (controllerLog) {
+    // The controller's own log checks the reconstruction (unless it covers another time: said).
+    const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result, since: o.since });
+    if (fused.notUsed) diagnostics.warn(fused.notUsed);
+    report = fused.report;
   }
-  const report = buildReport(result, { ...(controllerLog && !logOff ? { controllerLog } : {}), matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
-  if (controllerLog) report.coverage.timeBasis.push(...controllerLog.yearNotes);
   const inReport = new Set(report.replicaSets.map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

@@ -8,7 +8,8 @@
  * `--timestamps`; JSON logs have full times), else from the time of the other inputs of the
  * run (`otherInputs`: they record the same incident), else from the file's mtime (stdin: the
  * current date). Where it came from is said in one line per log (`yearNotes`), as `kexp
- * kcm-log` says it on the log's Input line.
+ * kcm-log` says it on the log's Input line. `kexp kcm-log --compare` reads its logs into the
+ * same ControllerLogInput (controllerLogInput).
  */
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -145,14 +146,30 @@ function yearNote(name: string, basis: string | undefined, start: number | undef
   }
 }
 
+/**
+ * What fusion reads of a controller log (src/analysis/controller-log.ts), from its events in
+ * reading order (files, then lines): the ground truth per ReplicaSet and the restarts from the
+ * events in `order`, and the first "Pod created" handler line of each pod in reading order.
+ */
+export function controllerLogInput(files: string[], events: ControllerLogEvent[], order: (a: ControllerLogEvent, b: ControllerLogEvent) => number): ControllerLogInput {
+  const podAdded = new Map<string, { at: number; source: SourceRef }>();
+  for (const e of events) {
+    if (!e.message.includes('Pod created')) continue;
+    const m = POD_CREATED_RE.exec(e.message);
+    const pod = m?.[1] ?? m?.[2] ?? m?.[3];
+    if (pod && !podAdded.has(pod)) podAdded.set(pod, { at: e.at, source: e.source });
+  }
+  const sorted = [...events].sort(order);
+  const starts = sorted.filter((e) => e.logKind === 'controller-started').map((e) => ({ at: e.at, source: e.source }));
+  return { files, truths: buildGroundTruth(sorted), podAdded, starts };
+}
+
+/** Reads the logs given beside the other inputs (each once) into what fusion reads, with their coverage and year notes. */
 export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[] }> {
   const logs = dedupe(given, o.diagnostics);
-  const files = logs.map(controllerLogName);
   const coverage: FileCoverage[] = [];
   const yearNotes: string[] = [];
   const events: ControllerLogEvent[] = [];
-  const podAdded = new Map<string, { at: number; source: SourceRef }>();
-  const starts: Array<{ at: number; source: SourceRef }> = [];
   for (const f of logs) {
     const name = controllerLogName(f);
     const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
@@ -161,39 +178,12 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
       ...(o.otherInputs !== undefined ? { otherInputsAt: o.otherInputs.at } : {}),
       ...(typeof f === 'string' ? {} : { lines: { from: f.from, to: f.to } }),
     });
-    for await (const e of src.events) {
-      if (e.type !== 'controller-log') continue;
-      // (consumed whole so its coverage is complete)
-      events.push(e);
-      if (e.logKind === 'controller-started') starts.push({ at: e.at, source: e.source });
-      if (e.message.includes('Pod created')) {
-        const m = POD_CREATED_RE.exec(e.message);
-        const pod = m?.[1] ?? m?.[2] ?? m?.[3];
-        if (pod && !podAdded.has(pod)) podAdded.set(pod, { at: e.at, source: e.source });
-      }
-    }
+    // (consumed whole so its coverage is complete)
+    for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
     const cov = src.coverage();
     coverage.push({ ...cov, file: name, format: 'kcm-log' });
     const note = yearNote(name, src.stats().yearBasis, cov.start, o.otherInputs);
     if (note) yearNotes.push(note);
   }
-  events.sort((a, b) => a.at - b.at);
-  starts.sort((a, b) => a.at - b.at);
-  return { files, truths: buildGroundTruth(events), podAdded, starts, coverage, yearNotes };
-}
-
-/**
- * The controller log's time range against the other inputs': a log from another day (or a
- * klog clock in another time zone) must not be fused as if it were the same time. Returns a
- * warning when they do not overlap.
- */
-export function controllerLogOverlap(log: { coverage: FileCoverage[] }, start: number | undefined, end: number | undefined): string | undefined {
-  const ks = Math.min(...log.coverage.map((c) => c.start ?? Infinity));
-  const ke = Math.max(...log.coverage.map((c) => c.end ?? -Infinity));
-  if (start === undefined || end === undefined || !Number.isFinite(ks) || !Number.isFinite(ke)) return undefined;
-  if (ke < start || ks > end) {
-    const d = (x: number) => new Date(x).toISOString();
-    return `the kube-controller-manager log covers ${d(ks)} → ${d(ke)}, the other inputs ${d(start)} → ${d(end)}: no overlap (another day, or its clock's time zone differs: klog prints local time); it was not used`;
-  }
-  return undefined;
+  return { ...controllerLogInput(logs.map(controllerLogName), events, (a, b) => a.at - b.at), coverage, yearNotes };
 }

@@ -43,19 +43,9 @@ import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { checkRecordingTarget } from '../sources/live/recording-writer.js';
-import { analyseSnapshot, eventTimes, snapshotReplicaSetReport, STALL_MS, type RsFacts, type SnapshotAnalysis, type TimelineEntry } from '../analysis/snapshot-analysis.js';
-
-export {
-  adoptionRows,
-  analyseSnapshot,
-  eventTimes,
-  exhaustedQuotas,
-  RECENT_FAILURE_MS,
-  STALL_MS,
-  type RsFacts,
-  type SnapshotAnalysis,
-  type TimelineEntry,
-} from '../analysis/snapshot-analysis.js';
+import { analyseSnapshot, type SnapshotAnalysis } from '../analysis/snapshot-analysis.js';
+import { snapshotReplicaSetReport } from '../analysis/report/snapshot-report.js';
+import { STALL_MS, type RsFacts, type TimelineEntry } from '../analysis/report/snapshot-state.js';
 
 const TIMELINE_MAX = 40;
 

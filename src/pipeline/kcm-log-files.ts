@@ -1,10 +1,12 @@
 /**
  * `kexp kcm-log`: parse kube-controller-manager logs into the ground-truth timeline per
- * ReplicaSet, optionally scoring a kexp Report (`--compare`) against it.
+ * ReplicaSet, optionally scoring a kexp Report (`--compare`) against it: the logs are read into
+ * the same ControllerLogInput `replay` and `audit` fuse (controller-log-files.ts), and the scores
+ * are those of that fusion (src/analysis/controller-log.ts).
  */
 import fs from 'node:fs';
 import { openKcmLogSource, type KcmLogStats } from '../sources/kcm-log/kcm-log-source.js';
-import { buildGroundTruth, type GroundTruth } from '../sources/kcm-log/ground-truth.js';
+import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
 import type { Diagnostics, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { assessVerbosity } from '../sources/kcm-log/verbosity.js';
@@ -13,7 +15,9 @@ import type { ControllerLogEvent } from '../timeline/event.js';
 import { compareTimeline } from '../timeline/event.js';
 import type { Report } from '../analysis/report-types.js';
 import { REPORT_SCHEMA_VERSION } from '../analysis/report-types.js';
-import { scoreReplicaSet, sumScores, type FidelityScore } from '../analysis/fidelity.js';
+import { sumScores, type FidelityScore } from '../analysis/fidelity.js';
+import { fuseControllerLog } from '../analysis/controller-log.js';
+import { controllerLogInput } from './controller-log-files.js';
 import { iso } from '../analysis/iso.js';
 import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
@@ -303,7 +307,8 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   const events = read.events;
   const inputs = read.inputs;
   events.sort(compareTimeline);
-  const truth = buildGroundTruth(events);
+  const log = controllerLogInput(o.files, events, compareTimeline);
+  const truth = log.truths;
   const accounting = logAccounting(events);
   const seen = logRounds(events);
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
@@ -337,9 +342,10 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
           `report: ${list([...inReport])}); every decision is scored unknown`,
       );
     }
+    const fused = fuseControllerLog(report, log, { kind: 'report-file' });
     const scores: FidelityScore[] = [];
     for (const [i, g] of rss.entries()) {
-      const s = scoreReplicaSet(g, report.replicaSets.find((r) => r.key === g.rsKey));
+      const s = fused.scores.get(g.rsKey)!;
       out.replicaSets[i]!.compare = s;
       scores.push(s);
     }

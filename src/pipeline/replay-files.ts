@@ -11,16 +11,17 @@ import { replay } from '../analysis/engine/replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
-import { controllerLogOverlap, readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
+import { readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
-import { iso } from '../analysis/iso.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { dirSummary, expandInputs, lookedFor, skippedSummary } from '../sources/dump-dir.js';
 import { InputError } from '../sources/source.js';
-import { eventsOnlyReplicaSetReport, replicaSetsInEvents, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
+import { replicaSetsInEvents } from '../analysis/report/event-rounds.js';
+import { eventsOnlyReplicaSetReport } from '../analysis/report/snapshot-report.js';
+import type { SnapshotRefs } from '../analysis/report/snapshot-refs.js';
 import type { ReplicaSetReport } from '../analysis/report-types.js';
 import { objectKey, type CoreEvent } from '../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../timeline/event.js';
@@ -129,15 +130,13 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
     for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
     if (stop) for (const s of sources) s.events = stop.events(s.events);
-    const report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
+    let report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
     if (kcmLogs.length) {
       // A controller log beside a snapshot: its windows and decisions are the only view of the
       // controller's expectations there is (the snapshot has none).
       const at = report.coverage.start ? Date.parse(report.coverage.start) : undefined;
       const log = await readControllerLogs(kcmLogs, { diagnostics, ...(at !== undefined ? { otherInputs: { at, what: "the snapshot's time range" } } : {}) });
-      report.coverage.timeBasis.push(...log.yearNotes);
-      report.replicaSets = report.replicaSets.map((r) => fuseControllerLog(r, [], log));
-      report.inputs.push(...log.coverage.map((i) => ({ file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker })));
+      report = fuseControllerLog(report, log, { kind: 'snapshot' }).report;
     }
     report.coverage.problems = { count: problems.length, examples: problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) };
     if (version.note) report.coverage.assumptions.push(version.note);
@@ -176,7 +175,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       return ends.length ? Math.max(...ends) : undefined;
     },
   });
-  const inputs: FileCoverage[] = [...sources.map((s) => s.coverage()), ...(controllerLog?.coverage ?? [])];
+  const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
   if (moved > 0) {
     assumptions.push(`${moved} update(s) from separate watches arrived out of resourceVersion order within ${CAUSAL_WINDOW_MS} ms and were replayed in resourceVersion order (etcd revisions are global to the cluster).`);
@@ -190,14 +189,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
-  const logOff = controllerLog ? controllerLogOverlap(controllerLog, result.start, result.end) : undefined;
-  if (logOff) {
-    assumptions.push(logOff[0]!.toUpperCase() + logOff.slice(1) + '.');
-    opts.onWarning?.(logOff);
-    warnings.push(logOff);
-  }
-  const report = buildReport(result, {
-    ...(controllerLog && !logOff ? { controllerLog } : {}),
+  let report = buildReport(result, {
     matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,
@@ -206,7 +198,12 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     problems,
     assumptions,
   });
-  if (controllerLog) report.coverage.timeBasis.push(...controllerLog.yearNotes);
+  if (controllerLog) {
+    // The controller's own log checks the reconstruction (unless it covers another time: said).
+    const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result });
+    if (fused.notUsed) diagnostics.warn(fused.notUsed);
+    report = fused.report;
+  }
   // ReplicaSets the stream shows only through the controllers' Events (`kubectl get events -w
   // -o json`, a recording of Events alone): their rounds from the Events, their state unknown.
   const added = events.reportsFor(new Set(report.replicaSets.map((r) => r.key)), opts.rs, result.end);

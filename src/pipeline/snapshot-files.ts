@@ -10,7 +10,11 @@ import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js'
 import { controllerRefOf, objectKey } from '../model/objects.js';
 import type { OpenedSource } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
-import { analyseSnapshot, eventsOnlyReplicaSetReport, replicaSetsInEvents, snapshotReplicaSetReport, type SnapshotRefs } from '../analysis/snapshot-analysis.js';
+import { analyseSnapshot } from '../analysis/snapshot-analysis.js';
+import { replicaSetsInEvents } from '../analysis/report/event-rounds.js';
+import { eventsOnlyReplicaSetReport, snapshotReplicaSetReport } from '../analysis/report/snapshot-report.js';
+import type { SnapshotRefs } from '../analysis/report/snapshot-refs.js';
+import { inputSummary } from '../analysis/report/coverage.js';
 import { iso } from '../analysis/iso.js';
 import { REPORT_SCHEMA_VERSION, type Report, type ReplicaSetReport } from '../analysis/report-types.js';
 import { invalidObservedObject } from '../timeline/validate.js';
@@ -123,9 +127,7 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
     schemaVersion: REPORT_SCHEMA_VERSION,
     generator: { name: 'kexp', version: KEXP_VERSION, command: 'replay' },
     k8sVersion: o.k8sVersion,
-    inputs: inputs.map((i) => ({
-      file: i.file, format: i.format, timeBasis: i.timeBasis, start: iso(i.start), end: iso(i.end), events: i.events, problems: i.problems, endMarker: i.endMarker,
-    })),
+    inputs: inputs.map(inputSummary),
     coverage: {
       start: iso(at),
       end: iso(at),

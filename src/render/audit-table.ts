@@ -5,7 +5,7 @@
  * With --rs the full per-ReplicaSet report (table.ts) is used.
  */
 import type { Report, ReplicaSetReport } from '../analysis/report-types.js';
-import { isLeakWindow } from '../analysis/report-builder.js';
+import { isLeakWindow } from '../analysis/report/gated-windows.js';
 import type { AuditFileSummary } from '../sources/audit/audit-source.js';
 import { formatTable, type Column } from './columns.js';
 import { breakCommand, needsAttention, renderSummary, shellWord } from './next-steps.js';

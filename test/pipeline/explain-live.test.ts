@@ -1,7 +1,10 @@
 /** The snapshot analysis of `kexp explain` (pure): verdicts, findings, timeline, adoption; and `kexp adopt`'s rows. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyseSnapshot, eventTimes, mergeVerdict, STALL_MS, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { mergeVerdict, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { analyseSnapshot } from '../../src/analysis/snapshot-analysis.js';
+import { eventTimes } from '../../src/analysis/report/event-times.js';
+import { STALL_MS } from '../../src/analysis/report/snapshot-state.js';
 import { renderExplainHtml, renderExplainText } from '../../src/render/explain.js';
 import { adoptRows } from '../../src/pipeline/adopt.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
@@ -219,7 +222,7 @@ test('a terminating orphan matching the selector is not "will be adopted": the f
 });
 
 test('explain snapshot: the controller\'s Events are its rounds in the report (one write per occurrence)', async () => {
-  const { snapshotReplicaSetReport } = await import('../../src/analysis/snapshot-analysis.js');
+  const { snapshotReplicaSetReport } = await import('../../src/analysis/report/snapshot-report.js');
   const events = [ev('SuccessfulCreate', 'Created pod: web-1', 600), ev('FailedCreate', 'Error creating: exceeded quota', 300, 3, 500)];
   const a = analyseSnapshot(rs(3), { pods: [pod({ ready: true })], events, ns: activeNs }, NOW);
   const r = snapshotReplicaSetReport(rs(3), a, NOW, events);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { classifyPath } from '../../src/sources/dump-dir.js';
 import { JsonValueScanner } from '../../src/sources/watch/json-values.js';
-import { parseScalingMessage } from '../../src/analysis/snapshot-analysis.js';
+import { parseScalingMessage } from '../../src/analysis/report/scaling-events.js';
 
 test('classifyPath: cluster-info dump and must-gather layouts', () => {
   const c = (p: string) => classifyPath(p.split('/'));

@@ -1,0 +1,253 @@
+/**
+ * Finding rules of a replay about the ReplicaSet and the controller process that syncs it: surplus
+ * pods at the end, the ReplicaSet recreated under its name, terminating pods, a ReplicaSet being
+ * deleted, a selector the controller cannot convert (syncReplicaSet in
+ * pkg/controller/replicaset/replica_set.go stops there), kube-controller-manager restarts and
+ * writes that contradicted kexp's record, the controller's informer behind the input, and the
+ * harmless "ReplicaSet has no controller" ERROR lines.
+ *
+ * Each rule reads a ReplayedTrack (report/replayed-track.ts). Pure: no I/O, no clock; each rule
+ * is O(the part of the track it reads); terminating-pods O(pods the ReplicaSet controls).
+ */
+import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { controllerRefOf, objectKey } from '../../model/objects.js';
+import { PodStore } from '../../model/pod-store.js';
+import { iso } from '../iso.js';
+import type { DivergenceTrack, RestartTrack, RsTrack } from '../engine/rs-track.js';
+import { refs } from '../report/evidence-refs.js';
+import type { ReplayedTrack } from '../report/replayed-track.js';
+import { viewEpisodes, type ViewEpisode } from '../report/view-episodes.js';
+import { describeWrites, fmtDuration, plural } from '../report/wording.js';
+import type { FindingRule } from './finding-rule.js';
+
+export const surplusPods: FindingRule<ReplayedTrack> = {
+  name: 'surplus-pods',
+  ids: ['surplus-pods'],
+  reads: 'the active pods the ReplicaSet controls at the end of input, against its desired count',
+  fires: 'more active pods than desired at the end of input (the ReplicaSet not deleted)',
+  find({ t, end, final }) {
+    if (!(final && end !== undefined) || !(final.active > final.desired)) return undefined;
+    return {
+      id: 'surplus-pods',
+      severity: 'warning',
+      title: `${final.active - final.desired} more active pod(s) than desired at the end of the input`,
+      basis: 'inferred',
+      at: iso(end),
+      explanation: `${t.key} wants ${final.desired} replicas but ${final.active} active pods are controlled by it. The controller deletes the surplus at its next ungated sync.`,
+      nextStep: 'If this persists, look for a gated window or a stale informer cache (pods created but not yet observed).',
+      evidence: [],
+    };
+  },
+};
+
+export const rsRecreated: FindingRule<ReplayedTrack, RsTrack['uidChanges'][number]> = {
+  name: 'rs-recreated',
+  ids: ['rs-recreated'],
+  reads: 'each change of the ReplicaSet\'s UID under the same name',
+  fires: 'the ReplicaSet was deleted and created again with the same name',
+  each: (c) => c.t.uidChanges,
+  find(u, { t }) {
+    return {
+      id: 'rs-recreated',
+      severity: 'info',
+      title: 'ReplicaSet recreated under the same name',
+      basis: 'observed',
+      at: iso(u.at),
+      explanation: `${t.key} changed UID from ${u.oldUid} to ${u.newUid}. Deleting the old ReplicaSet cleared its expectations; the new one starts with none. Pods still pointing at the old UID are not counted by the new ReplicaSet.`,
+      nextStep: 'Check for orphaned pods of the old ReplicaSet (the adoption table shows them).',
+      evidence: refs([u.source]),
+    };
+  },
+};
+
+export const terminatingPods: FindingRule<ReplayedTrack> = {
+  name: 'terminating-pods',
+  ids: ['terminating-pods'],
+  reads: 'the pods the ReplicaSet controls at the end of input: their deletionTimestamp and phase',
+  fires: 'pods still terminating at the end of input (a warning when past their grace period)',
+  find({ t, res, end }) {
+    const rs = t.rs;
+    if (!(rs && end !== undefined)) return undefined;
+    const stuck: string[] = [];
+    let terminating = 0;
+    // Same pods in the same (cache) order as a scan, from the controller index (pod-store.ts).
+    const mine = res.pods instanceof PodStore ? res.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : res.pods.values();
+    for (const p of mine) {
+      if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
+      if (!p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
+      terminating++;
+      const dl = Date.parse(p.metadata.deletionTimestamp);
+      if (!Number.isNaN(dl) && dl < end) stuck.push(objectKey(p.metadata));
+    }
+    if (terminating === 0) return undefined;
+    return {
+      id: 'terminating-pods',
+      severity: stuck.length > 0 ? 'warning' : 'info',
+      title: `${plural(terminating, 'terminating pod')} at the end of the input${stuck.length ? `, ${stuck.length} past the grace period` : ''}`,
+      basis: 'observed',
+      at: iso(end),
+      explanation:
+        `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose); they show only in status.terminatingReplicas. ` +
+        (stuck.length ? `Past their grace period: ${stuck.slice(0, 10).join(', ')} — a kubelet that is gone or a finalizer is holding them.` : ''),
+      nextStep: stuck.length ? 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.' : 'Nothing to do unless they stay.',
+      evidence: [],
+    };
+  },
+};
+
+export const rsBeingDeleted: FindingRule<ReplayedTrack> = {
+  name: 'rs-being-deleted',
+  ids: ['rs-being-deleted'],
+  reads: 'the ReplicaSet\'s deletionTimestamp and whether its deletion was observed',
+  fires: 'the ReplicaSet has a deletionTimestamp at the end of input and is not gone yet',
+  find({ t }) {
+    if (!(t.deletingSince !== undefined && t.deletedAt === undefined)) return undefined;
+    return {
+      id: 'rs-being-deleted',
+      severity: 'info',
+      title: 'ReplicaSet is being deleted: the controller no longer creates or deletes pods for it',
+      basis: 'observed',
+      at: iso(t.deletingSince),
+      explanation: 'A ReplicaSet with a deletionTimestamp is still synced (status, claiming of owned pods) but manageReplicas never runs.',
+      nextStep: 'Check the ReplicaSet\'s finalizers and the garbage collector if deletion does not finish.',
+      evidence: [],
+    };
+  },
+};
+
+export const invalidSelector: FindingRule<ReplayedTrack> = {
+  name: 'invalid-selector',
+  ids: ['invalid-selector'],
+  reads: 'the syncs that stopped at converting the ReplicaSet\'s selector, and their error',
+  fires: 'the controller could not sync the ReplicaSet at all (its selector does not convert)',
+  find({ t }) {
+    if (!((t.syncsByOutcome['selector-error'] ?? 0) > 0)) return undefined;
+    return {
+      id: 'invalid-selector',
+      severity: 'critical',
+      title: 'The controller cannot sync this ReplicaSet: its selector does not convert',
+      basis: 'inferred',
+      explanation: `syncReplicaSet fails with "${t.syncErrors.find((e) => /selector/.test(e.error))?.error ?? 'error converting pod selector'}" (logged through HandleError, no requeue): it never claims, creates or deletes pods and never updates status (${plural(t.syncsByOutcome['selector-error']!, 'sync')}).`,
+      nextStep: 'Fix spec.selector (the API server normally rejects such selectors; this ReplicaSet was written around validation or the input is damaged).',
+      evidence: [],
+    };
+  },
+};
+
+export const recordContradicted: FindingRule<ReplayedTrack, DivergenceTrack> = {
+  name: 'record-contradicted',
+  ids: ['record-contradicted', 'controller-restarted'],
+  reads: 'each place where the controller wrote while kexp\'s replayed record still gated it, and a credential change at that time',
+  fires: 'the controller wrote through kexp\'s gate (a restart when its credential changed: it started with no expectations)',
+  each: (c) => c.t.divergences,
+  find(d, { t }) {
+    const rec = d.record;
+    const what = describeWrites(d.writes);
+    const recText = rec ? `add=${rec.add}, del=${rec.del}, set at ${iso(rec.timestamp)}` : 'a record';
+    const restart = d.kind === 'after-restart';
+    return {
+      id: restart ? 'controller-restarted' : 'record-contradicted',
+      severity: 'warning',
+      title: restart
+        ? 'kube-controller-manager restarted: the controller wrote while kexp\'s record still gated it'
+        : 'The controller wrote while kexp\'s record said it was gated',
+      basis: 'inferred',
+      at: iso(d.at),
+      explanation:
+        `At ${iso(d.at)} the ReplicaSet controller ${what} for ${t.key}, although kexp's replayed record (${recText}) still gated it — ` +
+        `so SatisfiedExpectations passed in the real controller: its record was gone. ` +
+        (restart
+          ? `Its service-account credential changed at ${iso(d.credentialChange!.at)} (a restarted kube-controller-manager requests a new token) and expectations live only in memory, so the new process started with none; writes in flight before the restart are never awaited again. `
+          : `Either kube-controller-manager restarted or lost leadership (expectations live in memory; this input does not show it), or the controller observed something kexp's input lacks. `) +
+        `kexp dropped its record${restart ? 's' : ''} at that point (window ended "reset") and followed the controller from its writes.`,
+      nextStep: restart
+        ? 'Check kube-controller-manager restarts and leader election at that time (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).'
+        : 'Give kexp the kube-controller-manager log of that time (`kexp kcm-log`; "Starting controller" marks a restart) or an audit log whose user.extra carries credential ids, to tell a restart from a missed observation.',
+      evidence: refs([...d.writes.flatMap((w) => w.sources), d.credentialChange?.source]),
+    };
+  },
+};
+
+export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
+  name: 'controller-restarted',
+  ids: ['controller-restarted'],
+  reads: 'each kube-controller-manager restart the input shows (a new credential after a pause in the controller\'s writes, or its log\'s start-up line) that dropped a record of this ReplicaSet or cut its round',
+  fires: 'for each such restart',
+  each: (c) => c.t.restarts,
+  find(r, { t }) {
+    const d = r.dropped.find((x) => x.key === t.key);
+    const cut = r.interrupted;
+    return {
+      id: 'controller-restarted',
+      severity: 'warning',
+      title: cut
+        ? `kube-controller-manager restarted in the middle of a ${cut.kind} round (${cut.made} of ${cut.n} calls made)`
+        : `kube-controller-manager restarted and dropped this ReplicaSet's pending expectations`,
+      basis: 'inferred',
+      at: iso(r.at),
+      explanation:
+        (r.via === 'log'
+          ? `At ${iso(r.at)} kube-controller-manager logged the start of its ReplicaSet controller: a new process (a restart or a leader change). `
+          : `At ${iso(r.at)} the ReplicaSet controller wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
+            `(a restart or a leader change). `) +
+        (cut ? `Its round at ${iso(cut.at)} stopped after ${cut.made} of ${cut.n} ${cut.kind} calls; nothing was written for this ReplicaSet until the new process, started with no expectations, listed the pods afresh and made the rest. `
+          : `Expectations live only in memory, so the record ${d ? `(add=${d.add}, del=${d.del}, set at ${iso(d.setAt)})` : ''} was dropped: the new process ` +
+            `lists the pods afresh and no longer waits for the writes in flight before the restart (window ended "reset").`),
+      nextStep: 'Check why kube-controller-manager restarted (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).',
+      evidence: refs([r.source]),
+    };
+  },
+};
+
+export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
+  name: 'informer-behind',
+  ids: ['informer-behind'],
+  reads: 'the controller\'s status writes that counted fewer pods than the input showed, in episodes (report/view-episodes.ts)',
+  fires: 'for each episode (a warning when it lasted past the timeout or never caught up)',
+  each: (c) => viewEpisodes(c.t),
+  find(ep, { t }) {
+    const name = t.key;
+    const first = ep.writes[0]!;
+    const worst = ep.writes.reduce((a, b) => (b.at - b.since > a.at - a.since ? b : a));
+    const missing = [...new Set(ep.writes.flatMap((w) => w.missing.map((m) => m.pod)))];
+    const lagS = Math.round((worst.at - worst.since) / 1000);
+    const long = worst.at - worst.since >= EXPECTATIONS_TIMEOUT_MS;
+    return {
+      id: 'informer-behind',
+      severity: long || ep.until === undefined ? 'warning' : 'info',
+      title: `The controller's informer was behind the input: its status write at ${iso(first.at)} counted ${first.statusReplicas} active pod(s) where the input showed ${first.expected}`,
+      basis: 'observed',
+      at: iso(first.at),
+      explanation:
+        `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache when the sync started; ${plural(first.expected, 'pod')} of ${name} existed before the controller's previous status write, ` +
+        `yet it counted ${first.statusReplicas}: its cache lacked ${plural(first.expected - first.statusReplicas, 'pod')} (the newest: ${first.missing.map((m) => m.pod).join(', ')}), ` +
+        `at least ${lagS} s after the input showed ${worst.missing.length === 1 ? 'it' : 'them'}${ep.writes.length > 1 ? ` (${ep.writes.length} status writes show it)` : ''}. ` +
+        (ep.until !== undefined
+          ? `Its status write at ${iso(ep.until)} counted every pod again: the informer had caught up. `
+          : `No later status write counts ${missing.length === 1 ? 'it' : 'them'}: to the end of the input the controller's view lacks ${missing.length === 1 ? 'this pod' : 'these pods'} — a lagging informer, or a watch event it never received (a dropped event, a relist that hid it). `) +
+        `kexp delivers every event to its model when the input saw it, so between ${iso(ep.from)} and ${ep.until !== undefined ? iso(ep.until) : 'the end of the input'} its gate decisions for ${name} are unknown: the controller decided on a cache the input does not show` +
+        (long ? `; a record waiting for these pods expires after 5 minutes, and the next sync then counts without them (kubernetes#129795)` : '') + '.',
+      nextStep: `Check kube-controller-manager's watch connections and the apiserver's load around ${iso(ep.from)}; with its -v=4 log (\`--kcm-log\`) kexp measures the lag of each pod exactly.`,
+      evidence: refs([...ep.writes.map((w) => w.source), ...ep.writes.flatMap((w) => w.missing.map((m) => m.source)), ep.untilSource]),
+    };
+  },
+};
+
+export const standaloneRsErrorLine: FindingRule<ReplayedTrack> = {
+  name: 'standalone-rs-error-line',
+  ids: ['standalone-rs-error-line'],
+  reads: 'the scale-down syncs of a ReplicaSet without an owner',
+  fires: 'kube-controller-manager logs "ReplicaSet has no controller" at ERROR for them (kubernetes#102442)',
+  find({ t }) {
+    if (!(t.noControllerNoise > 0)) return undefined;
+    return {
+      id: 'standalone-rs-error-line',
+      severity: 'info',
+      title: 'Expected noise: "ReplicaSet has no controller" ERROR lines on scale-down',
+      basis: 'inferred',
+      explanation: `${t.key} has no owner, so kube-controller-manager logs "ReplicaSet has no controller" at ERROR on each of its ${plural(t.noControllerNoise, 'scale-down sync')}. It is harmless (kubernetes#102442).`,
+      nextStep: 'None.',
+      evidence: [],
+    };
+  },
+};

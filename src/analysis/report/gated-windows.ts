@@ -1,0 +1,122 @@
+/**
+ * The gated windows of the report: each time the controller's expectations record held a
+ * ReplicaSet's syncs (from its SetExpectations to the sync that found it satisfied, expired, or
+ * to the ReplicaSet's deletion), how it ended, and whether it is a leak.
+ *
+ * A window is a leak (isLeakWindow) when it ended by expiry, when the ReplicaSet's deletion
+ * ended it with counters left, or when it is still open for a cause only the timeout (or the
+ * deletion) can clear: creates rejected with NamespaceTerminating counted as successes, an
+ * expected-delete pod that lost its controllerRef, or a record older than the 5-minute
+ * ExpectationsTimeout (leakCause; the window's note then says "leak: …"). This mirrors
+ * SatisfiedExpectations and ControlleeExpectations.isExpired in
+ * pkg/controller/controller_utils.go.
+ *
+ * A snapshot shows no window: when its verdict is gated or leaked, one open window is inferred
+ * from it (snapshotWindow), starting at the last sign of progress (or the namespace deletion).
+ *
+ * Pure: no I/O, no clock (the end of input is "now"). Each function is O(size of the window's
+ * evidence), leakCause O(orphaned pods of the track).
+ */
+import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { iso } from '../iso.js';
+import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
+import type { Basis, GatedWindow, VerdictState } from '../report-types.js';
+import { refs } from './evidence-refs.js';
+import type { SnapshotState } from './snapshot-state.js';
+import { fmtDuration, plural } from './wording.js';
+
+/** How an open window's note names its leak cause. */
+const LEAK_NOTE = 'leak: ';
+
+/**
+ * Whether a reported window is an expectation leak: ended by expiry, ended by the
+ * ReplicaSet's deletion with counters left, or still open with a leak cause (see leakCause).
+ */
+export function isLeakWindow(w: GatedWindow): boolean {
+  if (w.endedBy === 'expired') return true;
+  if (w.endedBy === 'rs-deleted') return Boolean(w.remaining && (w.remaining.add > 0 || w.remaining.del > 0));
+  return w.endedBy === 'open' && (w.note ?? '').includes(LEAK_NOTE);
+}
+
+/**
+ * True when what a window still waits for may never have been made: the round's calls whose
+ * outcome the input never showed cover the outstanding counters. Nothing is built on such a window.
+ */
+export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
+  const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
+  const undecided = rnd?.unresolved ?? 0;
+  const rem = w.remaining ?? t.record ?? { add: w.raised.add, del: w.raised.del };
+  return undecided > 0 && undecided >= Math.max(0, rem.add) + Math.max(0, rem.del);
+}
+
+/** Is an open window a leak that only the timeout (or RS deletion) can clear? */
+export function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined {
+  if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
+    return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were counted as successes, so no pod will ever be observed for them`;
+  }
+  const orphaned = t.orphanedExpected.filter((o) => o.at >= w.start);
+  if (orphaned.length > 0 && (w.remaining?.del ?? 0) > 0) {
+    return `expected-delete pod ${orphaned.map((o) => o.podKey).join(', ')} lost its controllerRef before its deletion was observed, so the deletion can no longer be credited`;
+  }
+  if (end - w.setAt > EXPECTATIONS_TIMEOUT_MS) {
+    return `the record has been unfulfilled for ${fmtDuration(end - w.setAt)}, longer than the 5-minute ExpectationsTimeout`;
+  }
+  return undefined;
+}
+
+/**
+ * One window as the report shows it. An open window takes the record's counters at the end of
+ * input as what remains (written back to `w.remaining`: the findings read them after this).
+ */
+export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): GatedWindow {
+  const open = w.endedBy === undefined;
+  // The round's evidence may have firmed up after the window opened (a long round observed to the end).
+  const roundBasis = w.round !== undefined ? t.rounds[w.round]?.evidence?.basis : undefined;
+  const basis: Basis = w.gapInside ? 'unknown' : (roundBasis ?? w.basis);
+  if (open && t.record) w.remaining = { add: t.record.add, del: t.record.del, ...(w.remaining?.keys ? { keys: w.remaining.keys } : {}) };
+  const out: GatedWindow = {
+    start: iso(w.start)!,
+    end: open ? undefined : iso(w.end),
+    endedBy: open ? 'open' : w.endedBy!,
+    basis,
+    raised: w.raised.keys ? { add: w.raised.add, del: w.raised.del, keys: w.raised.keys } : { add: w.raised.add, del: w.raised.del },
+    gatedSyncs: w.gatedSyncs,
+    evidence: refs(w.evidence),
+  };
+  if (w.fulfilledAt !== undefined) out.fulfilledAt = iso(w.fulfilledAt);
+  if (w.remaining && (w.endedBy !== 'fulfilled')) out.remaining = w.remaining;
+  if (open) out.expiresAt = iso(w.setAt + EXPECTATIONS_TIMEOUT_MS);
+  const stop = open ? end : w.end;
+  if (stop !== undefined) out.durationMs = Math.round(stop - w.start);
+  const notes: string[] = [];
+  const rnd = w.round !== undefined ? t.rounds[w.round] : undefined;
+  const note = rnd ? (rnd.evidence?.note ?? rnd.sync.delete?.note) : w.note;
+  if (note) notes.push(note);
+  if (w.gapInside) notes.push('the input has a gap inside this window');
+  if (open && end !== undefined) {
+    const cause = leakCause(t, w, end);
+    if (cause) notes.push(`${LEAK_NOTE}${cause}`);
+  }
+  if (notes.length) out.note = notes.join('; ');
+  return out;
+}
+
+/** The window a snapshot's gated or leaked verdict implies (the controller's own record is invisible). */
+export function snapshotWindow(s: SnapshotState, state: VerdictState): GatedWindow[] {
+  const { deletingSince, nsTerminating, nsDeletion, lastSpecChange, lastProgress, now, diff } = s;
+  if (!((state === 'leaked' || state === 'gated') && deletingSince === undefined)) return [];
+  const start = state === 'leaked' && nsTerminating ? Math.max(nsDeletion ?? 0, lastSpecChange ?? 0) || now : Math.max(lastProgress ?? 0, lastSpecChange ?? 0) || now;
+  return [{
+    start: iso(start)!,
+    endedBy: 'open',
+    basis: 'inferred',
+    raised: { add: Math.max(0, -diff), del: Math.max(0, diff) },
+    gatedSyncs: 0,
+    expiresAt: iso(start + EXPECTATIONS_TIMEOUT_MS),
+    durationMs: Math.max(0, Math.round(now - start)),
+    evidence: [],
+    note: nsTerminating
+      ? 'inferred from the snapshot: start is the later of the namespace deletion and the last spec change (API timestamps, whole seconds); the controller re-raises the record after each expiry'
+      : 'inferred from the snapshot: start is the last sign of progress; the real Set may be earlier',
+  }];
+}

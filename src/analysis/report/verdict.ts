@@ -1,0 +1,82 @@
+/**
+ * The verdict on one ReplicaSet: its state (healthy, converging, stalled, gated, leaked,
+ * failing, deleting, deleted, unknown), the basis of that, and one sentence. From a replay
+ * (replayVerdict: the track, its findings and the pods at the end of input) or from a snapshot
+ * (snapshotVerdict: what the API state forces; a snapshot cannot see the expectations, so
+ * gated and leaked are inferred from nothing moving).
+ *
+ * Pure: no I/O, no clock. replayVerdict is O(findings + withheld episodes), snapshotVerdict O(1).
+ */
+import { iso } from '../iso.js';
+import type { Basis, Finding, ReplicaSetReport, VerdictState } from '../report-types.js';
+import type { ReplayedTrack } from './replayed-track.js';
+import { stallIsLeak, type SnapshotState } from './snapshot-state.js';
+import { reportedWithheldEpisodes, silentEpisode } from './withheld-episodes.js';
+import { fmtAgo, plural } from './wording.js';
+
+type Verdict = ReplicaSetReport['verdict'];
+
+/** The verdict of a ReplicaSet that still exists at the end of a replay, from its counts then. */
+function countsVerdict({ t, res }: ReplayedTrack, c: NonNullable<ReplayedTrack['final']>): Verdict {
+  const lastErr = t.lastSync?.error;
+  if (lastErr && c.active !== c.desired) {
+    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): ${lastErr}` };
+  }
+  if (c.active !== c.desired) {
+    const stuck = reportedWithheldEpisodes(t, res).filter((ep) => !ep.next && silentEpisode(ep, t, res)).sort((a, b) => a.first.at - b.first.at)[0];
+    if (stuck) {
+      return { state: 'stalled', basis: 'inferred', summary: `${c.active} of ${c.desired} replicas active, and the controller has not synced since ${iso(stuck.first.at)} (its informer has not delivered the change)` };
+    }
+    return { state: 'converging', basis: 'inferred', summary: `converging: ${c.active} of ${c.desired} replicas active` };
+  }
+  if (t.firstSetAt === undefined && t.syncs === 0) return { state: 'unknown', basis: 'unknown', summary: 'no sync of this ReplicaSet in the input' };
+  return { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${c.active}/${c.desired} pods active, not gated (${c.ready} ready — readiness is up to the kubelet, not this controller)` };
+}
+
+export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
+  const { t, end, final } = c;
+  const has = (id: string) => findings.find((x) => x.id === id);
+  if (t.deletedAt !== undefined) return { state: 'deleted', basis: 'observed', summary: `deleted at ${iso(t.deletedAt)}` };
+  if (t.deletingSince !== undefined) return { state: 'deleting', basis: 'observed', summary: 'being deleted: the controller will not create or delete pods' };
+  if (has('invalid-selector')) return { state: 'failing', basis: 'inferred', summary: has('invalid-selector')!.title };
+  if (has('expectation-leak-open')) return { state: 'leaked', basis: has('expectation-leak-open')!.basis, summary: has('expectation-leak-open')!.title };
+  if (t.open) return { state: 'gated', basis: t.open.gapInside ? 'unknown' : t.open.basis, summary: 'gated on its own writes (a round is in flight)' };
+  if (t.rs && end !== undefined) return countsVerdict(c, final!);
+  return { state: 'unknown', basis: 'unknown', summary: 'the ReplicaSet object itself is not in the input' };
+}
+
+export function snapshotVerdict(s: SnapshotState): Verdict {
+  const { deletingSince, nsTerminating, diff, failing, stalled, statusStale, active, desired, ready, nsName, sinceMove, lastProgress, now } = s;
+  let state: VerdictState;
+  let basis: Basis;
+  let summary: string;
+  if (deletingSince !== undefined) {
+    state = 'deleting';
+    basis = 'observed';
+    summary = `being deleted since ${iso(deletingSince)}: the controller will not create or delete pods (${active}/${desired} active)`;
+  } else if (nsTerminating && diff < 0) {
+    state = 'leaked';
+    basis = 'inferred';
+    summary = `namespace ${nsName} is terminating: creates are rejected with NamespaceTerminating and counted as successes, so the controller waits for ${plural(-diff, 'pod')} that will never appear (${active}/${desired} active)`;
+  } else if (failing) {
+    state = 'failing';
+    basis = 'observed';
+    summary = `${failing.reason === 'FailedDelete' ? 'deletes' : 'creates'} failing (${active}/${desired} active): ${failing.message}`;
+  } else if (stalled) {
+    const leak = stallIsLeak(s);
+    state = leak ? 'leaked' : 'gated';
+    basis = 'inferred';
+    summary = `${active}/${desired} active and nothing has moved for ${fmtAgo(sinceMove)}: ${leak ? 'a leaked expectation that only a sync after the timeout clears' : 'probably gated on writes it will not observe'}`;
+  } else if (diff !== 0 || statusStale) {
+    state = 'converging';
+    basis = 'inferred';
+    summary = statusStale
+      ? `the controller has not yet processed the latest spec (${active}/${desired} active)`
+      : `converging: ${active}/${desired} active, last progress ${lastProgress !== undefined ? `${fmtAgo(now - lastProgress)} ago` : 'unknown'}; whether it is gated on its own writes needs a watch (kexp explain --watch, kexp record)`;
+  } else {
+    state = 'healthy';
+    basis = 'observed';
+    summary = `healthy: ${active}/${desired} active, ${ready} ready, observedGeneration up to date`;
+  }
+  return { state, basis, summary };
+}
