@@ -4,7 +4,7 @@
  * failure (unreachable, TLS, credentials, RBAC, a response that is not what was asked for) is 7;
  * a missing object is 8. Anything else is a bug (1).
  */
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import { InvalidNameError } from '../sources/live/names.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 

@@ -11,7 +11,7 @@ import { adoptFromFile, adoptLive } from '../pipeline/adopt.js';
 import { renderAdoptText } from '../render/adopt.js';
 import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import { checkNamespace, checkObjectName } from '../sources/live/names.js';
 
 export default class Adopt extends KexpCommand {

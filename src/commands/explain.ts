@@ -8,7 +8,7 @@ import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { oneLine } from '../cli/messages.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { explainLive } from '../pipeline/explain-live.js';

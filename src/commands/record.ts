@@ -5,7 +5,7 @@ import { clusterFlags, parseDuration } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { oneLine } from '../cli/messages.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget, recordLive } from '../pipeline/record-live.js';
 

@@ -16,7 +16,7 @@ import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/
 import { isPodActive } from '../model/pod-ranking.js';
 import { compileLabelSelector, formatLabelSelector } from '../model/selector.js';
 import type { AdoptionRow } from '../analysis/report-types.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { getFreshReplicaSet, listNamespacePods, readTargets } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';

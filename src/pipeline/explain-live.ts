@@ -38,7 +38,7 @@ import {
   type ReplicaSetReport,
   type VerdictState,
 } from '../analysis/report-types.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
