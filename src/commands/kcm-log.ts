@@ -9,6 +9,13 @@ import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
 import { stdoutWidth } from '../render/width.js';
 import { InputError } from '../sources/source.js';
+import { checkRsFlag } from '../cli/selection.js';
+
+/** Throws Error (the usage line) for a --rs or --year kcm-log cannot use. */
+function checkFlags(flags: { rs?: string; year?: number }): void {
+  checkRsFlag(flags.rs);
+  if (flags.year !== undefined && (flags.year < 1970 || flags.year > 9999)) throw new Error(`--year must be between 1970 and 9999, got ${flags.year}`);
+}
 
 export default class KcmLog extends KexpCommand {
   static override summary = 'Read kube-controller-manager logs (-v=4) as the ground-truth timeline of the ReplicaSet controller.';
@@ -34,14 +41,10 @@ export default class KcmLog extends KexpCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(KcmLog);
-    const usage =
-      flags.rs !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)
-        ? `--rs must be namespace/name, got "${flags.rs}"`
-        : flags.year !== undefined && (flags.year < 1970 || flags.year > 9999)
-          ? `--year must be between 1970 and 9999, got ${flags.year}`
-          : undefined;
-    if (usage) {
-      this.logToStderr(`kexp: ${usage}`);
+    try {
+      checkFlags(flags);
+    } catch (err) {
+      this.logToStderr(`kexp: ${(err as Error).message}`);
       process.exitCode = EXIT.USAGE;
       return;
     }
