@@ -3,19 +3,20 @@ import { withProgress } from '../cli/progress.js';
 import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { checkInputs, checkK8sVersion, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
 import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
+import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
 import { resolveTimeWindow, windowMiss, type TimeWindow } from '../cli/time-window.js';
 import { auditFiles } from '../pipeline/audit-files.js';
+import { UsageError } from '../pipeline/usage-error.js';
 import { renderAuditRanking } from '../render/audit-table.js';
 import { useColor } from '../render/color.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
 import { stdoutWidth } from '../render/width.js';
-import { InputError } from '../sources/source.js';
 
 /** Most problem lines printed on stderr; the rest are counted. */
 const MAX_PROBLEMS_PRINTED = 100;
@@ -59,10 +60,9 @@ export default class Audit extends KexpCommand {
       // The one reading of the clock: relative times are fixed here, not in the analysis.
       window = resolveTimeWindow(flags, Date.now());
       checkInputs(files, flags['kcm-log']);
+      checkK8sVersion(flags['k8s-version']);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = EXIT.USAGE;
-      return;
+      return this.fail(UsageError.of(err));
     }
     const ac = this.abortOnSignals();
     try {
@@ -97,12 +97,10 @@ export default class Audit extends KexpCommand {
             `reporting its ${w.creates + w.createFailures} create(s) and ${w.deletes + w.deleteFailures} delete(s) of pods by the ReplicaSet controller`,
         );
       } else if (sel.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${sel.rs} does not appear in the audit log`);
-      process.exitCode = exitCodeFor(res.report, res.problems.length);
-      if (sel.rs && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
+      process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length);
       this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+      this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {
       ac.dispose();
     }

@@ -4,11 +4,13 @@ import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
 import { EXIT } from '../cli/exit-codes.js';
+import { exitCodeForKcmLog } from '../cli/report-exit.js';
+import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
 import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
+import { UsageError } from '../pipeline/usage-error.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
 import { stdoutWidth } from '../render/width.js';
-import { InputError } from '../sources/source.js';
 import { checkRsFlag } from '../cli/selection.js';
 
 /** Throws Error (the usage line) for a --rs or --year kcm-log cannot use. */
@@ -44,9 +46,7 @@ export default class KcmLog extends KexpCommand {
     try {
       checkFlags(flags);
     } catch (err) {
-      this.logToStderr(`kexp: ${(err as Error).message}`);
-      process.exitCode = EXIT.USAGE;
-      return;
+      return this.fail(UsageError.of(err));
     }
     const ac = this.abortOnSignals();
     try {
@@ -58,15 +58,13 @@ export default class KcmLog extends KexpCommand {
       if (isStructured(flags.output)) await writeStructured(process.stdout, result, flags.output);
       else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
-      const leak = result.replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
       // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.
       const absent = flags.rs !== undefined && result.replicaSets.length === 0;
       if (absent) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the log`);
-      process.exitCode = problems.length ? EXIT.INPUT : absent ? EXIT.NOT_FOUND : leak ? EXIT.LEAK : EXIT.OK;
+      process.exitCode = exitCodeForKcmLog(result.replicaSets, problems.length, absent);
       this.endInterrupted(ac.signal, interrupted);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : EXIT.ERROR;
+      this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {
       ac.dispose();
     }
