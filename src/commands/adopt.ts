@@ -1,14 +1,13 @@
 import { Args, Flags } from '@oclif/core';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
 import { exitCodeForAdoption } from '../cli/report-exit.js';
 import { InterruptedError } from '../cli/interrupted-error.js';
+import { printOutput } from '../cli/output.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { adoptFromFile, adoptLive } from '../pipeline/adopt.js';
 import { renderAdoptText } from '../render/adopt.js';
-import { stdoutWidth } from '../render/width.js';
 import { checkNamespace, checkObjectName } from '../sources/live/names.js';
 
 export default class Adopt extends KexpCommand {
@@ -60,8 +59,7 @@ export default class Adopt extends KexpCommand {
           requestTimeoutMs,
           signal: ac.signal,
         });
-      if (isStructured(flags.output)) await writeStructured(process.stdout, res, flags.output);
-      else process.stdout.write(renderAdoptText(res, { width: stdoutWidth(), wide: flags.output === 'wide' }));
+      await printOutput({ document: res, text: (v) => renderAdoptText(res, { width: v.width, wide: v.wide }) }, flags);
       process.exitCode = exitCodeForAdoption(res.problems);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError('interrupted') : err);

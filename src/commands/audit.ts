@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, checkK8sVersion, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
@@ -9,17 +7,19 @@ import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
+import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { resolveTimeWindow, windowMiss, type TimeWindow } from '../cli/time-window.js';
 import { auditFiles } from '../pipeline/audit-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
 import { renderAuditRanking } from '../render/audit-table.js';
-import { useColor } from '../render/color.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
-import { stdoutWidth } from '../render/width.js';
 
 /** Most problem lines printed on stderr; the rest are counted. */
 const MAX_PROBLEMS_PRINTED = 100;
+
+/** audit's --html: before the report, always a file (`-` too); a failed write ends the command. */
+const HTML: HtmlOptions = { before: true, dashIsStdout: false, failureAsValue: false };
 
 export default class Audit extends KexpCommand {
   static override summary = 'Reconstruct the ReplicaSet controller from kube-apiserver audit logs.';
@@ -75,15 +75,18 @@ export default class Audit extends KexpCommand {
         },
       }));
       applySelection(res.report, sel, res.labels);
-      if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
-      if (flags.html) fs.writeFileSync(flags.html, renderHtml(res.report));
+      const writes = res.report.coverage.controllerWrites ?? [];
+      if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0 && !writes.length) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
       // A ReplicaSet known only from the ReplicaSet controller's pod writes (its object is not in
       // the input, so there is no model of it): those writes are its report.
-      const writesOnly = sel.rs && res.report.replicaSets.length === 0 ? (res.report.coverage.controllerWrites ?? []).filter((w) => w.replicaSet === sel.rs) : [];
-      if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
-      else if (writesOnly.length) process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
-      else if (sel.rs) process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
-      else process.stdout.write(renderAuditRanking(res.report, res.summaries, { width: stdoutWidth(), wide: flags.output === 'wide' }));
+      const writesOnly = sel.rs && res.report.replicaSets.length === 0 ? writes.filter((w) => w.replicaSet === sel.rs) : [];
+      await printOutput({
+        document: res.report,
+        text: (v) => (sel.rs && !writesOnly.length
+          ? renderTable(res.report, v.width, { wide: v.wide, color: v.color })
+          : renderAuditRanking(res.report, res.summaries, { width: v.width, wide: v.wide })),
+        html: () => renderHtml(res.report),
+      }, flags, HTML);
       // Sources pass on at most 100 problems per file and count the rest.
       const total = Math.max(res.problems.length, res.summaries.reduce((n, s) => n + s.problems, 0));
       if (total > MAX_PROBLEMS_PRINTED) this.logToStderr(`kexp: … and ${total - MAX_PROBLEMS_PRINTED} more input problem(s) not shown`);
@@ -97,7 +100,7 @@ export default class Audit extends KexpCommand {
             `reporting its ${w.creates + w.createFailures} create(s) and ${w.deletes + w.deleteFailures} delete(s) of pods by the ReplicaSet controller`,
         );
       } else if (sel.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${sel.rs} does not appear in the audit log`);
-      process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0 && !(res.report.coverage.controllerWrites ?? []).length);
+      process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0 && !writes.length);
       this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);

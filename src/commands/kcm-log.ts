@@ -1,17 +1,16 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
+import { checkRsFlag } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForKcmLog } from '../cli/report-exit.js';
 import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
+import { printOutput } from '../cli/output.js';
 import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
-import { stdoutWidth } from '../render/width.js';
-import { checkRsFlag } from '../cli/selection.js';
 
 /** Throws Error (the usage line) for a --rs or --year kcm-log cannot use. */
 function checkFlags(flags: { rs?: string; year?: number }): void {
@@ -55,8 +54,7 @@ export default class KcmLog extends KexpCommand {
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       }));
-      if (isStructured(flags.output)) await writeStructured(process.stdout, result, flags.output);
-      else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
+      await printOutput({ document: result, text: (v) => renderKcmLog(result, { width: v.width, wide: v.wide }) }, flags);
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.
       const absent = flags.rs !== undefined && result.replicaSets.length === 0;

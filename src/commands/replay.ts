@@ -1,6 +1,4 @@
-import fs from 'node:fs';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { checkInputs, checkK8sVersion, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
@@ -9,13 +7,15 @@ import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
 import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
+import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { replayFiles } from '../pipeline/replay-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
-import { useColor } from '../render/color.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
-import { stdoutWidth } from '../render/width.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
+
+/** replay's --html: before the report; `-` is stdout instead of it; a failed write exits 2 after the other lines. */
+const HTML: HtmlOptions = { before: true, dashIsStdout: true, failureAsValue: true };
 
 export default class Replay extends KexpCommand {
   static override summary = 'Replay recorded watch streams through the ReplicaSet controller model.';
@@ -72,21 +72,11 @@ export default class Replay extends KexpCommand {
       }));
       applySelection(res.report, sel, res.labels);
       if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
-      let htmlFailure: UsageError | undefined;
-      if (flags.html) {
-        try {
-          if (flags.html === '-') {
-            // The page goes to stdout instead of the table/JSON.
-            process.stdout.write(renderHtml(res.report));
-          } else fs.writeFileSync(flags.html, renderHtml(res.report));
-        } catch (err) {
-          htmlFailure = new UsageError(`cannot write --html ${flags.html}: ${(err as NodeJS.ErrnoException).code ?? oneLine(err)}`, { cause: err });
-        }
-      }
-      if (flags.html === '-') {
-        /* already written */
-      } else if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
-      else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
+      const { htmlFailure } = await printOutput({
+        document: res.report,
+        text: (v) => renderTable(res.report, v.width, { wide: v.wide, color: v.color }),
+        html: () => renderHtml(res.report),
+      }, flags, HTML);
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0);
       if (htmlFailure) this.fail(htmlFailure);
