@@ -1,7 +1,8 @@
 /** The snapshot analysis of `kexp explain` (pure): verdicts, findings, timeline, adoption; and `kexp adopt`'s rows. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyseSnapshot, eventTimes, mergeVerdict, STALL_MS, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { mergeVerdict, type ExplainResult } from '../../src/pipeline/explain-live.js';
+import { analyseSnapshot, eventTimes, STALL_MS } from '../../src/analysis/snapshot-analysis.js';
 import { renderExplainHtml, renderExplainText } from '../../src/render/explain.js';
 import { adoptRows } from '../../src/pipeline/adopt.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
