@@ -3,7 +3,7 @@
 // (src/cli/version-fast-path.ts says when and why); everything else goes through oclif.
 import fs from 'node:fs';
 import { versionLine } from '../dist/cli/version-fast-path.js';
-import { installStdoutGuard } from '../dist/cli/stdout-guard.js';
+import { installStdoutGuard } from '../dist/cli/output.js';
 
 const line = versionLine(process.argv.slice(2), JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')));
 if (line !== undefined) {

@@ -5,7 +5,7 @@
  * of @kubernetes/client-node, ora, cli-table3 and yaml (bench/README.md, "Start-up"):
  *
  * - one ESM entry per oclif command (dist/commands/NAME.js, found through oclif.manifest.json
- *   exactly as before) plus the hooks, and the stdout guard and the version fast path
+ *   exactly as before) plus the hooks, and the stdout guard (src/cli/output.ts) and the version fast path
  *   (src/cli/version-fast-path.ts: `--version` without oclif) bin/run.js imports; code shared by
  *   several commands sits in dist/chunks/ (esbuild's code splitting), so `kexp replay` never
  *   loads the Kubernetes client;
@@ -39,7 +39,7 @@ const commands = fs
 
 await build({
   absWorkingDir: root,
-  entryPoints: [...commands, ...['stdout-guard.ts', 'command-not-found.ts', 'version-fast-path.ts'].map((f) => path.join(src, 'cli', f))],
+  entryPoints: [...commands, ...['output.ts', 'command-not-found.ts', 'version-fast-path.ts'].map((f) => path.join(src, 'cli', f))],
   outbase: src,
   outdir: dist,
   bundle: true,

@@ -19,7 +19,7 @@ import kcmLog from '../src/commands/kcm-log.ts';
 import record from '../src/commands/record.ts';
 import replay from '../src/commands/replay.ts';
 import notFound from '../src/cli/command-not-found.ts';
-import { installStdoutGuard } from '../src/cli/stdout-guard.ts';
+import { installStdoutGuard } from '../src/cli/output.ts';
 import { commands as helpCommands } from '@oclif/plugin-help';
 import version from '../node_modules/@oclif/plugin-version/lib/commands/version.js';
 import autocomplete from '../node_modules/@oclif/plugin-autocomplete/lib/commands/autocomplete/index.js';

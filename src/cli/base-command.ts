@@ -1,16 +1,24 @@
 /**
- * The base of every kexp command: oclif's own flag-parsing errors (unknown flag, bad option
- * value) become one line on stderr with exit code 2, like kexp's other usage errors, instead
- * of oclif's multi-line block with the whole usage text. Every line kexp writes to stderr
- * passes the terminal sanitiser: messages quote names, Event text and server errors.
+ * The base of every kexp command, in kubectl's shape (flags → options → validate → run): each
+ * command parses its flags (declared once, src/cli/flags.ts), validates them into the options
+ * of a pipeline — anything the validate step throws is a UsageError — runs the pipeline,
+ * prints the result through the one output step (src/cli/output.ts) and ends with the exit
+ * code of its result (report-exit.ts) or of the error that stopped it (`fail`: the type of the
+ * error decides, src/cli/error-exit.ts).
+ *
+ * oclif's own flag-parsing errors (unknown flag, bad option value) become one line on stderr
+ * with exit code 2, like kexp's other usage errors, instead of oclif's multi-line block with
+ * the whole usage text. Every line kexp writes to stderr passes the terminal sanitiser:
+ * messages quote names, Event text and server errors.
  */
 import { Command } from '@oclif/core';
-import { EXIT, type ExitCode } from './exit-codes.js';
+import { EXIT } from './exit-codes.js';
 import { clearedFor } from './progress.js';
-import { exitCodeForError } from './cluster-errors.js';
+import { exitCodeForError } from './error-exit.js';
 import { closestCommand } from './command-not-found.js';
+import { oneLine } from './messages.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
-import { RecordingFileError } from '../sources/live/recording-writer.js';
+import { UsageError } from '../pipeline/usage-error.js';
 
 export abstract class KexpCommand extends Command {
   /**
@@ -60,22 +68,28 @@ export abstract class KexpCommand extends Command {
     return true;
   }
 
-  /** The exit code for an error that ended a live command: the recording file (6), the cluster (7, 8), else a bug (1). */
-  protected exitCodeOf(err: unknown): ExitCode {
-    if (err instanceof RecordingFileError) return EXIT.INPUT;
-    return exitCodeForError(err);
-  }
-
   /** Warnings, problems and errors on stderr, with any control character from the input made visible. */
   override logToStderr(message = '', ...args: unknown[]): void {
     clearedFor(() => super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
   }
 
-  /** Prints a usage error as one line and sets exit code 2. */
+  /**
+   * Ends the command on `err`: `kexp: ` and `text` (by default the error's first line) on
+   * stderr through `write` (by default logToStderr), and the exit code of the error's type
+   * (src/cli/error-exit.ts).
+   */
+  protected fail(err: unknown, write: (line: string) => void = (line) => this.logToStderr(line), text: string = oneLine(err)): void {
+    write(`kexp: ${text}`);
+    process.exitCode = exitCodeForError(err);
+  }
+
+  /**
+   * The validate step of a live command (explain, record, adopt) failed: a UsageError, written
+   * as one terminal line (a tab shown as `\t`, like the flag-parsing errors below; the file
+   * commands print theirs through `fail` as it is).
+   */
   protected usageError(err: unknown): void {
-    const msg = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`kexp: ${terminalSafeLine(msg.split('\n')[0] ?? '')}\n`);
-    process.exitCode = EXIT.USAGE;
+    this.fail(UsageError.of(err), writeLine);
   }
 
   /**
@@ -109,11 +123,14 @@ export abstract class KexpCommand extends Command {
     if (parseError) {
       const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !/^(Error: )?The following errors? occurred:?$/i.test(l)) ?? 'bad arguments';
       const suggestion = this.suggestionFor(first.replace(/^Error:\s*/, ''));
-      process.stderr.write(suggestion !== undefined ? `kexp: ${terminalSafeLine(suggestion)}\n` : `kexp: ${terminalSafeLine(first.replace(/^Error:\s*/, ''))} (see kexp ${this.id ?? ''} --help)\n`);
-      process.exitCode = EXIT.USAGE;
+      this.fail(new UsageError(suggestion ?? `${first.replace(/^Error:\s*/, '')} (see kexp ${this.id ?? ''} --help)`, { cause: err }), writeLine);
       return;
     }
     return super.catch(err);
   }
 }
 
+/** Writes `line` to stderr as one terminal line: newlines and tabs shown as escapes too. */
+function writeLine(line: string): void {
+  process.stderr.write(`${terminalSafeLine(line)}\n`);
+}

@@ -2,7 +2,7 @@
  * Flags shared by several commands, declared once (named like kubectl's where they overlap).
  */
 import { Flags } from '@oclif/core';
-import { DEFAULT_K8S_VERSION } from '../model/version.js';
+import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 
 /**
  * `-o`: `table` fits the terminal (src/render/width.ts) and cuts long cells with `…`; `wide`
@@ -44,6 +44,14 @@ export const k8sVersionFlag = Flags.string({
   summary: `Kubernetes version whose controller behaviour to model (default: the input's server version, else ${DEFAULT_K8S_VERSION}).`,
   helpValue: 'VERSION',
 });
+
+/**
+ * `--k8s-version`, checked in the validate step: a version kexp models (parseK8sVersion), else
+ * its Error for the usage line. Empty is no version: the input's, else the default.
+ */
+export function checkK8sVersion(v: string | undefined): void {
+  if (v) parseK8sVersion(v);
+}
 
 export const matchWindowFlag = Flags.integer({
   summary: 'How far ahead (ms) to look for the consequences of a sync\'s writes.',

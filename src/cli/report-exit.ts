@@ -1,6 +1,7 @@
 /**
- * Maps a Report (plus input problems) to kexp's exit code. Precedence, highest first:
- * input problems (6), leak (4), gated (3), failing (5), otherwise 0.
+ * Maps the result of a command that finished to kexp's exit code (the error that stops one is
+ * mapped by error-exit.ts). For a Report, precedence highest first: input problems (6), the one
+ * ReplicaSet asked for is absent (8), leak (4), gated (3), failing (5), otherwise 0.
  *
  * Failing (5) follows what the report's basis supports, whatever the input: a `failing` verdict,
  * or a finding (basis observed or inferred) that pod writes failed — see FAILED_WRITE_FINDINGS.
@@ -21,8 +22,13 @@ import { EXIT, type ExitCode } from './exit-codes.js';
  */
 const FAILED_WRITE_FINDINGS = new Set(['create-failures', 'failed-writes']);
 
-export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
+/**
+ * `absent`: the one ReplicaSet the command line named (NAME or --rs) is nowhere in the input —
+ * 8, unless there were input problems (6: the unreadable part may hold it).
+ */
+export function exitCodeFor(report: Report, inputProblems: number, absent = false): ExitCode {
   if (inputProblems > 0) return EXIT.INPUT;
+  if (absent) return EXIT.NOT_FOUND;
   const rss = report.replicaSets;
   // Exit codes rest only on what the evidence supports: a verdict or finding whose basis is
   // `unknown` (the input cannot tell) never changes the code.
@@ -36,4 +42,29 @@ export function exitCodeFor(report: Report, inputProblems: number): ExitCode {
   const live = rss.filter((r) => r.verdict.state !== 'deleted');
   if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id)))) return EXIT.FAILING;
   return EXIT.OK;
+}
+
+/**
+ * `kexp kcm-log`: input problems (6), the ReplicaSet of --rs absent from the log (8), a leak —
+ * a gated window that expired, or is still open with syncs it gated (4) — otherwise 0.
+ */
+export function exitCodeForKcmLog(
+  replicaSets: ReadonlyArray<{ gatedWindows: ReadonlyArray<{ ended: string; gatedSyncs: number }> }>,
+  inputProblems: number,
+  absent: boolean,
+): ExitCode {
+  if (inputProblems > 0) return EXIT.INPUT;
+  if (absent) return EXIT.NOT_FOUND;
+  const leak = replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
+  return leak ? EXIT.LEAK : EXIT.OK;
+}
+
+/** `kexp adopt`: input problems in the --from files (6), otherwise 0: decisions are no verdict. */
+export function exitCodeForAdoption(inputProblems: number): ExitCode {
+  return inputProblems > 0 ? EXIT.INPUT : EXIT.OK;
+}
+
+/** `kexp record` that recorded until its end: 130 when Ctrl-C/SIGTERM ended it (the file is closed as interrupted), otherwise 0. */
+export function exitCodeForRecording(endReason: string): ExitCode {
+  return endReason === 'interrupted' ? EXIT.INTERRUPTED : EXIT.OK;
 }

@@ -36,6 +36,11 @@ export interface SelectionFlags {
   selector?: string;
 }
 
+/** `--rs`: namespace/name, each part non-empty without `/` or white space; throws Error for the usage line. */
+export function checkRsFlag(rs: string | undefined): void {
+  if (rs !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(rs)) throw new Error(`--rs must be namespace/name, got "${rs}"`);
+}
+
 /** Splits the arguments into the ReplicaSet NAME (if any) and the inputs; throws Error for the usage line. */
 export function resolveSelection(argv: string[], flags: SelectionFlags, exists: (p: string) => boolean = fs.existsSync): { selection: Selection; files: string[] } {
   let files = argv;
@@ -51,7 +56,7 @@ export function resolveSelection(argv: string[], flags: SelectionFlags, exists: 
       files = argv.slice(1);
     }
   }
-  if (flags.rs !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)) throw new Error(`--rs must be namespace/name, got "${flags.rs}"`);
+  checkRsFlag(flags.rs);
   const rs = name !== undefined ? `${ns}/${name}` : flags.rs;
   if (name !== undefined && flags.rs !== undefined && flags.rs !== rs) throw new Error(`--rs ${flags.rs} and -n ${ns} ${name} name different ReplicaSets; give one`);
   if (ns !== undefined && flags.rs !== undefined && !flags.rs.startsWith(`${ns}/`)) throw new Error(`--rs ${flags.rs} is not in namespace ${ns} given by -n`);

@@ -1,17 +1,13 @@
 import { Args, Flags } from '@oclif/core';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { clusterFlags, outputFlag, parseDuration } from '../cli/flags.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { exitCodeForError } from '../cli/cluster-errors.js';
-import { oneLine } from '../cli/messages.js';
+import { exitCodeForAdoption } from '../cli/report-exit.js';
+import { InterruptedError } from '../cli/interrupted-error.js';
+import { printOutput } from '../cli/output.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { adoptFromFile, adoptLive } from '../pipeline/adopt.js';
 import { renderAdoptText } from '../render/adopt.js';
-import { stdoutWidth } from '../render/width.js';
-import { InputError } from '../sources/source.js';
-import { ClusterError } from '../sources/live/api-client.js';
 import { checkNamespace, checkObjectName } from '../sources/live/names.js';
 
 export default class Adopt extends KexpCommand {
@@ -44,8 +40,7 @@ export default class Adopt extends KexpCommand {
       if (flags.namespace !== undefined) checkNamespace(flags.namespace, 'given by -n/--namespace', 'argument');
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
-      this.usageError(err);
-      return;
+      return this.usageError(err);
     }
     const ac = this.abortOnSignals();
     try {
@@ -64,17 +59,10 @@ export default class Adopt extends KexpCommand {
           requestTimeoutMs,
           signal: ac.signal,
         });
-      if (isStructured(flags.output)) await writeStructured(process.stdout, res, flags.output);
-      else process.stdout.write(renderAdoptText(res, { width: stdoutWidth(), wide: flags.output === 'wide' }));
-      process.exitCode = res.problems > 0 ? EXIT.INPUT : EXIT.OK;
+      await printOutput({ document: res, text: (v) => renderAdoptText(res, { width: v.width, wide: v.wide }) }, flags);
+      process.exitCode = exitCodeForAdoption(res.problems);
     } catch (err) {
-      if (ac.signal.aborted) {
-        this.logToStderr('kexp: interrupted');
-        process.exitCode = EXIT.INTERRUPTED;
-      } else {
-        this.logToStderr(`kexp: ${oneLine(err)}`);
-        process.exitCode = err instanceof InputError ? EXIT.INPUT : err instanceof ClusterError && err.kind === 'config' && flags.from?.length ? EXIT.USAGE : exitCodeForError(err);
-      }
+      this.fail(ac.signal.aborted ? new InterruptedError('interrupted') : err);
     } finally {
       ac.dispose();
     }

@@ -1,20 +1,18 @@
-import fs from 'node:fs';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
 import { clusterFlags, colorFlag, outputFlag, parseDuration } from '../cli/flags.js';
-import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
-import { oneLine } from '../cli/messages.js';
+import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
+import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
-import { ClusterError } from '../sources/live/api-client.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget } from '../pipeline/record-live.js';
 import { explainLive } from '../pipeline/explain-live.js';
 import { renderExplainHtml, renderExplainText } from '../render/explain.js';
-import { useColor } from '../render/color.js';
-import { stdoutWidth } from '../render/width.js';
+
+/** explain's --html: after the report, always a file (`-` too); a failed write ends the command. */
+const HTML: HtmlOptions = { before: false, dashIsStdout: false, failureAsValue: false };
 
 export default class Explain extends KexpCommand {
   static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing, or blocked because the ReplicaSet is being deleted.';
@@ -58,8 +56,7 @@ export default class Explain extends KexpCommand {
       if (flags.record && !flags.watch) throw new Error('--record needs --watch DURATION');
       if (flags.overwrite && !flags.record) throw new Error('--overwrite needs --record FILE');
     } catch (err) {
-      this.usageError(err);
-      return;
+      return this.usageError(err);
     }
     const ac = this.abortOnSignals();
     const spinner = createSpinner('reading', flags.quiet);
@@ -85,24 +82,12 @@ export default class Explain extends KexpCommand {
         },
       });
       spinner.stop();
-      if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
-      else process.stdout.write(renderExplainText(res, { width: stdoutWidth(), wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
-      if (flags.html) fs.writeFileSync(flags.html, renderExplainHtml(res));
-      if (ac.signal.aborted) {
-        this.logToStderr('kexp: interrupted; the explanation covers what was seen until then');
-        process.exitCode = EXIT.INTERRUPTED;
-      } else {
-        process.exitCode = exitCodeFor(res.report, res.watch?.problems ?? 0);
-      }
+      await printOutput({ document: res.report, text: (v) => renderExplainText(res, v), html: () => renderExplainHtml(res) }, flags, HTML);
+      if (ac.signal.aborted) this.fail(new InterruptedError('interrupted; the explanation covers what was seen until then'));
+      else process.exitCode = exitCodeFor(res.report, res.watch?.problems ?? 0);
     } catch (err) {
       spinner.stop();
-      if (ac.signal.aborted && (err instanceof ClusterError || (err as Error)?.name === 'AbortError')) {
-        this.logToStderr('kexp: interrupted');
-        process.exitCode = EXIT.INTERRUPTED;
-      } else {
-        this.logToStderr(`kexp: ${oneLine(err)}`);
-        process.exitCode = this.exitCodeOf(err);
-      }
+      this.fail(ac.signal.aborted && endedBySignal(err) ? new InterruptedError('interrupted') : err);
     } finally {
       spinner.stop();
       ac.dispose();

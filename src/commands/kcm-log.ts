@@ -1,14 +1,22 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag, rsFlag } from '../cli/flags.js';
+import { checkRsFlag } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
+import { exitCodeForKcmLog } from '../cli/report-exit.js';
+import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
+import { printOutput } from '../cli/output.js';
 import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
+import { UsageError } from '../pipeline/usage-error.js';
 import { renderKcmLog } from '../render/kcm-log-table.js';
-import { stdoutWidth } from '../render/width.js';
-import { InputError } from '../sources/source.js';
+
+/** Throws Error (the usage line) for a --rs or --year kcm-log cannot use. */
+function checkFlags(flags: { rs?: string; year?: number }): void {
+  checkRsFlag(flags.rs);
+  if (flags.year !== undefined && (flags.year < 1970 || flags.year > 9999)) throw new Error(`--year must be between 1970 and 9999, got ${flags.year}`);
+}
 
 export default class KcmLog extends KexpCommand {
   static override summary = 'Read kube-controller-manager logs (-v=4) as the ground-truth timeline of the ReplicaSet controller.';
@@ -34,16 +42,10 @@ export default class KcmLog extends KexpCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(KcmLog);
-    const usage =
-      flags.rs !== undefined && !/^[^/\s]+\/[^/\s]+$/.test(flags.rs)
-        ? `--rs must be namespace/name, got "${flags.rs}"`
-        : flags.year !== undefined && (flags.year < 1970 || flags.year > 9999)
-          ? `--year must be between 1970 and 9999, got ${flags.year}`
-          : undefined;
-    if (usage) {
-      this.logToStderr(`kexp: ${usage}`);
-      process.exitCode = EXIT.USAGE;
-      return;
+    try {
+      checkFlags(flags);
+    } catch (err) {
+      return this.fail(UsageError.of(err));
     }
     const ac = this.abortOnSignals();
     try {
@@ -52,18 +54,15 @@ export default class KcmLog extends KexpCommand {
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       }));
-      if (isStructured(flags.output)) await writeStructured(process.stdout, result, flags.output);
-      else process.stdout.write(renderKcmLog(result, { width: stdoutWidth(), wide: flags.output === 'wide' }));
+      await printOutput({ document: result, text: (v) => renderKcmLog(result, { width: v.width, wide: v.wide }) }, flags);
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
-      const leak = result.replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
       // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.
       const absent = flags.rs !== undefined && result.replicaSets.length === 0;
       if (absent) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the log`);
-      process.exitCode = problems.length ? EXIT.INPUT : absent ? EXIT.NOT_FOUND : leak ? EXIT.LEAK : EXIT.OK;
+      process.exitCode = exitCodeForKcmLog(result.replicaSets, problems.length, absent);
       this.endInterrupted(ac.signal, interrupted);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : EXIT.ERROR;
+      this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {
       ac.dispose();
     }

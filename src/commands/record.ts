@@ -2,10 +2,9 @@ import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
 import { clusterFlags, parseDuration } from '../cli/flags.js';
-import { EXIT } from '../cli/exit-codes.js';
-import { oneLine } from '../cli/messages.js';
+import { exitCodeForRecording } from '../cli/report-exit.js';
+import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
-import { ClusterError } from '../sources/live/api-client.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseTarget, recordLive } from '../pipeline/record-live.js';
 
@@ -44,16 +43,15 @@ export default class Record extends KexpCommand {
       if (durationMs !== undefined && durationMs <= 0) throw new Error(`--duration must be longer than 0, got "${flags.duration}"`);
       requestTimeoutMs = parseDuration(flags['request-timeout']);
     } catch (err) {
-      this.usageError(err);
-      return;
+      return this.usageError(err);
     }
     const ac = this.abortOnSignals();
     const started = Date.now();
     const spinner = createSpinner('connecting', flags.quiet);
-    // Lines on stderr: through the spinner when it runs (ora writes them as they are: sanitise first).
-    const fail = (m: string) => {
-      if (spinner.isEnabled) spinner.fail(terminalSafeLine(`kexp: ${m}`));
-      else this.logToStderr(terminalSafeLine(`kexp: ${m}`));
+    // Error lines on stderr: through the spinner when it runs (ora writes them as they are: sanitise first).
+    const failLine = (line: string) => {
+      if (spinner.isEnabled) spinner.fail(terminalSafeLine(line));
+      else this.logToStderr(terminalSafeLine(line));
     };
     try {
       const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
@@ -75,24 +73,17 @@ export default class Record extends KexpCommand {
           this.logToStderr(`warning: ${m}`);
         },
       });
-      if (res.error) {
-        fail(res.error.message);
-        process.exitCode = this.exitCodeOf(res.error);
-        return;
-      }
+      // The error that ended the recording, whole: failLine shows any line break in it as `\n`.
+      if (res.error) return this.fail(res.error, failLine, res.error.message);
       const summary = terminalSafeLine(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
       if (spinner.isEnabled) spinner.succeed(summary);
       else if (!flags.quiet) this.logToStderr(summary);
-      process.exitCode = res.endReason === 'interrupted' ? EXIT.INTERRUPTED : EXIT.OK;
+      process.exitCode = exitCodeForRecording(res.endReason);
     } catch (err) {
-      if (ac.signal.aborted && (err instanceof ClusterError || (err as Error)?.name === 'AbortError')) {
+      if (ac.signal.aborted && endedBySignal(err)) {
         spinner.stop();
-        this.logToStderr('kexp: interrupted before anything was recorded');
-        process.exitCode = EXIT.INTERRUPTED;
-      } else {
-        fail(oneLine(err));
-        process.exitCode = this.exitCodeOf(err);
-      }
+        this.fail(new InterruptedError('interrupted before anything was recorded'));
+      } else this.fail(err, failLine);
     } finally {
       spinner.stop();
       ac.dispose();

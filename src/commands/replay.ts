@@ -1,20 +1,21 @@
-import fs from 'node:fs';
 import { withProgress } from '../cli/progress.js';
-import { isStructured, writeStructured } from '../render/structured.js';
 import { Args, Flags } from '@oclif/core';
 import { KexpCommand } from '../cli/base-command.js';
-import { checkInputs, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
+import { checkInputs, checkK8sVersion, colorFlag, fileSelectionFlags, k8sVersionFlag, kcmLogFlag, matchWindowFlag, outputFlag } from '../cli/flags.js';
 import { applySelection, describeSelection, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeFor } from '../cli/report-exit.js';
+import { InterruptedError } from '../cli/interrupted-error.js';
 import { oneLine } from '../cli/messages.js';
+import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { replayFiles } from '../pipeline/replay-files.js';
-import { useColor } from '../render/color.js';
+import { UsageError } from '../pipeline/usage-error.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
-import { stdoutWidth } from '../render/width.js';
-import { InputError } from '../sources/source.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
+
+/** replay's --html: before the report; `-` is stdout instead of it; a failed write exits 2 after the other lines. */
+const HTML: HtmlOptions = { before: true, dashIsStdout: true, failureAsValue: true };
 
 export default class Replay extends KexpCommand {
   static override summary = 'Replay recorded watch streams through the ReplicaSet controller model.';
@@ -51,10 +52,9 @@ export default class Replay extends KexpCommand {
     try {
       ({ selection: sel, files } = resolveSelection(argv as string[], flags));
       checkInputs(files, flags['kcm-log']);
+      checkK8sVersion(flags['k8s-version']);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = EXIT.USAGE;
-      return;
+      return this.fail(UsageError.of(err));
     }
     const ac = this.abortOnSignals();
     try {
@@ -72,32 +72,17 @@ export default class Replay extends KexpCommand {
       }));
       applySelection(res.report, sel, res.labels);
       if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
-      let htmlError: string | undefined;
-      if (flags.html) {
-        try {
-          if (flags.html === '-') {
-            // The page goes to stdout instead of the table/JSON.
-            process.stdout.write(renderHtml(res.report));
-          } else fs.writeFileSync(flags.html, renderHtml(res.report));
-        } catch (err) {
-          htmlError = `cannot write --html ${flags.html}: ${(err as NodeJS.ErrnoException).code ?? oneLine(err)}`;
-        }
-      }
-      if (flags.html === '-') {
-        /* already written */
-      } else if (isStructured(flags.output)) await writeStructured(process.stdout, res.report, flags.output);
-      else process.stdout.write(renderTable(res.report, stdoutWidth(), { wide: flags.output === 'wide', color: useColor({ flag: flags.color, env: process.env, isTTY: process.stdout.isTTY }) }));
+      const { htmlFailure } = await printOutput({
+        document: res.report,
+        text: (v) => renderTable(res.report, v.width, { wide: v.wide, color: v.color }),
+        html: () => renderHtml(res.report),
+      }, flags, HTML);
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
-      process.exitCode = exitCodeFor(res.report, res.problems.length);
-      if (sel.rs && res.report.replicaSets.length === 0 && !res.problems.length) process.exitCode = EXIT.NOT_FOUND;
-      if (htmlError) {
-        this.logToStderr(`kexp: ${htmlError}`);
-        process.exitCode = EXIT.USAGE;
-      }
+      process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0);
+      if (htmlFailure) this.fail(htmlFailure);
       this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
-      this.logToStderr(`kexp: ${oneLine(err)}`);
-      process.exitCode = ac.signal.aborted ? EXIT.INTERRUPTED : err instanceof InputError ? EXIT.INPUT : /version/i.test(oneLine(err)) ? EXIT.USAGE : EXIT.ERROR;
+      this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {
       ac.dispose();
     }

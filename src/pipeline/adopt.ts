@@ -16,11 +16,12 @@ import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/
 import { isPodActive } from '../model/pod-ranking.js';
 import { compileLabelSelector, formatLabelSelector } from '../model/selector.js';
 import type { AdoptionRow } from '../analysis/report-types.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { getFreshReplicaSet, listNamespacePods, readTargets } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { replayFiles } from './replay-files.js';
+import { UsageError } from './usage-error.js';
 
 export interface AdoptRow extends AdoptionRow {
   /** Active pods (not finished, not terminating) are what a sync claims; undefined from a recording. */
@@ -132,7 +133,10 @@ export interface AdoptFileOptions {
   onProblem?: (m: string) => void;
 }
 
-/** From a recording: the decisions at the end of the input. Throws ClusterError('not-found') or InputError. */
+/**
+ * From a recording: the decisions at the end of the input. Throws ClusterError('not-found'),
+ * UsageError (the name is in several namespaces and -n was not given) or InputError.
+ */
 export async function adoptFromFile(o: AdoptFileOptions): Promise<AdoptResult> {
   const res = await replayFiles({
     files: o.files,
@@ -141,7 +145,7 @@ export async function adoptFromFile(o: AdoptFileOptions): Promise<AdoptResult> {
   });
   const matches = res.report.replicaSets.filter((r) => r.name === o.name && (!o.namespace || r.namespace === o.namespace));
   if (matches.length === 0) throw new ClusterError('not-found', `ReplicaSet ${o.namespace ? `${o.namespace}/` : ''}${o.name} does not appear in ${o.files.join(', ')}`);
-  if (matches.length > 1) throw new ClusterError('config', `ReplicaSet ${o.name} appears in several namespaces (${matches.map((m) => m.namespace).join(', ')}); pass -n`);
+  if (matches.length > 1) throw new UsageError(`ReplicaSet ${o.name} appears in several namespaces (${matches.map((m) => m.namespace).join(', ')}); pass -n`);
   const r = matches[0];
   const rows: AdoptRow[] = r.adoption.rows.map((x) => ({ ...x }));
   return {

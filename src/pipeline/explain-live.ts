@@ -2,10 +2,10 @@
  * `kexp explain`'s engine room. Two halves:
  *
  * 1. Pure analysis of a point-in-time snapshot (src/sources/live/snapshot.ts) of one
- *    ReplicaSet: counts, conditions, Events (aggregated ones too), quotas, namespace phase,
- *    owner → a verdict with its basis, findings with next steps, the reconstructed recent
- *    timeline (from Events' first/lastTimestamp and count, pod creation/deletion timestamps,
- *    managedFields times) and the adoption table. A snapshot cannot see the controller's
+ *    ReplicaSet, in src/analysis/snapshot-analysis.ts: counts, conditions, Events (aggregated
+ *    ones too), quotas, namespace phase, owner → a verdict with its basis, findings with next
+ *    steps, the reconstructed recent timeline (from Events' first/lastTimestamp and count, pod
+ *    creation/deletion timestamps, managedFields times) and the adoption table. A snapshot cannot see the controller's
  *    expectations; it says so (`unknown`) and infers only what the API state forces:
  *    - RS deletionTimestamp → deleting;
  *    - namespace Terminating, RS not deleted, fewer active pods than desired → the
@@ -26,19 +26,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../model/objects.js';
+import type { ReplicaSet } from '../model/objects.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { iso } from '../analysis/iso.js';
 import {
   REPORT_SCHEMA_VERSION,
-  type Basis,
   type Finding,
   type InputSummary,
   type Report,
   type ReplicaSetReport,
   type VerdictState,
 } from '../analysis/report-types.js';
-import { ClusterError } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import { KEXP_VERSION } from '../version.js';

@@ -17,7 +17,8 @@
  *   error is rethrown.
  * No file is created when the target cannot be resolved.
  */
-import { ClusterError, getJSON } from '../sources/live/api-client.js';
+import { getJSON } from '../sources/live/api-client.js';
+import { ClusterError } from '../sources/live/cluster-error.js';
 import { checkObjectName } from '../sources/live/names.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';

@@ -4,20 +4,17 @@
  * would read as another type are quoted). Both keep every string exactly as the input had it:
  * escaping is the format's own, never the terminal sanitiser's.
  *
- * JSON is written in pieces (`jsonChunks`): the report of a multi-gigabyte audit log is tens of
- * megabytes of JSON, and one `JSON.stringify` of it holds the whole text (and its growth
- * buffers) in memory at the end of the run, the command's peak. The pieces are byte for byte
- * `JSON.stringify(value, null, 2)` (test/render/structured.test.ts). Written here rather than with a
- * streaming-JSON library because none promises byte identity with JSON.stringify's layout, which
- * the golden reports and users' diffs rely on; it is a short walk over arrays and objects.
+ * JSON is rendered in pieces (`jsonChunks`, written by src/cli/output.ts): the report of a
+ * multi-gigabyte audit log is tens of megabytes of JSON, and one `JSON.stringify` of it holds
+ * the whole text (and its growth buffers) in memory at the end of the run, the command's peak.
+ * The pieces are byte for byte `JSON.stringify(value, null, 2)` (test/render/structured.test.ts).
+ * Written here rather than with a streaming-JSON library because none promises byte identity
+ * with JSON.stringify's layout, which the golden reports and users' diffs rely on; it is a
+ * short walk over arrays and objects. Pure: no I/O.
  */
 import { stringify } from 'yaml';
 
 export type StructuredOutput = 'json' | 'yaml';
-
-export function isStructured(output: string | undefined): output is StructuredOutput {
-  return output === 'json' || output === 'yaml';
-}
 
 export function renderStructured(value: unknown, output: StructuredOutput): string {
   if (output === 'yaml') return stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
@@ -91,45 +88,4 @@ function* chunks(v: unknown, indent: string, depth: number): Generator<string> {
     yield i < entries.length - 1 ? ',\n' : '\n';
   }
   yield indent + '}';
-}
-
-/** Bytes gathered before a write: few syscalls, and never the whole document at once. */
-const WRITE_BATCH = 1 << 16;
-
-/**
- * Writes the document to `out` (stdout) piece by piece, waiting for 'drain' when the stream's
- * buffer is full, so a slow reader of a pipe does not make kexp hold the whole text either.
- * YAML is written whole (the `yaml` package has no streaming writer).
- */
-export async function writeStructured(out: NodeJS.WritableStream, value: unknown, output: StructuredOutput): Promise<void> {
-  if (output === 'yaml') {
-    out.write(renderStructured(value, output));
-    return;
-  }
-  let buf = '';
-  const flush = async () => {
-    if (!out.write(buf)) await drained(out);
-    buf = '';
-  };
-  for (const piece of jsonChunks(value)) {
-    buf += piece;
-    if (buf.length >= WRITE_BATCH) await flush();
-  }
-  buf += '\n';
-  await flush();
-}
-
-/** Resolves on 'drain', or when the stream closes or fails (the stdout guard reports failures). */
-function drained(out: NodeJS.WritableStream): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      out.off('drain', done);
-      out.off('close', done);
-      out.off('error', done);
-      resolve();
-    };
-    out.on('drain', done);
-    out.on('close', done);
-    out.on('error', done);
-  });
 }

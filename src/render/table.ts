@@ -234,7 +234,7 @@ export function coverageLines(report: Report, width: number): string[] {
 
 /**
  * The whole report as text, `width` columns wide (default 100, the width for pipes; commands
- * pass stdoutWidth()). `color` (default false) colours the chart.
+ * pass the width of their stdout, src/cli/output.ts). `color` (default false) colours the chart.
  */
 export function renderTable(report: Report, width = 100, opts: RenderOptions = {}): string {
   report = terminalSafeDeep(report);

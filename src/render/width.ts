@@ -30,8 +30,3 @@ export function outputWidth({ env, isTTY, columns }: WidthInput): number {
   if (isTTY && columns && columns > 0) return Math.max(MIN_WIDTH, columns);
   return isTTY ? TTY_DEFAULT_WIDTH : PIPE_DEFAULT_WIDTH;
 }
-
-/** The width for this process's stdout. */
-export function stdoutWidth(): number {
-  return outputWidth({ env: process.env, isTTY: process.stdout.isTTY, columns: process.stdout.columns });
-}

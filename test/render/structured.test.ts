@@ -1,14 +1,13 @@
 /**
- * `-o json` is written in pieces (src/render/structured.ts); the pieces must be byte for byte
+ * `-o json` is rendered in pieces (src/render/structured.ts); the pieces must be byte for byte
  * `JSON.stringify(value, null, 2)`, on every golden report and on the values JSON.stringify
- * treats specially.
+ * treats specially. (Writing them to stdout: test/cli/output.test.ts.)
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { jsonChunks, renderStructured, writeStructured } from '../../src/render/structured.js';
+import { jsonChunks } from '../../src/render/structured.js';
 
 const joined = (v: unknown) => [...jsonChunks(v)].join('');
 
@@ -41,31 +40,4 @@ test('pieces equal JSON.stringify on the values it treats specially', () => {
     -0, NaN, Infinity, '\ud800 lone surrogate',
   ];
   for (const v of values) assert.equal(joined(v), JSON.stringify(v, null, 2) ?? 'null', String(JSON.stringify(v)));
-});
-
-test('writeStructured writes the whole document through a slow stream, waiting for drain', async () => {
-  const value = { rows: Array.from({ length: 5000 }, (_, i) => ({ i, name: `pod-${i}`, keys: [`ns/pod-${i}`] })) };
-  const out = new PassThrough({ highWaterMark: 1024 });
-  const parts: Buffer[] = [];
-  let drains = 0;
-  out.on('drain', () => drains++);
-  const reading = (async () => {
-    for await (const c of out) {
-      parts.push(c as Buffer);
-      await new Promise((r) => setImmediate(r));
-    }
-  })();
-  await writeStructured(out, value, 'json');
-  out.end();
-  await reading;
-  assert.equal(Buffer.concat(parts).toString(), renderStructured(value, 'json'));
-  assert.ok(drains > 0, 'the writer waited for the reader');
-});
-
-test('writeStructured writes YAML whole, as renderStructured', async () => {
-  const out = new PassThrough();
-  const chunks: string[] = [];
-  out.on('data', (c) => chunks.push(String(c)));
-  await writeStructured(out, { a: ['1', 2] }, 'yaml');
-  assert.equal(chunks.join(''), renderStructured({ a: ['1', 2] }, 'yaml'));
 });

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadClusterAccess, MAX_KUBECONFIG_BYTES, parseKubeconfigText } from '../../src/sources/live/kubeconfig.js';
-import { ClusterError } from '../../src/sources/live/api-client.js';
+import { ClusterError } from '../../src/sources/live/cluster-error.js';
 import { InvalidNameError } from '../../src/sources/live/names.js';
 import { parseExecCredential, routeExecUsers } from '../../src/sources/live/exec-credential.js';
 import { LightKubeConfig } from '../../src/sources/live/light-kubeconfig.js';

@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkNamespace, checkObjectName, dns1123LabelProblem, dns1123SubdomainProblem, InvalidNameError, quoteValue } from '../../src/sources/live/names.js';
 import { expectedKindOf, resourcePath } from '../../src/sources/live/resource-paths.js';
-import { exitCodeForError } from '../../src/cli/cluster-errors.js';
-import { ClusterError } from '../../src/sources/live/api-client.js';
+import { exitCodeForError } from '../../src/cli/error-exit.js';
+import { ClusterError } from '../../src/sources/live/cluster-error.js';
 
 test('namespaces: DNS-1123 labels pass, everything else says why', () => {
   for (const ok of ['default', 'kube-system', 'a', '0', 'a-b-1', 'x'.repeat(63)]) assert.equal(dns1123LabelProblem(ok), undefined, ok);

@@ -7,7 +7,7 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClusterError } from '../../src/sources/live/api-client.js';
+import { ClusterError } from '../../src/sources/live/cluster-error.js';
 import { loadClusterAccess } from '../../src/sources/live/kubeconfig.js';
 import { Reflector, type ReflectorSink } from '../../src/sources/live/reflector.js';
 import { startFakeApiServer, type FakeApiOptions, type FakeApiServer } from '../support/fake-apiserver.js';

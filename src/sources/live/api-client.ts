@@ -8,7 +8,8 @@
  * 404) with one line naming the request:
  * - credential acquisition (which may run an exec plugin) and the whole request, body
  *   included, must finish within `timeoutMs` (--request-timeout; the socket must also not idle
- *   that long); credential acquisition alone gets DEFAULT_CREDENTIAL_TIMEOUT_MS when it is 0;
+ *   that long); credential acquisition alone gets DEFAULT_CREDENTIAL_TIMEOUT_MS (exec-credential.ts)
+ *   when it is 0;
  * - a response body is read up to MAX_BODY_BYTES (an error body up to MAX_ERROR_BODY_BYTES);
  * - a 2xx that is not JSON (an HTML login page from a proxy) or not valid JSON is refused,
  *   naming its content-type;
@@ -25,21 +26,9 @@ import type { KubeAccess } from './light-kubeconfig.js';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
 import { expectedKindOf, type ExpectedKind } from './resource-paths.js';
 import { routeThroughProxy } from './proxy.js';
+import { ClusterError } from './cluster-error.js';
+import { DEFAULT_CREDENTIAL_TIMEOUT_MS } from './exec-credential.js';
 import { addImpersonation, requestSettings } from './request-settings.js';
-
-export type ClusterErrorKind = 'unreachable' | 'tls' | 'unauthorized' | 'forbidden' | 'not-found' | 'timeout' | 'http' | 'response' | 'config';
-
-export class ClusterError extends Error {
-  constructor(
-    readonly kind: ClusterErrorKind,
-    message: string,
-    readonly status?: number,
-    readonly body?: unknown,
-  ) {
-    super(message);
-    this.name = 'ClusterError';
-  }
-}
 
 export interface GetOptions {
   signal?: AbortSignal;
@@ -65,8 +54,6 @@ export const USER_AGENT = `kexp/v${KEXP_VERSION} (${process.platform}/${process.
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
 /** An error body is a Status object of a few hundred bytes; more is an HTML page or worse. */
 export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
-/** Credential acquisition (an exec plugin) when the request has no deadline (--request-timeout 0, client-node's Watch). */
-export const DEFAULT_CREDENTIAL_TIMEOUT_MS = 60_000;
 
 function describeNetError(server: string, err: NodeJS.ErrnoException, secrets: string[]): ClusterError {
   const code = err.code ?? '';

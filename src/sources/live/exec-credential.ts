@@ -22,7 +22,10 @@
 import { spawn } from 'node:child_process';
 import type https from 'node:https';
 import type { Cluster, KubeConfig, User } from '@kubernetes/client-node';
-import { ClusterError, DEFAULT_CREDENTIAL_TIMEOUT_MS } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
+
+/** Credential acquisition (an exec plugin) when the request has no deadline (--request-timeout 0, client-node's Watch). */
+export const DEFAULT_CREDENTIAL_TIMEOUT_MS = 60_000;
 
 /** An ExecCredential is a token or a certificate and key: a few KiB. More is not a credential. */
 export const MAX_PLUGIN_OUTPUT = 1024 * 1024;

@@ -26,7 +26,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { Cluster, Context, User } from '@kubernetes/client-node';
 import YAML from 'yaml';
-import { ClusterError } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
 
 /** Real kubeconfigs are KiBs (a few hundred contexts with embedded certificates: a few MiB). */
 export const MAX_KUBECONFIG_BYTES = 16 * 1024 * 1024;

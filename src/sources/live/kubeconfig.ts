@@ -37,7 +37,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Cluster, User } from '@kubernetes/client-node';
 import { LightKubeConfig, needsClientNode, type KubeAccess } from './light-kubeconfig.js';
-import { ClusterError } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
 import { displayServer } from './credentials.js';
 import { parseExec, routeExecUsers } from './exec-credential.js';
 import { checkNamespace, quoteValue } from './names.js';

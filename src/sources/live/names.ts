@@ -9,7 +9,7 @@
  * from: a command-line flag or argument (a usage error, exit 2) or the kubeconfig (exit 7).
  */
 
-/** Where a checked value came from; decides the exit code (see src/cli/cluster-errors.ts). */
+/** Where a checked value came from; decides the exit code (see src/cli/error-exit.ts). */
 export type NameOrigin = 'argument' | 'kubeconfig';
 
 export class InvalidNameError extends Error {

@@ -22,7 +22,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { ClusterError } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
 
 /** The proxy for `target` under `env`, or undefined for a direct connection. Throws ClusterError('config') for a proxy URL kexp cannot use. */
 export function proxyFor(target: URL, env: NodeJS.ProcessEnv): URL | undefined {

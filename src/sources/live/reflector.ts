@@ -34,7 +34,8 @@
  * Every event is stamped with its receive time from the injected clock.
  */
 import type { KubeAccess } from './light-kubeconfig.js';
-import { ClusterError, getJSON } from './api-client.js';
+import { getJSON } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
 import { openWatchStream, type WatchStream } from './watch-stream.js';
 
 export type ReflectorEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';

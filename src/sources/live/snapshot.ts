@@ -19,7 +19,8 @@
  * segment URI-encoded); api-client refuses responses of another kind than requested.
  */
 import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../../model/objects.js';
-import { ClusterError, getJSON } from './api-client.js';
+import { getJSON } from './api-client.js';
+import { ClusterError } from './cluster-error.js';
 import type { ClusterAccess } from './kubeconfig.js';
 import { checkObjectName, dns1123SubdomainProblem, quoteValue } from './names.js';
 import { resourcePath } from './resource-paths.js';

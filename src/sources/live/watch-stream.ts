@@ -24,7 +24,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { KubeAccess } from './light-kubeconfig.js';
-import { DEFAULT_CREDENTIAL_TIMEOUT_MS, prepareGet, shareConnections } from './api-client.js';
+import { prepareGet, shareConnections } from './api-client.js';
+import { DEFAULT_CREDENTIAL_TIMEOUT_MS } from './exec-credential.js';
 import { scrubServerText } from './credentials.js';
 
 /** 16 MiB: more than ten times the largest object etcd stores (~1.5 MiB), far below a memory problem. */

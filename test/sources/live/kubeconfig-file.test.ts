@@ -12,7 +12,7 @@ import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { entriesOf, mergeKubeconfigs, parseKubeconfigText, readKubeconfigFile } from '../../../src/sources/live/kubeconfig-file.js';
 import { loadClusterAccess } from '../../../src/sources/live/kubeconfig.js';
-import { ClusterError } from '../../../src/sources/live/api-client.js';
+import { ClusterError } from '../../../src/sources/live/cluster-error.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-kubeconfig-file-'));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
