@@ -21,6 +21,7 @@ import { controllerLogInput } from './controller-log-files.js';
 import { iso } from '../analysis/iso.js';
 import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
+import { isRecord } from '../model/objects.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
@@ -194,7 +195,6 @@ export interface KcmLogOptions {
 }
 
 type Json = Record<string, unknown>;
-const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const what = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`);
 
 /**
@@ -202,22 +202,22 @@ const what = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? '
  * undefined. Names the first bad field, e.g. `replicaSets[2].expectations is a string, not a list`.
  */
 export function reportShapeError(v: unknown): string | undefined {
-  if (!isObj(v)) return `not a kexp report (the file holds ${what(v)}, not a report object)`;
+  if (!isRecord(v)) return `not a kexp report (the file holds ${what(v)}, not a report object)`;
   if (v.schemaVersion !== REPORT_SCHEMA_VERSION) {
     return `not a kexp report (schemaVersion ${JSON.stringify(v.schemaVersion) ?? 'undefined'}, expected ${REPORT_SCHEMA_VERSION})`;
   }
   if (!Array.isArray(v.replicaSets)) return `not a valid kexp report: replicaSets is ${what(v.replicaSets)}, not a list`;
   for (const [i, rs] of v.replicaSets.entries()) {
     const at = `replicaSets[${i}]`;
-    if (!isObj(rs)) return `not a valid kexp report: ${at} is ${what(rs)}, not an object`;
+    if (!isRecord(rs)) return `not a valid kexp report: ${at} is ${what(rs)}, not an object`;
     if (typeof rs.key !== 'string') return `not a valid kexp report: ${at}.key is ${what(rs.key)}, not a string`;
-    if (!isObj(rs.initialState) || typeof rs.initialState.basis !== 'string') return `not a valid kexp report: ${at}.initialState is missing or malformed`;
+    if (!isRecord(rs.initialState) || typeof rs.initialState.basis !== 'string') return `not a valid kexp report: ${at}.initialState is missing or malformed`;
     for (const list of ['expectations', 'gatedWindows'] as const) {
       const xs = rs[list];
       if (!Array.isArray(xs)) return `not a valid kexp report: ${at}.${list} is ${what(xs)}, not a list`;
       for (const [j, x] of xs.entries()) {
         const time = list === 'expectations' ? 'at' : 'start';
-        if (!isObj(x) || typeof x[time] !== 'string' || Number.isNaN(Date.parse(x[time]))) {
+        if (!isRecord(x) || typeof x[time] !== 'string' || Number.isNaN(Date.parse(x[time]))) {
           return `not a valid kexp report: ${at}.${list}[${j}] has no valid "${time}" time`;
         }
         if (list === 'expectations' && typeof x.op !== 'string') return `not a valid kexp report: ${at}.expectations[${j}].op is ${what(x.op)}, not a string`;

@@ -9,14 +9,14 @@
  * spec.replicas ≥ 0 int32, metav1 LabelSelector structure); they do not re-implement all of
  * API validation.
  */
+import { isRecord } from '../model/objects.js';
 import type { ObservedEvent, WriteEvent } from './event.js';
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const MAX_INT32 = 2 ** 31 - 1;
 
 function stringMap(v: unknown, what: string): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!isObj(v)) return `${what} is not an object`;
+  if (!isRecord(v)) return `${what} is not an object`;
   // Keys, not entries: no pair array per label on the per-event path.
   for (const k of Object.keys(v)) if (typeof v[k] !== 'string') return `${what}.${k} is not a string`;
   return undefined;
@@ -27,7 +27,7 @@ const REF_STRINGS = ['kind', 'name', 'uid'] as const;
 const POD_STATUS_LISTS = ['conditions', 'containerStatuses', 'initContainerStatuses'] as const;
 
 function checkMeta(m: unknown): string | undefined {
-  if (!isObj(m)) return 'metadata is not an object';
+  if (!isRecord(m)) return 'metadata is not an object';
   for (const f of META_STRINGS) {
     const v = m[f];
     if (v !== undefined && v !== null && typeof v !== 'string') return `metadata.${f} is not a string`;
@@ -39,7 +39,7 @@ function checkMeta(m: unknown): string | undefined {
     if (!Array.isArray(refs)) return 'metadata.ownerReferences is not a list';
     for (let i = 0; i < refs.length; i++) {
       const r: unknown = refs[i];
-      if (!isObj(r)) return `metadata.ownerReferences[${i}] is not an object`;
+      if (!isRecord(r)) return `metadata.ownerReferences[${i}] is not an object`;
       for (const f of REF_STRINGS) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
     }
   }
@@ -48,14 +48,14 @@ function checkMeta(m: unknown): string | undefined {
 
 function checkSelector(sel: unknown): string | undefined {
   if (sel === undefined || sel === null) return undefined;
-  if (!isObj(sel)) return 'spec.selector is not an object (a LabelSelector with matchLabels/matchExpressions)';
+  if (!isRecord(sel)) return 'spec.selector is not an object (a LabelSelector with matchLabels/matchExpressions)';
   const ml = stringMap(sel.matchLabels, 'spec.selector.matchLabels');
   if (ml) return ml;
   const me = sel.matchExpressions;
   if (me !== undefined && me !== null) {
     if (!Array.isArray(me)) return 'spec.selector.matchExpressions is not a list';
     for (const [i, r] of me.entries()) {
-      if (!isObj(r) || typeof r.key !== 'string' || typeof r.operator !== 'string') return `spec.selector.matchExpressions[${i}] needs string key and operator`;
+      if (!isRecord(r) || typeof r.key !== 'string' || typeof r.operator !== 'string') return `spec.selector.matchExpressions[${i}] needs string key and operator`;
       if (r.values !== undefined && r.values !== null && (!Array.isArray(r.values) || r.values.some((x) => typeof x !== 'string'))) {
         return `spec.selector.matchExpressions[${i}].values is not a list of strings`;
       }
@@ -65,17 +65,17 @@ function checkSelector(sel: unknown): string | undefined {
 }
 
 function checkPod(o: Record<string, unknown>): string | undefined {
-  if (o.spec !== undefined && o.spec !== null && !isObj(o.spec)) return 'spec is not an object';
-  if (isObj(o.spec) && o.spec.nodeName !== undefined && o.spec.nodeName !== null && typeof o.spec.nodeName !== 'string') return 'spec.nodeName is not a string';
+  if (o.spec !== undefined && o.spec !== null && !isRecord(o.spec)) return 'spec is not an object';
+  if (isRecord(o.spec) && o.spec.nodeName !== undefined && o.spec.nodeName !== null && typeof o.spec.nodeName !== 'string') return 'spec.nodeName is not a string';
   const st = o.status;
   if (st === undefined || st === null) return undefined;
-  if (!isObj(st)) return 'status is not an object';
+  if (!isRecord(st)) return 'status is not an object';
   if (st.phase !== undefined && st.phase !== null && typeof st.phase !== 'string') return 'status.phase is not a string';
   for (const f of POD_STATUS_LISTS) {
     const v = st[f];
     if (v === undefined || v === null) continue;
     if (!Array.isArray(v)) return `status.${f} is not a list of objects`;
-    for (let i = 0; i < v.length; i++) if (!isObj(v[i])) return `status.${f} is not a list of objects`;
+    for (let i = 0; i < v.length; i++) if (!isRecord(v[i])) return `status.${f} is not a list of objects`;
   }
   return undefined;
 }
@@ -83,7 +83,7 @@ function checkPod(o: Record<string, unknown>): string | undefined {
 function checkReplicaSet(o: Record<string, unknown>): string | undefined {
   const spec = o.spec;
   if (spec === undefined || spec === null) return undefined;
-  if (!isObj(spec)) return 'spec is not an object';
+  if (!isRecord(spec)) return 'spec is not an object';
   const r = spec.replicas;
   if (r !== undefined && r !== null && !(typeof r === 'number' && Number.isInteger(r) && r >= 0 && r <= MAX_INT32)) {
     return `spec.replicas ${JSON.stringify(r)} is not an integer between 0 and ${MAX_INT32}`;
@@ -92,14 +92,14 @@ function checkReplicaSet(o: Record<string, unknown>): string | undefined {
   if (m !== undefined && m !== null && !(typeof m === 'number' && Number.isInteger(m) && m >= 0)) return `spec.minReadySeconds ${JSON.stringify(m)} is not a non-negative integer`;
   const sel = checkSelector(spec.selector);
   if (sel) return sel;
-  if (spec.template !== undefined && spec.template !== null && !isObj(spec.template)) return 'spec.template is not an object';
+  if (spec.template !== undefined && spec.template !== null && !isRecord(spec.template)) return 'spec.template is not an object';
   return undefined;
 }
 
 /** Returns why the event's object cannot be given to the model, or undefined when it can. */
 export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const o = e.object as unknown;
-  if (!isObj(o)) return `${e.kind} object is not a JSON object`;
+  if (!isRecord(o)) return `${e.kind} object is not a JSON object`;
   const meta = checkMeta(o.metadata);
   if (meta) return `${e.kind} ${meta}`;
   const m = o.metadata as Record<string, unknown>;
@@ -117,7 +117,7 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
  */
 export function invalidWriteBody(e: WriteEvent): string | undefined {
   for (const [f, body] of [['requestObject', e.requestObject], ['responseObject', e.responseObject]] as const) {
-    if (!isObj(body) || body.metadata === undefined || body.metadata === null) continue;
+    if (!isRecord(body) || body.metadata === undefined || body.metadata === null) continue;
     // A patch's request body is partial (strategic-merge directives, `null` to remove a label):
     // only the container types are checked there.
     const why = f === 'requestObject' && e.verb === 'patch' ? checkPatchMeta(body.metadata) : checkMeta(body.metadata);
@@ -127,9 +127,9 @@ export function invalidWriteBody(e: WriteEvent): string | undefined {
 }
 
 function checkPatchMeta(m: unknown): string | undefined {
-  if (!isObj(m)) return 'metadata is not an object';
-  for (const f of ['labels', 'annotations'] as const) if (m[f] !== undefined && m[f] !== null && !isObj(m[f])) return `metadata.${f} is not an object`;
+  if (!isRecord(m)) return 'metadata is not an object';
+  for (const f of ['labels', 'annotations'] as const) if (m[f] !== undefined && m[f] !== null && !isRecord(m[f])) return `metadata.${f} is not an object`;
   const refs = m.ownerReferences;
-  if (refs !== undefined && refs !== null && (!Array.isArray(refs) || refs.some((r) => !isObj(r)))) return 'metadata.ownerReferences is not a list of objects';
+  if (refs !== undefined && refs !== null && (!Array.isArray(refs) || refs.some((r) => !isRecord(r)))) return 'metadata.ownerReferences is not a list of objects';
   return undefined;
 }

@@ -190,3 +190,31 @@ test('a Setting with no sync line in between supersedes the open window', () => 
   ]);
   assert.deepEqual(windows(gts.get('ns/a')!), [[1, 2, 'superseded', 'setting', { add: 1, del: 0 }, undefined, undefined, 0]]);
 });
+
+test('a lower that fulfils the record (reconstructed from context) sets satisfiedAt; the window stays open when the log ends before the next sync', () => {
+  n = 0;
+  const gts = buildGroundTruth([
+    ev('setting-expectations', 1, { rsKey: 'ns/a', add: 2, del: 0, numbers: { fromContext: 1 } }),
+    ev('lowered-expectations', 2, { rsKey: 'ns/a', numbers: { fromContext: 1, lowerAdd: 1 } }),
+    ev('still-waiting', 3, { rsKey: 'ns/a' }),
+    ev('lowered-expectations', 4, { rsKey: 'ns/a', numbers: { fromContext: 1, lowerAdd: 1 } }),
+    ev('lowered-expectations', 5, { rsKey: 'ns/a', numbers: { fromContext: 1, lowerAdd: 1 } }),
+  ]);
+  const gt = gts.get('ns/a')!;
+  assert.deepEqual(windows(gt), [[1, undefined, 'open', 'setting', { add: 2, del: 0 }, undefined, undefined, 1]]);
+  assert.equal(gt.gatedWindows[0]!.satisfiedAt, 4, 'the first lower that reached add ≤ 0 && del ≤ 0');
+  assert.deepEqual(gt.syncs.map((s) => [s.decision, s.add, s.del, s.countsBasis]), [['gated', 1, 0, 'reconstructed']]);
+});
+
+test('a logged raise does not reopen or unfulfil a window (the log builder does not feed raises to the window machine)', () => {
+  n = 0;
+  const gts = buildGroundTruth([
+    ev('setting-expectations', 1, { rsKey: 'ns/a', add: 1, del: 0 }),
+    ev('lowered-expectations', 2, { rsKey: 'ns/a', add: 0, del: 0 }),
+    ev('raised-expectations', 3, { rsKey: 'ns/a', add: 1, del: 0 }),
+    ev('expectations-fulfilled', 4, { rsKey: 'ns/a', add: 0, del: 0 }),
+  ]);
+  const gt = gts.get('ns/a')!;
+  assert.deepEqual(windows(gt), [[1, 4, 'fulfilled', 'setting', { add: 1, del: 0 }, undefined, undefined, 0]]);
+  assert.equal(gt.gatedWindows[0]!.satisfiedAt, 2);
+});

@@ -6,6 +6,13 @@
  * opens at a Set that raises `add` or `del`, counts the syncs SatisfiedExpectations refuses, and
  * closes when the record is fulfilled, expires, or is deleted or reset.
  *
+ * The window rules themselves (when a window opens, counts a refused sync, is fulfilled, ends)
+ * are the shared state machine of src/model/controller/gated-windows.ts, fed here with
+ * `onSetWhileOpen: 'replace'` and no window opened at a refused sync (the model logs every sync
+ * from the start). What is the engine's own stays here: the record and its bounded change
+ * history, the provenance and evidence of each window, the expired syncs, and the view
+ * alignment's reopening of a window on a raise.
+ *
  * Contract: `drain()` consumes the store's log since the last call; the engine calls it after
  * everything that can change the store (syncs, deliveries, resets, raises), so changes are
  * attributed to the event being delivered or the key's last trigger (provenance.ts). `finish()`
@@ -15,19 +22,52 @@
  * Cost: O(1) per log line (O(keys) for a delete-keys line); changes are capped per track at
  * `maxChanges` (older ones are counted, not kept). Pure: no I/O, no clock.
  */
+import { GatedWindows, type GatedWindowEnd } from '../../model/controller/gated-windows.js';
 import type { ExpectationsLogLine } from '../../model/expectations.js';
+import type { SourceRef } from '../../timeline/event.js';
 import type { EngineController } from './engine-controller.js';
 import type { Provenance } from './provenance.js';
 import type { ExpectationChangeTrack, RsTrack, RsTracks, WindowTrack } from './rs-track.js';
 
+/** What one transition hands the window machine: the line's source, and what remained at an end. */
+interface LineContext {
+  src?: SourceRef;
+  remaining?: WindowTrack['remaining'];
+}
+
+/** The machine's ends as the report names them (a window is never superseded here: 'replace'). */
+const ENDED_BY: Record<Exclude<GatedWindowEnd, 'superseded'>, NonNullable<WindowTrack['endedBy']>> = {
+  fulfilled: 'fulfilled',
+  expired: 'expired',
+  deleted: 'rs-deleted',
+  reset: 'reset',
+};
+
 export class WindowTracker {
+  private readonly gates: GatedWindows<WindowTrack, LineContext>;
+
   constructor(
     private readonly tracks: RsTracks,
     private readonly controller: Pick<EngineController, 'expectations'>,
     private readonly provenance: Provenance,
     /** Max expectation changes kept per ReplicaSet. */
     private readonly maxChanges: number,
-  ) {}
+  ) {
+    this.gates = new GatedWindows<WindowTrack, LineContext>({
+      openAtGatedSync: false,
+      onSetWhileOpen: 'replace',
+      slot: (key) => this.tracks.of(key),
+      make: (at, _by, counts, ctx) => ({
+        start: at, setAt: at, raised: { add: counts?.add ?? 0, del: counts?.del ?? 0 }, basis: 'inferred', gatedSyncs: 0,
+        evidence: ctx.src ? [ctx.src] : [],
+      }),
+      ended: (w, how, ctx) => {
+        if (how === 'superseded') throw new Error('window-tracker: a Set replaces an open window, it never supersedes it');
+        w.endedBy = ENDED_BY[how];
+        w.remaining = ctx.remaining;
+      },
+    });
+  }
 
   /** Consumes the expectations store's log since the last call. */
   drain(): void {
@@ -42,7 +82,7 @@ export class WindowTracker {
     for (const t of this.tracks.values()) {
       if (t.open && t.open.fulfilledAt !== undefined && t.record && t.record.add <= 0 && t.record.del <= 0) {
         t.open.note = 'fulfilled by the last observations; the input ends before the next sync';
-        this.closeWindow(t, t.open.fulfilledAt, 'fulfilled');
+        this.gates.closeFulfilled(t.key, {});
       }
     }
   }
@@ -55,16 +95,6 @@ export class WindowTracker {
     t.changes.push(c);
   }
 
-  private closeWindow(t: RsTrack, at: number, endedBy: WindowTrack['endedBy'], remaining?: WindowTrack['remaining']): void {
-    const w = t.open;
-    if (!w) return;
-    w.end = at;
-    w.endedBy = endedBy;
-    w.remaining = remaining;
-    t.windows.push(w);
-    t.open = undefined;
-  }
-
   private onLine(l: ExpectationsLogLine): void {
     const t = this.tracks.of(l.key);
     const src = this.provenance.sourceFor(l.key);
@@ -73,12 +103,7 @@ export class WindowTracker {
         t.record = { add: l.add ?? 0, del: l.del ?? 0, timestamp: l.at };
         t.firstSetAt ??= l.at;
         this.recordChange(t, { at: l.at, op: 'set', add: l.add, del: l.del, source: src });
-        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
-          t.open = {
-            start: l.at, setAt: l.at, raised: { add: l.add ?? 0, del: l.del ?? 0 }, basis: 'inferred', gatedSyncs: 0,
-            evidence: src ? [src] : [],
-          };
-        }
+        this.gates.set(l.key, l.at, { add: l.add ?? 0, del: l.del ?? 0 }, { src });
         break;
       case 'lowered-expectations':
         if (t.record) {
@@ -86,9 +111,8 @@ export class WindowTracker {
           t.record.del = l.del ?? 0;
         }
         this.recordChange(t, { at: l.at, op: 'lower', add: l.add, del: l.del, source: src });
-        if (t.open && t.open.fulfilledAt === undefined && (l.add ?? 0) <= 0 && (l.del ?? 0) <= 0) {
-          t.open.fulfilledAt = l.at;
-          if (src && t.open.evidence.length < 20) t.open.evidence.push(src);
+        if (this.gates.lowered(l.key, l.at, { add: l.add ?? 0, del: l.del ?? 0 })) {
+          if (src && t.open!.evidence.length < 20) t.open!.evidence.push(src);
         } else if (t.open && src && t.open.evidence.length < 20 && this.provenance.current) {
           t.open.evidence.push(src);
         }
@@ -110,23 +134,23 @@ export class WindowTracker {
       case 'store-reset': {
         const rem = t.record ? { add: t.record.add, del: t.record.del } : undefined;
         this.recordChange(t, { at: l.at, op: 'delete', source: src });
-        if (t.open) this.closeWindow(t, l.at, l.kind === 'store-reset' ? 'reset' : 'rs-deleted', rem);
+        this.gates.removed(l.key, l.at, l.kind === 'store-reset' ? 'reset' : 'deleted', { src, remaining: rem });
         t.record = undefined;
         t.chosen = new Map();
         break;
       }
       case 'expectations-fulfilled':
       case 'never-recorded':
-        if (t.open) this.closeWindow(t, l.at, 'fulfilled');
+        this.gates.synced(l.key, l.at, l.kind === 'never-recorded' ? 'never-recorded' : 'fulfilled', { src });
         break;
       case 'expectations-expired': {
         const rem = { add: l.add ?? 0, del: l.del ?? 0, keys: this.controller.expectations.getDeleteKeys(l.key) };
         t.expiredSyncs.push({ at: l.at, add: rem.add, del: rem.del });
-        if (t.open) this.closeWindow(t, l.at, 'expired', rem);
+        this.gates.synced(l.key, l.at, 'expired', { src, remaining: rem });
         break;
       }
       case 'still-waiting':
-        if (t.open) t.open.gatedSyncs++;
+        this.gates.synced(l.key, l.at, 'still-waiting', { src });
         break;
       default:
         break;
@@ -143,19 +167,16 @@ export class WindowTracker {
       t.record.del = l.del ?? 0;
     }
     this.recordChange(t, { at: l.at, op: 'raise', add: l.add, del: l.del, source: src });
-    if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) {
-      if (t.open) t.open.fulfilledAt = undefined;
-      else {
-        const last = t.windows[t.windows.length - 1];
-        if (last && t.record && last.setAt === t.record.timestamp && last.endedBy === 'fulfilled') {
-          // Fulfilled only in kexp's replay: the controller was still waiting.
-          t.windows.pop();
-          delete last.end;
-          delete last.endedBy;
-          delete last.fulfilledAt;
-          last.note = [last.note, 'kexp had closed this window when the input showed the pods; the controller\'s status writes show its informer had not delivered them, so it was still waiting'].filter(Boolean).join('; ');
-          t.open = last;
-        }
+    if (this.gates.raised(l.key, { add: l.add ?? 0, del: l.del ?? 0 }) && !t.open) {
+      const last = t.windows[t.windows.length - 1];
+      if (last && t.record && last.setAt === t.record.timestamp && last.endedBy === 'fulfilled') {
+        // Fulfilled only in kexp's replay: the controller was still waiting.
+        t.windows.pop();
+        delete last.end;
+        delete last.endedBy;
+        delete last.fulfilledAt;
+        last.note = [last.note, 'kexp had closed this window when the input showed the pods; the controller\'s status writes show its informer had not delivered them, so it was still waiting'].filter(Boolean).join('; ');
+        t.open = last;
       }
     }
   }

@@ -25,12 +25,21 @@
  * record is gone), at a later Setting (`superseded`; only when the sync line in between is
  * missing from the log), or stays `open`.
  *
+ * The window rules are the shared state machine of src/model/controller/gated-windows.ts, fed
+ * with `openAtGatedSync` and `onSetWhileOpen: 'supersede'` (a log may begin inside a window and
+ * may miss a sync line); a logged raise does not feed it (the ReplicaSet controller never calls
+ * RaiseExpectations), and a window still open at the end of the log stays `open`. What is the
+ * log's own stays here: the record as logged or reconstructed (with its basis), the delete keys
+ * paired with their Setting, and the per-ReplicaSet lists of syncs, raises, lowers and failures.
+ *
  * v1.27+ logs the expectations as `{}`; the source then fills rsKey/add/del of "Setting
  * expectations" from the neighbouring "Too few replicas" / "waiting on deletions" line, marks
  * each "Lowered expectations" with numbers.lowerAdd / lowerDel, and flags such events with
  * numbers.fromContext = 1. Counters that the log does not print are reconstructed from those
  * (basis `reconstructed`); counters printed on the line itself (≤1.26, older klog) are `logged`.
  */
+import { GatedWindows, type WindowCore, type GatedWindowEnd, type WindowSlot } from '../../model/controller/gated-windows.js';
+import type { SatisfiedOutcome } from '../../model/expectations.js';
 import type { ControllerLogEvent, SourceRef } from '../../timeline/event.js';
 
 export type SyncDecision = 'gated' | 'fulfilled' | 'expired' | 'never-recorded';
@@ -133,13 +142,48 @@ interface Counters {
   basis: CountsBasis;
 }
 
-interface State {
+/** A window while the log is read: the machine's core, and what the log tells of it. */
+interface LogWindow extends WindowCore {
+  startSource: SourceRef;
+  startedBy: GatedWindow['startedBy'];
+  expected?: { add: number; del: number };
+  endSource?: SourceRef;
+  ended?: Exclude<GatedWindowEnd, 'reset'> | 'restart';
+  leaked?: { add: number; del: number };
+  leakedBasis?: CountsBasis;
+}
+
+/** What one transition hands the window machine: the line, and for an expiry the counters it found. */
+interface LineContext {
+  e: ControllerLogEvent;
+  counts?: Counters;
+}
+
+interface State extends WindowSlot<LogWindow> {
   gt: GroundTruth;
   /** The record as far as known; undefined = no record; `unknown` = exists, counts unknown. */
   record: Counters | 'unknown' | undefined;
-  open: GatedWindow | undefined;
   pendingKeys: { at: number; keys: string[] } | undefined;
 }
+
+/** The window as buildGroundTruth returns it (`open` when the log ends inside it). */
+function gatedWindow(w: LogWindow): GatedWindow {
+  const out: GatedWindow = { start: w.start, startSource: w.startSource, startedBy: w.startedBy, ended: w.ended ?? 'open', gatedSyncs: w.gatedSyncs };
+  if (w.expected) out.expected = w.expected;
+  if (w.fulfilledAt !== undefined) out.satisfiedAt = w.fulfilledAt;
+  if (w.end !== undefined) out.end = w.end;
+  if (w.endSource) out.endSource = w.endSource;
+  if (w.leaked) out.leaked = w.leaked;
+  if (w.leakedBasis) out.leakedBasis = w.leakedBasis;
+  return out;
+}
+
+const OUTCOME: Record<SyncDecision, SatisfiedOutcome> = {
+  gated: 'still-waiting',
+  fulfilled: 'fulfilled',
+  expired: 'expired',
+  'never-recorded': 'never-recorded',
+};
 
 /** The deleteRS handler line: `"Deleting" replicaSet=…` (text), `"msg":"Deleting"` (JSON), `Deleting ReplicaSet "…"` (≤1.26). */
 const RS_DELETING_RE = /\] "Deleting"(?: |$)|"msg":"Deleting"|\] Deleting (?:ReplicaSet|ReplicationController) "/;
@@ -164,6 +208,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
         gt: { rsKey: key, syncs: [], raises: [], lowers: [], clobbers: [], slowStartFailures: [], gatedWindows: [], restarts, consistencySkips: [], syncFailures: [] },
         record: undefined,
         open: undefined,
+        windows: [],
         pendingKeys: undefined,
       };
       states.set(key, s);
@@ -171,21 +216,30 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
     return s;
   };
 
-  const close = (s: State, ev: ControllerLogEvent, ended: WindowEnd): GatedWindow | undefined => {
-    const w = s.open;
-    if (!w) return undefined;
-    w.end = ev.at;
-    w.endSource = ev.source;
-    w.ended = ended;
-    s.open = undefined;
-    return w;
-  };
+  const gates = new GatedWindows<LogWindow, LineContext>({
+    openAtGatedSync: true,
+    onSetWhileOpen: 'supersede',
+    slot: state,
+    make: (at, by, counts, { e }) => {
+      const w: LogWindow = { start: at, startSource: e.source, startedBy: by === 'set' ? 'setting' : 'gated-sync', gatedSyncs: 0 };
+      if (counts) w.expected = { add: counts.add, del: counts.del };
+      return w;
+    },
+    ended: (w, how, { e, counts }) => {
+      w.endSource = e.source;
+      w.ended = how === 'reset' ? 'restart' : how;
+      if (how === 'expired' && counts) {
+        w.leaked = { add: counts.add, del: counts.del };
+        w.leakedBasis = counts.basis;
+      }
+    },
+  });
 
   for (const { e } of order) {
     if (e.logKind === 'controller-started') {
       restarts.push(e.at);
-      for (const s of states.values()) {
-        close(s, e, 'restart');
+      for (const [key, s] of states) {
+        gates.removed(key, e.at, 'reset', { e });
         s.record = undefined;
         s.pendingKeys = undefined;
       }
@@ -213,14 +267,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
         const known = e.add !== undefined || e.del !== undefined || r.keys !== undefined;
         if (!known) r.countsUnknown = true;
         s.record = known ? { add: r.add, del: r.del, basis: logged ? 'logged' : 'reconstructed' } : 'unknown';
-        close(s, e, 'superseded');
-        const unfulfilled = !known || r.add > 0 || r.del > 0;
-        if (unfulfilled) {
-          const w: GatedWindow = { start: e.at, startSource: e.source, startedBy: 'setting', ended: 'open', gatedSyncs: 0 };
-          if (known) w.expected = { add: r.add, del: r.del };
-          gt.gatedWindows.push(w);
-          s.open = w;
-        }
+        gates.set(e.rsKey, e.at, known ? { add: r.add, del: r.del } : undefined, { e });
         break;
       }
 
@@ -250,9 +297,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
           s.record = { add: s.record.add - (la ?? 0), del: s.record.del - (ld ?? 0), basis: 'reconstructed' };
         } else if (s.record === undefined) s.record = 'unknown'; // a lower is only logged when a record exists
         else if (s.record !== 'unknown' && la === undefined && ld === undefined) s.record = 'unknown';
-        if (s.open && s.open.satisfiedAt === undefined && s.record && s.record !== 'unknown' && s.record.add <= 0 && s.record.del <= 0) {
-          s.open.satisfiedAt = e.at;
-        }
+        gates.lowered(e.rsKey, e.at, s.record && s.record !== 'unknown' ? s.record : undefined);
         break;
       }
 
@@ -284,25 +329,12 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
         if (decision === 'never-recorded') s.record = undefined;
         else if (s.record === undefined) s.record = counts ?? 'unknown';
 
-        if (decision === 'gated') {
-          if (!s.open) {
-            const w: GatedWindow = { start: e.at, startSource: e.source, startedBy: 'gated-sync', ended: 'open', gatedSyncs: 0 };
-            gt.gatedWindows.push(w);
-            s.open = w;
-          }
-          s.open.gatedSyncs++;
-        } else if (decision === 'expired') {
-          const w = close(s, e, 'expired');
-          if (w && counts) {
-            w.leaked = { add: counts.add, del: counts.del };
-            w.leakedBasis = counts.basis;
-          }
-        } else close(s, e, 'fulfilled');
+        gates.synced(e.rsKey, e.at, OUTCOME[decision], counts ? { e, counts } : { e });
         break;
       }
 
       case 'rs-deleted-sync':
-        close(s, e, 'deleted');
+        gates.removed(e.rsKey, e.at, 'deleted', { e });
         s.record = undefined;
         s.pendingKeys = undefined;
         break;
@@ -310,7 +342,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
       case 'other':
         // deleteRS ("Deleting" replicaSet=…) calls DeleteExpectations.
         if (RS_DELETING_RE.test(e.message)) {
-          close(s, e, 'deleted');
+          gates.removed(e.rsKey, e.at, 'deleted', { e });
           s.record = undefined;
           s.pendingKeys = undefined;
         }
@@ -343,6 +375,9 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
   }
 
   const out = new Map<string, GroundTruth>();
-  for (const [k, s] of states) out.set(k, s.gt);
+  for (const [k, s] of states) {
+    s.gt.gatedWindows = [...s.windows, ...(s.open ? [s.open] : [])].map(gatedWindow);
+    out.set(k, s.gt);
+  }
   return out;
 }

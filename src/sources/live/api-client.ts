@@ -21,6 +21,7 @@
  */
 import https from 'node:https';
 import http from 'node:http';
+import { isRecord } from '../../model/objects.js';
 import { KEXP_VERSION } from '../../version.js';
 import type { KubeAccess } from './light-kubeconfig.js';
 import { callerSecrets, displayServer, scrubServerText } from './credentials.js';
@@ -74,7 +75,7 @@ function isJsonType(ct: string): boolean {
 
 /** Why `body` is not what `expect` says the path returns, or undefined. */
 function kindProblem(body: unknown, expect: ExpectedKind): string | undefined {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}, not a ${expect.kind}`;
+  if (!isRecord(body)) return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}, not a ${expect.kind}`;
   const b = body as { kind?: unknown; apiVersion?: unknown; items?: unknown };
   if (b.kind !== expect.kind || b.apiVersion !== expect.apiVersion) {
     return `kind ${JSON.stringify(b.kind ?? null)} of apiVersion ${JSON.stringify(b.apiVersion ?? null)}, not ${expect.kind} of ${expect.apiVersion}`;
@@ -84,7 +85,7 @@ function kindProblem(body: unknown, expect: ExpectedKind): string | undefined {
   if (!Array.isArray(b.items)) return `a ${expect.kind} whose items are not a list`;
   for (let i = 0; i < b.items.length; i++) {
     const it = b.items[i] as { kind?: unknown; apiVersion?: unknown } | null;
-    if (!it || typeof it !== 'object' || Array.isArray(it)) return `a ${expect.kind} whose item ${i} is not an object`;
+    if (!isRecord(it)) return `a ${expect.kind} whose item ${i} is not an object`;
     // Items of a List usually carry no kind; one that does must be the listed kind.
     if (it.kind !== undefined && it.kind !== expect.itemKind) return `a ${expect.kind} whose item ${i} is of kind ${JSON.stringify(it.kind)}`;
     if (it.apiVersion !== undefined && it.apiVersion !== expect.apiVersion) return `a ${expect.kind} whose item ${i} is of apiVersion ${JSON.stringify(it.apiVersion)}`;

@@ -15,6 +15,7 @@
  * - on a list, the rule applies to each element (`containers: { name: LEAF }` keeps every
  *   container's name).
  */
+import { isRecord } from '../../model/objects.js';
 
 export const LEAF = 'leaf' as const;
 export type KeepFn = (value: unknown, redact: (v: unknown) => unknown) => unknown;
@@ -65,7 +66,7 @@ const MANAGED_FIELDS_ENTRY: KeepMap = {
   time: LEAF,
   subresource: LEAF,
   fieldsType: LEAF,
-  fieldsV1: (v, redact) => (isObj(v) ? Object.fromEntries(Object.keys(v).map((k) => [k, {}])) : redact(v)),
+  fieldsV1: (v, redact) => (isRecord(v) ? Object.fromEntries(Object.keys(v).map((k) => [k, {}])) : redact(v)),
 };
 
 /** Object identity, ownership and lifecycle: what every kind keeps of its metadata. */
@@ -200,12 +201,8 @@ const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment']);
 /** The keep-set for one object, chosen by its `kind` (and, for Events, the kind of object the Event is about). */
 export function keepSetFor(obj: Record<string, unknown>): KeepMap {
   if (obj.kind === 'Event') {
-    const about = isObj(obj.involvedObject) ? obj.involvedObject : isObj(obj.regarding) ? obj.regarding : undefined;
+    const about = isRecord(obj.involvedObject) ? obj.involvedObject : isRecord(obj.regarding) ? obj.regarding : undefined;
     return { ...TOP, metadata: METADATA, ...(typeof about?.kind === 'string' && MESSAGE_KINDS.has(about.kind) ? EVENT_WITH_MESSAGE : EVENT_BASE) };
   }
   return (typeof obj.kind === 'string' && Object.hasOwn(KINDS, obj.kind) ? KINDS[obj.kind] : undefined) ?? OTHER;
-}
-
-export function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -32,7 +32,8 @@
  * Returns a new object; the input is not modified (kept strings are shared, which is safe: they
  * are immutable).
  */
-import { isObj, keepSetFor, LEAF, type Keep } from './redaction-keep.js';
+import { isRecord } from '../../model/objects.js';
+import { keepSetFor, LEAF, type Keep } from './redaction-keep.js';
 
 export const REDACTED = 'REDACTED';
 
@@ -54,7 +55,7 @@ function scrub(v: unknown, depth: number): unknown {
   if (v === null || typeof v === 'boolean') return v;
   if (depth > MAX_DEPTH) return REDACTED;
   if (Array.isArray(v)) return v.map((x) => scrub(x, depth + 1));
-  if (isObj(v)) {
+  if (isRecord(v)) {
     const out: Obj = {};
     for (const k of Object.keys(v)) put(out, k, scrub(v[k], depth + 1));
     return out;
@@ -72,7 +73,7 @@ function apply(v: unknown, keep: Keep | undefined, depth: number): unknown {
   if (Array.isArray(v)) return v.map((x) => apply(x, keep, depth + 1));
   if (keep === LEAF) return isScalar(v) ? v : scrub(v, depth);
   if (typeof keep === 'function') return keep(v, (x) => scrub(x, depth));
-  if (!isObj(v)) return scrub(v, depth);
+  if (!isRecord(v)) return scrub(v, depth);
   const out: Obj = {};
   const other = Object.hasOwn(keep, '*') ? keep['*'] : undefined;
   for (const k of Object.keys(v)) put(out, k, apply(v[k], Object.hasOwn(keep, k) ? keep[k] : other, depth + 1));

@@ -33,6 +33,7 @@
  *
  * Every event is stamped with its receive time from the injected clock.
  */
+import { isRecord } from '../../model/objects.js';
 import type { KubeAccess } from './light-kubeconfig.js';
 import { getJSON } from './api-client.js';
 import { ClusterError } from './cluster-error.js';
@@ -114,7 +115,7 @@ const FAST_CLOSE_MS = 1000;
 function describeBody(body: unknown): string {
   if (typeof body === 'string') return `not JSON: ${JSON.stringify(body.length > 60 ? `${body.slice(0, 60)}…` : body)}`;
   if (body === undefined) return 'an empty body';
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}`;
+  if (!isRecord(body)) return `a JSON ${Array.isArray(body) ? 'array' : body === null ? 'null' : typeof body}`;
   const kind = (body as { kind?: unknown }).kind;
   return typeof kind === 'string' ? `a ${JSON.stringify(kind.slice(0, 60))}` : 'a JSON object that is not a list';
 }
@@ -154,13 +155,13 @@ export class Reflector {
     const body = await getJSON<unknown>(this.o.kc, this.o.path + this.query(), { signal: this.o.signal, timeoutMs: this.o.requestTimeoutMs });
     const listKind = `${this.o.kind}List`;
     const b = body as ListBody & { kind?: unknown };
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || b.kind !== listKind || !(Array.isArray(b.items) || b.items === null)) {
+    if (!isRecord(body) || b.kind !== listKind || !(Array.isArray(b.items) || b.items === null)) {
       throw new ClusterError('http', `LIST ${this.o.path} answered 200 with ${describeBody(body)} instead of a ${listKind}; is a proxy or login page in the way?`);
     }
     const at = this.o.now();
     const seen = new Set<string>();
     for (const item of b.items ?? []) {
-      if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+      if (!isRecord(item)) {
         throw new ClusterError('http', `LIST ${this.o.path} answered a ${listKind} with an item that is not an object`);
       }
       const obj = { apiVersion: this.o.apiVersion, kind: this.o.kind, ...item };
@@ -402,7 +403,7 @@ export class ObjectPoller {
   private async read(): Promise<Record<string, unknown>> {
     const body = await getJSON<unknown>(this.o.kc, this.o.path, { signal: this.o.signal, timeoutMs: this.o.requestTimeoutMs });
     const kind = (body as { kind?: unknown } | undefined)?.kind;
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || (kind !== undefined && kind !== this.o.kind)) {
+    if (!isRecord(body) || (kind !== undefined && kind !== this.o.kind)) {
       throw new ClusterError('http', `GET ${this.o.path} answered 200 with ${describeBody(body)} instead of a ${this.o.kind}`);
     }
     return { apiVersion: this.o.apiVersion, kind: this.o.kind, ...(body as Record<string, unknown>) };

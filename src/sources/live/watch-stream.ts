@@ -23,6 +23,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import { isRecord } from '../../model/objects.js';
 import type { KubeAccess } from './light-kubeconfig.js';
 import { prepareGet, shareConnections } from './api-client.js';
 import { DEFAULT_CREDENTIAL_TIMEOUT_MS } from './exec-credential.js';
@@ -100,7 +101,7 @@ export function openWatchStream(o: WatchStreamOptions): WatchStream {
       end({ kind: 'error', detail: `watch line ${lineNo} is not JSON (${describe(bytes)})` });
       return;
     }
-    if (typeof ev !== 'object' || ev === null || typeof ev.type !== 'string' || typeof ev.object !== 'object' || ev.object === null || Array.isArray(ev.object)) {
+    if (!isRecord(ev) || typeof ev.type !== 'string' || !isRecord(ev.object)) {
       end({ kind: 'error', detail: `watch line ${lineNo} is not a watch event (${describe(bytes)})` });
       return;
     }
