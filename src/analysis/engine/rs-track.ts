@@ -159,7 +159,8 @@ export interface RsTrack {
   /**
    * Where kexp's replay cannot vouch for the gate decisions: from a pod the controller had not
    * observed to the status write that showed it; and from a status write that may or may not
-   * count withheld pods until one that counts every pod (`until` undefined: to the end).
+   * count withheld pods until one that counts every pod (`until` undefined: to the end); and
+   * from pods' ADDs to a status write counting them that came too late (view-alignment.ts).
    */
   viewUnknown: Array<{ from: number; until?: number; reason: string; sources: SourceRef[] }>;
 

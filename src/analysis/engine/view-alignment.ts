@@ -13,7 +13,9 @@
  * - `deliverPod` delivers a pod observation to the model unless the pod is withheld (then only
  *   its latest state is kept); a withheld pod deleted or given another controller leaves the
  *   view question (forgetWithheld), with its record possibly waiting for it until it expires;
- * - `noteStatusWrite` checks each status write of a ReplicaSet and aligns the cache;
+ * - `noteStatusWrite` checks each status write of a ReplicaSet and aligns the cache; a write
+ *   raising the count more than LATE_STATUS_MS after the pods it counts, with nothing kexp
+ *   models to delay it, makes the time from their ADDs to it unknown (`checkLateWrite`);
  * - the reconciler (write-reconciler.ts) asks `releaseWithheld`, `withholdRound` and
  *   `createsAhead` when a write of the controller tells what its cache held;
  * - `restoreAll` puts every withheld pod back at the end (the report counts every pod).
@@ -21,7 +23,9 @@
  *
  * Cost: a status write is settled in O(pods sighted since the previous one) unless kexp holds
  * pods back or its view is unknown or behind; then it walks the ReplicaSet's pods (indexed by
- * controller). Withheld pods are few (the newest of a lagging round). Pure: no I/O, no clock.
+ * controller). Withheld pods are few (the newest of a lagging round). The late-write check reads
+ * the sightings of the last two intervals, and walks the pods only for a write it found late.
+ * Pure: no I/O, no clock.
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../model/objects.js';
@@ -33,7 +37,15 @@ import { FIRST_CALL_MS } from './evidence-oracle.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
-type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod'>;
+type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod' | 'isBusy'>;
+
+/**
+ * How long after the input shows a pod the controller's status write counting it may come: the
+ * ADD enqueues the key at once and the sync it triggers ends with its status write, the sync's
+ * first call when it creates or deletes nothing — kexp bounds that at FIRST_CALL_MS after the
+ * sync's trigger (the workers, a client-side throttled client).
+ */
+export const LATE_STATUS_MS = FIRST_CALL_MS;
 
 export class ViewAlignment {
   /**
@@ -50,6 +62,11 @@ export class ViewAlignment {
   private readonly pendingLowers = new Map<string, { rsKey: string; setAt: number; span: RsTrack['viewUnknown'][number] }>();
   /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
   private readonly loweredBy = new Map<string, { rsKey: string; setAt: number }>();
+  /**
+   * Per ReplicaSet key: the pods first shown as its own in the interval its last status write
+   * closed (that write's sync may have listed before them), for `checkLateWrite`.
+   */
+  private readonly priorSightings = new Map<string, Array<{ pk: string; at: number }>>();
 
   constructor(
     private readonly tracks: RsTracks,
@@ -101,6 +118,7 @@ export class ViewAlignment {
     const first = !t.lastStatus || t.lastStatus.uid !== uid;
     if (!first && t.lastStatus!.signature === signature) return;
     const previous = first ? undefined : t.lastStatus!.at;
+    const previousReplicas = first ? undefined : (JSON.parse(t.lastStatus!.signature) as unknown[])[0];
     t.lastStatus = first ? { signature, uid } : { at: e.at, signature, uid };
     t.statusWrites.push(e.at);
     const ns = rs.metadata.namespace;
@@ -114,6 +132,12 @@ export class ViewAlignment {
     };
     const atMost = pods.countControlledBy(ns, uid) + held.length;
     const recent = this.sightings.takeRecent(t.key, e.at);
+    const prior = this.priorSightings.get(t.key);
+    if (recent) this.priorSightings.set(t.key, recent);
+    else this.priorSightings.delete(t.key);
+    if (previous !== undefined && typeof previousReplicas === 'number') {
+      this.checkLateWrite(t, rs, e, { at: previous, replicas: previousReplicas }, [...(prior ?? []), ...(recent ?? [])], mine, atMost);
+    }
     const open = t.viewUnknown.find((u) => u.until === undefined);
     const lastBehind = t.viewBehind[t.viewBehind.length - 1];
     const lastUp = t.viewCaughtUp[t.viewCaughtUp.length - 1];
@@ -153,6 +177,59 @@ export class ViewAlignment {
       t.viewCaughtUp.push({ at: e.at, source: e.source });
     }
     this.alignView(t, behind, caughtUp, e);
+  }
+
+  /**
+   * A status write raising `status.replicas` that comes later than LATE_STATUS_MS after the
+   * pods it counts (and after the previous status write, the end of the sync that listed before
+   * them): each of their ADDs enqueued the key at once (addPod in replica_set.go: enqueueRS, no
+   * delay), and the sync it triggers ends with updateReplicaSetStatus, gated or not ("Always
+   * updates status as pods come up or die", syncReplicaSet). A controller whose informer had
+   * delivered them would have written this count within that time; the wait means it had not
+   * (an informer lagging behind the input), unless kexp's model explains it: a sync of the key
+   * still making its calls LATE_STATUS_MS before the write (busy time), or a sync that returned
+   * before its status write meanwhile (consistency gate, claim error: `syncErrors`, each
+   * requeued with backoff), or a restart. Then kexp cannot vouch for what the controller's
+   * informer held from the first of those pods' ADDs to the write: a `viewUnknown` span.
+   *
+   * Counted only when the write counts every active pod the input shows (so it counts these
+   * too), and when the increase is at most the pods first shown as this ReplicaSet's since the
+   * status write before the previous one (`candidates`): a count raised by adopting older pods
+   * has its trigger elsewhere. The span starts at the oldest of the newest `increase` of them
+   * (a lagging informer delivers in order; older ones the previous write may have counted).
+   */
+  private checkLateWrite(
+    t: RsTrack, rs: ReplicaSet, e: TimelineEvent, previous: { at: number; replicas: number },
+    candidates: Array<{ pk: string; at: number }>, mine: () => Iterable<Pod>, atMost: number,
+  ): void {
+    const replicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+    if (typeof replicas !== 'number' || replicas <= previous.replicas || e.at - previous.at <= LATE_STATUS_MS) return;
+    const uid = rs.metadata.uid;
+    const seen = new Map<string, number>();
+    for (const c of candidates) {
+      const p = this.controller.pods.get(c.pk) ?? this.withheldPods.get(c.pk)?.pod;
+      if (!p || this.sightings.get(c.pk)?.at !== c.at || !isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
+      seen.set(c.pk, c.at);
+    }
+    const increase = replicas - previous.replicas;
+    if (seen.size < increase) return;
+    const times = [...seen.values()].sort((a, b) => a - b);
+    const reflected = Math.max(previous.at, times[times.length - 1]!);
+    const waited = e.at - reflected;
+    if (waited <= LATE_STATUS_MS) return;
+    if (this.controller.isBusy(t.key, e.at - LATE_STATUS_MS)) return;
+    if (t.syncErrors.some((s) => s.at >= reflected && s.at <= e.at) || t.restarts.some((r) => r.at >= reflected && r.at <= e.at)) return;
+    if (replicas < atMost) {
+      let active = 0;
+      for (const p of mine()) if (isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid) active++;
+      if (replicas < active) return;
+    }
+    const from = times[times.length - increase]!;
+    if (t.viewUnknown.some((u) => u.from <= from && (u.until === undefined || u.until >= e.at))) return;
+    t.viewUnknown.push({
+      from, until: e.at, sources: [e.source],
+      reason: `the controller's status write counting ${increase} more pod(s) came ${Math.round(waited)} ms after the input showed them, with nothing kexp models to delay it (a sync writes status within ${LATE_STATUS_MS} ms of an ADD): its informer had not delivered them`,
+    });
   }
 
   /**

@@ -11,7 +11,7 @@ import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../../
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../../../src/model/version.js';
 import { PodSightings } from '../../../src/analysis/engine/pod-sightings.js';
 import { RsTracks } from '../../../src/analysis/engine/rs-track.js';
-import { ViewAlignment } from '../../../src/analysis/engine/view-alignment.js';
+import { LATE_STATUS_MS, ViewAlignment } from '../../../src/analysis/engine/view-alignment.js';
 import type { TimelineEvent } from '../../../src/timeline/event.js';
 import { NS, observed, podObj, podWrite, rsObj, T0 } from '../../support/timeline-events.js';
 
@@ -118,4 +118,68 @@ test('ViewAlignment: the creates of one sync ahead, and withholding a round\'s n
   assert.equal(s.controller.pods.get('shop/web-b'), undefined);
   s.view.restoreAll();
   assert.ok(s.controller.pods.get('shop/web-b') && s.controller.pods.get('shop/web-c'), 'the report counts every pod');
+});
+
+/**
+ * A ReplicaSet scaled 0→3: its first status (anchors nothing), its 3 pods shown at T0+10, +20,
+ * +30, and the creating sync's own status write at T0+35 (new generation, still 0 replicas: it
+ * listed before its creates).
+ */
+function scaleUp(s: ReturnType<typeof setup>) {
+  const rs = rsObj('web', 3);
+  s.controller.deliverOwner('ADDED', rs, T0);
+  s.view.noteStatusWrite(s.tracks.of(KEY), rs, observed(T0, 'ReplicaSet', 'ADDED', rs));
+  ['web-a', 'web-b', 'web-c'].forEach((n, i) => assert.equal(s.deliver(T0 + 10 * (i + 1), 'ADDED', podObj(n, rs)), true));
+  const created = { ...rs, status: { replicas: 0, observedGeneration: 2 } };
+  s.view.noteStatusWrite(s.tracks.of(KEY), created, observed(T0 + 35, 'ReplicaSet', 'MODIFIED', created));
+  return rs;
+}
+const late = (t: { viewUnknown: Array<{ reason: string }> }) => t.viewUnknown.filter((u) => /status write counting \d+ more pod/.test(u.reason));
+
+test('ViewAlignment: a status write counting new pods long after the input showed them makes the time from their first ADD to it unknown', () => {
+  const s = setup();
+  const rs = scaleUp(s);
+  s.status(T0 + 8035, rs, 3);
+  const t = s.tracks.of(KEY);
+  assert.deepEqual(t.viewUnknown.map((u) => [u.from - T0, u.until! - T0]), [[10, 8035]], 'from the first ADD to the write');
+  assert.match(t.viewUnknown[0]!.reason, /counting 3 more pod\(s\) came 8000 ms after the input showed them/);
+  assert.equal(LATE_STATUS_MS, 2000);
+});
+
+test('ViewAlignment: a status write within LATE_STATUS_MS of the pods and of the previous write is not late', () => {
+  for (const at of [T0 + 60, T0 + 35 + LATE_STATUS_MS]) {
+    const s = setup();
+    s.status(at, scaleUp(s), 3);
+    assert.deepEqual(s.tracks.of(KEY).viewUnknown, [], `${at - T0}`);
+  }
+  const s = setup();
+  s.status(T0 + 36 + LATE_STATUS_MS, scaleUp(s), 3);
+  assert.equal(late(s.tracks.of(KEY)).length, 1, 'one ms later it is');
+});
+
+test('ViewAlignment: a late status write kexp\'s model explains (a sync that returned before its status write) leaves the view known', () => {
+  const s = setup();
+  const rs = scaleUp(s);
+  s.tracks.of(KEY).syncErrors.push({ at: T0 + 100, error: 'ConsistencyError: informer has not observed the controller\'s last write', backoffMs: 5 });
+  s.status(T0 + 8035, rs, 3);
+  assert.deepEqual(s.tracks.of(KEY).viewUnknown, []);
+});
+
+test('ViewAlignment: a late count it need not reflect — short of the pods shown, or raised by adopting pods shown before — is not this rule\'s', () => {
+  const s = setup();
+  s.status(T0 + 8035, scaleUp(s), 2);
+  const t = s.tracks.of(KEY);
+  assert.deepEqual(late(t), [], 'counting 2 of 3: the view-behind check speaks');
+  assert.equal(t.viewBehind.length, 1);
+  const o = setup();
+  const rs = rsObj('web', 2);
+  o.controller.deliverOwner('ADDED', rs, T0);
+  o.view.noteStatusWrite(o.tracks.of(KEY), rs, observed(T0, 'ReplicaSet', 'ADDED', rs));
+  o.status(T0 + 5, rs, 0);
+  const anchored = { ...rs, status: { replicas: 0, observedGeneration: 2 } };
+  o.view.noteStatusWrite(o.tracks.of(KEY), anchored, observed(T0 + 6, 'ReplicaSet', 'MODIFIED', anchored));
+  ['web-a', 'web-b'].forEach((n, i) => o.deliver(T0 + 10 * (i + 1), 'ADDED', podObj(n, undefined)));
+  ['web-a', 'web-b'].forEach((n) => o.deliver(T0 + 8000, 'MODIFIED', podObj(n, rs)));
+  o.status(T0 + 8030, rs, 2);
+  assert.deepEqual(o.tracks.of(KEY).viewUnknown, [], 'orphans adopted: the count rose with their adoption, not their ADDs');
 });
