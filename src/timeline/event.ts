@@ -7,7 +7,7 @@
  * `source` names the evidence (file and 1-based line, or a stream offset) so every
  * finding can cite it.
  */
-import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
+import type { CoreEvent, Namespace, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
 
 export interface SourceRef {
   /** File path as given by the user, `-` for stdin, or a stream name for live input. */
@@ -40,6 +40,8 @@ interface Base {
 export type ObservedEvent = Base & { type: 'observed' } & (
   | { kind: 'Pod'; watchType: WatchType; object: Pod }
   | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
+  /** core/v1, as the API serves it (its selector a label map); the RC manager converts it (model/replicationcontroller/). */
+  | { kind: 'ReplicationController'; watchType: WatchType; object: ReplicationController }
   | { kind: 'Event'; watchType: WatchType; object: CoreEvent }
   | { kind: 'Namespace'; watchType: WatchType; object: Namespace }
 );

@@ -539,12 +539,12 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
       if (!isRecord(last)) return;
-      body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
+      body = { ...last, apiVersion: kind === 'ReplicaSet' ? 'apps/v1' : 'v1', kind, metadata: resp.metadata };
     } else if (!kindMatches(resp, kind)) {
       // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
       // object state. A write to the resource itself (or its status) answering with another
@@ -582,7 +582,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (uid !== undefined) memo.uid = uid;
       if (rv !== undefined) memo.rv = rv;
       // Full objects only for the few, small-numbered kinds whose delete answers with a Status.
-      if (kind === 'ReplicaSet' || kind === 'Namespace') memo.obj = obj;
+      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'Namespace') memo.obj = obj;
       else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }
