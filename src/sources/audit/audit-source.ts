@@ -44,7 +44,7 @@ import { parseMicroTime } from './micro-time.js';
 import { AuditNormaliser, classifyValue } from './normalise.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
 import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from './watch-outcome.js';
@@ -401,6 +401,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       WRITE_VERBS.has(rec.verb) &&
       !(ref!.resource === 'pods' && ref!.subresource !== undefined && NON_WRITE_POD_SUBRESOURCES.has(ref!.subresource));
     if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutRs(rec);
+    if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {

@@ -37,6 +37,18 @@ export const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
 export const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
 
 /**
+ * A write to replicationcontrollers concerns the RC analysis when it carries an object body (the
+ * RC's states are what the model observes) or the RC controller made it (its status writes). A
+ * body-less write by anyone else — e.g. the namespace controller's Metadata-level
+ * `deletecollection` sweep of a terminating namespace, which every namespace deletion makes for
+ * every resource — shows no RC, so a log without RCs reads as it did before RCs were modelled.
+ */
+export function rcWriteIsRelevant(rec: AuditRecord): boolean {
+  if (actorOf(rec).controller === 'replication-controller') return true;
+  return isRecord(rec.requestObject) || isRecord(rec.responseObject);
+}
+
+/**
  * A core Event write concerns a modelled controller when the RS or RC controller made it or the
  * Event is about a ReplicaSet or a ReplicationController.
  */
