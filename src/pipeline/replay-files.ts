@@ -3,11 +3,10 @@
  * open every file (or stdin), merge them in time order, replay, build the Report.
  * Used by `kexp replay` and the golden tests.
  */
-import { replicaSetControllerFactory } from '../model/replicaset/replicaset-controller.js';
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/engine/replay.js';
+import { replayOwnerKinds } from './owner-kind-replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
@@ -162,9 +161,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
   const k8s = parseK8sVersion(version.version);
-  const result = await replay(stream, {
+  const results = await replayOwnerKinds(stream, {
     version: k8s,
-    controller: replicaSetControllerFactory(k8s),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
@@ -175,6 +173,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       return ends.length ? Math.max(...ends) : undefined;
     },
   });
+  const result = results.replicaSets;
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
   if (moved > 0) {
