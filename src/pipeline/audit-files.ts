@@ -14,6 +14,7 @@ import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replayOwnerKinds } from './owner-kind-replay.js';
 import { buildReport } from '../analysis/report-builder.js';
+import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -201,14 +202,17 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (stop?.interrupted) assumptions.push(stop.note());
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  let report = buildReport(result, { matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
+  const build = { matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since };
+  let report = buildReport(result, build);
   if (controllerLog) {
     // The controller's own log checks the reconstruction (unless it covers another time: said).
     const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result, since: o.since });
     if (fused.notUsed) diagnostics.warn(fused.notUsed);
     report = fused.report;
   }
-  const inReport = new Set(report.replicaSets.map((r) => r.key));
+  // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
+  if (results.replicationControllers) report = withOwnerKind(report, 'ReplicationController', buildReport(results.replicationControllers, build).replicaSets);
+  const inReport = new Set(report.replicaSets.filter((r) => r.kind === undefined).map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {
     report.coverage.controllerWrites = writes.map(([k, w]) => ({

@@ -13,6 +13,7 @@ import { allSnapshots, snapshotReport } from './snapshot-files.js';
 import { readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
+import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -188,7 +189,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
-  let report = buildReport(result, {
+  const build = {
     matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,
@@ -196,7 +197,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     inputs,
     problems,
     assumptions,
-  });
+  };
+  let report = buildReport(result, build);
   if (controllerLog) {
     // The controller's own log checks the reconstruction (unless it covers another time: said).
     const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result });
@@ -211,6 +213,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     report.replicaSets.sort((a, b) => a.key.localeCompare(b.key));
     report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
   }
+  // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
+  if (results.replicationControllers) report = withOwnerKind(report, 'ReplicationController', buildReport(results.replicationControllers, build).replicaSets);
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
