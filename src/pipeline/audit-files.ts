@@ -12,9 +12,8 @@ import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type Au
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replayOwnerKinds } from './owner-kind-replay.js';
+import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { buildReport } from '../analysis/report-builder.js';
-import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -211,7 +210,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     report = fused.report;
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  if (results.replicationControllers) report = withOwnerKind(report, 'ReplicationController', buildReport(results.replicationControllers, build).replicaSets);
+  report = withReplicationControllers(report, results, build, controllerLog, o.since);
   const inReport = new Set(report.replicaSets.filter((r) => r.kind === undefined).map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

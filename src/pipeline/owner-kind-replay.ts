@@ -8,6 +8,9 @@
  * is the stream less RC objects); `replicationControllers` is undefined unless the input showed an
  * RC object. A problem with an event both views got is reported once (by the ReplicaSet engine).
  *
+ * `withReplicationControllers` adds the RC engine's reports to the Report built from the
+ * ReplicaSets' (fused with the RC manager's log lines when a controller log is given).
+ *
  * Cost: that of the ReplicaSet replay, plus the routing and the RC engine over its view (in an
  * input without RCs: orphan pods, Namespaces, gaps and the RC controller's writes and Events).
  */
@@ -17,6 +20,10 @@ import type { ReplayResult } from '../analysis/engine/replay-result.js';
 import { replicaSetControllerFactory } from '../model/replicaset/replicaset-controller.js';
 import { REPLICATION_CONTROLLER_KIND, replicationControllerFactory } from '../model/replicationcontroller/replication-manager.js';
 import type { TimelineEvent } from '../timeline/event.js';
+import { buildReport, type BuildOptions } from '../analysis/report-builder.js';
+import { fuseControllerLog, type ControllerLogInput } from '../analysis/controller-log.js';
+import { withOwnerKind } from '../analysis/report/owner-kind.js';
+import type { Report } from '../analysis/report-types.js';
 import { OwnerKindViews } from './owner-kind-views.js';
 import { teeStream } from './stream-tee.js';
 
@@ -40,4 +47,20 @@ export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opt
     }),
   ]);
   return { replicaSets, ...(views.sawOwner ? { replicationControllers } : {}) };
+}
+
+/**
+ * The Report with the ReplicationControllers' reports added (none unless the input showed an RC):
+ * built as the ReplicaSets' are, fused with the RC manager's lines of the controller log when
+ * there are some, each marked with its kind (report/owner-kind.ts).
+ */
+export function withReplicationControllers(report: Report, results: OwnerKindResults, build: BuildOptions, log?: { replicationControllers?: ControllerLogInput }, since?: number): Report {
+  const result = results.replicationControllers;
+  if (!result) return report;
+  let rc = buildReport(result, build);
+  if (log?.replicationControllers) {
+    const fused = fuseControllerLog(rc, log.replicationControllers, { kind: 'replay', result, ...(since !== undefined ? { since } : {}) });
+    rc = fused.report;
+  }
+  return withOwnerKind(report, 'ReplicationController', rc.replicaSets);
 }

@@ -6,14 +6,13 @@
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replayOwnerKinds } from './owner-kind-replay.js';
+import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
 import { readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
-import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -214,7 +213,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  if (results.replicationControllers) report = withOwnerKind(report, 'ReplicationController', buildReport(results.replicationControllers, build).replicaSets);
+  report = withReplicationControllers(report, results, build, controllerLog);
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

@@ -137,6 +137,12 @@ export type ControllerLogKind =
 export interface ControllerLogEvent extends Base {
   type: 'controller-log';
   logKind: ControllerLogKind;
+  /**
+   * The kind of the controller the line is about when it is not a ReplicaSet: a line of the
+   * ReplicationController manager (logger `replicationcontroller-controller`, `kind="ReplicationController"`,
+   * or a key only RC lines name), which runs the ReplicaSet code (same messages, same keys).
+   */
+  ownerKind?: 'ReplicationController';
   /** `namespace/name` of the ReplicaSet the line is about, when it names one. */
   rsKey?: string;
   add?: number;
