@@ -55,16 +55,13 @@ export class OwnerKindViews {
         case 'Pod': {
           const meta = e.object.metadata;
           const ref = controllerRefOf(meta);
+          // The common case first, without building the key: a pod of another kind the RC view never held.
+          if (ref !== undefined && ref.kind !== RC_KIND && this.rcPods.size === 0) return TO_REPLICA_SETS;
           const key = `${meta.namespace}/${meta.name}`;
-          let rc = ref === undefined || ref.kind === RC_KIND;
-          if (rc) {
-            if (e.watchType === 'DELETED') this.rcPods.delete(key);
-            else this.rcPods.add(key);
-          } else if (this.rcPods.size > 0 && this.rcPods.has(key)) {
-            rc = true;
-            if (e.watchType === 'DELETED') this.rcPods.delete(key);
-          }
-          return rc ? this.both(e) : TO_REPLICA_SETS;
+          if (ref !== undefined && ref.kind !== RC_KIND && !this.rcPods.has(key)) return TO_REPLICA_SETS;
+          if (e.watchType === 'DELETED') this.rcPods.delete(key);
+          else if (ref === undefined || ref.kind === RC_KIND) this.rcPods.add(key);
+          return this.both(e);
         }
         case 'ReplicaSet':
           return TO_REPLICA_SETS;

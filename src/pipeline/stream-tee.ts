@@ -85,47 +85,50 @@ export function teeStream<T>(
     }
   };
 
-  /** Reads the stream for side `i` until it has an event, the stream ends, or the other is `limit` behind. */
-  const pull = async (i: 0 | 1): Promise<IteratorResult<T> | 'limit'> => {
-    const other = sides[1 - i]!;
-    const mine = i === 0 ? TO_FIRST : TO_SECOND;
-    for (;;) {
-      // The other consumer is far behind: let it catch up (it reads when its queue is empty).
-      if (!other.closed && other.queue.length - other.head >= limit) return 'limit';
-      const r = await source.next();
-      if (r.done) return r;
-      const e = r.value;
-      const to = route(e);
-      if (to & TO_SECOND) {
-        const out = convert(e);
-        if (i === 1) {
-          if (to & TO_FIRST) give(other, e);
-          return { value: out, done: false };
-        }
-        give(other, out);
-      } else if (i === 1 && to & TO_FIRST) give(other, e);
-      if (i === 0 && to & mine) return { value: e, done: false };
-    }
-  };
+  /**
+   * Reads the stream for side `i` until it has an event or the stream ends; when the other side
+   * is `limit` behind, waits for it instead (it reads when its queue is empty). One async frame
+   * per event read: this is on the path of every event.
+   */
   const read = async (i: 0 | 1): Promise<IteratorResult<T>> => {
-    let r: IteratorResult<T> | 'limit';
+    const other = sides[1 - i]!;
     reading = true;
     try {
-      r = await pull(i);
+      for (;;) {
+        if (!other.closed && other.queue.length - other.head >= limit) {
+          reading = false;
+          return await new Promise<IteratorResult<T>>((resolve, reject) => (sides[i]!.waiter = { resolve, reject }));
+        }
+        const r = await source.next();
+        if (r.done) {
+          reading = false;
+          ended = true;
+          finishWaiters();
+          return r;
+        }
+        const e = r.value;
+        const to = route(e);
+        if (i === 0) {
+          if (to & TO_SECOND) give(other, convert(e));
+          if (to & TO_FIRST) {
+            reading = false;
+            return { value: e, done: false };
+          }
+        } else {
+          if (to & TO_FIRST) give(other, e);
+          if (to & TO_SECOND) {
+            reading = false;
+            return { value: convert(e), done: false };
+          }
+        }
+      }
     } catch (err) {
+      reading = false;
       ended = true;
       failure = { err };
-      reading = false;
       finishWaiters();
       throw err;
     }
-    reading = false;
-    if (r === 'limit') return new Promise((resolve, reject) => (sides[i]!.waiter = { resolve, reject }));
-    if (r.done) {
-      ended = true;
-      finishWaiters();
-    }
-    return r;
   };
 
   const side = (i: 0 | 1): AsyncIterableIterator<T> => {
