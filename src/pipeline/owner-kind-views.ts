@@ -26,10 +26,13 @@
  * - `shared(source)`: whether the event at `source` went to both views, so a problem the RC engine
  *   finds with it is the ReplicaSet engine's to report (once).
  *
+ * Objects of the wrong shape (the engines validate them) go to the ReplicaSet view alone, whose
+ * engine reports them.
+ *
  * Cost: per event a kind test; per pod a controllerRef read and, for the few pods the RC view
  * holds (orphans and RC-owned), a Set of their keys; a WeakSet entry per shared event.
  */
-import { controllerRefOf } from '../model/objects.js';
+import { controllerRefOf, isRecord, type CoreEvent, type Pod } from '../model/objects.js';
 import { replicaSetFromReplicationController } from '../model/replicationcontroller/conversion.js';
 import type { TimelineEvent } from '../timeline/event.js';
 import { TO_FIRST, TO_SECOND } from './stream-tee.js';
@@ -53,7 +56,10 @@ export class OwnerKindViews {
     if (e.type === 'observed') {
       switch (e.kind) {
         case 'Pod': {
-          const meta = e.object.metadata;
+          // The views see the input before the engines validate it: an object of the wrong shape
+          // goes to the ReplicaSet view alone, whose engine reports it (as before RCs were modelled).
+          const meta = (e.object as Pod | null)?.metadata;
+          if (!isRecord(meta) || !(meta.ownerReferences == null || (Array.isArray(meta.ownerReferences) && meta.ownerReferences.every(isRecord)))) return TO_REPLICA_SETS;
           const ref = controllerRefOf(meta);
           // The common case first, without building the key: a pod of another kind the RC view never held.
           if (ref !== undefined && ref.kind !== RC_KIND && this.rcPods.size === 0) return TO_REPLICA_SETS;
@@ -71,13 +77,13 @@ export class OwnerKindViews {
         case 'Namespace':
           return this.both(e);
         case 'Event': {
-          const ev = e.object;
-          return ev.involvedObject?.kind === RC_KIND || ev.source?.component === RC_COMPONENT ? this.both(e) : TO_REPLICA_SETS;
+          const ev = e.object as CoreEvent | null;
+          return ev?.involvedObject?.kind === RC_KIND || ev?.source?.component === RC_COMPONENT ? this.both(e) : TO_REPLICA_SETS;
         }
       }
     }
     if (e.type === 'write') {
-      if (e.actor.controller === RC_COMPONENT || e.resource === 'replicationcontrollers' || (e.owner?.state === 'owned' && e.owner.kind === RC_KIND)) return this.both(e);
+      if (e.actor?.controller === RC_COMPONENT || e.resource === 'replicationcontrollers' || (e.owner?.state === 'owned' && e.owner.kind === RC_KIND)) return this.both(e);
       return TO_REPLICA_SETS;
     }
     if (e.type === 'gap') return this.both(e);
@@ -86,7 +92,10 @@ export class OwnerKindViews {
 
   /** The event the RC view is handed: an RC converted to the ReplicaSet shape. */
   readonly convert = (e: TimelineEvent): TimelineEvent => {
-    if (e.type !== 'observed' || e.kind !== 'ReplicationController') return e;
+    // (an RC of the wrong shape goes unconverted: the RC engine's validation reports it)
+    if (e.type !== 'observed' || e.kind !== 'ReplicationController' || !isRecord(e.object) || !isRecord(e.object.metadata)) return e;
+    const spec = (e.object as { spec?: unknown }).spec;
+    if (spec != null && (!isRecord(spec) || !(spec.selector == null || isRecord(spec.selector)))) return e;
     return { ...e, kind: 'ReplicaSet', object: replicaSetFromReplicationController(e.object) };
   };
 

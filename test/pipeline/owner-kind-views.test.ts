@@ -48,3 +48,13 @@ test('an RC goes to the RC view only, converted to the ReplicaSet shape; Events,
   assert.equal(v.route({ ...base(), type: 'observed', kind: 'Namespace', watchType: 'ADDED', object: { metadata: { name: 'legacy' } } }), BOTH);
   assert.equal(v.route({ ...base(), type: 'gap', reason: 'watch-relist' }), BOTH);
 });
+
+test('objects of the wrong shape: a pod goes to the ReplicaSet view alone (its engine reports it), an RC unconverted', () => {
+  const v = new OwnerKindViews();
+  const bad = { ...base(), type: 'observed', kind: 'Pod', watchType: 'ADDED', object: { metadata: { name: 'x', ownerReferences: { kind: 'ReplicaSet' } } } } as unknown as TimelineEvent;
+  assert.equal(v.route(bad), TO_REPLICA_SETS);
+  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Pod', watchType: 'ADDED', object: null } as unknown as TimelineEvent), TO_REPLICA_SETS);
+  const rc = { ...base(), type: 'observed', kind: 'ReplicationController', watchType: 'ADDED', object: { metadata: { name: 'web' }, spec: { selector: 'app=web' } } } as unknown as TimelineEvent;
+  assert.equal(v.route(rc), TO_REPLICATION_CONTROLLERS);
+  assert.equal(v.convert(rc), rc);
+});
