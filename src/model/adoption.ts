@@ -57,7 +57,16 @@ export interface ClaimPodsResult {
   patches: number;
 }
 
-const rsName = (rs: ReplicaSet): string => `ReplicaSet ${rs.metadata.name ?? ''}`;
+/**
+ * The owner kind the messages name (rsc.Kind upstream) and the resource its client errors name:
+ * a ReplicaSet by default, a ReplicationController when the RC manager runs the same code.
+ */
+export interface ClaimOwnerKind {
+  kind: string;
+  resource: string;
+}
+
+const REPLICA_SET: ClaimOwnerKind = { kind: 'ReplicaSet', resource: 'replicasets.apps' };
 
 /**
  * The ClaimObject decision for one pod, without API effects (docs/controller-semantics.md §7.1,
@@ -76,18 +85,19 @@ const rsName = (rs: ReplicaSet): string => `ReplicaSet ${rs.metadata.name ?? ''}
  * An RS whose selector fails LabelSelectorAsSelector never reaches ClaimPods (syncReplicaSet
  * logs "error converting pod selector…" and returns nil), so every pod gets `none` then.
  */
-export function decideClaim(rs: ReplicaSet, pod: Pod): ClaimDecision {
-  return claimDecider(rs)(pod);
+export function decideClaim(rs: ReplicaSet, pod: Pod, owner: ClaimOwnerKind = REPLICA_SET): ClaimDecision {
+  return claimDecider(rs, owner)(pod);
 }
 
 /**
  * {@link decideClaim} for many pods of one ReplicaSet: the selector is validated, compiled and
  * formatted once instead of per pod (5,000 pods made that most of `explain`'s analysis).
  */
-export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
+export function claimDecider(rs: ReplicaSet, owner: ClaimOwnerKind = REPLICA_SET): (pod: Pod) => ClaimDecision {
   const selector = rs.spec?.selector;
   const selectorErr = validateLabelSelector(selector);
-  const name = rsName(rs);
+  const kind = owner.kind;
+  const name = `${kind} ${rs.metadata.name ?? ''}`;
   const rsUid = rs.metadata.uid ?? '';
   const rsDeleting = rs.metadata.deletionTimestamp != null;
   const rsNs = rs.metadata.namespace ?? '';
@@ -130,7 +140,7 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
           'keep',
           true,
           once('keep', () => (rsDeleting
-            ? `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call, which is allowed even though the ReplicaSet is being deleted.`
+            ? `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call, which is allowed even though the ${kind} is being deleted.`
             : `Already controlled by ${name} and matches its selector (${selOf()}), so it stays claimed with no API call.`)),
         );
       }
@@ -138,7 +148,7 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
         return decide(
           'none',
           false,
-          once('none', () => `Controlled by ${name} but no longer matches its selector (${selOf()}); it is not claimed, and not released either because the ReplicaSet is being deleted.`),
+          once('none', () => `Controlled by ${name} but no longer matches its selector (${selOf()}); it is not claimed, and not released either because the ${kind} is being deleted.`),
         );
       }
       return decide(
@@ -172,7 +182,7 @@ export function claimDecider(rs: ReplicaSet): (pod: Pod) => ClaimDecision {
     return decide(
       'adopt',
       true,
-      once('adopt', () => `Orphan pod in the same namespace matching the selector (${selOf()}), so ${name} adopts it with a patch once CanAdopt (a live GET of the ReplicaSet) passes.`),
+      once('adopt', () => `Orphan pod in the same namespace matching the selector (${selOf()}), so ${name} adopts it with a patch once CanAdopt (a live GET of the ${kind}) passes.`),
     );
   };
 }
@@ -206,13 +216,14 @@ export function formatGoTime(ms: number): string {
 export function recheckDeletionTimestamp(
   cached: ReplicaSet,
   fresh: ReplicaSet | { notFound: true } | { error: string },
+  owner: ClaimOwnerKind = REPLICA_SET,
 ): CanAdoptCheck {
   const wrap = (err: string): CanAdoptCheck => ({ ok: false, error: `can't recheck DeletionTimestamp: ${err}` });
-  if ('notFound' in fresh) return wrap(`replicasets.apps "${cached.metadata.name ?? ''}" not found`);
+  if ('notFound' in fresh) return wrap(`${owner.resource} "${cached.metadata.name ?? ''}" not found`);
   if ('error' in fresh) return wrap(fresh.error);
   const key = objectKey(cached.metadata);
   if ((fresh.metadata.uid ?? '') !== (cached.metadata.uid ?? '')) {
-    return wrap(`original ReplicaSet ${key} is gone: got uid ${fresh.metadata.uid ?? ''}, wanted ${cached.metadata.uid ?? ''}`);
+    return wrap(`original ${owner.kind} ${key} is gone: got uid ${fresh.metadata.uid ?? ''}, wanted ${cached.metadata.uid ?? ''}`);
   }
   const ts = fresh.metadata.deletionTimestamp;
   if (ts != null) {
@@ -244,6 +255,7 @@ export function claimPods(
   pods: Pod[],
   canAdopt: () => CanAdoptCheck,
   patch: (pod: Pod, action: 'adopt' | 'release') => PatchResult,
+  owner: ClaimOwnerKind = REPLICA_SET,
 ): ClaimPodsResult {
   const claimed: Pod[] = [];
   const decisions: ClaimDecision[] = [];
@@ -260,7 +272,7 @@ export function claimPods(
     return canAdoptResult;
   };
 
-  const decide = claimDecider(rs);
+  const decide = claimDecider(rs, owner);
   for (const pod of pods) {
     const d = decide(pod);
     const podName = pod.metadata.name ?? '';

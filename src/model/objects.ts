@@ -113,6 +113,33 @@ export interface ReplicaSet {
   } | null;
 }
 
+/**
+ * core/v1 ReplicationController: a ReplicaSet whose spec.selector is a plain label map (equality
+ * only) and whose status has no terminatingReplicas. The RC manager converts it to a ReplicaSet
+ * before its code reads it (replicationcontroller/conversion.ts).
+ */
+export interface ReplicationController {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    /** Defaults to 1 when absent (core/v1 defaulting). */
+    replicas?: number | null;
+    minReadySeconds?: number | null;
+    /** Defaulted from the template's labels when absent at create. */
+    selector?: Record<string, string> | null;
+    template?: { metadata?: ObjectMeta | null; spec?: unknown } | null;
+  } | null;
+  status?: {
+    replicas?: number;
+    fullyLabeledReplicas?: number;
+    readyReplicas?: number;
+    availableReplicas?: number;
+    observedGeneration?: number;
+    conditions?: ReplicaSetCondition[] | null;
+  } | null;
+}
+
 /** core/v1 Event (the legacy recorder the ReplicaSet controller uses). */
 export interface CoreEvent {
   apiVersion?: string;

@@ -8,12 +8,11 @@
  * 403 NamespaceTerminating counted as success, other failures walked back), so rounds and
  * walk-backs are `observed`; the gating itself stays `inferred` (no audit record shows it).
  */
-import { replicaSetControllerFactory } from '../model/replicaset/replicaset-controller.js';
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/engine/replay.js';
+import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
@@ -153,9 +152,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   // to stay deterministic kexp uses the flag or the default and reports the user-agent version.
   const version = o.k8sVersion ? { version: parseK8sVersion(o.k8sVersion).text, basis: 'flag' as const } : { version: DEFAULT_K8S_VERSION, basis: 'default' as const };
   const k8s = parseK8sVersion(version.version);
-  const result = await replay(tap(), {
+  const results = await replayOwnerKinds(tap(), {
     version: k8s,
-    controller: replicaSetControllerFactory(k8s),
     rsFilter: o.rs,
     // Writes are the evidence here and a throttled round of 500 creates takes ~25 s.
     matchWindowMs: o.matchWindowMs ?? 60_000,
@@ -174,6 +172,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
       return end !== undefined && o.until !== undefined ? Math.min(end, o.until) : end;
     },
   });
+  const result = results.replicaSets;
   const summaries = sources.map((s) => s.summary());
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const levels = [...new Set(summaries.flatMap((s) => s.relevantLevels))];
@@ -202,14 +201,17 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const incomplete = summaries.reduce((n, s) => n + s.incomplete.count, 0);
   if (stop?.interrupted) assumptions.push(stop.note());
   if (incomplete) assumptions.push(`${incomplete} request(s) have no ResponseComplete in the input (apiserver crash or truncated log); they are not counted.`);
-  let report = buildReport(result, { matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since });
+  const build = { matchWindowMs: o.matchWindowMs ?? 60_000, command: 'audit', kexpVersion: KEXP_VERSION, k8sVersion: version, inputs, problems, problemCount: problems.length + summaries.reduce((n, s) => n + s.problemsNotShown, 0), assumptions, since: o.since };
+  let report = buildReport(result, build);
   if (controllerLog) {
     // The controller's own log checks the reconstruction (unless it covers another time: said).
     const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result, since: o.since });
     if (fused.notUsed) diagnostics.warn(fused.notUsed);
     report = fused.report;
   }
-  const inReport = new Set(report.replicaSets.map((r) => r.key));
+  // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
+  report = withReplicationControllers(report, results, build, controllerLog, o.since);
+  const inReport = new Set(report.replicaSets.filter((r) => r.kind === undefined).map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {
     report.coverage.controllerWrites = writes.map(([k, w]) => ({

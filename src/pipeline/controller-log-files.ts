@@ -164,12 +164,17 @@ export function controllerLogInput(files: string[], events: ControllerLogEvent[]
   return { files, truths: buildGroundTruth(sorted), podAdded, starts };
 }
 
-/** Reads the logs given beside the other inputs (each once) into what fusion reads, with their coverage and year notes. */
-export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[] }> {
+/**
+ * Reads the logs given beside the other inputs (each once) into what fusion reads, with their
+ * coverage and year notes; the ReplicationController manager's lines apart
+ * (`replicationControllers`, when the log has any), for the RC reports.
+ */
+export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[]; replicationControllers?: ControllerLogInput }> {
   const logs = dedupe(given, o.diagnostics);
   const coverage: FileCoverage[] = [];
   const yearNotes: string[] = [];
   const events: ControllerLogEvent[] = [];
+  const rcEvents: ControllerLogEvent[] = [];
   for (const f of logs) {
     const name = controllerLogName(f);
     const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
@@ -179,11 +184,18 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
       ...(typeof f === 'string' ? {} : { lines: { from: f.from, to: f.to } }),
     });
     // (consumed whole so its coverage is complete)
-    for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+    for await (const e of src.events) if (e.type === 'controller-log') (e.ownerKind === undefined ? events : rcEvents).push(e);
     const cov = src.coverage();
     coverage.push({ ...cov, file: name, format: 'kcm-log' });
     const note = yearNote(name, src.stats().yearBasis, cov.start, o.otherInputs);
     if (note) yearNotes.push(note);
   }
-  return { ...controllerLogInput(logs.map(controllerLogName), events, (a, b) => a.at - b.at), coverage, yearNotes };
+  const files = logs.map(controllerLogName);
+  const byTime = (a: ControllerLogEvent, b: ControllerLogEvent) => a.at - b.at;
+  return {
+    ...controllerLogInput(files, events, byTime),
+    coverage,
+    yearNotes,
+    ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes } } : {}),
+  };
 }

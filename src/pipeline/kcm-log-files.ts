@@ -26,6 +26,8 @@ import { isRecord } from '../model/objects.js';
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
 export interface KcmLogReplicaSet {
+  /** The controller's kind; absent for a ReplicaSet (the ReplicationController manager's lines: its RCs). */
+  kind?: 'ReplicationController';
   key: string;
   /**
    * total..neverRecorded: SatisfiedExpectations decisions (V(4) lines). `finishedLines`: the
@@ -304,9 +306,12 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   }
   const stop = o.signal ? new ReadInterrupt(o.signal) : undefined;
   const read = await readAll(o, diagnostics, stop);
-  const events = read.events;
+  // The ReplicationController manager's lines (attribute.ts) are read apart: reported as RCs.
+  const events = read.events.filter((e) => e.ownerKind === undefined);
+  const rcEvents = read.events.filter((e) => e.ownerKind !== undefined);
   const inputs = read.inputs;
   events.sort(compareTimeline);
+  rcEvents.sort(compareTimeline);
   const log = controllerLogInput(o.files, events, compareTimeline);
   const truth = log.truths;
   const accounting = logAccounting(events);
@@ -314,10 +319,11 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
-  const v = assessVerbosity(events.map((e) => e.logKind));
+  // The -v of the log, from the lines of both kinds (the RC manager runs the ReplicaSet code).
+  const v = assessVerbosity(rcEvents.length ? [...events, ...rcEvents].map((e) => e.logKind) : events.map((e) => e.logKind));
   const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4, ...(inputs.some((i) => i.stats.olderThanModelled) ? { olderThanModelled: true } : {}) };
   // A log older than modelled is said so by its reader (one line); the -v rules below are those of modelled releases.
-  if (!v.atLeastV4 && events.length > 0 && !verbosity.olderThanModelled) {
+  if (!v.atLeastV4 && events.length + rcEvents.length > 0 && !verbosity.olderThanModelled) {
     const sync = v.linesByKind['finished-syncing'] ?? 0;
     verbosity.note =
       'the log is below -v=4 (no expectations or "Controller created pod" line): gate and expectations decisions are not visible ' +
@@ -333,6 +339,14 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     restarts,
     replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey))),
   };
+  if (rcEvents.length) {
+    const rcAccounting = logAccounting(rcEvents);
+    const rcSeen = logRounds(rcEvents);
+    const rcs = [...controllerLogInput(o.files, rcEvents, compareTimeline).truths.values()].filter((g) => !o.rs || g.rsKey === o.rs);
+    const all = [...out.replicaSets, ...rcs.map((g): KcmLogReplicaSet => ({ kind: 'ReplicationController', ...toRS(g, rcAccounting.get(g.rsKey), rcSeen.get(g.rsKey)) }))];
+    // By key, a ReplicaSet before an RC of the same name (a stable sort).
+    out.replicaSets = all.sort((a, b) => a.key.localeCompare(b.key));
+  }
   if (report) {
     const inReport = new Set(report.replicaSets.map((r) => r.key));
     if (rss.length > 0 && !rss.some((g) => inReport.has(g.rsKey))) {
@@ -344,9 +358,11 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     }
     const fused = fuseControllerLog(report, log, { kind: 'report-file' });
     const scores: FidelityScore[] = [];
-    for (const [i, g] of rss.entries()) {
+    // (the RCs' entries are not scored: --compare scores the report's ReplicaSets)
+    const byKey = new Map(out.replicaSets.filter((r) => r.kind === undefined).map((r) => [r.key, r]));
+    for (const g of rss) {
       const s = fused.scores.get(g.rsKey)!;
-      out.replicaSets[i]!.compare = s;
+      byKey.get(g.rsKey)!.compare = s;
       scores.push(s);
     }
     out.compare = { report: o.compare!, overall: sumScores(scores) };

@@ -3,11 +3,10 @@
  * open every file (or stdin), merge them in time order, replay, build the Report.
  * Used by `kexp replay` and the golden tests.
  */
-import { replicaSetControllerFactory } from '../model/replicaset/replicaset-controller.js';
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replay } from '../analysis/engine/replay.js';
+import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { allSnapshots, snapshotReport } from './snapshot-files.js';
@@ -162,9 +161,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
   const k8s = parseK8sVersion(version.version);
-  const result = await replay(stream, {
+  const results = await replayOwnerKinds(stream, {
     version: k8s,
-    controller: replicaSetControllerFactory(k8s),
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
@@ -175,6 +173,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       return ends.length ? Math.max(...ends) : undefined;
     },
   });
+  const result = results.replicaSets;
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
   if (moved > 0) {
@@ -189,7 +188,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (inputs.some((i) => i.timeBasis === 'object-timestamp')) {
     assumptions.push('Without receive times, event times come from object timestamps; syncs and windows are placed approximately.');
   }
-  let report = buildReport(result, {
+  const build = {
     matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,
@@ -197,7 +196,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     inputs,
     problems,
     assumptions,
-  });
+  };
+  let report = buildReport(result, build);
   if (controllerLog) {
     // The controller's own log checks the reconstruction (unless it covers another time: said).
     const fused = fuseControllerLog(report, controllerLog, { kind: 'replay', result });
@@ -212,6 +212,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     report.replicaSets.sort((a, b) => a.key.localeCompare(b.key));
     report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
   }
+  // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
+  report = withReplicationControllers(report, results, build, controllerLog);
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

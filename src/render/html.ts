@@ -22,6 +22,7 @@ import path from 'node:path';
 import type { GatedWindow, Report, ReplicaSetReport, RoundReport } from '../analysis/report-types.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-assets/client.js';
 import { gateClass, roundFailed, shortDuration } from './chart.js';
+import { ownerKindOf } from '../analysis/report/owner-kind.js';
 
 /** Entity-escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(s: unknown): string {
@@ -336,7 +337,7 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: Ht
   const out: string[] = [];
   const c = rs.counts;
   out.push(`<section class="rs" id="rs-${i}">`);
-  out.push(`<h2>ReplicaSet <code>${e(rs.key)}</code> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state.toUpperCase())}</span></h2>`);
+  out.push(`<h2>${ownerKindOf(rs)} <code>${e(rs.key)}</code> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state.toUpperCase())}</span></h2>`);
   out.push(`<p>${e(rs.verdict.summary)} <span class="meta">[${e(rs.verdict.basis)}]</span></p>`);
   out.push(
     `<p class="meta">${rs.uid ? `uid <code>${e(rs.uid)}</code> · ` : ''}${rs.owner ? `owner ${e(rs.owner.kind)}/${e(rs.owner.name)} · ` : ''}` +

@@ -72,7 +72,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
     const s = rs.syncs;
     const date = sectionDate([...rs.raises.map((x) => x.at), ...rs.gatedWindows.map((w) => w.start), ...rs.rounds.map((x) => x.at)]);
     const clock = clockFor(date);
-    out.push(fitLine(`ReplicaSet ${rs.key}  (kube-controller-manager's own account: observed)`, width, wide));
+    out.push(fitLine(`${rs.kind ?? 'ReplicaSet'} ${rs.key}  (kube-controller-manager's own account: observed)`, width, wide));
     if (s.basis === 'gate-decisions') out.push(wrap(`Syncs ${s.total}: ${s.gated} gated (still waiting), ${s.fulfilled} fulfilled, ${s.expired} expired, ${s.neverRecorded} never recorded`, width, '  '));
     else if (s.basis === 'finished-syncing') out.push(wrap(`Syncs ${s.finishedLines} seen ("Finished syncing" lines); their gate decisions are not logged below -v=4`, width, '  '));
     else out.push(wrap('Syncs: not logged at this verbosity (no "Finished syncing" or expectations line)', width, '  '));

@@ -12,6 +12,7 @@
 import type { Finding, ReplicaSetReport } from '../analysis/report-types.js';
 import { displayLength } from './columns.js';
 import { labelled } from './text.js';
+import { ownerResource } from '../analysis/report/owner-kind.js';
 
 const SEV = { critical: 0, warning: 1, info: 2 } as const;
 
@@ -51,7 +52,7 @@ export function kubectlCommands(rs: ReplicaSetReport): string[] {
   const nsTerminating = rs.rounds.some((r) => (r.namespaceTerminating ?? 0) > 0) || rs.findings.some((f) => /namespace-terminating/.test(f.id));
   if (quota) cmds.push(`kubectl -n ${ns} get resourcequota`);
   if (nsTerminating) cmds.push(`kubectl get namespace ${ns} -o yaml`);
-  if (rs.verdict.state !== 'deleted') cmds.push(`kubectl -n ${ns} describe rs ${rs.name}`);
+  if (rs.verdict.state !== 'deleted') cmds.push(`kubectl -n ${ns} describe ${ownerResource(rs)} ${rs.name}`);
   cmds.push(`kubectl -n ${ns} get events --field-selector involvedObject.name=${rs.name}`);
   if (rs.owner?.kind === 'Deployment' && rs.verdict.state !== 'deleted') cmds.push(`kubectl -n ${ns} rollout status deployment/${rs.owner.name}`);
   return cmds;

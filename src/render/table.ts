@@ -18,6 +18,7 @@ import { renderSummary, rankFindings } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
 import { fitLine, labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
+import { ownerKindOf } from '../analysis/report/owner-kind.js';
 
 export const MAX_ROUNDS = 20;
 const EVIDENCE_SHOWN = 3;
@@ -175,7 +176,7 @@ function headerLine(head: string, tail: string, c: Ctx): string {
 /** The block of one ReplicaSet (exported for `kexp explain`). */
 export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}): string[] {
   const out: string[] = [];
-  out.push(headerLine(`ReplicaSet ${r.key}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`, r.uid ? `  uid ${r.uid}` : '', c));
+  out.push(headerLine(`${ownerKindOf(r)} ${r.key}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`, r.uid ? `  uid ${r.uid}` : '', c));
   out.push(...renderSummary(r, { width: c.width, steps: x.steps }));
   out.push('');
   if (x.facts) out.push(wrap(x.facts, c.width, '  '));

@@ -7,7 +7,7 @@
  * `source` names the evidence (file and 1-based line, or a stream offset) so every
  * finding can cite it.
  */
-import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
+import type { CoreEvent, Namespace, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
 
 export interface SourceRef {
   /** File path as given by the user, `-` for stdin, or a stream name for live input. */
@@ -40,6 +40,8 @@ interface Base {
 export type ObservedEvent = Base & { type: 'observed' } & (
   | { kind: 'Pod'; watchType: WatchType; object: Pod }
   | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
+  /** core/v1, as the API serves it (its selector a label map); the RC manager converts it (model/replicationcontroller/). */
+  | { kind: 'ReplicationController'; watchType: WatchType; object: ReplicationController }
   | { kind: 'Event'; watchType: WatchType; object: CoreEvent }
   | { kind: 'Namespace'; watchType: WatchType; object: Namespace }
 );
@@ -135,6 +137,12 @@ export type ControllerLogKind =
 export interface ControllerLogEvent extends Base {
   type: 'controller-log';
   logKind: ControllerLogKind;
+  /**
+   * The kind of the controller the line is about when it is not a ReplicaSet: a line of the
+   * ReplicationController manager (logger `replicationcontroller-controller`, `kind="ReplicationController"`,
+   * or a key only RC lines name), which runs the ReplicaSet code (same messages, same keys).
+   */
+  ownerKind?: 'ReplicationController';
   /** `namespace/name` of the ReplicaSet the line is about, when it names one. */
   rsKey?: string;
   add?: number;

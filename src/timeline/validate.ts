@@ -96,6 +96,16 @@ function checkReplicaSet(o: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** A ReplicationController is checked as the ReplicaSet it converts to: its selector a map of strings. */
+function checkReplicationController(o: Record<string, unknown>): string | undefined {
+  const spec = o.spec;
+  if (spec === undefined || spec === null) return undefined;
+  if (!isObj(spec)) return 'spec is not an object';
+  const sel = spec.selector;
+  if (sel !== undefined && sel !== null && !(isObj(sel) && Object.values(sel).every((v) => typeof v === 'string'))) return 'spec.selector is not a map of strings';
+  return checkReplicaSet({ ...o, spec: { ...spec, selector: sel === undefined || sel === null ? sel : { matchLabels: sel } } });
+}
+
 /** Returns why the event's object cannot be given to the model, or undefined when it can. */
 export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const o = e.object as unknown;
@@ -103,10 +113,10 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const meta = checkMeta(o.metadata);
   if (meta) return `${e.kind} ${meta}`;
   const m = o.metadata as Record<string, unknown>;
-  if (e.kind === 'Pod' || e.kind === 'ReplicaSet') {
+  if (e.kind === 'Pod' || e.kind === 'ReplicaSet' || e.kind === 'ReplicationController') {
     if (typeof m.name !== 'string' || typeof m.namespace !== 'string') return `${e.kind} without metadata.name and metadata.namespace`;
   }
-  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : undefined;
+  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : e.kind === 'ReplicationController' ? checkReplicationController(o) : undefined;
   return why ? `${e.kind} ${String(m.namespace ?? '')}/${String(m.name ?? '')}: ${why}` : undefined;
 }
 

@@ -32,10 +32,16 @@ describe('prefilter: auditLineFilter on the log backend', () => {
   const f = auditLineFilter(false, false, true);
 
   it('writes to relevant resources pass; reads and other resources are skipped', () => {
-    for (const r of RESOURCE_NAMES) if (r !== 'events') assert.equal(passes(f, native('create', r)), true, r);
+    for (const r of RESOURCE_NAMES) if (r !== 'events' && r !== 'replicationcontrollers') assert.equal(passes(f, native('create', r)), true, r);
     for (const v of WRITE_VERBS) assert.equal(passes(f, native(v, 'pods')), true, v);
     assert.equal(passes(f, native('get', 'pods')), false);
     assert.equal(passes(f, native('update', 'leases')), false);
+  });
+
+  it('writes to replicationcontrollers pass with an object body or by the RC controller; a body-less sweep is skipped', () => {
+    assert.equal(passes(f, native('deletecollection', 'replicationcontrollers')), false);
+    assert.equal(passes(f, native('create', 'replicationcontrollers').replace('"responseStatus"', '"responseObject":{"kind":"ReplicationController"},"responseStatus"')), true);
+    assert.equal(passes(f, native('update', 'replicationcontrollers').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:replication-controller"')), true);
   });
 
   it('Events only when they mention a ReplicaSet (unless allEvents)', () => {

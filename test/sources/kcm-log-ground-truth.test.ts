@@ -14,7 +14,8 @@ async function events(file: string, year?: number): Promise<ControllerLogEvent[]
   if (year !== undefined) opts.year = year;
   const src = await openKcmLogSource(join(FX, file), opts);
   const out: ControllerLogEvent[] = [];
-  for await (const e of src.events) out.push(e as ControllerLogEvent);
+  // The ReplicaSet's lines (the RC manager's, with ownerKind, are its own ground truth).
+  for await (const e of src.events) if ((e as ControllerLogEvent).ownerKind === undefined) out.push(e as ControllerLogEvent);
   return out;
 }
 

@@ -23,6 +23,8 @@ interface Read {
   events: ControllerLogEvent[];
   problems: InputProblem[];
   warnings: string[];
+  /** The ReplicationController manager's lines (ownerKind set), apart from the ReplicaSet's `events`. */
+  rcEvents: ControllerLogEvent[];
   stats: KcmLogStats;
   coverage: ReturnType<Awaited<ReturnType<typeof openKcmLogSource>>['coverage']>;
   format: string;
@@ -36,11 +38,12 @@ async function read(path: string, opts: Partial<KcmLogOptions> = {}): Promise<Re
     ...opts,
   });
   const events: ControllerLogEvent[] = [];
+  const rcEvents: ControllerLogEvent[] = [];
   for await (const e of src.events) {
     assert.equal(e.type, 'controller-log');
-    events.push(e as ControllerLogEvent);
+    ((e as ControllerLogEvent).ownerKind === undefined ? events : rcEvents).push(e as ControllerLogEvent);
   }
-  return { events, problems, warnings, stats: src.stats(), coverage: src.coverage(), format: src.format };
+  return { events, rcEvents, problems, warnings, stats: src.stats(), coverage: src.coverage(), format: src.format };
 }
 
 const kinds = (evs: ControllerLogEvent[]): string[] => evs.map((e) => e.logKind);
@@ -663,4 +666,20 @@ test('year: the option applies to the first line and follows New Year; the mtime
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('ReplicationController manager lines come out apart (ownerKind), keyed by the RC, counted with the other controllers\' lines', async () => {
+  const r = await read('test/fixtures/kcm-log/sim-v1.37.2-text.log');
+  assert.ok(r.rcEvents.length > 0);
+  // (every line names shop/legacy but the controller's own start and shutdown)
+  assert.deepEqual(r.rcEvents.filter((e) => !(e.ownerKind === 'ReplicationController' && (e.rsKey === 'shop/legacy' || /controller"? name="replicationcontroller"/.test(e.message)))).map((e) => [e.logKind, e.rsKey, e.source.line]), []);
+  assert.equal(r.stats.excluded.replicationcontroller, r.rcEvents.length);
+  assert.ok(r.events.every((e) => e.rsKey !== 'shop/legacy'));
+  // A log of the RC manager alone: its keyless "Lowered expectations" lines take the RC's key from
+  // the "Pod created" lines before them, as the ReplicaSet's do; no "no ReplicaSet lines" warning.
+  const rc = await read('test/fixtures/replicationcontroller/kcm.log', { year: 2026 });
+  assert.equal(rc.events.length, 0);
+  const lowered = rc.rcEvents.filter((e) => e.logKind === 'lowered-expectations');
+  assert.deepEqual(lowered.map((e) => e.rsKey), ['kexp-rc-dropped-add/web', 'kexp-rc-dropped-add/web']);
+  assert.ok(!rc.warnings.some((w) => /no ReplicaSet controller lines/.test(w)), rc.warnings.join('\n'));
 });

@@ -28,6 +28,7 @@ import type { Basis } from '../report-types.js';
 import type { EventOccurrences } from './event-occurrences.js';
 import { isRSControllerPodWrite, podOwnerUid, type EvidenceWindow } from './evidence-window.js';
 import { messageOf, type WriteLedger } from './write-ledger.js';
+import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
 /**
  * A watch shows when a write's consequence arrived, not when the API call returned. A sync
@@ -62,9 +63,9 @@ export interface CreateFacts {
 }
 
 /** Audit: is `e` a create of the ReplicaSet controller for this ReplicaSet (by owner, else generateName)? */
-export function isCreateFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
-  if (!isRSControllerPodWrite(e, 'create') || e.namespace !== rs.metadata.namespace) return false;
-  const owner = podOwnerUid(e.requestObject) ?? podOwnerUid(e.responseObject);
+export function isCreateFor(e: TimelineEvent, rs: ReplicaSet, kind: EngineOwnerKind = REPLICA_SET_OWNER): e is WriteEvent {
+  if (!isRSControllerPodWrite(e, 'create', kind.component) || e.namespace !== rs.metadata.namespace) return false;
+  const owner = podOwnerUid(e.requestObject, kind.kind) ?? podOwnerUid(e.responseObject, kind.kind);
   if (owner !== undefined) return owner === rs.metadata.uid;
   return (e.requestObject as Pod | undefined)?.metadata?.generateName === `${rs.metadata.name}-`;
 }
@@ -178,7 +179,7 @@ export class CreateEvidence {
     // (its stop conditions only look at matching writes: the index gives exactly those)
     for (const e of this.window.indexed(`rscw:create:${rs.metadata.namespace}`, at, 50) ?? this.window.scan(at, 50)) {
       if (plan.length >= n) break;
-      if (!isCreateFor(e, rs) || this.window.taken(e)) continue;
+      if (!isCreateFor(e, rs, this.window.owner) || this.window.taken(e)) continue;
       // Matched by the request's start: a create answered after a long wait (504) is the same call.
       if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS) break;
       lastWrite = Math.max(lastWrite, e.receivedAt ?? e.at);
@@ -246,7 +247,7 @@ export class CreateEvidence {
       const p = e.object;
       const uid = p.metadata.uid;
       if (!uid || this.attributedPods.has(uid) || this.seenPods.has(uid)) continue; // a pod already known is not a new one
-      if (podOwnerUid(p) !== rs.metadata.uid) continue;
+      if (podOwnerUid(p, this.window.owner.kind) !== rs.metadata.uid) continue;
       if (this.createdByEvent.has(objectKey(p.metadata))) continue; // taken from its SuccessfulCreate Event
       const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : undefined;
       if (e !== forced && created !== undefined && created < Math.floor(at / 1000) * 1000 - 1000) continue; // an older pod
@@ -354,7 +355,7 @@ export class CreateEvidence {
       if (out.length >= max) break;
       if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulCreate') continue;
       const io = e.object.involvedObject;
-      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (!io || io.kind !== this.window.owner.kind || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
       if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
       const m = /Created pod: (\S+)/.exec(messageOf(e.object, ''));
       if (!m) continue;
@@ -405,7 +406,7 @@ export class CreateEvidence {
     }
     if (this.runningRounds.size === 0 || e.type !== 'observed' || e.kind !== 'Pod' || e.watchType !== 'ADDED') return;
     const p = e.object;
-    const owner = podOwnerUid(p);
+    const owner = podOwnerUid(p, this.window.owner.kind);
     const uid = p.metadata.uid;
     if (!owner || !uid || this.attributedPods.has(uid)) return;
     const podKey = objectKey(p.metadata);

@@ -32,7 +32,7 @@ function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n
   let sawWrites = false;
   for (const e of window.indexed('rscw:delete', at, 50, { after: at + MAX_WATCH_CALL_MS, by: 'at' }) ?? window.scan(at, 50)) {
     if (e.at > at + MAX_WATCH_CALL_MS || observed.length >= n) break;
-    if (!isRSControllerPodWrite(e, 'delete')) continue;
+    if (!isRSControllerPodWrite(e, 'delete', window.owner.component)) continue;
     sawWrites = true;
     const p = byKey.get(`${e.namespace}/${e.name}`);
     if (p && !seen.has(objectKey(p.metadata))) {
@@ -47,7 +47,7 @@ function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n
       if (observed.length >= n) break;
       if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulDelete') continue;
       const io = e.object.involvedObject;
-      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (!io || io.kind !== window.owner.kind || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
       const m = /Deleted pod: (\S+)/.exec(messageOf(e.object, ''));
       const p = m ? byKey.get(`${rs.metadata.namespace}/${m[1]}`) : undefined;
       if (p && !seen.has(objectKey(p.metadata))) {

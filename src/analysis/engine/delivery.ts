@@ -23,7 +23,7 @@
 import { controllerRefOf, desiredReplicas, objectKey, type OwnerReference, type Pod } from '../../model/objects.js';
 import type { GapEvent, ObservedEvent, TimelineEvent } from '../../timeline/event.js';
 import type { CountSeries } from './count-series.js';
-import type { EngineController } from './engine-controller.js';
+import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { Provenance } from './provenance.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
@@ -46,6 +46,8 @@ export class Delivery {
     private readonly writes: { noteWrite(e: TimelineEvent): void },
     /** Start of what the input covers, if earlier than its first event (ReplayOptions.coverageStart). */
     private readonly coverageStart?: () => number | undefined,
+    /** The owner kind whose pods are tracked (their controllerRef kind). */
+    private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
   ) {}
 
   deliver(e: TimelineEvent, inputStart: number): void {
@@ -64,10 +66,11 @@ export class Delivery {
     const pod = e.object;
     if (!pod.metadata?.name || !pod.metadata.namespace) return;
     const ref = controllerRefOf(pod.metadata);
-    if (ref?.kind === 'ReplicaSet') this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source);
+    const kind = this.owner.kind;
+    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source);
     const old = this.controller.pods.get(objectKey(pod.metadata));
     const oldRef = old ? controllerRefOf(old.metadata) : undefined;
-    if (old && oldRef?.kind === 'ReplicaSet' && (!ref || ref.uid !== oldRef.uid)) {
+    if (old && oldRef?.kind === kind && (!ref || ref.uid !== oldRef.uid)) {
       // An expected-delete pod that lost its controllerRef before its deletion was observed (case 8).
       const rsKey = `${pod.metadata.namespace}/${oldRef.name}`;
       const t = this.tracks.get(rsKey);
@@ -77,13 +80,13 @@ export class Delivery {
       }
       this.provenance.noteTrigger(rsKey, e.source);
     }
-    if (ref?.kind === 'ReplicaSet') this.notePodOfReplicaSet(e, pod, ref, old);
+    if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old);
     const pk = objectKey(pod.metadata);
     this.sightings.note(e.watchType === 'DELETED', pod, pk, ref, e.at, e.source);
     if (!this.view.deliverPod(e, pk, ref, old)) return;
     // Counts change with every pod event, not only at syncs: sample them here too.
     for (const r of [ref, oldRef]) {
-      if (r?.kind !== 'ReplicaSet') continue;
+      if (r?.kind !== kind) continue;
       const key = `${pod.metadata.namespace}/${r.name}`;
       const t = this.tracks.get(key);
       const c = this.controller.podCounts(key);

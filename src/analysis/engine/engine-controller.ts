@@ -21,5 +21,21 @@
  */
 import type { Controller } from '../../model/controller/controller.js';
 import type { ReplicaSet } from '../../model/objects.js';
+import type { ControllerComponent } from '../../timeline/event.js';
 
 export type EngineController = Controller<ReplicaSet>;
+
+/**
+ * The owner kind the engine replays, as the input names it: the kind the controllerRefs of its
+ * pods and the involvedObject of its Events carry, and the component its writes and Events come
+ * from. The owners themselves reach the engine as ReplicaSet-shaped events (the conversion of
+ * another kind happens before the engine, as upstream's informerAdapter does for RCs); every
+ * stage that reads the input for an owner reads it through this.
+ */
+export interface EngineOwnerKind {
+  readonly kind: string;
+  readonly component: ControllerComponent;
+}
+
+/** The ReplicaSet, the kind the engine replays unless told otherwise. */
+export const REPLICA_SET_OWNER: EngineOwnerKind = { kind: 'ReplicaSet', component: 'replicaset-controller' };

@@ -23,10 +23,11 @@ import type { Lookahead } from './evidence-window.js';
 import { informerView } from './informer-transform.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
 import type { WriteLedger } from './write-ledger.js';
+import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
 export class EventFeed {
   /** The look-ahead: events up to the match window ahead, indexed by object. */
-  readonly buffer = new LookaheadBuffer();
+  readonly buffer: LookaheadBuffer;
   private readonly it: AsyncIterator<TimelineEvent>;
   private done = false;
 
@@ -35,7 +36,9 @@ export class EventFeed {
     private readonly ledger: Pick<WriteLedger, 'enter'>,
     private readonly matchWindowMs: number,
     private readonly onInvalidEvent?: (source: SourceRef, message: string) => void,
+    owner: EngineOwnerKind = REPLICA_SET_OWNER,
   ) {
+    this.buffer = new LookaheadBuffer(owner);
     this.it = events[Symbol.asyncIterator]();
   }
 

@@ -72,7 +72,7 @@ export class EventOccurrences {
       const ev = e.object;
       if (ev.reason !== reason) continue;
       const io = ev.involvedObject;
-      if (!io || io.kind !== 'ReplicaSet' || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
+      if (!io || io.kind !== this.window.owner.kind || io.name !== rs.metadata.name || io.namespace !== rs.metadata.namespace) continue;
       if (io.uid && rs.metadata.uid && io.uid !== rs.metadata.uid) continue;
       const take = this.take(ev, max - taken);
       if (take <= 0) continue;

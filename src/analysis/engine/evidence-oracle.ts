@@ -32,6 +32,7 @@ import { chooseDeletions } from './deletion-victims.js';
 import { EventOccurrences } from './event-occurrences.js';
 import { EvidenceWindow, isRSControllerPodWrite, podOwnerUid, type Lookahead } from './evidence-window.js';
 import type { WriteLedger } from './write-ledger.js';
+import type { EngineOwnerKind } from './engine-controller.js';
 
 /**
  * How long after a sync its first API call may reach the apiserver (the workers, a throttled
@@ -44,6 +45,8 @@ export const FIRST_CALL_MS = 2000;
 export interface OracleSettings {
   /** The engine's look-ahead. */
   look: Lookahead;
+  /** The owner kind whose evidence is read (default the ReplicaSet). */
+  owner?: EngineOwnerKind;
   /** How far ahead of a sync its writes' consequences are looked for (default DEFAULT_MATCH_WINDOW_MS). */
   matchWindowMs?: number;
   /** The controller's writes in the input; rounds claim the ones they explain. */
@@ -74,7 +77,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
   private forcedEvent?: TimelineEvent;
 
   constructor(settings: OracleSettings) {
-    this.window = new EvidenceWindow(settings.look, settings.matchWindowMs);
+    this.window = new EvidenceWindow(settings.look, settings.matchWindowMs, settings.owner);
     this.ledger = settings.ledger;
     this.writesRecordedHint = settings.writesRecorded;
     this.sidecarRestartTiebreak = settings.sidecarRestartTiebreak ?? true;
@@ -140,7 +143,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
 
   /** Audit: is `e` a delete of the ReplicaSet controller of a pod of this ReplicaSet? */
   private isDeleteFor(e: TimelineEvent, rs: ReplicaSet): e is WriteEvent {
-    if (!isRSControllerPodWrite(e, 'delete') || e.namespace !== rs.metadata.namespace) return false;
+    if (!isRSControllerPodWrite(e, 'delete', this.window.owner.component) || e.namespace !== rs.metadata.namespace) return false;
     const w = this.ledger?.writesOf(e)?.[0];
     return !w || w.rsKey === objectKey(rs.metadata) || w.rsKey === `${rs.metadata.namespace}/`;
   }
@@ -156,7 +159,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
       // A round's first call goes out within moments of the sync: later writes are another sync's.
       if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
       if (this.window.taken(e)) continue;
-      if (diff < 0 ? isCreateFor(e, rs) : this.isDeleteFor(e, rs)) return false;
+      if (diff < 0 ? isCreateFor(e, rs, this.window.owner) : this.isDeleteFor(e, rs)) return false;
     }
     return true;
   }
@@ -190,13 +193,13 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
       if (e.at < at || e.type !== 'observed' || e === this.forcedEvent) continue;
       if (e.kind === 'Pod') {
         if (e.object.metadata.namespace !== rs.metadata.namespace) continue;
-        if (diff < 0 && e.watchType === 'ADDED' && podOwnerUid(e.object) === rs.metadata.uid && !this.creates.seen(e.object.metadata.uid ?? '')) return false;
+        if (diff < 0 && e.watchType === 'ADDED' && podOwnerUid(e.object, this.window.owner.kind) === rs.metadata.uid && !this.creates.seen(e.object.metadata.uid ?? '')) return false;
         // The change that triggered this sync is delivered at `at`; a deletion the sync made comes
         // after it — of any pod of the namespace (a chosen pod may have lost its owner meanwhile).
         if (diff > 0 && e.at > at && (e.watchType === 'DELETED' || e.object.metadata.deletionTimestamp)) return false;
       } else if (e.kind === 'Event') {
         const ev = e.object;
-        if (ev.involvedObject?.uid === rs.metadata.uid || (ev.involvedObject?.kind === 'ReplicaSet' && ev.involvedObject?.name === rs.metadata.name && ev.metadata?.namespace === rs.metadata.namespace)) {
+        if (ev.involvedObject?.uid === rs.metadata.uid || (ev.involvedObject?.kind === this.window.owner.kind && ev.involvedObject?.name === rs.metadata.name && ev.metadata?.namespace === rs.metadata.namespace)) {
           if ((diff < 0 ? /^(Successful|Failed)Create$/ : /^(Successful|Failed)Delete$/).test(ev.reason ?? '')) return false;
         }
       } else if (e.kind === 'ReplicaSet' && e.object.metadata.uid === rs.metadata.uid && JSON.stringify(e.object.status ?? {}) !== JSON.stringify(rs.status ?? {})) {
@@ -233,7 +236,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     for (const e of writes ?? this.window.scan(call.at, 50)) {
       // The deletes of a round go out together (one goroutine per pod), within moments of the sync.
       if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > call.at + FIRST_CALL_MS) break;
-      if (!isRSControllerPodWrite(e, 'delete') || this.window.taken(e)) continue;
+      if (!isRSControllerPodWrite(e, 'delete', this.window.owner.component) || this.window.taken(e)) continue;
       if (`${e.namespace}/${e.name}` !== key) continue;
       this.window.take(e);
       this.ledger?.claimEvent(e, call.round);
@@ -297,7 +300,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
           return 'ok';
         }
       }
-      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.controller === 'replicaset-controller') {
+      if (e.type === 'write' && e.resource === 'pods' && e.verb === 'patch' && `${e.namespace}/${e.name}` === key && e.actor.controller === this.window.owner.component) {
         if (this.window.taken(e)) continue;
         // A successful adopt whose response names another ReplicaSet is that one's write.
         const written = e.status.code < 300 ? (e.responseObject as Pod | undefined)?.metadata : undefined;

@@ -16,7 +16,8 @@
  * key's events. Pure: no I/O, no clock; the buffer is supplied by the replay engine.
  */
 import { controllerRefOf, type Pod } from '../../model/objects.js';
-import type { TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import type { ControllerComponent, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
 /** Default look-ahead for matching a sync's writes to their consequences: 5 s. */
 export const DEFAULT_MATCH_WINDOW_MS = 5000;
@@ -38,17 +39,17 @@ export interface Lookahead {
   coverageEnd?(): number | undefined;
 }
 
-/** The UID of the ReplicaSet controlling a pod object, if any. */
-export function podOwnerUid(obj: unknown): string | undefined {
+/** The UID of the owner (of `kind`, the ReplicaSet by default) controlling a pod object, if any. */
+export function podOwnerUid(obj: unknown, kind: string = REPLICA_SET_OWNER.kind): string | undefined {
   const meta = (obj as Pod | undefined)?.metadata;
   if (!meta) return undefined;
   const ref = controllerRefOf(meta);
-  return ref && ref.kind === 'ReplicaSet' ? ref.uid : undefined;
+  return ref && ref.kind === kind ? ref.uid : undefined;
 }
 
-/** Whether `e` is the ReplicaSet controller's pod write (no subresource) with this verb. */
-export function isRSControllerPodWrite(e: TimelineEvent, verb: string): e is WriteEvent {
-  return e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource && e.verb === verb;
+/** Whether `e` is the controller's pod write (no subresource) with this verb; `component` the ReplicaSet controller by default. */
+export function isRSControllerPodWrite(e: TimelineEvent, verb: string, component: ControllerComponent = REPLICA_SET_OWNER.component): e is WriteEvent {
+  return e.type === 'write' && e.actor.controller === component && e.resource === 'pods' && !e.subresource && e.verb === verb;
 }
 
 export class EvidenceWindow {
@@ -58,6 +59,8 @@ export class EvidenceWindow {
   constructor(
     private readonly look: Lookahead,
     readonly matchWindowMs = DEFAULT_MATCH_WINDOW_MS,
+    /** The owner kind whose evidence the window is read for. */
+    readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
   ) {}
 
   /** Upcoming events in order, starting with the next unprocessed one. */

@@ -14,6 +14,7 @@
  * Pure data structure: no I/O, no clock.
  */
 import type { TimelineEvent } from '../../timeline/event.js';
+import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
 /**
  * The index keys of an event (a superset: the oracle's own filters still apply):
@@ -24,21 +25,21 @@ import type { TimelineEvent } from '../../timeline/event.js';
  * - `rscw:VERB:NS` — a pod create/delete (no subresource) by the ReplicaSet controller, and
  *   `rscw:delete` for its deletes in every namespace.
  */
-export function keysOf(e: TimelineEvent): string[] | undefined {
+export function keysOf(e: TimelineEvent, owner: EngineOwnerKind = REPLICA_SET_OWNER): string[] | undefined {
   if (e.type === 'observed') {
     if (e.kind === 'Pod') {
       const k = `pod:${e.object.metadata.namespace ?? ''}/${e.object.metadata.name ?? ''}`;
       const ref = (e.object.metadata.ownerReferences ?? []).find((r) => r.controller === true);
-      return ref && ref.kind === 'ReplicaSet' ? [k, `own:${ref.uid}`] : [k];
+      return ref && ref.kind === owner.kind ? [k, `own:${ref.uid}`] : [k];
     }
     if (e.kind === 'ReplicaSet') return [`rs:${e.object.metadata.namespace ?? ''}/${e.object.metadata.name ?? ''}`];
     if (e.kind === 'Event') {
       const io = e.object.involvedObject;
-      return io && io.kind === 'ReplicaSet' ? [`ev:${io.namespace}/${io.name}`] : undefined;
+      return io && io.kind === owner.kind ? [`ev:${io.namespace}/${io.name}`] : undefined;
     }
     return undefined;
   }
-  if (e.type !== 'write' || e.resource !== 'pods' || e.actor?.controller !== 'replicaset-controller') return undefined;
+  if (e.type !== 'write' || e.resource !== 'pods' || e.actor?.controller !== owner.component) return undefined;
   if (e.verb === 'patch') return [`pod:${e.namespace}/${e.name}`];
   if (e.subresource) return undefined;
   if (e.verb === 'delete') return [`rscw:delete:${e.namespace}`, 'rscw:delete'];
@@ -66,6 +67,9 @@ export class LookaheadBuffer {
   /** Last absolute position of a write received after its `at` (−1: none). */
   private lastLateReceipt = -1;
 
+  /** `owner`: the kind whose pods, Events and writes are indexed by owner (keysOf). */
+  constructor(private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER) {}
+
   get length(): number {
     return this.items.length - this.head;
   }
@@ -81,7 +85,7 @@ export class LookaheadBuffer {
     const prev = this.items[this.items.length - 1];
     if (prev && e.at < prev.at) this.lastInversion = pos;
     if (callTime(e) > e.at) this.lastLateReceipt = pos;
-    const ks = keysOf(e);
+    const ks = keysOf(e, this.owner);
     this.items.push(e);
     this.keys.push(ks);
     if (!ks) return;

@@ -16,6 +16,7 @@
 import type { OwnerReference, Pod } from '../../model/objects.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { PodSighting } from './controller-view.js';
+import { REPLICA_SET_OWNER } from './engine-controller.js';
 
 export class PodSightings {
   /** When the input first showed each pod (namespace/name), with its UID. */
@@ -25,6 +26,9 @@ export class PodSightings {
    * write, in time order — the ones a status write need not count.
    */
   private readonly recent = new Map<string, Array<{ pk: string; at: number }>>();
+
+  /** `ownerKind`: the controllerRef kind whose pods are counted per owner (EngineOwnerKind.kind). */
+  constructor(private readonly ownerKind: string = REPLICA_SET_OWNER.kind) {}
 
   has(pk: string): boolean {
     return this.byPod.has(pk);
@@ -39,7 +43,7 @@ export class PodSightings {
     if (deleted) this.byPod.delete(pk);
     else if (!this.byPod.has(pk) || this.byPod.get(pk)!.uid !== pod.metadata.uid) {
       this.byPod.set(pk, { at, source, uid: pod.metadata.uid });
-      if (ref?.kind === 'ReplicaSet') {
+      if (ref?.kind === this.ownerKind) {
         const rk = `${pod.metadata.namespace}/${ref.name}`;
         let r = this.recent.get(rk);
         if (!r) this.recent.set(rk, (r = []));

@@ -9,11 +9,17 @@ import type { ControllerFactory } from '../../model/controller/controller.js';
 import type { ReplicaSet } from '../../model/objects.js';
 import type { K8sVersion } from '../../model/version.js';
 import type { SourceRef } from '../../timeline/event.js';
+import type { EngineOwnerKind } from './engine-controller.js';
 
 export interface ReplayOptions {
   version: K8sVersion;
   /** Builds the controller model the engine drives (e.g. replicaSetControllerFactory(version) in model/replicaset/). */
   controller: ControllerFactory<ReplicaSet>;
+  /**
+   * The owner kind the controller runs as, as the input names it (default the ReplicaSet). Its
+   * owners must reach the engine as ReplicaSet-shaped events (converted before the engine).
+   */
+  owner?: EngineOwnerKind;
   /** Only report these ReplicaSets (`namespace/name`); the model still simulates every one. */
   rsFilter?: string;
   matchWindowMs?: number;

@@ -34,7 +34,7 @@ import { featuresOf } from '../../model/version.js';
 import type { TimelineEvent } from '../../timeline/event.js';
 import { CountSeries } from './count-series.js';
 import { Delivery } from './delivery.js';
-import type { EngineController } from './engine-controller.js';
+import { REPLICA_SET_OWNER, type EngineController } from './engine-controller.js';
 import { EventFeed } from './event-feed.js';
 import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
@@ -58,11 +58,13 @@ import { WriteReconciler } from './write-reconciler.js';
 export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayOptions): Promise<ReplayResult> {
   const matchWindowMs = opts.matchWindowMs ?? DEFAULT_MATCH_WINDOW_MS;
   const writeEvidence = opts.writeEvidence ?? 'watch';
-  const ledger = new WriteLedger(writeEvidence, opts.coverageStart);
-  const feed = new EventFeed(events, ledger, matchWindowMs, opts.onInvalidEvent);
+  const owner = opts.owner ?? REPLICA_SET_OWNER;
+  const ledger = new WriteLedger(writeEvidence, opts.coverageStart, owner);
+  const feed = new EventFeed(events, ledger, matchWindowMs, opts.onInvalidEvent, owner);
   const oracle = new EvidenceOracle({
     look: feed.lookahead(() => opts.coverageEnd?.(), opts.scanLookahead),
     matchWindowMs,
+    owner,
     ledger,
     writesRecorded: opts.writesRecorded,
     sidecarRestartTiebreak: featuresOf(opts.version).sidecarRestartTiebreak,
@@ -78,10 +80,10 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const syncs = new SyncRecorder(tracks, controller, windows, provenance, oracle, series);
   const silence = new SilenceBridge(controller, windows);
   const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts);
-  const sightings = new PodSightings();
-  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs);
-  const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs);
-  const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart);
+  const sightings = new PodSightings(owner.kind);
+  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner);
+  const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
+  const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);
 
   const buf = feed.buffer;
   let start: number | undefined;

@@ -32,7 +32,7 @@ import { controllerRefOf, objectKey, type OwnerReference, type Pod, type Replica
 import { isPodActive } from '../../model/pod-ranking.js';
 import type { ObservedEvent, TimelineEvent } from '../../timeline/event.js';
 import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
-import type { EngineController } from './engine-controller.js';
+import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
@@ -76,6 +76,8 @@ export class ViewAlignment {
     /** The look-ahead: upcoming events, starting with the next unprocessed one. */
     private readonly upcoming: () => Iterable<TimelineEvent>,
     private readonly matchWindowMs: number,
+    /** The owner kind replayed (its pods' controllerRef kind, its writes' component). */
+    private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
   ) {}
 
   /**
@@ -93,7 +95,7 @@ export class ViewAlignment {
     // Deleted, or now another controller's (or none's): no status write of the ReplicaSet it was
     // held for can tell any more whether the controller observed it; delivered as it is now.
     if (held) this.forgetWithheld(pk, held, e, e.watchType === 'DELETED' ? 'the input deleted' : 'the input released');
-    const rsKeyOf = ref?.kind === 'ReplicaSet' ? `${pod.metadata.namespace}/${ref.name}` : undefined;
+    const rsKeyOf = ref?.kind === this.owner.kind ? `${pod.metadata.namespace}/${ref.name}` : undefined;
     const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.get(rsKeyOf) : undefined;
     const addBefore = before?.add;
     this.controller.deliverPod(e.watchType, pod, e.at);
@@ -266,7 +268,7 @@ export class ViewAlignment {
     for (const x of ahead()) {
       if (x.at - last > FIRST_CALL_MS) break;
       const isCreate = x.type === 'write'
-        ? x.actor.controller === 'replicaset-controller' && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
+        ? x.actor.controller === this.owner.component && x.resource === 'pods' && !x.subresource && x.verb === 'create' && x.namespace === ns && x.owner?.state === 'owned' && x.owner.name === name && x.status.code < 300
         : x.type === 'observed' && x.kind === 'Pod' && x.watchType === 'ADDED' && x.object.metadata?.namespace === ns && controllerRefOf(x.object.metadata)?.uid === rs.metadata.uid && !this.sightings.has(objectKey(x.object.metadata));
       if (!isCreate) continue;
       if (x !== e || n === 0) n++;

@@ -30,6 +30,7 @@ import { controllerRefOf, objectKey, type CoreEvent, type Pod } from '../../mode
 import { labelSelectorMatches } from '../../model/selector.js';
 import type { ReplicaSet } from '../../model/objects.js';
 import type { ObservedEvent, SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
 export type WriteKind = 'create' | 'delete' | 'adopt' | 'release';
 export type WriteOutcome = 'ok' | 'failed' | 'namespace-terminating' | 'not-found';
@@ -135,9 +136,9 @@ export function messageOf(ev: CoreEvent, fallback: string): string {
   return typeof ev.message === 'string' ? ev.message : fallback;
 }
 
-function isControllerEvent(ev: CoreEvent): boolean {
+function isControllerEvent(ev: CoreEvent, component: string): boolean {
   const c = ev.source?.component ?? ev.reportingComponent;
-  return c === undefined || c === 'replicaset-controller';
+  return c === undefined || c === component;
 }
 
 export class WriteLedger {
@@ -156,7 +157,12 @@ export class WriteLedger {
   /** Earliest time entered (the input's start, for "created inside the input"). */
   private start?: number;
 
-  constructor(readonly mode: 'audit' | 'watch', private readonly coverageStart?: () => number | undefined) {}
+  constructor(
+    readonly mode: 'audit' | 'watch',
+    private readonly coverageStart?: () => number | undefined,
+    /** The owner kind whose writes are accounted (its pods' controllerRef kind, its component). */
+    private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
+  ) {}
 
   /** Registers the writes `e` is evidence of. Called in time order, as events join the look-ahead. */
   enter(e: TimelineEvent): void {
@@ -240,7 +246,7 @@ export class WriteLedger {
   }
 
   private enterAuditWrite(e: WriteEvent): void {
-    if (e.actor.controller !== 'replicaset-controller') return;
+    if (e.actor.controller !== this.owner.component) return;
     const cred = e.actor.credential;
     const at = e.receivedAt ?? e.at;
     if (cred !== undefined) {
@@ -260,7 +266,7 @@ export class WriteLedger {
     const podKey = e.name ? `${ns}/${e.name}` : undefined;
     const owner = e.owner;
     let kind: WriteKind;
-    let rsName: string | undefined = owner?.state === 'owned' && owner.kind === 'ReplicaSet' ? owner.name : undefined;
+    let rsName: string | undefined = owner?.state === 'owned' && owner.kind === this.owner.kind ? owner.name : undefined;
     if (e.verb === 'create') {
       kind = 'create';
       if (!rsName) {
@@ -314,7 +320,7 @@ export class WriteLedger {
       return;
     }
     const ref = controllerRefOf(pod.metadata);
-    const rsRef = ref?.kind === 'ReplicaSet' ? ref : undefined;
+    const rsRef = ref?.kind === this.owner.kind ? ref : undefined;
     // Hot path (a status update of a known pod): update the memo in place, nothing to enter.
     if (before && before.uid === pod.metadata.uid && before.ownerUid === ref?.uid) {
       before.labels = pod.metadata.labels;
@@ -359,7 +365,7 @@ export class WriteLedger {
     const reason = ev.reason;
     if (reason !== 'SuccessfulCreate' && reason !== 'FailedCreate' && reason !== 'SuccessfulDelete' && reason !== 'FailedDelete') return;
     const io = ev.involvedObject;
-    if (!io || io.kind !== 'ReplicaSet' || !io.name || !isControllerEvent(ev)) return;
+    if (!io || io.kind !== this.owner.kind || !io.name || !isControllerEvent(ev, this.owner.component)) return;
     const ek = objectKey(ev.metadata);
     const count = typeof ev.count === 'number' && Number.isSafeInteger(ev.count) && ev.count > 0 ? ev.count : 1;
     const before = this.eventCounts.get(ek);

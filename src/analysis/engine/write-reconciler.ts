@@ -25,7 +25,7 @@ import type { SyncRecord } from '../../model/controller/sync-record.js';
 import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsRecord } from '../../model/expectations.js';
 import { controllerRefOf, objectKey } from '../../model/objects.js';
 import type { TimelineEvent } from '../../timeline/event.js';
-import type { EngineController } from './engine-controller.js';
+import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTracks } from './rs-track.js';
 import type { SyncRecorder } from './sync-recorder.js';
@@ -54,16 +54,18 @@ export class WriteReconciler {
     private readonly sightings: Pick<PodSightings, 'has'>,
     private readonly windows: { drain(): void },
     private readonly matchWindowMs: number,
+    /** The owner kind replayed (its writes' component, its pods' controllerRef kind). */
+    private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
   ) {}
 
   /** `e` is being delivered: a pod write of the controller it shows. */
   noteWrite(e: TimelineEvent): void {
-    if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === 'ReplicaSet') {
+    if (e.type === 'write' && e.actor.controller === this.owner.component && e.resource === 'pods' && e.owner?.state === 'owned' && e.owner.kind === this.owner.kind) {
       this.lastWriteAt.set(`${e.namespace}/${e.owner.name}`, e.at);
     }
     if (e.type === 'observed' && e.kind === 'Pod' && e.watchType === 'ADDED') {
       const ref = e.object.metadata ? controllerRefOf(e.object.metadata) : undefined;
-      if (ref?.kind === 'ReplicaSet' && !this.sightings.has(objectKey(e.object.metadata))) this.lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
+      if (ref?.kind === this.owner.kind && !this.sightings.has(objectKey(e.object.metadata))) this.lastWriteAt.set(`${e.object.metadata.namespace}/${ref.name}`, e.at);
     }
   }
 

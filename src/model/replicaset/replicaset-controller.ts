@@ -32,6 +32,7 @@ import { tombstoneOf, unwrapTombstone, type Tombstone } from '../controller/tomb
 import { BusyTime } from '../controller/busy-time.js';
 import { Worker } from '../controller/worker.js';
 import { ReplicaSetPodCounts } from './pod-counts.js';
+import { REPLICA_SET_KIND, type OwnerKind } from './owner-kind.js';
 
 /** BurstReplicas in pkg/controller/replicaset/replica_set.go. */
 export const BURST_REPLICAS = 500;
@@ -51,6 +52,11 @@ export interface HandlerRecord {
 export interface ControllerOptions {
   version: K8sVersion;
   podControl: PodControl<ReplicaSet>;
+  /**
+   * The kind the controller runs as (NewBaseController's gvk, names and features); default the
+   * ReplicaSet. The ReplicationController manager passes its own (replicationcontroller/).
+   */
+  ownerKind?: OwnerKind;
   /** Override ExpectationsTimeout (tests only; the real value is 5 min). */
   expectationsTimeoutMs?: number;
   burstReplicas?: number;
@@ -68,6 +74,14 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
   readonly expectations: ControllerExpectations;
   readonly queue = new WorkQueue();
   readonly features: VersionFeatures;
+  /** The kind this controller runs as (rsc.Kind and the parameters NewBaseController was given). */
+  readonly ownerKind: OwnerKind;
+  /** status.terminatingReplicas: the version's feature and the kind's EnableStatusTerminatingReplicas. */
+  private readonly terminatingReplicas: boolean;
+  /** The consistency gate: the version's feature, unless the kind's store is NewNoopConsistencyStore. */
+  private readonly consistencyGate: boolean;
+  /** The kind as the claim messages name it. */
+  private readonly claimKind: { kind: string; resource: string };
   /** The informer caches, keyed `namespace/name`; the pod cache carries the podController index (pod-store.ts). */
   readonly pods = new PodStore();
   /** The ReplicaSet informer's cache. */
@@ -85,6 +99,10 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
   constructor(private readonly opts: ControllerOptions) {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
     this.features = featuresOf(opts.version);
+    this.ownerKind = opts.ownerKind ?? REPLICA_SET_KIND;
+    this.terminatingReplicas = this.features.terminatingReplicas && this.ownerKind.statusTerminatingReplicas;
+    this.consistencyGate = this.features.consistencyGate && this.ownerKind.consistencyStore;
+    this.claimKind = { kind: this.ownerKind.kind, resource: this.ownerKind.resource };
     this.burst = opts.burstReplicas ?? BURST_REPLICAS;
     const counts = opts.recordClaimDecisions === false ? new ReplicaSetPodCounts(this.pods) : undefined;
     this.counts = counts;
@@ -161,9 +179,9 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     if (this.opts.onHandler) this.opts.onHandler(typeof h === 'function' ? h() : h);
   }
 
-  /** resolveControllerRef: the RS named by the ref, only if Kind is ReplicaSet and the UID matches the lister's. */
+  /** resolveControllerRef: the RS named by the ref, only if Kind is rsc.Kind and the UID matches the lister's. */
   resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaSet | undefined {
-    if (!ref || ref.kind !== 'ReplicaSet') return undefined;
+    if (!ref || ref.kind !== this.ownerKind.kind) return undefined;
     const rs = this.owners.get(`${namespace}/${ref.name}`);
     if (!rs || rs.metadata.uid !== ref.uid) return undefined;
     return rs;
@@ -331,9 +349,10 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     if (!this.features.podIndexListing) return [...this.pods.inNamespace(ns)];
     if (this.features.podIndexListing === 'uid') return this.pods.ownedAndOrphans(ns, rs.metadata.uid);
     const name = rs.metadata.name;
+    const kind = this.ownerKind.kind;
     return this.pods.ownedAndOrphans(ns, rs.metadata.uid, (p) => {
       const ref = controllerRefOf(p.metadata)!;
-      return ref.kind === 'ReplicaSet' && ref.name === name;
+      return ref.kind === kind && ref.name === name;
     });
   }
 
@@ -350,7 +369,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       return { at, key, outcome: 'rs-not-found' };
     }
     const base: SyncRecord = { at, key, rsUid: rs.metadata.uid, outcome: 'synced', desired: desiredReplicas(rs) };
-    if (this.features.consistencyGate && this.opts.podControl.informerBehindOwnWrites?.(key, at)) {
+    if (this.consistencyGate && this.opts.podControl.informerBehindOwnWrites?.(key, at)) {
       const delay = this.queue.addRateLimited(key, at);
       return { ...base, outcome: 'consistency-skip', error: 'ConsistencyError: informer has not observed the controller\'s last write', requeue: { kind: 'rate-limited', delayMs: delay } };
     }
@@ -370,7 +389,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       base.ready = agg.ready;
       base.available = agg.ready;
       base.terminatingPods = agg.terminating;
-      if (this.features.terminatingReplicas) base.terminating = agg.terminating;
+      if (this.terminatingReplicas) base.terminating = agg.terminating;
       base.diff = 0;
       if (!sat.satisfied) base.outcome = 'gated';
       else if (rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
@@ -397,14 +416,15 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       } else if (matches(p.metadata.labels)) needsClaim = true;
     }
     let active: Pod[] = owned;
-    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map(claimDecider(rs));
+    if (!needsClaim && this.opts.recordClaimDecisions !== false) base.claims = allActive.map(claimDecider(rs, this.claimKind));
     if (needsClaim) {
       let canAdoptResult: CanAdoptCheck | undefined;
       const claim = claimPods(
         rs,
         allActive,
-        () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshOwner(rs, at))),
+        () => (canAdoptResult ??= recheckDeletionTimestamp(rs, this.opts.podControl.getFreshOwner(rs, at), this.claimKind)),
         (pod, action) => this.opts.podControl.patchPod(pod, action, at, (base.claimRound ??= ++this.round), rs),
+        this.claimKind,
       );
       base.claims = claim.decisions;
       if (claim.errors.length > 0) {
@@ -420,7 +440,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     }
     base.active = active.length;
     base.terminatingPods = terminatingCount;
-    if (this.features.terminatingReplicas) base.terminating = terminatingCount;
+    if (this.terminatingReplicas) base.terminating = terminatingCount;
     const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
     let ready = 0;
     let available = 0;

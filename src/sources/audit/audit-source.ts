@@ -44,7 +44,7 @@ import { parseMicroTime } from './micro-time.js';
 import { AuditNormaliser, classifyValue } from './normalise.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
 import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from './watch-outcome.js';
@@ -401,6 +401,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       WRITE_VERBS.has(rec.verb) &&
       !(ref!.resource === 'pods' && ref!.subresource !== undefined && NON_WRITE_POD_SUBRESOURCES.has(ref!.subresource));
     if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutRs(rec);
+    if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {
@@ -539,12 +540,12 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
       if (!isRecord(last)) return;
-      body = { ...last, apiVersion: kind === 'Pod' ? 'v1' : 'apps/v1', kind, metadata: resp.metadata };
+      body = { ...last, apiVersion: kind === 'ReplicaSet' ? 'apps/v1' : 'v1', kind, metadata: resp.metadata };
     } else if (!kindMatches(resp, kind)) {
       // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
       // object state. A write to the resource itself (or its status) answering with another
@@ -582,7 +583,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (uid !== undefined) memo.uid = uid;
       if (rv !== undefined) memo.rv = rv;
       // Full objects only for the few, small-numbered kinds whose delete answers with a Status.
-      if (kind === 'ReplicaSet' || kind === 'Namespace') memo.obj = obj;
+      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'Namespace') memo.obj = obj;
       else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }

@@ -139,8 +139,21 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
       if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
       return mentionsReplicaSet(buf, start, end);
     }
+    // Writes to replicationcontrollers matter with an object body or by the RC controller
+    // (relevance.ts rcWriteIsRelevant); a body-less sweep by another client is not decoded.
+    if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShowReplicationController(buf, start, end);
     return true;
   };
+}
+
+const RC_EVIDENCE = ['"requestObject"', '"responseObject"', 'replication-controller'].map((n) => Buffer.from(n));
+
+function mayShowReplicationController(buf: Buffer, start: number, end: number): boolean {
+  for (const n of RC_EVIDENCE) {
+    const i = buf.indexOf(n, start);
+    if (i >= 0 && i + n.length <= end) return true;
+  }
+  return false;
 }
 
 const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;

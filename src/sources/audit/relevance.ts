@@ -18,7 +18,7 @@ export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'dele
 export interface ResourceInfo {
   groups: readonly string[];
   /** Kind of the ObservedEvent produced from its bodies, when the model consumes it. */
-  observed?: 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
+  observed?: 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'Event' | 'Namespace';
   kind: string;
 }
 
@@ -26,6 +26,7 @@ export interface ResourceInfo {
 export const RESOURCES: Record<string, ResourceInfo> = {
   pods: { groups: [''], observed: 'Pod', kind: 'Pod' },
   replicasets: { groups: ['apps', 'extensions'], observed: 'ReplicaSet', kind: 'ReplicaSet' },
+  replicationcontrollers: { groups: [''], observed: 'ReplicationController', kind: 'ReplicationController' },
   events: { groups: [''], observed: 'Event', kind: 'Event' },
   namespaces: { groups: [''], observed: 'Namespace', kind: 'Namespace' },
   resourcequotas: { groups: [''], kind: 'ResourceQuota' },
@@ -35,13 +36,29 @@ export const RESOURCE_NAMES = new Set(Object.keys(RESOURCES));
 /** Pod subresources that are not writes to the pod object. */
 export const NON_WRITE_POD_SUBRESOURCES = new Set(['exec', 'attach', 'portforward', 'proxy', 'log']);
 
-/** A core Event write concerns the RS controller when it made it or the Event is about a ReplicaSet. */
+/**
+ * A write to replicationcontrollers concerns the RC analysis when it carries an object body (the
+ * RC's states are what the model observes) or the RC controller made it (its status writes). A
+ * body-less write by anyone else — e.g. the namespace controller's Metadata-level
+ * `deletecollection` sweep of a terminating namespace, which every namespace deletion makes for
+ * every resource — shows no RC, so a log without RCs reads as it did before RCs were modelled.
+ */
+export function rcWriteIsRelevant(rec: AuditRecord): boolean {
+  if (actorOf(rec).controller === 'replication-controller') return true;
+  return isRecord(rec.requestObject) || isRecord(rec.responseObject);
+}
+
+/**
+ * A core Event write concerns a modelled controller when the RS or RC controller made it or the
+ * Event is about a ReplicaSet or a ReplicationController.
+ */
 export function eventIsAboutRs(rec: AuditRecord): boolean {
-  if (actorOf(rec).controller === 'replicaset-controller') return true;
+  const c = actorOf(rec).controller;
+  if (c === 'replicaset-controller' || c === 'replication-controller') return true;
   for (const body of [rec.requestObject, rec.responseObject]) {
     if (!isRecord(body)) continue;
     const io = isRecord(body.involvedObject) ? body.involvedObject : isRecord(body.regarding) ? body.regarding : undefined;
-    if (io && io.kind === 'ReplicaSet') return true;
+    if (io && (io.kind === 'ReplicaSet' || io.kind === 'ReplicationController')) return true;
   }
   return false;
 }

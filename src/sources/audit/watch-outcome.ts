@@ -53,5 +53,5 @@ export function finishedDeletion(obj: unknown, kind: string): boolean {
   if (!meta || !meta.deletionTimestamp) return false;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
   if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
-  return kind === 'ReplicaSet';
+  return kind === 'ReplicaSet' || kind === 'ReplicationController';
 }

@@ -18,7 +18,9 @@
  *    `job-controller`, …), else a `kind=` key, else the kind a printf message names
  *    (`Finished syncing ReplicaSet "…"`, `Too few replicas for ReplicationController …`), else the
  *    caller file of controller-specific code (daemon_controller.go, job_controller.go).
- *    Only ReplicaSet lines are emitted; the others are counted per controller and skipped.
+ *    ReplicaSet lines are emitted; ReplicationController lines too, marked `ownerKind` (the RC
+ *    manager runs the ReplicaSet code: same messages, keys of RCs) and still counted with the other
+ *    controllers'; the others are counted per controller and skipped.
  * 2. A line from shared code without a logger — controller_utils.go (expectations and pod control
  *    serve the RS, RC, DaemonSet and Job controllers), replica_set.go (RS and RC share it),
  *    `"Unhandled Error"` (logger `UnhandledError`) — that names a key is a ReplicaSet line only if
@@ -380,7 +382,8 @@ function startCost(t: number, s: SyncSpan): number {
 
 export type Resolution =
   | { status: 'rs'; event: ControllerLogEvent; context?: 'resolved' | 'unresolved' }
-  | { status: 'excluded'; family: ControllerFamily }
+  /** Another controller's line; a ReplicationController line carries its event (ownerKind set). */
+  | { status: 'excluded'; family: ControllerFamily; event?: ControllerLogEvent }
   | { status: 'ambiguous' }
   | { status: 'uncatalogued' };
 
@@ -406,11 +409,20 @@ export class Resolver {
   private readonly byNsName = new Map<string, Map<string, string>>();
   /** rs name → keys (any namespace), for ≤1.26 pod-control lines that give no namespace. */
   private readonly byName = new Map<string, string[]>();
+  /** namespace → rc name → key: the ReplicationControllers' keys, for their `<rc-name>-xxxxx` pods. */
+  private readonly rcByNsName = new Map<string, Map<string, string>>();
 
   constructor(
     private readonly facts: FileFacts,
     private readonly file: string,
   ) {
+    for (const [k, family] of facts.otherKeys) {
+      const slash = k.indexOf('/');
+      if (family !== 'replicationcontroller' || slash < 0) continue;
+      let m = this.rcByNsName.get(k.slice(0, slash));
+      if (!m) this.rcByNsName.set(k.slice(0, slash), (m = new Map()));
+      m.set(k.slice(slash + 1), k);
+    }
     for (const k of facts.rsKeys) {
       const slash = k.indexOf('/');
       if (slash < 0) continue;
@@ -426,13 +438,13 @@ export class Resolver {
   }
 
   /** The ReplicaSet that owns pod `ns/<rs-name>-xxxxx`, when exactly one known RS fits. */
-  rsForPod(podKey: string | undefined): string | undefined {
+  rsForPod(podKey: string | undefined, owners = this.byNsName): string | undefined {
     if (!podKey) return undefined;
     const slash = podKey.indexOf('/');
     if (slash < 0) return undefined;
     const name = podKey.slice(slash + 1);
     if (!/-[a-z0-9]{5}$/.test(name)) return undefined;
-    return this.byNsName.get(podKey.slice(0, slash))?.get(name.slice(0, -6));
+    return owners.get(podKey.slice(0, slash))?.get(name.slice(0, -6));
   }
 
   private prune(t: number): void {
@@ -451,16 +463,17 @@ export class Resolver {
       if (ks && ks.length === 1) rec.rsKey = ks[0]!;
     }
     if (!rec.rsKey && rec.kind === 'other' && (rec.aux === 'pod-added' || rec.aux === 'pod-deleted')) {
-      const k = this.rsForPod(rec.podKey);
+      const k = this.rsForPod(rec.podKey, rec.family === 'replicationcontroller' ? this.rcByNsName : this.byNsName);
       if (k) rec.rsKey = k;
     }
 
     const undecided = UNDECIDED.has(rec.family);
-    const rsOnly = rec.family === 'replicaset';
+    // A line whose logger names the RS or the RC manager takes its context from that controller's lines only.
+    const own = rec.family === 'replicaset' || rec.family === 'replicationcontroller' ? rec.family : undefined;
     let family: Resolved = rec.family;
     let context: 'resolved' | 'unresolved' | undefined;
     const needsContext =
-      (rec.keyless && !DECIDED_NON_RS.has(rec.family)) || (rec.kind === 'clobbering-delete-keys' && !DECIDED_NON_RS.has(rec.family));
+      (rec.keyless && (own !== undefined || !DECIDED_NON_RS.has(rec.family))) || (rec.kind === 'clobbering-delete-keys' && (own !== undefined || !DECIDED_NON_RS.has(rec.family)));
 
     if (needsContext) {
       let found: { key: string | undefined; family: Resolved } | undefined;
@@ -475,7 +488,7 @@ export class Resolver {
           break;
         }
         case 'lowered-expectations':
-          found = this.matchLowered(rec, rsOnly);
+          found = this.matchLowered(rec, own);
           break;
         case 'expectations-fulfilled':
         case 'expectations-expired':
@@ -483,7 +496,7 @@ export class Resolver {
           found = this.facts.gates.get(line);
           break;
         case 'clobbering-delete-keys':
-          found = this.matchClobber(rec, rsOnly);
+          found = this.matchClobber(rec, own);
           break;
         default:
           break; // raised-expectations: the RS controller never raises
@@ -510,34 +523,44 @@ export class Resolver {
 
     if (context === 'resolved') (rec.numbers ??= {}).fromContext = 1;
 
+    // A line the key rule cannot decide (shared code without a logger, older logs without logger=,
+    // a key both kinds name) stays ambiguous and skipped, as it was before RCs were reported: kexp
+    // cannot tell the two controllers' lines apart, and reading it as a ReplicaSet's would change
+    // what ReplicaSet-only logs report.
     if (family !== 'replicaset') {
       if (family === 'ambiguous' || UNDECIDED.has(family)) return { status: 'ambiguous' };
+      if (family === 'replicationcontroller') return { status: 'excluded', family, event: this.event(rec, line, text, 'ReplicationController') };
       return { status: 'excluded', family };
     }
+    const out: Resolution = { status: 'rs', event: this.event(rec, line, text) };
+    if (context) out.context = context;
+    return out;
+  }
 
+  /** The timeline event of a resolved line. */
+  private event(rec: ParsedKcmLine, line: number, text: string, ownerKind?: 'ReplicationController'): ControllerLogEvent {
     const ev: ControllerLogEvent = {
       type: 'controller-log',
       at: rec.at,
       atBasis: 'log',
       source: { file: this.file, line },
-      logKind: rec.kind,
+      logKind: rec.kind!, // resolve() returns early for an uncatalogued line
       message: text.length > MESSAGE_MAX ? `${text.slice(0, MESSAGE_MAX)}…` : text,
     };
+    if (ownerKind) ev.ownerKind = ownerKind;
     if (rec.rsKey) ev.rsKey = rec.rsKey;
     if (rec.add !== undefined) ev.add = rec.add;
     if (rec.del !== undefined) ev.del = rec.del;
     if (rec.keys) ev.keys = rec.keys;
     if (rec.numbers) ev.numbers = rec.numbers;
-    const out: Resolution = { status: 'rs', event: ev };
-    if (context) out.context = context;
-    return out;
+    return ev;
   }
 
-  private matchClobber(rec: ParsedKcmLine, rsOnly: boolean): { key: string | undefined; family: Resolved } | undefined {
+  private matchClobber(rec: ParsedKcmLine, own: ControllerFamily | undefined): { key: string | undefined; family: Resolved } | undefined {
     for (let i = this.waiting.length - 1; i >= 0; i--) {
       const w = this.waiting[i]!;
       if (w.clobberUsed || rec.at - w.at > CONTEXT_MS || w.at > rec.at + SYNC_TOL_MS) continue;
-      if (rsOnly && w.family !== 'replicaset') continue;
+      if (own && w.family !== own) continue;
       w.clobberUsed = true;
       return w;
     }
@@ -547,11 +570,11 @@ export class Resolver {
     return only ? { key: only, family: keyRule(this.facts, only) } : undefined;
   }
 
-  private matchLowered(rec: ParsedKcmLine, rsOnly: boolean): { key: string | undefined; family: Resolved } | undefined {
+  private matchLowered(rec: ParsedKcmLine, own: ControllerFamily | undefined): { key: string | undefined; family: Resolved } | undefined {
     for (let i = this.anchors.length - 1; i >= 0; i--) {
       const a = this.anchors[i]!;
       if (a.remaining <= 0 || rec.at - a.at > CONTEXT_MS) continue;
-      if (rsOnly && a.family !== 'replicaset') continue;
+      if (own && a.family !== own) continue;
       a.remaining--;
       (rec.numbers ??= {})[a.dir === 'add' ? 'lowerAdd' : 'lowerDel'] = 1;
       return a;

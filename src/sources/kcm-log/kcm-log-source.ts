@@ -280,6 +280,12 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
             break;
           case 'excluded':
             stats.excluded[res.family] = (stats.excluded[res.family] ?? 0) + 1;
+            // A ReplicationController line goes on (its reader reports RCs), counted as before:
+            // with the other controllers' lines, not among the ReplicaSet events.
+            if (res.event) {
+              buffer.push(res.event);
+              for (const e of buffer.drain(false)) ready.push(e);
+            }
             break;
           case 'rs':
             if (res.context === 'resolved') stats.contextResolved++;
@@ -294,12 +300,12 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       const ready: ControllerLogEvent[] = [];
       for await (const batch of recordBatches(readPath, file, stats, stdinDamage, opts.lines)) {
         for (const item of batch) handle(item, ready);
-        stats.events += ready.length;
+        for (const e of ready) if (e.ownerKind === undefined) stats.events++;
         yield* ready;
         ready.length = 0;
       }
       for (const e of buffer.drain(true)) {
-        stats.events++;
+        if (e.ownerKind === undefined) stats.events++;
         yield e;
       }
       stats.late = buffer.late;
@@ -354,7 +360,8 @@ function warnings(
     const o = s.olderThanModelled;
     d.warn(olderThanModelledNote(where(o.line), o.wording, o.lines));
   }
-  if (s.records > 0 && s.events === 0 && !s.olderThanModelled) {
+  // (a log of the ReplicationController manager alone has its lines: they are reported as RCs)
+  if (s.records > 0 && s.events === 0 && !s.olderThanModelled && !s.excluded.replicationcontroller) {
     d.warn(
       `${file}: no ReplicaSet controller lines found in ${s.records} log records; ` +
         'kexp needs kube-controller-manager logs written at -v=4 (--v=4) with the replicaset controller enabled',

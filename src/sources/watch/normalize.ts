@@ -18,8 +18,8 @@ import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
 
-export type ModelKind = 'Pod' | 'ReplicaSet' | 'Event' | 'Namespace';
-const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, Event: true, Namespace: false };
+export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'Event' | 'Namespace';
+const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, Event: true, Namespace: false };
 
 type Obj = Record<string, unknown>;
 
@@ -322,7 +322,7 @@ export class WatchNormalizer {
         return;
       }
     }
-    if (kind !== 'Pod' && kind !== 'ReplicaSet' && kind !== 'Event' && kind !== 'Namespace') {
+    if (kind !== 'Pod' && kind !== 'ReplicaSet' && kind !== 'ReplicationController' && kind !== 'Event' && kind !== 'Namespace') {
       this.skip(kind);
       return;
     }

@@ -276,6 +276,7 @@ export function classifyRecordingLine(obj: unknown): ParsedRecordingLine {
 export const RESOURCE_KINDS: Readonly<Record<string, string>> = {
   pods: 'Pod',
   replicasets: 'ReplicaSet',
+  replicationcontrollers: 'ReplicationController',
   events: 'Event',
   namespaces: 'Namespace',
 };

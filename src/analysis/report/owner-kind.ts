@@ -1,0 +1,28 @@
+/**
+ * The owner kind of a per-controller report: the ReplicaSet (the report's first unit, whose
+ * reports carry no `kind`, so they stay as they were) or another kind replayed by its own engine
+ * (the ReplicationController: pipeline/owner-kind-replay.ts). `withOwnerKind` adds one kind's
+ * reports to the Report: each marked with its kind, all sorted by key as buildReport sorts them,
+ * a ReplicaSet before another kind's report of the same `namespace/name`. `ownerKindOf` reads it
+ * back; `ownerResource` is the kubectl resource short name of the kind.
+ *
+ * Pure; O(reports × log reports) for the sort, nothing when the kind has no report.
+ */
+import type { OwnerReportKind, Report, ReplicaSetReport } from '../report-types.js';
+
+export function withOwnerKind(report: Report, kind: Exclude<OwnerReportKind, 'ReplicaSet'>, reports: ReplicaSetReport[]): Report {
+  if (reports.length === 0) return report;
+  // Stable: the ReplicaSets come first, so they stay before another kind's report of the same key.
+  const all = [...report.replicaSets, ...reports.map((r): ReplicaSetReport => ({ kind, ...r }))];
+  all.sort((a, b) => a.key.localeCompare(b.key));
+  return { ...report, replicaSets: all };
+}
+
+export function ownerKindOf(r: Pick<ReplicaSetReport, 'kind'>): OwnerReportKind {
+  return r.kind ?? 'ReplicaSet';
+}
+
+/** `kubectl get rs` / `kubectl get rc`. */
+export function ownerResource(r: Pick<ReplicaSetReport, 'kind'>): 'rs' | 'rc' {
+  return r.kind === 'ReplicationController' ? 'rc' : 'rs';
+}

@@ -1,0 +1,165 @@
+/**
+ * One event stream read by two consumers at once (e.g. one replay engine per owner kind), each
+ * given only the events a router assigns to it, in the stream's order — without reading the
+ * stream twice.
+ *
+ * Contract: `route(e)` returns a bit mask (TO_FIRST, TO_SECOND, or both) and may return the
+ * event to hand the second consumer in place of `e` through `convert` (a converted owner). Each
+ * consumer sees its events in stream order; an event routed to both is the same object for both
+ * unless converted. Whichever consumer asks for an event when its queue is empty reads the stream
+ * (one reader at a time) and queues what belongs to the other; a consumer asking while the other
+ * reads waits for it. When the other's queue holds `limit` events the reader stops and waits for
+ * the other to catch up, so what is queued is bounded by how far one consumer runs ahead of the
+ * other (and by `limit`). A consumer that returns early (`return()`) gets nothing more; when both
+ * have, the stream is closed. An error reading the stream goes to the consumer that was reading
+ * and to one waiting.
+ *
+ * Cost: one call of `route` per event and an array push/shift per event routed to a consumer
+ * that is not the one reading; a consumer whose queue holds events gets them without a promise
+ * of its own (Promise.resolve). No I/O of its own.
+ */
+
+export const TO_FIRST = 1;
+export const TO_SECOND = 2;
+
+type Waiter<T> = { resolve: (r: IteratorResult<T>) => void; reject: (err: unknown) => void };
+
+interface Side<T> {
+  queue: T[];
+  head: number;
+  waiter: Waiter<T> | undefined;
+  closed: boolean;
+}
+
+export function teeStream<T>(
+  source: AsyncIterator<T>,
+  route: (e: T) => number,
+  convert: (e: T) => T = (e) => e,
+  limit = 4096,
+): [AsyncIterableIterator<T>, AsyncIterableIterator<T>] {
+  const sides: [Side<T>, Side<T>] = [
+    { queue: [], head: 0, waiter: undefined, closed: false },
+    { queue: [], head: 0, waiter: undefined, closed: false },
+  ];
+  let reading = false;
+  let ended = false;
+  let failure: { err: unknown } | undefined;
+
+  const take = (s: Side<T>): T | undefined => {
+    if (s.head >= s.queue.length) return undefined;
+    const e = s.queue[s.head]!;
+    s.queue[s.head++] = undefined as T;
+    if (s.head >= 1024 && s.head * 2 >= s.queue.length) {
+      s.queue = s.queue.slice(s.head);
+      s.head = 0;
+    }
+    return e;
+  };
+  const give = (s: Side<T>, e: T): void => {
+    if (s.closed) return;
+    const w = s.waiter;
+    if (w) {
+      s.waiter = undefined;
+      w.resolve({ value: e, done: false });
+    } else s.queue.push(e);
+  };
+  const finishWaiters = (): void => {
+    for (const s of sides) {
+      const w = s.waiter;
+      if (!w) continue;
+      s.waiter = undefined;
+      if (failure) w.reject(failure.err);
+      else w.resolve({ value: undefined, done: true });
+    }
+  };
+  /** A consumer returned early: the other, if it waits with nobody reading, reads for itself. */
+  const handOver = (): void => {
+    if (reading) return;
+    for (const i of [0, 1] as const) {
+      const s = sides[i]!;
+      if (!s.waiter) continue;
+      const w = s.waiter;
+      s.waiter = undefined;
+      read(i).then(w.resolve, w.reject);
+      return;
+    }
+  };
+
+  /**
+   * Reads the stream for side `i` until it has an event or the stream ends; when the other side
+   * is `limit` behind, waits for it instead (it reads when its queue is empty). One async frame
+   * per event read: this is on the path of every event.
+   */
+  const read = async (i: 0 | 1): Promise<IteratorResult<T>> => {
+    const other = sides[1 - i]!;
+    reading = true;
+    try {
+      for (;;) {
+        if (!other.closed && other.queue.length - other.head >= limit) {
+          reading = false;
+          return await new Promise<IteratorResult<T>>((resolve, reject) => (sides[i]!.waiter = { resolve, reject }));
+        }
+        const r = await source.next();
+        if (r.done) {
+          reading = false;
+          ended = true;
+          finishWaiters();
+          return r;
+        }
+        const e = r.value;
+        const to = route(e);
+        if (i === 0) {
+          if (to & TO_SECOND) give(other, convert(e));
+          if (to & TO_FIRST) {
+            reading = false;
+            return { value: e, done: false };
+          }
+        } else {
+          if (to & TO_FIRST) give(other, e);
+          if (to & TO_SECOND) {
+            reading = false;
+            return { value: convert(e), done: false };
+          }
+        }
+      }
+    } catch (err) {
+      reading = false;
+      ended = true;
+      failure = { err };
+      finishWaiters();
+      throw err;
+    }
+  };
+
+  const side = (i: 0 | 1): AsyncIterableIterator<T> => {
+    const s = sides[i]!;
+    const it: AsyncIterableIterator<T> = {
+      next(): Promise<IteratorResult<T>> {
+        const e = take(s);
+        if (e !== undefined) return Promise.resolve({ value: e, done: false });
+        if (s.closed) return Promise.resolve({ value: undefined, done: true });
+        if (failure) return Promise.reject(failure.err);
+        if (ended) return Promise.resolve({ value: undefined, done: true });
+        if (reading) return new Promise((resolve, reject) => (s.waiter = { resolve, reject }));
+        return read(i);
+      },
+      async return(): Promise<IteratorResult<T>> {
+        s.closed = true;
+        s.queue = [];
+        s.head = 0;
+        if (sides[0].closed && sides[1].closed) {
+          if (!ended) {
+            ended = true;
+            await source.return?.(undefined);
+          }
+        } else if (!reading) handOver();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return it;
+  };
+  return [side(0), side(1)];
+}

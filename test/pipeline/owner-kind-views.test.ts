@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { OwnerKindViews, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from '../../src/pipeline/owner-kind-views.js';
+import type { Pod } from '../../src/model/objects.js';
+import type { TimelineEvent } from '../../src/timeline/event.js';
+
+const BOTH = TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS;
+let line = 0;
+const base = () => ({ at: 1, atBasis: 'received' as const, source: { file: 'x', line: ++line } });
+
+function pod(name: string, kind?: string): Pod {
+  return { metadata: { name, namespace: 'legacy', uid: name, ...(kind ? { ownerReferences: [{ apiVersion: 'v1', kind, name: 'web', uid: 'o1', controller: true }] } : {}) } };
+}
+const observedPod = (p: Pod, watchType: 'ADDED' | 'MODIFIED' | 'DELETED' = 'ADDED'): TimelineEvent => ({ ...base(), type: 'observed', kind: 'Pod', watchType, object: p });
+
+test('pods: RS-owned to the ReplicaSet view only, RC-owned and orphans to both, and a pod the RC view holds follows it', () => {
+  const v = new OwnerKindViews();
+  assert.equal(v.route(observedPod(pod('a', 'ReplicaSet'))), TO_REPLICA_SETS);
+  assert.equal(v.route(observedPod(pod('b', 'ReplicationController'))), BOTH);
+  const orphan = observedPod(pod('c'));
+  assert.equal(v.route(orphan), BOTH);
+  assert.equal(v.shared(orphan.source), true);
+  // The orphan adopted by a ReplicaSet: the RC view still gets it (its handlers see the change), then its deletion.
+  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'MODIFIED')), BOTH);
+  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'DELETED')), BOTH);
+  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'MODIFIED')), TO_REPLICA_SETS);
+  assert.equal(v.sawOwner, false);
+});
+
+test('an RC goes to the RC view only, converted to the ReplicaSet shape; Events, writes, Namespaces and gaps by kind', () => {
+  const v = new OwnerKindViews();
+  const rc: TimelineEvent = { ...base(), type: 'observed', kind: 'ReplicationController', watchType: 'ADDED', object: { apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'web', namespace: 'legacy', uid: 'o1' }, spec: { replicas: 3, selector: { app: 'web' } } } };
+  assert.equal(v.route(rc), TO_REPLICATION_CONTROLLERS);
+  assert.equal(v.sawOwner, true);
+  const converted = v.convert(rc);
+  assert.equal(converted.type === 'observed' && converted.kind, 'ReplicaSet');
+  assert.deepEqual(converted.type === 'observed' && converted.kind === 'ReplicaSet' && converted.object.spec?.selector, { matchLabels: { app: 'web' } });
+  assert.equal(converted.source, rc.source);
+  const rs: TimelineEvent = { ...base(), type: 'observed', kind: 'ReplicaSet', watchType: 'ADDED', object: { metadata: { name: 'web', namespace: 'legacy', uid: 'r1' } } };
+  assert.equal(v.route(rs), TO_REPLICA_SETS);
+  assert.equal(v.convert(rs), rs);
+  const ev = (kind: string, component: string): TimelineEvent => ({ ...base(), type: 'observed', kind: 'Event', watchType: 'ADDED', object: { metadata: { name: 'e', namespace: 'legacy' }, involvedObject: { kind, name: 'web', namespace: 'legacy' }, source: { component } } });
+  assert.equal(v.route(ev('ReplicationController', 'replication-controller')), BOTH);
+  assert.equal(v.route(ev('ReplicaSet', 'replicaset-controller')), TO_REPLICA_SETS);
+  const write = (controller: 'replicaset-controller' | 'replication-controller'): TimelineEvent => ({ ...base(), type: 'write', actor: { username: `system:serviceaccount:kube-system:${controller}`, controller }, verb: 'create', resource: 'pods', namespace: 'legacy', status: { code: 201 } });
+  assert.equal(v.route(write('replication-controller')), BOTH);
+  assert.equal(v.route(write('replicaset-controller')), TO_REPLICA_SETS);
+  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Namespace', watchType: 'ADDED', object: { metadata: { name: 'legacy' } } }), BOTH);
+  assert.equal(v.route({ ...base(), type: 'gap', reason: 'watch-relist' }), BOTH);
+});
+
+test('objects of the wrong shape: a pod goes to the ReplicaSet view alone (its engine reports it), an RC unconverted', () => {
+  const v = new OwnerKindViews();
+  const bad = { ...base(), type: 'observed', kind: 'Pod', watchType: 'ADDED', object: { metadata: { name: 'x', ownerReferences: { kind: 'ReplicaSet' } } } } as unknown as TimelineEvent;
+  assert.equal(v.route(bad), TO_REPLICA_SETS);
+  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Pod', watchType: 'ADDED', object: null } as unknown as TimelineEvent), TO_REPLICA_SETS);
+  const rc = { ...base(), type: 'observed', kind: 'ReplicationController', watchType: 'ADDED', object: { metadata: { name: 'web' }, spec: { selector: 'app=web' } } } as unknown as TimelineEvent;
+  assert.equal(v.route(rc), TO_REPLICATION_CONTROLLERS);
+  assert.equal(v.convert(rc), rc);
+});
