@@ -100,9 +100,9 @@ function checkReplicaSet(o: Record<string, unknown>): string | undefined {
 function checkReplicationController(o: Record<string, unknown>): string | undefined {
   const spec = o.spec;
   if (spec === undefined || spec === null) return undefined;
-  if (!isObj(spec)) return 'spec is not an object';
+  if (!isRecord(spec)) return 'spec is not an object';
   const sel = spec.selector;
-  if (sel !== undefined && sel !== null && !(isObj(sel) && Object.values(sel).every((v) => typeof v === 'string'))) return 'spec.selector is not a map of strings';
+  if (sel !== undefined && sel !== null && !(isRecord(sel) && Object.values(sel).every((v) => typeof v === 'string'))) return 'spec.selector is not a map of strings';
   return checkReplicaSet({ ...o, spec: { ...spec, selector: sel === undefined || sel === null ? sel : { matchLabels: sel } } });
 }
 
