@@ -43,6 +43,8 @@ export interface BuildOptions {
   since?: number;
   /** The match window the replay used (for the coverage notes). */
   matchWindowMs?: number;
+  /** kubectl's short name of the replayed owner kind, for the commands next steps print (default `rs`). */
+  ownerResource?: 'rs' | 'rc';
 }
 
 function range(values: number[]): CountRange {
@@ -151,7 +153,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
     const t = opts.since !== undefined ? trimTrack(full, opts.since) : full;
     if (!t.rs && t.rounds.length === 0) continue;
     const final = t.rs && t.deletedAt === undefined ? finalCounts(t.rs, res.pods) : undefined;
-    rsReports.push(replicaSetReport({ t, res, end, final }));
+    rsReports.push(replicaSetReport({ t, res, end, final, resource: opts.ownerResource ?? 'rs' }));
   }
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -17,9 +17,12 @@ const RS_NS = 'kexp-dropped-add-no-trigger';
 
 type Entry = Record<string, unknown> & { kind?: string; key: string };
 
-/** A per-controller report with the file names, the namespace and the kind taken out. */
+/**
+ * A per-controller report with the file names, the namespace and the kind taken out (the kind's
+ * kubectl resource in the commands of next steps too: `annotate rc` where the RS has `annotate rs`).
+ */
 function normalized(e: Entry, files: Record<string, string>): unknown {
-  let s = JSON.stringify({ ...e, kind: undefined });
+  let s = JSON.stringify({ ...e, kind: undefined }).split('kubectl annotate rc ').join('kubectl annotate rs ');
   for (const [from, to] of Object.entries(files)) s = s.split(from).join(to);
   return JSON.parse(s.split(RS_NS).join(RC_NS));
 }
@@ -53,6 +56,10 @@ test('replay: the RC scale-up whose third ADDED never arrives is reported as a R
   const table = kexp(['replay', `${RC_DIR}/dropped-add-no-trigger.kexp.jsonl`]);
   assert.match(table.stdout, /^ReplicationController kexp-rc-dropped-add\/web {2}uid /m);
   assert.match(table.stdout, /kubectl -n kexp-rc-dropped-add describe rc web\n/);
+  // The leak's advice pokes the RC, not a ReplicaSet of that name.
+  const leak = (r as unknown as { findings: Array<{ id: string; nextStep: string }> }).findings.find((f) => f.id === 'expectation-leak-open');
+  assert.match(leak!.nextStep, /`kubectl annotate rc web -n kexp-rc-dropped-add kexp\.io\/poke=/);
+  assert.match((rs.out.replicaSets[0]! as unknown as { findings: Array<{ id: string; nextStep: string }> }).findings.find((f) => f.id === 'expectation-leak-open')!.nextStep, /`kubectl annotate rs web /);
   assert.match(table.stdout, /kubectl -n kexp-rc-dropped-add get events --field-selector involvedObject.name=web\n/);
   const htmlFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-rc-')), 'r.html');
   kexp(['replay', `${RC_DIR}/dropped-add-no-trigger.kexp.jsonl`, '--html', htmlFile]);

@@ -99,7 +99,7 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
   ids: ['expectation-leak-open', 'gated-at-end'],
   reads: 'the window still open at the end of input, its outstanding counters and leak cause (report/gated-windows.ts)',
   fires: 'a window open at the end of input: a leak when only the timeout or the ReplicaSet\'s deletion can clear it, else a round in flight',
-  find({ t, end }) {
+  find({ t, end, resource }) {
     if (!(t.open && end !== undefined)) return undefined;
     const w = t.open;
     const name = t.key;
@@ -121,7 +121,7 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
           `an error requeue, or the informer resync every 12–24 h.`,
         nextStep:
           end > expires
-            ? `The record is already expired: trigger a sync now, e.g. \`kubectl annotate rs ${t.key.split('/')[1]} -n ${t.key.split('/')[0]} kexp.io/poke="$(date +%s)" --overwrite\`.`
+            ? `The record is already expired: trigger a sync now, e.g. \`kubectl annotate ${resource} ${t.key.split('/')[1]} -n ${t.key.split('/')[0]} kexp.io/poke="$(date +%s)" --overwrite\`.`
             : `Wait until ${iso(expires)} and then trigger a sync (any change to the ReplicaSet, e.g. an annotation), or delete and recreate the ReplicaSet if it cannot wait.`,
         evidence: refs(w.evidence),
       };

@@ -24,6 +24,8 @@ export interface ReplayedTrack {
   end: number | undefined;
   /** The ReplicaSet's pods at the end of input (finalCounts), unless it is gone. */
   final: ReturnType<typeof finalCounts> | undefined;
+  /** kubectl's short name of the owner kind replayed (`rs`; `rc` for a ReplicationController). */
+  resource: 'rs' | 'rc';
 }
 
 /** The controller writes of `t` the report keeps from `since` on: those of its rounds since then, and the others made since. */
