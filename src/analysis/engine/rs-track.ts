@@ -152,8 +152,9 @@ export interface RsTrack {
    * Time and signature of the controller's last status write of this ReplicaSet (of `uid`).
    * `at` is undefined for the first status kexp saw of it (an initial list, a ReplicaSet first
    * seen mid-input): written at a time the input does not show, it anchors no comparison.
+   * `replicas` is the status.replicas it wrote (a finite number, else undefined).
    */
-  lastStatus?: { at?: number; signature: string; uid?: string };
+  lastStatus?: { at?: number; signature: string; uid?: string; replicas?: number };
   /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
   statusWrites: number[];
   /**

@@ -120,8 +120,10 @@ export class ViewAlignment {
     const first = !t.lastStatus || t.lastStatus.uid !== uid;
     if (!first && t.lastStatus!.signature === signature) return;
     const previous = first ? undefined : t.lastStatus!.at;
-    const previousReplicas = first ? undefined : (JSON.parse(t.lastStatus!.signature) as unknown[])[0];
-    t.lastStatus = first ? { signature, uid } : { at: e.at, signature, uid };
+    const previousReplicas = first ? undefined : t.lastStatus!.replicas;
+    const r = (rs.status as { replicas?: unknown } | null | undefined)?.replicas;
+    const replicas = typeof r === 'number' && Number.isFinite(r) ? r : undefined;
+    t.lastStatus = first ? { signature, uid, replicas } : { at: e.at, signature, uid, replicas };
     t.statusWrites.push(e.at);
     const ns = rs.metadata.namespace;
     const held = [...this.withheldPods.values()].filter((w) => w.rsKey === t.key);
@@ -137,8 +139,8 @@ export class ViewAlignment {
     const prior = this.priorSightings.get(t.key);
     if (recent) this.priorSightings.set(t.key, recent);
     else this.priorSightings.delete(t.key);
-    if (previous !== undefined && typeof previousReplicas === 'number') {
-      this.checkLateWrite(t, rs, e, { at: previous, replicas: previousReplicas }, [...(prior ?? []), ...(recent ?? [])], mine, atMost);
+    if (previous !== undefined && previousReplicas !== undefined) {
+      this.checkLateWrite(t, rs, e, replicas, { at: previous, replicas: previousReplicas }, [...(prior ?? []), ...(recent ?? [])], mine, atMost);
     }
     const open = t.viewUnknown.find((u) => u.until === undefined);
     const lastBehind = t.viewBehind[t.viewBehind.length - 1];
@@ -201,11 +203,10 @@ export class ViewAlignment {
    * (a lagging informer delivers in order; older ones the previous write may have counted).
    */
   private checkLateWrite(
-    t: RsTrack, rs: ReplicaSet, e: TimelineEvent, previous: { at: number; replicas: number },
+    t: RsTrack, rs: ReplicaSet, e: TimelineEvent, replicas: number | undefined, previous: { at: number; replicas: number },
     candidates: Array<{ pk: string; at: number }>, mine: () => Iterable<Pod>, atMost: number,
   ): void {
-    const replicas = (rs.status as { replicas?: number } | undefined)?.replicas;
-    if (typeof replicas !== 'number' || replicas <= previous.replicas || e.at - previous.at <= LATE_STATUS_MS) return;
+    if (replicas === undefined || replicas <= previous.replicas || e.at - previous.at <= LATE_STATUS_MS) return;
     const uid = rs.metadata.uid;
     const seen = new Map<string, number>();
     for (const c of candidates) {
