@@ -18,6 +18,7 @@ import { type ReplayResult } from './engine/replay-result.js';
 import { adoptionTable } from './report/adoption-table.js';
 import { inputSummary, timeBasisLine } from './report/coverage.js';
 import { ref, refs } from './report/evidence-refs.js';
+import { ownerResource } from './report/owner-kind.js';
 import { windowReport } from './report/gated-windows.js';
 import { trimTrack, type ReplayedTrack } from './report/replayed-track.js';
 import { roundReport } from './report/rounds.js';
@@ -43,8 +44,8 @@ export interface BuildOptions {
   since?: number;
   /** The match window the replay used (for the coverage notes). */
   matchWindowMs?: number;
-  /** kubectl's short name of the replayed owner kind, for the commands next steps print (default `rs`). */
-  ownerResource?: 'rs' | 'rc';
+  /** The owner kind replayed, when not the ReplicaSet (the commands next steps print name its resource). */
+  ownerKind?: ReplicaSetReport['kind'];
 }
 
 function range(values: number[]): CountRange {
@@ -153,7 +154,7 @@ export function buildReport(res: ReplayResult, opts: BuildOptions): Report {
     const t = opts.since !== undefined ? trimTrack(full, opts.since) : full;
     if (!t.rs && t.rounds.length === 0) continue;
     const final = t.rs && t.deletedAt === undefined ? finalCounts(t.rs, res.pods) : undefined;
-    rsReports.push(replicaSetReport({ t, res, end, final, resource: opts.ownerResource ?? 'rs' }));
+    rsReports.push(replicaSetReport({ t, res, end, final, resource: ownerResource({ kind: opts.ownerKind }) }));
   }
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,

@@ -57,7 +57,7 @@ export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opt
 export function withReplicationControllers(report: Report, results: OwnerKindResults, build: BuildOptions, log?: { replicationControllers?: ControllerLogInput }, since?: number): Report {
   const result = results.replicationControllers;
   if (!result) return report;
-  let rc = buildReport(result, { ...build, ownerResource: 'rc' });
+  let rc = buildReport(result, { ...build, ownerKind: 'ReplicationController' });
   if (log?.replicationControllers) {
     const fused = fuseControllerLog(rc, log.replicationControllers, { kind: 'replay', result, ...(since !== undefined ? { since } : {}) });
     rc = fused.report;

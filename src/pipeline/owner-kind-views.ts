@@ -34,6 +34,7 @@
  */
 import { controllerRefOf, isRecord, type CoreEvent, type Pod } from '../model/objects.js';
 import { replicaSetFromReplicationController } from '../model/replicationcontroller/conversion.js';
+import { REPLICATION_CONTROLLER_KIND } from '../model/replicationcontroller/replication-manager.js';
 import type { TimelineEvent } from '../timeline/event.js';
 import { TO_FIRST, TO_SECOND } from './stream-tee.js';
 
@@ -41,8 +42,8 @@ export const TO_REPLICA_SETS = TO_FIRST;
 export const TO_REPLICATION_CONTROLLERS = TO_SECOND;
 const BOTH = TO_FIRST | TO_SECOND;
 
-const RC_KIND = 'ReplicationController';
-const RC_COMPONENT = 'replication-controller';
+const RC_KIND = REPLICATION_CONTROLLER_KIND.kind;
+const RC_COMPONENT = REPLICATION_CONTROLLER_KIND.component;
 
 export class OwnerKindViews {
   /** Any ReplicationController object in the stream. */
