@@ -94,6 +94,27 @@ const EXPECTED: Record<string, Parses | Rejected> = {
     start: '2025-04-01T13:33:59.457Z',
     end: '2025-04-01T13:33:59.457Z',
   },
+  // A real OpenShift must-gather (openshift/must-gather-clean test files): object dumps and a KCM log,
+  // none of them an audit log. The audit reader refuses each with the command that reads it;
+  // test/sources/must-gather-realdata.test.ts checks what `kexp replay` and `kexp kcm-log` make of them.
+  'openshift-must-gather-aws/NOTICE': { parses: false, reason: /NOTICE:1: not an audit log: the first line is neither JSON nor YAML/ },
+  'openshift-must-gather-aws/kube-controller-manager/current.log': {
+    parses: false,
+    // The audit source refuses it; `kexp audit` on it names `kexp kcm-log` (the pipeline sniffs KCM logs).
+    reason: /current\.log:1: not an audit log: the first line is neither JSON nor YAML/,
+  },
+  'openshift-must-gather-aws/namespaces/openshift-console/apps/replicasets.yaml': {
+    parses: false,
+    reason: /replicasets\.yaml:2: this is a Kubernetes object dump \(apps\/v1 ReplicaSetList\), not an apiserver audit log; read it with `kexp replay`/,
+  },
+  'openshift-must-gather-aws/namespaces/openshift-console/core/events.yaml': {
+    parses: false,
+    reason: /events\.yaml:2: this is a Kubernetes object dump \(v1 EventList\), not an apiserver audit log/,
+  },
+  'openshift-must-gather-aws/namespaces/openshift-console/core/pods.yaml': {
+    parses: false,
+    reason: /pods\.yaml:2: this is a Kubernetes object dump \(v1 PodList\), not an apiserver audit log/,
+  },
   'PROVENANCE.md': { parses: false, reason: /PROVENANCE\.md:3: not an audit log: neither JSON nor valid YAML/ },
   'audit2rbac-v1/demo.log': {
     parses: true,
