@@ -9,6 +9,7 @@
  * Pure: no I/O, no clock (the end of input is "now"). O(size of the tracks) plus the pods each
  * ReplicaSet controls at the end (finalCounts, the adoption table).
  */
+import type { VersionInfo } from '../model/version.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { findingsFor } from './findings/catalogue.js';
 import { sortFindings } from './findings/finding-rule.js';
@@ -30,7 +31,7 @@ import { writeCount } from './engine/write-ledger.js';
 export interface BuildOptions {
   command: string;
   kexpVersion: string;
-  k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
+  k8sVersion: VersionInfo;
   inputs: FileCoverage[];
   problems: InputProblem[];
   /** Every problem the inputs had, when more than `problems` lists (sources cap what they keep). */
@@ -142,6 +143,7 @@ function assumptionsOf(res: ReplayResult, opts: BuildOptions): string[] {
     ...res.restarts.map((r) => r.via === 'log'
       ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
       : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
+    ...(opts.k8sVersion.differences ?? []).map((d) => `Kubernetes version: ${d}`),
     ...(opts.assumptions ?? []),
   ];
 }

@@ -9,6 +9,7 @@
  * - `inferred`: simulated by kexp's controller model from what the input shows;
  * - `unknown`: the input cannot decide it (start of input, a gap, missing evidence).
  */
+import type { VersionInfo } from '../model/version.js';
 
 export const REPORT_SCHEMA_VERSION = 'kexp.report/v1';
 
@@ -98,6 +99,8 @@ export interface RoundReport {
   successes?: number;
   skipped?: number;
   namespaceTerminating?: number;
+  /** Create rounds before v1.18: creates that timed out (504) and were counted as successes (kubernetes#67662). */
+  timedOut?: number;
   /** Delete rounds: the chosen pod keys (namespace/name). */
   keys?: string[];
   failed?: string[];
@@ -239,7 +242,7 @@ export interface ReplicaSetReport {
 export interface Report {
   schemaVersion: typeof REPORT_SCHEMA_VERSION;
   generator: { name: 'kexp'; version: string; command: string };
-  k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
+  k8sVersion: VersionInfo;
   inputs: InputSummary[];
   coverage: Coverage;
   replicaSets: ReplicaSetReport[];

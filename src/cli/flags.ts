@@ -46,8 +46,9 @@ export const k8sVersionFlag = Flags.string({
 });
 
 /**
- * `--k8s-version`, checked in the validate step: a version kexp models (parseK8sVersion), else
- * its Error for the usage line. Empty is no version: the input's, else the default.
+ * `--k8s-version`, checked in the validate step: a Kubernetes 1.x version (parseK8sVersion; one
+ * outside 1.25 … 1.37 is replayed as the nearest with its differences stated), else its Error for
+ * the usage line. Empty is no version: the input's, else the default.
  */
 export function checkK8sVersion(v: string | undefined): void {
   if (v) parseK8sVersion(v);

@@ -15,7 +15,7 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
-import { DEFAULT_K8S_VERSION, isModelledVersion, NEWEST_K8S_MINOR, OLDEST_K8S_MINOR, parseK8sVersion } from '../model/version.js';
+import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
@@ -63,10 +63,11 @@ const PRESCAN_EVENTS = 500_000;
 /**
  * Does the log record the ReplicaSet controller's pod writes at all (its audit policy logs
  * them)? Then a write it does not show was not made. A short pre-scan that stops at the first
- * such write (and notes the first record's time); stdin cannot be read twice, so there the
- * engine decides from its look-ahead.
+ * such write (and notes the first record's time and the version its user agent names, which is
+ * the version kexp models); stdin cannot be read twice, so there the engine decides from its
+ * look-ahead and the version is the flag's or the default.
  */
-async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; firstAt?: number }> {
+async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; firstAt?: number; userAgentVersion?: string }> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   let read = 0;
   let firstAt: number | undefined;
@@ -76,7 +77,10 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
     for await (const e of src.events) {
       if (signal?.aborted) return { firstAt };
       firstAt ??= e.at;
-      if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource) return { recorded: true, firstAt };
+      if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource) {
+        const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
+        return { recorded: true, firstAt, ...(userAgentVersion ? { userAgentVersion } : {}) };
+      }
       if (++read >= PRESCAN_EVENTS) return { firstAt };
     }
   }
@@ -148,9 +152,14 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
       yield e;
     }
   }
-  // The version to model must be known before the first sync; the user agent is seen early, but
-  // to stay deterministic kexp uses the flag or the default and reports the user-agent version.
-  const version = o.k8sVersion ? { version: parseK8sVersion(o.k8sVersion).text, basis: 'flag' as const } : { version: DEFAULT_K8S_VERSION, basis: 'default' as const };
+  // The version to model must be known before the first sync: the flag, else the user agent of
+  // the controller's first pod write (the pre-scan stops there), else the default.
+  const version: VersionInfo = o.k8sVersion
+    ? versionInfo(o.k8sVersion, 'flag')
+    : pre.userAgentVersion
+      ? versionInfo(pre.userAgentVersion, 'input')
+      : { version: DEFAULT_K8S_VERSION, basis: 'default' };
+  if (version.modelledAs) diagnostics.warn(`kube-controller-manager ${version.version} (${version.basis === 'flag' ? '--k8s-version' : 'its user agent'}) is replayed as ${version.modelledAs} with its known differences (see the report's assumptions)`);
   const k8s = parseK8sVersion(version.version);
   const results = await replayOwnerKinds(tap(), {
     version: k8s,
@@ -180,9 +189,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
   ];
   if (uaVersion && uaVersion !== version.version) {
-    assumptions.push(isModelledVersion(uaVersion)
-      ? `kube-controller-manager's user agent says ${uaVersion}; modelled ${version.version} (${version.basis}). Use --k8s-version ${uaVersion} to model it exactly.`
-      : `kube-controller-manager's user agent says ${uaVersion}, outside what kexp models (v1.${OLDEST_K8S_MINOR} … v1.${NEWEST_K8S_MINOR}); modelled ${version.version} (${version.basis}): behaviour that changed since may differ, the writes are still accounted for.`);
+    assumptions.push(`kube-controller-manager's user agent says ${uaVersion}; modelled ${version.version} (${version.basis}).${version.basis === 'flag' ? '' : ` Use --k8s-version ${uaVersion} to model it.`}`);
   }
   if (levels.length && !levels.includes('RequestResponse')) {
     assumptions.push(`The audit level is ${levels.join('/')}: no response bodies, so pods and ReplicaSets cannot be observed and the controller cannot be reconstructed; only its writes are counted.`);

@@ -27,7 +27,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ReplicaSet } from '../model/objects.js';
-import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
+import { DEFAULT_K8S_VERSION, versionInfo, type VersionInfo } from '../model/version.js';
 import { iso } from '../analysis/iso.js';
 import {
   REPORT_SCHEMA_VERSION,
@@ -181,12 +181,13 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   const snap = await takeSnapshot({ access: o.access, target: o.target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal });
   if (snap.replicaSets.length === 0) throw new ClusterError('not-found', `Deployment ${snap.namespace}/${o.target.name} controls no ReplicaSet yet`);
   for (const u of snap.unavailable) warn(`${u.message} (continuing without it)`);
-  let version: { version: string; basis: 'flag' | 'input' | 'default' } = { version: DEFAULT_K8S_VERSION, basis: 'default' };
+  let version: VersionInfo = { version: DEFAULT_K8S_VERSION, basis: 'default' };
   if (snap.serverVersion) {
     try {
-      version = { version: parseK8sVersion(snap.serverVersion).text, basis: 'input' };
+      version = versionInfo(snap.serverVersion, 'input');
+      if (version.modelledAs) warn(`server version ${version.version} is replayed as ${version.modelledAs}: ${version.differences!.join(' ')}`);
     } catch {
-      warn(`server version ${snap.serverVersion} is not modelled; using ${DEFAULT_K8S_VERSION}`);
+      warn(`server version ${snap.serverVersion} is not a Kubernetes 1.x version; using ${DEFAULT_K8S_VERSION}`);
     }
   }
   const analyses = snap.replicaSets.map((rs) => ({

@@ -14,7 +14,7 @@ import { readControllerLogs, splitControllerLogs, watchInputsTime, type Controll
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
-import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
+import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { dirSummary, expandInputs, lookedFor, skippedSummary } from '../sources/dump-dir.js';
 import { InputError } from '../sources/source.js';
@@ -53,22 +53,31 @@ export interface ReplayFilesResult {
   interrupted?: string;
 }
 
-/** Picks the version to model: flag, else the recording's serverVersion, else the default. */
-function chooseVersion(flag: string | undefined, sources: OpenedSource[]): { version: string; basis: 'flag' | 'input' | 'default'; note?: string } {
-  if (flag) return { version: parseK8sVersion(flag).text, basis: 'flag' };
+/**
+ * Picks the version to model: flag, else the recording's serverVersion, else the default. A
+ * release kexp does not model exactly is replayed as the nearest it models with its known
+ * differences (versionInfo); `note` says so once, on stderr and in the report's assumptions.
+ */
+function chooseVersion(flag: string | undefined, sources: OpenedSource[]): { info: VersionInfo; note?: string } {
+  if (flag) return withNote(versionInfo(flag, 'flag'));
   let note: string | undefined;
   for (const s of sources) {
     const sv = (s.coverage().header as { serverVersion?: string } | undefined)?.serverVersion;
     if (sv) {
       try {
-        return { version: parseK8sVersion(sv).text, basis: 'input' };
+        return withNote(versionInfo(sv, 'input'), s.file);
       } catch (e) {
-        // An unmodelled server version falls back to the default, and the report says so.
+        // Not a Kubernetes 1.x version at all: the default, and the report says so.
         note ??= `${s.file}: ${(e as Error).message}; modelled ${DEFAULT_K8S_VERSION} instead (behaviour that changed since may differ; the writes are still accounted for).`;
       }
     }
   }
-  return { version: DEFAULT_K8S_VERSION, basis: 'default', ...(note ? { note } : {}) };
+  return { info: { version: DEFAULT_K8S_VERSION, basis: 'default' }, ...(note ? { note } : {}) };
+}
+
+function withNote(info: VersionInfo, file?: string): { info: VersionInfo; note?: string } {
+  if (!info.modelledAs) return { info };
+  return { info, note: `${file ? `${file}: ` : ''}Kubernetes ${info.version} (${info.basis}) is replayed as ${info.modelledAs} with its known differences (see the assumptions).` };
 }
 
 /**
@@ -129,7 +138,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
     for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
     if (stop) for (const s of sources) s.events = stop.events(s.events);
-    let report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: { version: version.version, basis: version.basis }, diagnostics });
+    let report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: version.info, diagnostics });
     if (kcmLogs.length) {
       // A controller log beside a snapshot: its windows and decisions are the only view of the
       // controller's expectations there is (the snapshot has none).
@@ -160,7 +169,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     merged: (e) => events.see(e),
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
-  const k8s = parseK8sVersion(version.version);
+  const k8s = parseK8sVersion(version.info.version);
   const results = await replayOwnerKinds(stream, {
     version: k8s,
     rsFilter: opts.rs,
@@ -192,7 +201,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     matchWindowMs: opts.matchWindowMs ?? 5000,
     command: 'replay',
     kexpVersion: KEXP_VERSION,
-    k8sVersion: { version: version.version, basis: version.basis },
+    k8sVersion: version.info,
     inputs,
     problems,
     assumptions,

@@ -6,6 +6,7 @@
  * each ReplicaSet's state with the same snapshot analysis `kexp explain` uses — its Events as
  * evidence of earlier rounds, nothing simulated, the controller's expectations unknown.
  */
+import type { VersionInfo } from '../model/version.js';
 import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
 import { controllerRefOf, objectKey } from '../model/objects.js';
 import type { OpenedSource } from '../sources/source.js';
@@ -28,7 +29,7 @@ export function allSnapshots(sources: OpenedSource[]): boolean {
 
 export interface SnapshotFilesOptions {
   rs?: string;
-  k8sVersion: { version: string; basis: 'flag' | 'input' | 'default' };
+  k8sVersion: VersionInfo;
   diagnostics: Diagnostics;
 }
 

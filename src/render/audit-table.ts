@@ -59,7 +59,7 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     ];
     const rows = rss.map((r) => {
       const top = [...r.findings].sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
-      const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) : (x.failed?.length ?? 0)), 0);
+      const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) + (x.timedOut ?? 0) : (x.failed?.length ?? 0)), 0);
       const leaks = r.gatedWindows.filter(isLeakWindow).length;
       return [
         r.key, r.verdict.state, ...(wide ? [r.verdict.basis] : []), String(r.findings.length), ...(wide ? [String(r.rounds.length)] : []),

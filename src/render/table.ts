@@ -97,6 +97,7 @@ function roundDetail(x: RoundReport, wide: boolean): string {
     if (x.released?.length) parts.push(`released ${list(x.released)}`);
   } else if (x.kind === 'create') parts.push(`batches ${x.batches?.join(',') ?? '?'}`);
   else parts.push(list(x.keys));
+  if (x.timedOut) parts.push(`${x.timedOut} timed out (504), counted as success (before 1.18)`);
   if (x.errors.length) parts.push(wide ? x.errors.join('; ') : x.errors[0]!);
   return parts.join('; ');
 }
@@ -124,8 +125,9 @@ function roundsSection(r: ReplicaSetReport, c: Ctx): string[] {
   ];
   const rows = shown.map((x) => {
     const claimed = [...(x.adopted ?? []), ...(x.released ?? [])];
-    const ok = x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) : x.kind === 'claim' ? claimed.length : x.n - (x.failed?.length ?? 0) - (x.unknown ?? 0) - (x.unmade ?? 0);
-    const failed = x.kind === 'claim' ? 0 : (x.skipped ?? x.failed?.length ?? 0);
+    // Rejections the controller counted as successes (NamespaceTerminating; a timeout before 1.18) are no OK pod.
+    const ok = x.kind === 'create' ? (x.successes ?? 0) - (x.namespaceTerminating ?? 0) - (x.timedOut ?? 0) : x.kind === 'claim' ? claimed.length : x.n - (x.failed?.length ?? 0) - (x.unknown ?? 0) - (x.unmade ?? 0);
+    const failed = x.kind === 'claim' ? 0 : (x.skipped ?? x.failed?.length ?? 0) + (x.timedOut ?? 0);
     return [
       clock(x.at), x.kind, String(x.n), String(ok), String(failed),
       ...(nsTerm ? [String(x.namespaceTerminating ?? 0)] : []), ...(unknown ? [String(x.unknown ?? 0)] : []), x.basis,

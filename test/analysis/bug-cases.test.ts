@@ -259,3 +259,49 @@ test('a creation round longer than the match window (500 creates over 70 s, a th
   assert.equal(rs.verdict.state, 'healthy');
   assert.equal(exit, 0);
 });
+
+/** The ReplicaSet controller's actor with the user agent of a given kube-controller-manager release. */
+function rsControllerOf(version: string) {
+  const a = actors.rsController();
+  return { ...a, userAgent: a.userAgent!.replace(/kube-controller-manager\/v[\d.]+/, `kube-controller-manager/${version}`) };
+}
+
+function timedOutCreate(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(1);
+  b.advance(20).controllerCreate({ code: 504, reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request (post pods)' });
+  b.advance(10).rsStatus(0);
+  // 40 minutes later an unrelated change enqueues the ReplicaSet: the create comes only then.
+  b.advance(40 * 60_000).replicaSet(1, actors.user());
+  b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(1);
+  return b;
+}
+
+test('#67662 (v1.12): a create that timed out counted as a success — the record waits 5 min, then nothing retries until a later trigger; modelled from the user agent\'s version', async () => {
+  const { report, rs, exit } = await audit('67662', timedOutCreate('v1.12.10'));
+  assert.equal(report.k8sVersion.version, 'v1.12.10');
+  assert.equal(report.k8sVersion.basis, 'input');
+  assert.equal(report.k8sVersion.modelledAs, 'v1.25');
+  assert.ok(report.k8sVersion.differences?.some((d) => /kubernetes#67662/.test(d)), JSON.stringify(report.k8sVersion));
+  assert.ok(report.coverage.assumptions.some((a) => /older than kexp models: replayed as v1\.25/.test(a)));
+  const first = rs.rounds[0]!;
+  assert.deepEqual([first.kind, first.n, first.timedOut, first.basis], ['create', 1, 1, 'observed'], dump(rs));
+  const w = rs.gatedWindows[0]!;
+  assert.equal(w.endedBy, 'expired', dump(rs));
+  const f = finding(rs, 'expectation-leak-expired');
+  assert.ok(f, ids(rs).join());
+  assert.match(f.explanation, /timed out \(504\) and was counted as a success: manageReplicas swallowed IsTimeout before v1\.18 \(kubernetes#67662\)/);
+  assert.equal(exit, 4);
+});
+
+test('#67662 fixed (v1.17.1, v1.37.2): the same timed-out create is a failure the controller walks back, never a leak', async () => {
+  for (const v of ['v1.17.1', 'v1.37.2']) {
+    const { rs } = await audit(`67662-${v}`, timedOutCreate(v));
+    assert.equal(rs.rounds[0]!.timedOut, undefined, v);
+    assert.ok(!finding(rs, 'expectation-leak-expired'), `${v}: ${ids(rs).join()}`);
+    assert.ok(!rs.gatedWindows.some((w) => w.endedBy === 'expired'), `${v}: ${dump(rs)}`);
+  }
+});

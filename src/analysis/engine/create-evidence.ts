@@ -196,7 +196,7 @@ export class CreateEvidence {
       } else {
         const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
         if (!nsTerm) batchFailed = true;
-        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, doneAt: e.at });
+        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, timeout: isTimeoutStatus(e.status), doneAt: e.at });
       }
       if (++inBatch === batch) {
         if (batchFailed) {
@@ -310,7 +310,10 @@ export class CreateEvidence {
       const messages: string[] = [];
       const failures = this.occurrences.takeWarnings(rs, 'FailedCreate', at, missing, sources, messages, round);
       const nsTerm = this.facts.namespaceTerminating(rs.metadata.namespace ?? '');
-      for (let i = 0; i < failures; i++) plan.push({ ok: false, error: (messages[i] ?? 'FailedCreate').replace(/^Error creating: /, '') });
+      for (let i = 0; i < failures; i++) {
+        const error = (messages[i] ?? 'FailedCreate').replace(/^Error creating: /, '');
+        plan.push({ ok: false, error, timeout: TIMEOUT_MESSAGE_RE.test(error) });
+      }
       if (plan.length < n) {
         const rest = n - plan.length;
         if (nsTerm) {
@@ -439,3 +442,15 @@ export class CreateEvidence {
     } else this.onRoundProgress?.(key, e.at + MAX_WATCH_CALL_MS);
   }
 }
+
+/**
+ * apierrors.IsTimeout (k8s.io/apimachinery/pkg/api/errors): a Status with reason `Timeout`, which
+ * the apiserver answers with 504 ("the server was unable to return a response in the time
+ * allotted, but may still be processing the request").
+ */
+function isTimeoutStatus(status: { code: number; reason?: string }): boolean {
+  return status.reason === 'Timeout' || status.code === 504;
+}
+
+/** NewTimeoutError's message, as a FailedCreate Event quotes it. */
+const TIMEOUT_MESSAGE_RE = /the server was unable to return a response in the time allotted/;

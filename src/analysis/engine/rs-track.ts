@@ -35,6 +35,8 @@ export interface WindowTrack {
   note?: string;
   round?: number;
   namespaceTerminating?: number;
+  /** Creates of its round that timed out and were counted as successes (before v1.18). */
+  timedOut?: number;
   gapInside?: boolean;
 }
 

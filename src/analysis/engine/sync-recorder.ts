@@ -76,6 +76,7 @@ export class SyncRecorder {
         t.open.basis = rt.evidence?.basis ?? 'inferred';
         t.open.note = rt.evidence?.note ?? s.delete?.note;
         t.open.namespaceTerminating = s.create?.namespaceTerminating;
+        if (s.create?.timedOut) t.open.timedOut = s.create.timedOut;
         if (s.delete) t.open.raised.keys = s.delete.keys;
         if (rec) t.open.remaining = { add: rec.add, del: rec.del };
       }

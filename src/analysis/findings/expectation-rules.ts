@@ -59,9 +59,12 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
           : `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s) were never observed, so every sync was refused ` +
             `(${plural(w.gatedSyncs, 'gated sync')}) until the first sync after the record expired, at ${iso(w.end)}. Expiry is passive: ` +
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
+            ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: manageReplicas swallowed IsTimeout before v1.18 (kubernetes#67662), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
             (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '')),
-      nextStep: lagOnly
+      nextStep: (w.timedOut ?? 0) > 0
+        ? 'Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ReplicaSet (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).'
+        : lagOnly
         ? 'Check kube-controller-manager\'s watch health at that time (apiserver load, watch relists, a slow network); expect surplus pods that a later sync deletes.'
         : 'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +
           'or creates rejected because the namespace was terminating. Check the kube-controller-manager log for "Controller expectations expired".',

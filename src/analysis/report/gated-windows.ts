@@ -54,6 +54,9 @@ export function leakCause(t: RsTrack, w: WindowTrack, end: number): string | und
   if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
     return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were counted as successes, so no pod will ever be observed for them`;
   }
+  if ((w.timedOut ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
+    return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (manageReplicas before v1.18, kubernetes#67662), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
+  }
   const orphaned = t.orphanedExpected.filter((o) => o.at >= w.start);
   if (orphaned.length > 0 && (w.remaining?.del ?? 0) > 0) {
     return `expected-delete pod ${orphaned.map((o) => o.podKey).join(', ')} lost its controllerRef before its deletion was observed, so the deletion can no longer be credited`;

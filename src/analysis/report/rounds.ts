@@ -58,6 +58,7 @@ export function roundReport(r: Round, t: RsTrack): RoundReport {
       at: iso(r.at)!, kind: 'create', n: c.n, basis, writes: claimed.length, ...lateOut, batches: c.batches, calls: c.calls, successes: c.successes - unknown,
       skipped: c.skipped, namespaceTerminating: c.namespaceTerminating, errors: [...new Set(c.errors)], evidence,
     };
+    if (c.timedOut) out.timedOut = c.timedOut;
     if (unknown) out.unknown = unknown;
     if (c.unmade) out.unmade = c.unmade;
     const note = [...(unknown || !late.length ? [r.evidence?.note] : []), ...notes].filter(Boolean).join('; ');

@@ -27,7 +27,15 @@ import type { Pod } from '../objects.js';
  */
 export type CreateResult = (
   | { ok: true; pod?: string; unknown?: boolean }
-  | { ok: false; error: string; /** NamespaceTerminating cause: counted as success by the RS controller. */ namespaceTerminating?: boolean; unmade?: undefined }
+  | {
+      ok: false;
+      error: string;
+      /** NamespaceTerminating cause: counted as success by the RS controller. */
+      namespaceTerminating?: boolean;
+      /** apierrors.IsTimeout (504, reason Timeout): counted as success before v1.18 (VersionFeatures.createTimeoutAsSuccess). */
+      timeout?: boolean;
+      unmade?: undefined;
+    }
   | { ok: false; unmade: true }
 ) & {
   /**

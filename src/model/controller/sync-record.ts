@@ -26,6 +26,8 @@ export interface CreateRound {
   /** n − successes: walked back with CreationObserved. */
   skipped: number;
   namespaceTerminating: number;
+  /** Creates that timed out and were counted as successes (before v1.18: VersionFeatures.createTimeoutAsSuccess). */
+  timedOut?: number;
   errors: string[];
   /** Calls whose outcome the input cannot tell (replays; counted in `successes` for the bookkeeping). */
   unknown: number;

@@ -313,7 +313,8 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
   updateRS(old: ReplicaSet, cur: ReplicaSet, at: number): void {
     const key = objectKey(cur.metadata);
     const effects: string[] = [];
-    if (old.metadata.uid !== cur.metadata.uid) {
+    // [<1.17] updateRS had no UID check: only the sync that finds the key gone deletes its record.
+    if (old.metadata.uid !== cur.metadata.uid && !this.features.deleteKeepsExpectations) {
       this.deleteRS(tombstoneOf(key, old), at);
       effects.push('UID changed: deleteRS(old)');
     }
@@ -325,13 +326,17 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     this.report(() => ({ at, handler: 'updateRS', object: key, effects }));
   }
 
-  /** deleteRS in replica_set.go: DeleteExpectations, then enqueue. */
+  /**
+   * deleteRS in replica_set.go: DeleteExpectations, then enqueue. [<1.17] the informer's DeleteFunc
+   * was enqueueReplicaSet: the record stays until a sync finds the key gone (kubernetes#82572).
+   */
   deleteRS(obj: ReplicaSet | Tombstone<ReplicaSet>, at: number): void {
     const rs = unwrapTombstone(obj);
     const key = objectKey(rs.metadata);
-    this.expectations.delete(key, at);
+    const keep = this.features.deleteKeepsExpectations;
+    if (!keep) this.expectations.delete(key, at);
     this.queue.add(key, at);
-    this.report(() => ({ at, handler: 'deleteRS', object: key, effects: ['DeleteExpectations', `enqueue ${key}`] }));
+    this.report(() => ({ at, handler: 'deleteRS', object: key, effects: [...(keep ? [] : ['DeleteExpectations']), `enqueue ${key}`] }));
   }
 
   // ───────────────────────────── sync (§4) ─────────────────────────────
@@ -534,6 +539,13 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
           if (res.namespaceTerminating) {
             // createPods treats a NamespaceTerminating rejection as "nothing to do": counted as success.
             r.namespaceTerminating++;
+            continue;
+          }
+          if (res.timeout && this.features.createTimeoutAsSuccess) {
+            // Before v1.16.5 / v1.17.1 / v1.18.0 the slowStartBatch closure returned nil for
+            // errors.IsTimeout ("Pod is created but its initialization has timed out"): counted as a
+            // success, its add expectation left for a pod that may never come (kubernetes#67662).
+            r.timedOut = (r.timedOut ?? 0) + 1;
             continue;
           }
           failed++;

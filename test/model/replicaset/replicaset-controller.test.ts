@@ -1325,3 +1325,48 @@ test('§5.2: a scale-down that deletes every active pod takes them in list order
   assert.deepEqual(s.delete!.keys, ['shop/web-7d9c6b8f5d-zz9k2', 'shop/web-7d9c6b8f5d-aa4b7']);
   assert.deepEqual(h.c.expectations.getDeleteKeys('shop/web-7d9c6b8f5d'), ['shop/web-7d9c6b8f5d-aa4b7', 'shop/web-7d9c6b8f5d-zz9k2']);
 });
+
+test('[<1.17] kubernetes#69376: the RS recreated under the same name before the queued sync inherits the old record (deleteRS only enqueues)', () => {
+  const h = newHarness({ version: 'v1.16.4' });
+  const old = h.f.replicaSet({ replicas: 2 });
+  world(h, old);
+  h.c.sync(KEY, T0);
+  assert.deepEqual(E(h.c), { add: 2, del: 0 });
+  h.c.deliverOwner('DELETED', old, T0 + 100);
+  assert.deepEqual(E(h.c), { add: 2, del: 0 }, 'the DeleteFunc of 1.16 only enqueues');
+  assert.deepEqual(h.handlers.slice(-1), [{ at: T0 + 100, handler: 'deleteRS', object: KEY, effects: ['enqueue d/foo'] }]);
+  // The informer holds the new ReplicaSet by the time the queued key is processed.
+  const fresh = h.f.replicaSet({ replicas: 2 });
+  h.c.deliverOwner('ADDED', fresh, T0 + 200);
+  const s = syncNow(h.c, T0 + 300);
+  expectSync(s, { outcome: 'gated', expectations: 'still-waiting', active: 0, diff: -2, recordBefore: { key: KEY, add: 2, del: 0, timestamp: T0 } });
+  assert.equal(s.rsUid, fresh.metadata.uid);
+  // v1.17+: the same sequence gives the new ReplicaSet a fresh record at once.
+  const n = newHarness({ version: 'v1.17.0' });
+  const o2 = n.f.replicaSet({ replicas: 2 });
+  world(n, o2);
+  n.c.sync(KEY, T0);
+  n.c.deliverOwner('DELETED', o2, T0 + 100);
+  n.c.deliverOwner('ADDED', n.f.replicaSet({ replicas: 2 }), T0 + 200);
+  assert.equal(syncNow(n.c, T0 + 300).expectations, 'never-recorded');
+});
+
+test('[<1.18] kubernetes#67662: a create that timed out counts as a success (no walk-back, no error, no requeue); from v1.17.1 it is a failure', () => {
+  const timeout = { ok: false as const, error: 'the server was unable to return a response in the time allotted, but may still be processing the request (post pods)', timeout: true };
+  const h = newHarness({ version: 'v1.17.0' });
+  h.pc.onCreate = () => timeout;
+  world(h, h.f.replicaSet({ replicas: 1 }));
+  const s = h.c.sync(KEY, T0);
+  assert.equal(s.create?.timedOut, 1);
+  assert.deepEqual([s.create?.successes, s.create?.skipped, s.create?.errors], [1, 0, []]);
+  assert.deepEqual(E(h.c), { add: 1, del: 0 }, 'the add waits for a pod that may never come');
+  assert.equal(s.error, undefined);
+  const fixed = newHarness({ version: 'v1.17.1' });
+  fixed.pc.onCreate = () => timeout;
+  world(fixed, fixed.f.replicaSet({ replicas: 1 }));
+  const f = fixed.c.sync(KEY, T0);
+  assert.equal(f.create?.timedOut, undefined);
+  assert.deepEqual([f.create?.successes, f.create?.skipped], [0, 1]);
+  assert.deepEqual(E(fixed.c), { add: 0, del: 0 });
+  assert.match(f.error ?? '', /time allotted/);
+});
