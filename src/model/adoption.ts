@@ -35,6 +35,8 @@ export interface ClaimDecision {
   claimed: boolean;
   /** One plain-language sentence citing the ClaimObject rule that applied. */
   reason: string;
+  /** Replays: the adopt/release patch was not made (`unmade`) or its outcome is not in the input (`unknown`). */
+  evidence?: 'unmade' | 'unknown';
   /** True only for `adopt`: the adoption is gated on CanAdopt (one live GET per sync). */
   needsCanAdopt: boolean;
 }
@@ -44,7 +46,14 @@ export interface CanAdoptCheck {
   error?: string;
 }
 
-export type PatchResult = 'ok' | 'notfound' | 'invalid' | { error: string };
+/**
+ * What an adopt/release PATCH came to. Besides the API's answers, a replay may answer from its
+ * input: `unmade` — the input that covers the time shows no such patch of the controller (its
+ * audit log records the controller's writes, or its pod watch shows no ownerReference change),
+ * so the controller did not make it: not claimed, no error; `unknown` — the input cannot tell:
+ * the pod is treated as the patch would leave it, and the decision says kexp cannot tell.
+ */
+export type PatchResult = 'ok' | 'notfound' | 'invalid' | 'unmade' | 'unknown' | { error: string };
 
 export interface ClaimPodsResult {
   claimed: Pod[];
@@ -284,7 +293,11 @@ export function claimPods(
       case 'release': {
         patches++;
         const r = patch(pod, 'release');
-        if (r === 'ok') {
+        if (r === 'unmade') {
+          decisions.push({ ...d, evidence: 'unmade', reason: d.reason.replace(/\.$/, '; but the input shows no release patch by the controller, so kexp does not claim it was made.') });
+        } else if (r === 'unknown') {
+          decisions.push({ ...d, evidence: 'unknown', reason: d.reason.replace(/\.$/, '; whether the release patch was made the input does not show.') });
+        } else if (r === 'ok') {
           decisions.push({ ...d, reason: d.reason.replace(/\.$/, '; the release patch succeeded.') });
         } else if (r === 'notfound') {
           decisions.push({ ...d, reason: d.reason.replace(/\.$/, '; the release patch got NotFound (pod already gone), which is ignored.') });
@@ -313,7 +326,19 @@ export function claimPods(
         }
         patches++;
         const r = patch(pod, 'adopt');
-        if (r === 'ok') {
+        if (r === 'unmade') {
+          // The controller did not adopt it at this sync (it did not see the pod as an orphan of its
+          // own, or did not sync): kexp keeps the pod out of the count, as the controller's was.
+          decisions.push({
+            ...d,
+            claimed: false,
+            evidence: 'unmade',
+            reason: d.reason.replace(/\.$/, '; but the input shows no adopt patch by the controller, so kexp does not claim it was adopted (not counted).'),
+          });
+        } else if (r === 'unknown') {
+          claimed.push(pod);
+          decisions.push({ ...d, claimed: true, evidence: 'unknown', reason: d.reason.replace(/\.$/, '; whether the adopt patch was made the input does not show (counted as the controller would after it).') });
+        } else if (r === 'ok') {
           claimed.push(pod);
           decisions.push({ ...d, claimed: true, reason: d.reason.replace(/\.$/, '; CanAdopt passed and the adopt patch succeeded.') });
         } else if (r === 'notfound') {

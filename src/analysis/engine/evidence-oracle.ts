@@ -24,6 +24,7 @@
  * order, lookahead-buffer.ts); state per pod, Event and namespace the input shows.
  * Pure: no I/O, no clock; the lookahead buffer is supplied by the replay engine.
  */
+import type { PatchResult } from '../../model/adoption.js';
 import type { CreateResult, DeleteResult, PodControl } from '../../model/controller/pod-control.js';
 import { controllerRefOf, objectKey, type Namespace, type Pod, type ReplicaSet } from '../../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
@@ -275,7 +276,14 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     return fresh;
   }
 
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): 'ok' | 'notfound' | 'invalid' | { error: string } {
+  /**
+   * An adopt/release PATCH, answered from the input: the controller's recorded patch (audit), the
+   * pod's ownerReference change its watch shows (a write the ledger attributes to the controller),
+   * a lost race (422). With neither, the patch was not made when the input records the
+   * controller's writes (`unmade`), else the input cannot tell (`unknown`): adoption and release
+   * are claimed only from the controller's own write.
+   */
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: ReplicaSet): PatchResult {
     const key = objectKey(pod.metadata);
     const claim = (e: TimelineEvent) => {
       if (round !== undefined) this.ledger?.claimEvent(e, round);
@@ -314,7 +322,8 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
         return 'ok';
       }
     }
-    return lostRace ? 'invalid' : 'ok';
+    if (lostRace) return 'invalid';
+    return this.writesRecorded() ? 'unmade' : 'unknown';
   }
 
   informerBehindOwnWrites(rsKey: string): boolean {

@@ -56,7 +56,9 @@ export class SyncRecorder {
     if (s.outcome === 'withheld' && s.diff !== undefined) {
       t.withheld.push({ at: s.at, diff: s.diff, ...(s.recordBefore ? { record: s.recordBefore } : {}), ...(trig ? { trigger: trig } : {}) });
     }
-    if (s.claimRound !== undefined) {
+    // A claim round is a patch the controller made or may have made; predicted patches the input
+    // shows were not made (evidence `unmade`) are no round.
+    if (s.claimRound !== undefined && (s.claims ?? []).some((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence !== 'unmade')) {
       t.rounds.push({ at: s.at, round: t.rounds.length, modelRound: s.claimRound, kind: 'claim', sync: s, evidence: undefined, trigger: trig, ...(forcing ? { forced: forcing } : {}) });
     }
     if (s.create || s.delete) {

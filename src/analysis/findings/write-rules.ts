@@ -231,14 +231,16 @@ export const adoption: FindingRule<ReplayedTrack> = {
   find({ t }) {
     const claimRounds = t.rounds.filter((r) => r.kind === 'claim');
     if (!claimRounds.length) return undefined;
-    const decisions = claimRounds.flatMap((r) => (r.sync.claims ?? []).filter((c) => c.action === 'adopt' || c.action === 'release').map((c) => ({ at: r.at, c })));
+    const decisions = claimRounds.flatMap((r) => (r.sync.claims ?? []).filter((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence !== 'unmade').map((c) => ({ at: r.at, c })));
+    // Claimed only from the controller's own patch: decisions the input cannot confirm are unknown.
+    const confirmed = decisions.some((d) => d.c.evidence === undefined);
     const adopted = decisions.filter((d) => d.c.action === 'adopt' && d.c.claimed);
     const released = decisions.filter((d) => d.c.action === 'release');
     return {
       id: 'adoption',
       severity: 'info',
       title: `The controller ${[adopted.length ? `adopted ${plural(adopted.length, 'pod')}` : '', released.length ? `released ${plural(released.length, 'pod')}` : ''].filter(Boolean).join(' and ') || 'tried to adopt or release pods'}`,
-      basis: claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound)) ? 'observed' : 'inferred',
+      basis: !confirmed ? 'unknown' : claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound)) ? 'observed' : 'inferred',
       at: iso(claimRounds[0]!.at),
       explanation: decisions.slice(0, 5).map((d) => `${iso(d.at)} ${d.c.pod}: ${d.c.reason}`).join(' ') +
         (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : ''),

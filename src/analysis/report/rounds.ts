@@ -21,10 +21,13 @@ type Round = RsTrack['rounds'][number];
 function claimRoundReport(r: Round, t: RsTrack, lateOut: Pick<RoundReport, 'late'>, forced: Pick<RoundReport, 'forced'>): RoundReport {
   const s = r.sync;
   const claimed = writesOfRound(t, r.modelRound);
-  const claims = s.claims ?? [];
+  const claims = (s.claims ?? []).filter((c) => c.evidence !== 'unmade');
   const adopted = claims.filter((c) => c.action === 'adopt' && c.claimed).map((c) => c.pod);
   const released = claims.filter((c) => c.action === 'release').map((c) => c.pod);
-  const basis: Basis = claimed.length > 0 && t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit')) ? 'observed' : 'inferred';
+  // Adoption and release rest on the controller's own patch: observed from an audit log, inferred
+  // from the pod's ownerReference change, unknown when the input shows neither.
+  const made = claims.filter((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence === undefined);
+  const basis: Basis = made.length === 0 ? 'unknown' : claimed.length > 0 && t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit')) ? 'observed' : 'inferred';
   const evidence = ref(claimed[0]?.sources[0]) ?? ref(r.trigger) ?? '';
   return {
     at: iso(r.at)!, kind: 'claim', n: claims.filter((c) => c.action === 'adopt' || c.action === 'release').length, basis, writes: claimed.length, ...lateOut,

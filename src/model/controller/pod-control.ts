@@ -15,6 +15,7 @@
  * (test/model/controller-harness.ts), a replay answers from the input (analysis/evidence-oracle.ts).
  * Cost: whatever the implementation costs; the model calls it once per API call it would make.
  */
+import type { PatchResult } from '../adoption.js';
 import type { Pod } from '../objects.js';
 
 /**
@@ -65,7 +66,7 @@ export interface PodControl<Owner> {
    * Adopt/release PATCH of a pod; `round` numbers the sync's claim patches like a create/delete
    * round; `owner` is the controller patching (its controllerRef is what an adopt writes).
    */
-  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: Owner): 'ok' | 'notfound' | 'invalid' | { error: string };
+  patchPod(pod: Pod, action: 'adopt' | 'release', at: number, round?: number, owner?: Owner): PatchResult;
   /**
    * Optional: lets a replay replace the predicted scale-down victims with the ones the
    * input shows were deleted (the real sort is not stable, see pod-ranking.ts).

@@ -1,0 +1,66 @@
+/**
+ * Actor (#21 item 5): only the controller's own writes make rounds. A person removing a pod's
+ * ownerReference is not an adoption by the controller, and an adoption is claimed only from the
+ * controller's PATCH (audit) or the pod's ownerReference change (watch).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { auditFiles } from '../../src/pipeline/audit-files.js';
+import { AuditLogBuilder, actors } from '../support/audit-builder.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'kexp-actor-'));
+
+/** 2 pods; a person orphans one (ownerReferences removed by kubectl); the controller replaces it. */
+function orphanedByPerson(adoptedBack: boolean): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(2);
+  b.advance(20).controllerCreate();
+  b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(2);
+  const name = [...b.pods.keys()][0]!;
+  const p = structuredClone(b.pods.get(name));
+  p.metadata.resourceVersion = String(++b.rv);
+  p.metadata.ownerReferences = [];
+  if (!adoptedBack) p.metadata.labels = { app: 'debug' }; // out of the selector as well
+  b.pods.set(name, p);
+  b.advance(30_000).record({ actor: actors.user(), verb: 'patch', resource: 'pods', name, code: 200, requestObject: { metadata: { ownerReferences: null } }, responseObject: p });
+  if (adoptedBack) b.advance(20).adoptPod(name);
+  else b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(2);
+  return b;
+}
+
+test('a person removing an ownerReference is no adoption by the controller; its replacement create is explained in a round', async () => {
+  const b = orphanedByPerson(false);
+  const res = await auditFiles({ files: [b.write(join(dir, 'orphaned.audit.jsonl'))] });
+  const rs = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes, r.basis]), [['create', 2, 2, 'observed'], ['create', 1, 1, 'observed']]);
+  assert.ok(!rs.findings.some((f) => f.id === 'adoption'), rs.findings.map((f) => f.id).join());
+  assert.ok(!rs.findings.some((f) => f.id === 'surplus-create'), rs.findings.map((f) => f.id).join());
+  assert.equal(rs.accounting.inFindings, 0);
+  assert.equal(rs.verdict.state, 'healthy');
+});
+
+test('an orphan still matching the selector: adopted by the controller\'s PATCH (observed), once; with no PATCH in a log that records the controller\'s writes, no adoption is claimed', async () => {
+  const b = orphanedByPerson(true);
+  const res = await auditFiles({ files: [b.write(join(dir, 'adopted.audit.jsonl'))] });
+  const rs = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  const claims = rs.rounds.filter((r) => r.kind === 'claim');
+  assert.deepEqual(claims.map((r) => [r.n, r.writes, r.basis, r.adopted?.length]), [[1, 1, 'observed', 1]]);
+  const f = rs.findings.find((x) => x.id === 'adoption');
+  assert.ok(f);
+  assert.equal(f.basis, 'observed');
+  assert.match(f.title, /adopted 1 pod$/);
+
+  // The same log without the controller's PATCH: the model would adopt, the input shows no patch.
+  const noPatch = new AuditLogBuilder();
+  noPatch.lines = b.lines.filter((l) => !(l.includes('"verb":"patch"') && l.includes('replicaset-controller')));
+  const res2 = await auditFiles({ files: [noPatch.write(join(dir, 'no-patch.audit.jsonl'))] });
+  const rs2 = res2.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  assert.equal(rs2.rounds.filter((r) => r.kind === 'claim').length, 0, JSON.stringify(rs2.rounds));
+  assert.ok(!rs2.findings.some((x) => x.id === 'adoption'));
+});
