@@ -167,6 +167,21 @@ export class ControllerExpectations {
     this.emit({ at: now, kind: 'raised-expectations', key, add: r.add, del: r.del });
   }
 
+  /**
+   * Not an upstream operation: gives back a DeletionObserved kexp's replay made for a pod whose
+   * deletion the real controller's informer had not delivered (the pod key returns to the set and
+   * `del` is raised by one), so the deletion, delivered later, is counted as upstream counts it.
+   * A no-op (false) without a record.
+   */
+  unobserveDeletion(key: string, podKey: string, now: number): boolean {
+    if (!this.records.has(key)) return false;
+    let set = this.deleteKeys.get(key);
+    if (!set) this.deleteKeys.set(key, (set = new Set()));
+    set.add(podKey);
+    this.raise(key, 0, 1, now);
+    return true;
+  }
+
   /** CreationObserved = LowerExpectations(key, 1, 0). */
   creationObserved(key: string, now: number): void {
     this.lower(key, 1, 0, now);

@@ -40,7 +40,7 @@ export class Delivery {
     private readonly controller: DeliveryController,
     private readonly provenance: Provenance,
     private readonly sightings: PodSightings,
-    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'>,
+    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'> & Partial<Pick<ViewAlignment, 'noteGap'>>,
     private readonly series: CountSeries,
     /** Sees each event first (the reconciler's record of the controller's last pod write). */
     private readonly writes: { noteWrite(e: TimelineEvent): void },
@@ -55,6 +55,7 @@ export class Delivery {
     if (e.type === 'gap') {
       this.gaps.push(e);
       for (const t of this.tracks.values()) if (t.open) t.open.gapInside = true;
+      this.view.noteGap?.(e);
       return;
     }
     if (e.type !== 'observed') return;

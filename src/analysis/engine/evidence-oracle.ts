@@ -226,8 +226,28 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     return undefined;
   }
 
+  /**
+   * Pods the controller's cache still holds although the input saw them deleted (held-deletions.ts):
+   * set by the engine once its view alignment exists.
+   */
+  private heldGone: (podKey: string) => boolean = () => false;
+
+  setHeldGone(f: (podKey: string) => boolean): void {
+    this.heldGone = f;
+  }
+
   chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
-    return chooseDeletions(this.window, rs, predicted, active, at, this.sidecarRestartTiebreak);
+    const r = chooseDeletions(this.window, rs, predicted, active, at, this.sidecarRestartTiebreak);
+    if (r.note !== undefined || this.writesRecorded()) return r;
+    // The input shows none of the predicted victims deleted, and the controller's cache holds a pod
+    // the input saw deleted: a DELETE of that pod leaves no trace in a watch (answered 404), a
+    // DELETE of a live pod would. The ghost ranks with the others it ties (its last active state).
+    const ghosts = active.filter((p) => this.heldGone(objectKey(p.metadata)));
+    if (ghosts.length === 0 || r.pods.some((p) => !this.heldGone(objectKey(p.metadata)) && this.deletionAhead(p, at))) return r;
+    const n = r.pods.length;
+    const pods = [...ghosts, ...r.pods.filter((p) => !this.heldGone(objectKey(p.metadata)))].slice(0, n);
+    const names = pods.filter((p) => this.heldGone(objectKey(p.metadata))).map((p) => objectKey(p.metadata)).join(', ');
+    return { pods, note: `the input shows no deletion of a live pod after this sync; the controller's cache still held ${names}, which the input saw deleted: its DELETE of it leaves no trace in a watch (answered 404, inferred)` };
   }
 
   deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
@@ -248,6 +268,9 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     // The audit log records the controller's deletes and has none for this pod: not made
     // (another actor may still have deleted it — that is not the controller's write).
     if (this.writesRecorded()) return { ok: false, unmade: true };
+    // A pod the input saw deleted that the controller's cache still held: its DELETE finds nothing
+    // (404; manageReplicas then counts it observed, as DeletionObserved, with no error).
+    if (this.heldGone(key)) return { ok: false, notFound: true };
     const seen = this.deletionAhead(pod, call.at);
     if (seen) {
       this.ledger?.claimPod('delete', rsKey, key, call.round);

@@ -167,6 +167,21 @@ export interface RsTrack {
    */
   viewUnknown: Array<{ from: number; until?: number; reason: string; sources: SourceRef[] }>;
 
+  /**
+   * Status writes counting more active pods than the input had: departures (deletions) the
+   * controller's informer had not delivered, held in kexp's model (held-deletions.ts). `existed`:
+   * the active pods the input showed plus departures the sync may still have listed; `unnamed`:
+   * how many of the surplus the input cannot name.
+   */
+  heldDeletions: Array<{
+    at: number; source: SourceRef; statusReplicas: number; existed: number; unnamed: number;
+    pods: Array<{ pod: string; departedAt: number; source: SourceRef; deleted: boolean }>;
+    /** Set when the input cannot tell which departures these are: the pods they are among (kexp held the newest). */
+    among?: string[];
+  }>;
+  /** When held departures were delivered to the model, and the evidence of the catch-up. */
+  heldReleased: Array<{ at: number; source: SourceRef; pods: string[]; via: string }>;
+
   // ── Writes no predicted sync explained (write-reconciler.ts) ──
   divergences: DivergenceTrack[];
   /** Creates past an expired record whose round's pods the controller had not observed (kubernetes#129795): kexp held them back. */
@@ -182,7 +197,7 @@ function newTrack(key: string): RsTrack {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
     syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
-    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [],
+    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
   };
 }
 

@@ -34,6 +34,7 @@ import type { ObservedEvent, TimelineEvent } from '../../timeline/event.js';
 import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
 import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
+import { HeldDeletions } from './held-deletions.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
@@ -67,6 +68,8 @@ export class ViewAlignment {
    * closed (that write's sync may have listed before them), for `checkLateWrite`.
    */
   private readonly priorSightings = new Map<string, Array<{ pk: string; at: number }>>();
+  /** Departures of pods the controller's status writes show it had not observed (held-deletions.ts). */
+  private readonly departed: HeldDeletions;
 
   constructor(
     private readonly tracks: RsTracks,
@@ -78,7 +81,9 @@ export class ViewAlignment {
     private readonly matchWindowMs: number,
     /** The owner kind replayed (its pods' controllerRef kind, its writes' component). */
     private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
-  ) {}
+  ) {
+    this.departed = new HeldDeletions(controller);
+  }
 
   /**
    * Delivers a pod observation to the model, unless the controller had not observed the pod yet
@@ -86,6 +91,7 @@ export class ViewAlignment {
    */
   deliverPod(e: ObservedEvent & { kind: 'Pod' }, pk: string, ref: OwnerReference | undefined, old: Pod | undefined): boolean {
     const pod = e.object;
+    if (this.departed.intercept(e, pk, (k) => this.tracks.of(k))) return false;
     const held = this.withheldPods.get(pk);
     if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
       // Not observed by the controller yet: keep its latest state for when it is.
@@ -98,12 +104,43 @@ export class ViewAlignment {
     const rsKeyOf = ref?.kind === this.owner.kind ? `${pod.metadata.namespace}/${ref.name}` : undefined;
     const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.get(rsKeyOf) : undefined;
     const addBefore = before?.add;
+    const departing = this.departingFrom(e, old);
+    const delRecord = departing ? this.controller.expectations.get(departing.rsKey) : undefined;
+    const expectedBefore = departing && delRecord ? this.controller.expectations.getDeleteKeys(departing.rsKey).includes(pk) : false;
     this.controller.deliverPod(e.watchType, pod, e.at);
+    if (departing) {
+      const lowered = expectedBefore && !this.controller.expectations.getDeleteKeys(departing.rsKey).includes(pk) ? delRecord!.timestamp : undefined;
+      this.departed.noteDeparture(e, pk, old!, departing.rsKey, departing.rsUid, lowered);
+    }
     if (before && addBefore !== undefined && addBefore > 0) {
       const after = this.controller.expectations.get(rsKeyOf!);
       if (after && after.timestamp === before.timestamp && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
     }
     return true;
+  }
+
+  /**
+   * The ReplicaSet an observation takes an active pod from (`old`: the model's cached pod): the
+   * pod is deleted, no longer active (terminating, finished) or now controlled by another.
+   */
+  private departingFrom(e: ObservedEvent & { kind: 'Pod' }, old: Pod | undefined): { rsKey: string; rsUid: string } | undefined {
+    if (!old || !isPodActive(old)) return undefined;
+    const ref = controllerRefOf(old.metadata);
+    if (ref?.kind !== this.owner.kind) return undefined;
+    const gone = e.watchType === 'DELETED' || !isPodActive(e.object) || controllerRefOf(e.object.metadata)?.uid !== ref.uid;
+    return gone ? { rsKey: `${old.metadata.namespace}/${ref.name}`, rsUid: ref.uid } : undefined;
+  }
+
+  /** Whether the controller's cache holds pod `pk` although the input saw it deleted (a held deletion). */
+  heldGone(pk: string): boolean {
+    return this.departed.isHeldDeleted(pk);
+  }
+
+  /** A gap in the pods the input shows: held departures cannot be pinned across it (held-deletions.ts). */
+  noteGap(e: TimelineEvent & { type: 'gap' }): void {
+    if (e.kinds && !e.kinds.includes('Pod')) return;
+    this.departed.releaseAll(e.at, e.source, (k) => this.tracks.of(k));
+    this.windows.drain();
   }
 
   /**
@@ -139,6 +176,15 @@ export class ViewAlignment {
     const prior = this.priorSightings.get(t.key);
     if (recent) this.priorSightings.set(t.key, recent);
     else this.priorSightings.delete(t.key);
+    if (previous !== undefined && replicas !== undefined && this.departed.pending(t.key)) {
+      const ghosts = this.departed.heldFor(t.key);
+      const inputActive = (): number => {
+        let n = 0;
+        for (const p of mine()) if (isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !this.departed.isHeld(objectKey(p.metadata))) n++;
+        return n;
+      };
+      if (this.departed.checkStatus(t, rs, e, replicas, previous, inputActive) || ghosts > 0) this.windows.drain();
+    }
     if (previous !== undefined && previousReplicas !== undefined) {
       this.checkLateWrite(t, rs, e, replicas, { at: previous, replicas: previousReplicas }, [...(prior ?? []), ...(recent ?? [])], mine, atMost);
     }
@@ -362,6 +408,7 @@ export class ViewAlignment {
 
   /** End of input: the report counts every pod the input shows, observed by the controller or not. */
   restoreAll(): void {
+    this.departed.restoreAll();
     for (const w of this.withheldPods.values()) this.controller.restorePod(w.pod);
   }
 }

@@ -27,7 +27,7 @@ import {
 } from './expectation-rules.js';
 import { applyRules, type FindingRule } from './finding-rule.js';
 import {
-  controllerRestarted, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingPods,
+  controllerRestarted, heldDeletion, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingPods,
 } from './replicaset-rules.js';
 import * as snapshot from './snapshot-rules.js';
 import { adoption, adoptionBlocked, backoffInflated, createFailures, replacementChurn, unexplainedWrites, writesWithheld } from './write-rules.js';
@@ -50,6 +50,7 @@ const CATALOGUE: Catalogue = {
     expectationLeakExpired,
     leakNamespaceTerminating,
     leakOpen,
+    heldDeletion,
     createFailures,
     surplusPods,
     expiryOverCreate,

@@ -251,3 +251,47 @@ export const standaloneRsErrorLine: FindingRule<ReplayedTrack> = {
     };
   },
 };
+
+/**
+ * Status writes counting more active pods than the input had (engine/held-deletions.ts): the
+ * controller's informer had not delivered the departure (deletion) of pods the input saw leave.
+ */
+export const heldDeletion: FindingRule<ReplayedTrack> = {
+  name: 'held-deletion',
+  ids: ['held-deletion'],
+  reads: 'the controller\'s status writes that counted more active pods than the input had, and when kexp delivered the departures it held',
+  fires: 'once per ReplicaSet with such a write (a warning when the record it kept unfulfilled expired, or at the end still held)',
+  find({ t }) {
+    const first = t.heldDeletions[0];
+    if (!first) return undefined;
+    const last = t.heldDeletions[t.heldDeletions.length - 1]!;
+    const named = [...new Set(t.heldDeletions.flatMap((h) => h.pods.map((p) => p.pod)))];
+    const among = first.among;
+    const release = t.heldReleased.find((r) => r.at >= first.at);
+    const held = first.statusReplicas - first.existed;
+    const lostAt = Math.min(...first.pods.map((p) => p.departedAt));
+    const win = t.windows.find((w) => w.start <= first.at && (w.end === undefined || w.end >= first.at)) ?? (t.open && t.open.start <= first.at ? t.open : undefined);
+    const expired = win?.endedBy === 'expired';
+    const who = among
+      ? `${plural(held, 'pod')} among ${among.join(', ')} (the input does not tell which; kexp held the newest departure${held === 1 ? '' : 's'}: ${first.pods.map((p) => p.pod).join(', ')})`
+      : `${first.pods.map((p) => p.pod).join(', ')}${first.unnamed > 0 ? ` and ${plural(first.unnamed, 'more pod')} the input does not name` : ''}`;
+    return {
+      id: 'held-deletion',
+      severity: expired || !release ? 'warning' : 'info',
+      title: `The controller's status write at ${iso(first.at)} counted ${first.statusReplicas} replicas while ${first.existed} existed: it had not observed the deletion of ${among ? plural(held, 'pod') : named.join(', ')}`,
+      basis: 'inferred',
+      at: iso(first.at),
+      explanation:
+        `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache (calculateStatus); pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
+        `yet this write counted ${plural(held, 'more pod')} than the input had: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. ` +
+        `Until it observes ${held === 1 ? 'that deletion' : 'those deletions'} its delete expectation stays unlowered and its syncs are gated (deletePod's DeletionObserved never ran); kexp held ${held === 1 ? 'it' : 'them'} in its model likewise` +
+        (t.heldDeletions.length > 1 ? `; ${t.heldDeletions.length} status writes up to ${iso(last.at)} show it` : '') + '. ' +
+        (release
+          ? `Kexp delivered the deletion at ${iso(release.at)} (${release.via}). `
+          : 'No later status write counts right: to the end of the input the controller\'s cache holds the pod — a lagging informer, or a deletion event it never received. ') +
+        (expired ? `The record only ended by the 5-minute expiry (${iso(win!.end!)}): a leak that only the timeout freed; a later DELETE of the pod is answered 404 (its cache still holds it).` : ''),
+      nextStep: `Check kube-controller-manager's pod watch around ${iso(lostAt)} (reflector "watch closed" / relist lines, the apiserver's load); a restart of kube-controller-manager, or its next relist, clears the stale pod.`,
+      evidence: refs([...t.heldDeletions.slice(0, 5).map((h) => h.source), ...first.pods.map((p) => p.source), release?.source]),
+    };
+  },
+};

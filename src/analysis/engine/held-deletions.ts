@@ -1,0 +1,220 @@
+/**
+ * Held deletions: pods the input saw leave a ReplicaSet (deleted, terminating, finished, or given
+ * another controller) whose departure the controller's informer had not delivered yet — the
+ * symmetric of the pods view-alignment.ts withholds because their ADD had not reached it.
+ *
+ * syncReplicaSet (pkg/controller/replicaset/replica_set.go) lists the ReplicaSet's pods from its
+ * informer cache at the start of a sync and ends it with updateReplicaSetStatus, whose
+ * status.replicas is the number of active pods it listed (calculateStatus in
+ * replica_set_utils.go; FilterActivePods drops terminating and finished pods). Syncs of one key
+ * never overlap, so a sync whose status write follows the previous one listed after it: a pod the
+ * input showed leaving more than VIEW_JITTER_MS before that previous write is not in an
+ * up-to-date list. A status write counting more active pods than the input then had (its active
+ * pods, plus every departure since the previous write that the sync may still have listed) shows
+ * that many departures still in the controller's cache. The informer delivers in order, so they
+ * are the newest of the older departures; kexp names them when the input has that many, else it
+ * says how many.
+ *
+ * Holding a departure makes kexp's model hold what the controller held: the pod goes back into
+ * the model's cache as it was when last active (no handler runs), and if its departure lowered
+ * the record still in force (deletePod → DeletionObserved) that lower is given back
+ * (ControllerExpectations.unobserveDeletion), so the window stays open and the syncs in it are
+ * gated, as upstream's were. The held departure is delivered to the model's handlers — and the
+ * record lowered as upstream lowers it — when the evidence shows the catch-up: a status write no
+ * longer counting it (`checkStatus`), a gap in the pods the input shows (`releaseAll`: the view
+ * cannot be pinned across it), or the end of input (`restoreAll`: the report counts what the
+ * input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
+ * controller's cache still holds the pod (a delete of it then is answered 404, as upstream's was).
+ *
+ * Contract: ViewAlignment calls `noteDeparture` for every pod observation that takes an active
+ * pod from its controller (before its own delivery), `intercept` before delivering any pod
+ * observation (true: the observation concerns a held pod and is kept, not delivered), and
+ * `checkStatus` at each status write with an anchor. Writes RsTrack.heldDeletions and
+ * heldReleased, and a viewUnknown span from the first held departure to the write that showed it
+ * (kexp's model ran without the pod until then).
+ *
+ * Cost: O(1) per pod observation (a delete-key read only for a departure); a status write costs
+ * O(departures since the previous write) unless a departure or a held pod is pending, then one
+ * walk of the ReplicaSet's pods. Pure: no I/O, no clock.
+ */
+import type { Pod, ReplicaSet } from '../../model/objects.js';
+import type { SourceRef, TimelineEvent } from '../../timeline/event.js';
+import type { EngineController } from './engine-controller.js';
+import type { RsTrack } from './rs-track.js';
+
+/**
+ * How long before the controller's previous status write a departure must be for an up-to-date
+ * informer to have delivered it before the next sync listed: the input's watch and the
+ * controller's see the same change within moments, but on separate streams (pods, ReplicaSets).
+ */
+export const VIEW_JITTER_MS = 1000;
+
+/** A pod the input showed leaving a ReplicaSet's active pods. */
+interface Departure {
+  pk: string;
+  rsKey: string;
+  rsUid: string;
+  at: number;
+  source: SourceRef;
+  /** The pod as it was when last active (what the controller's cache holds until it sees the departure). */
+  active: Pod;
+  /** The input's latest state of the pod; `deleted`: its last state was a DELETED. */
+  latest: Pod;
+  deleted: boolean;
+  /** The Set time of the record whose delete key kexp's model observed at the departure. */
+  lowered?: number;
+}
+
+type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod'>;
+
+export class HeldDeletions {
+  /** Per ReplicaSet key: departures not yet settled by a status write (in input order). */
+  private readonly departures = new Map<string, Departure[]>();
+  /** Departures the controller's status writes show it had not observed, by pod key. */
+  private readonly held = new Map<string, Departure>();
+
+  constructor(private readonly controller: HeldController) {}
+
+  /** Held pods of `rsKey` (their model pod is the last active state). */
+  heldFor(rsKey: string): number {
+    let n = 0;
+    for (const h of this.held.values()) if (h.rsKey === rsKey) n++;
+    return n;
+  }
+
+  /** Whether `rsKey` has a departure or a held pod a status write must be checked against. */
+  pending(rsKey: string): boolean {
+    return (this.departures.get(rsKey)?.length ?? 0) > 0 || this.heldFor(rsKey) > 0;
+  }
+
+  /** Whether the pod key is held (in the model's cache as the controller's, gone in the input). */
+  isHeld(pk: string): boolean {
+    return this.held.has(pk);
+  }
+
+  /** Whether the pod key is held and the input saw it deleted (a DELETE of it finds nothing). */
+  isHeldDeleted(pk: string): boolean {
+    return this.held.get(pk)?.deleted === true;
+  }
+
+  /** An observation of a held pod: kept as its latest state (true), unless it is another pod under the name (then the held one is released first). */
+  intercept(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, track: (key: string) => RsTrack): boolean {
+    const h = this.held.get(pk);
+    if (!h) {
+      // A later state of a departed pod, delivered as usual: kept for when a write holds it.
+      for (const d of this.departures.values()) {
+        for (const x of d) {
+          if (x.pk !== pk || (e.object.metadata.uid && x.active.metadata.uid && e.object.metadata.uid !== x.active.metadata.uid)) continue;
+          x.latest = e.object;
+          x.deleted = e.watchType === 'DELETED';
+        }
+      }
+      return false;
+    }
+    if (e.object.metadata.uid && h.active.metadata.uid && e.object.metadata.uid !== h.active.metadata.uid) {
+      // The informer delivers in order: a later pod under this name means it delivered the deletion.
+      this.release([h], e.at, e.source, 'a new pod under its name', track(h.rsKey));
+      return false;
+    }
+    h.latest = e.object;
+    h.deleted = e.watchType === 'DELETED';
+    return true;
+  }
+
+  /** `old` (the model's cached pod, active, controlled by `rsKey`) leaves it with `e`; `lowered`: the Set time of the record whose delete key kexp's model observed. */
+  noteDeparture(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, old: Pod, rsKey: string, rsUid: string, lowered: number | undefined): void {
+    let list = this.departures.get(rsKey);
+    if (!list) this.departures.set(rsKey, (list = []));
+    list.push({ pk, rsKey, rsUid, at: e.at, source: e.source, active: old, latest: e.object, deleted: e.watchType === 'DELETED', ...(lowered !== undefined ? { lowered } : {}) });
+  }
+
+  /**
+   * A status write of `rs` at `e` with a previous one at `previous`: compares its status.replicas
+   * with the active pods the input shows (`inputActive`: not counting held pods) and the
+   * departures the sync may still have listed; holds or releases accordingly. Returns the pods
+   * newly held (for the caller to drain the expectation log).
+   */
+  checkStatus(t: RsTrack, rs: ReplicaSet, e: TimelineEvent, replicas: number, previous: number, inputActive: () => number): boolean {
+    const uid = rs.metadata.uid;
+    const list = (this.departures.get(t.key) ?? []).filter((d) => d.rsUid === uid);
+    const ghosts = [...this.held.values()].filter((h) => h.rsKey === t.key);
+    const cut = previous - VIEW_JITTER_MS;
+    const allowed = list.filter((d) => d.at >= cut);
+    const candidates = list.filter((d) => d.at < cut);
+    // The departures from the cut on stay for the next write; the older ones are settled by this one.
+    if (allowed.length) this.departures.set(t.key, allowed);
+    else this.departures.delete(t.key);
+    if (candidates.length === 0 && ghosts.length === 0) return false;
+    const existed = inputActive() + allowed.length;
+    const surplus = replicas - existed;
+    if (surplus <= 0) {
+      // It does not count them (an in-order informer that delivered a newer departure delivered the older).
+      if (ghosts.length) this.release(ghosts, e.at, e.source, 'a status write no longer counting it', t);
+      return ghosts.length > 0;
+    }
+    const pool = [...ghosts, ...candidates].sort((a, b) => b.at - a.at);
+    const keep = pool.slice(0, surplus);
+    const keepSet = new Set(keep);
+    const older = ghosts.filter((g) => !keepSet.has(g));
+    if (older.length) this.release(older, e.at, e.source, 'a status write counting fewer of them (the older departures delivered)', t);
+    const fresh = keep.filter((d) => !this.held.has(d.pk));
+    for (const d of fresh) this.hold(d, e.at);
+    // The input names them only when every departure the write could count is held: otherwise
+    // kexp holds the newest (a lagging informer delivers in order) but a dropped event may be any.
+    const pinned = keep.length === pool.length;
+    t.heldDeletions.push({
+      at: e.at, source: e.source, statusReplicas: replicas, existed,
+      pods: keep.map((d) => ({ pod: d.pk, departedAt: d.at, source: d.source, deleted: d.deleted })),
+      unnamed: Math.max(0, surplus - keep.length),
+      ...(pinned ? {} : { among: pool.map((d) => d.pk).sort() }),
+    });
+    if (fresh.length) {
+      const from = Math.min(...fresh.map((d) => d.at));
+      t.viewUnknown.push({
+        from, until: e.at, sources: [e.source],
+        reason: `the controller's status write counted ${replicas} active pod(s) while ${existed} existed: its informer had not delivered the departure of ${fresh.map((d) => d.pk).join(', ')}; kexp's model ran without ${fresh.length === 1 ? 'it' : 'them'} until this write`,
+      });
+    }
+    return true;
+  }
+
+  /** A gap in the pods the input shows: what the controller's cache held across it cannot be pinned; held departures are delivered. */
+  releaseAll(at: number, source: SourceRef, track: (key: string) => RsTrack): void {
+    const byKey = new Map<string, Departure[]>();
+    for (const h of this.held.values()) {
+      let l = byKey.get(h.rsKey);
+      if (!l) byKey.set(h.rsKey, (l = []));
+      l.push(h);
+    }
+    for (const [key, hs] of byKey) this.release(hs, at, source, 'a gap in the input\'s pods (the view cannot be pinned across it)', track(key));
+    this.departures.clear();
+  }
+
+  /** End of input: the model's cache shows the pods as the input does (no handler runs). */
+  restoreAll(): void {
+    for (const h of this.held.values()) {
+      this.controller.withholdPod(h.pk);
+      if (!h.deleted) this.controller.restorePod(h.latest);
+    }
+    this.held.clear();
+  }
+
+  private hold(d: Departure, at: number): void {
+    // The model's cache gets the pod back as the controller still has it.
+    this.controller.withholdPod(d.pk);
+    this.controller.restorePod(d.active);
+    const rec = this.controller.expectations.get(d.rsKey);
+    if (d.lowered !== undefined && rec?.timestamp === d.lowered) this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
+    this.held.set(d.pk, d);
+  }
+
+  /** The controller's informer delivered these departures: its handlers run on them now (deletePod / updatePod lower the record). */
+  private release(hs: Departure[], at: number, source: SourceRef, via: string, t: RsTrack): void {
+    for (const h of hs.sort((a, b) => a.at - b.at)) {
+      this.held.delete(h.pk);
+      if (h.deleted) this.controller.deliverPod('DELETED', h.latest, at);
+      else this.controller.deliverPod('MODIFIED', h.latest, at);
+    }
+    t.heldReleased.push({ at, source, pods: hs.map((h) => h.pk), via });
+  }
+}
