@@ -64,3 +64,29 @@ test('an orphan still matching the selector: adopted by the controller\'s PATCH 
   assert.equal(rs2.rounds.filter((r) => r.kind === 'claim').length, 0, JSON.stringify(rs2.rounds));
   assert.ok(!rs2.findings.some((x) => x.id === 'adoption'));
 });
+
+test('a person\'s POST of a pod with the ReplicaSet\'s controllerRef is named as that person\'s, never the controller\'s create', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(1);
+  b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(1);
+  const q = structuredClone(b.pods.get([...b.pods.keys()][0]!));
+  q.metadata.name = 'web-by-hand';
+  delete q.metadata.generateName;
+  q.metadata.uid = 'by-hand-uid';
+  q.metadata.resourceVersion = String(++b.rv);
+  b.pods.set('web-by-hand', q);
+  b.advance(30_000).record({ actor: actors.user('bob'), verb: 'create', resource: 'pods', code: 201, requestObject: q, responseObject: q });
+  b.advance(20).deletePod('web-by-hand');
+  b.advance(10).rsStatus(1);
+  const res = await auditFiles({ files: [b.write(join(dir, 'by-hand.audit.jsonl'))] });
+  const rs = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  const f = rs.findings.find((x) => x.id === 'other-actor-writes');
+  assert.ok(f, rs.findings.map((x) => x.id).join());
+  assert.match(f.explanation, /shop\/web-by-hand: created with this ReplicaSet's controllerRef by bob/);
+  assert.equal(f.severity, 'info');
+  assert.ok(!rs.findings.some((x) => x.id === 'surplus-create'));
+  assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 1, 1], ['delete', 1, 1]]);
+  assert.equal(rs.accounting.inFindings, 0);
+});

@@ -35,8 +35,9 @@ export interface ReplayResult {
 }
 
 /** End of input: rounds' unresolved calls, each track's writes, the filter. Returns the untracked writes. */
-export function settleWrites(tracks: RsTracks, ledger: Pick<WriteLedger, 'remaining' | 'finish'>, rsFilter: string | undefined): Map<string, ControllerWrite[]> {
+export function settleWrites(tracks: RsTracks, ledger: Pick<WriteLedger, 'remaining' | 'finish' | 'otherActorWrites'>, rsFilter: string | undefined): Map<string, ControllerWrite[]> {
   for (const t of tracks.values()) for (const r of t.rounds) r.unresolved = ledger.remaining(r.modelRound);
+  for (const w of ledger.otherActorWrites) tracks.get(w.rsKey)?.otherActorWrites.push(w);
   const untrackedWrites = new Map<string, ControllerWrite[]>();
   for (const [key, writes] of ledger.finish()) {
     const t = tracks.get(key);

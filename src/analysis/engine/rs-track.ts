@@ -18,7 +18,7 @@ import type { SourceRef } from '../../timeline/event.js';
 import type { Basis } from '../report-types.js';
 import type { ViewBehind } from './controller-view.js';
 import type { RoundEvidence } from './create-evidence.js';
-import type { ControllerWrite, DivergenceKind } from './write-ledger.js';
+import type { ControllerWrite, DivergenceKind, OtherActorWrite } from './write-ledger.js';
 
 export interface WindowTrack {
   start: number;
@@ -190,13 +190,15 @@ export interface RsTrack {
   // ── End of input (replay-result.ts) ──
   /** The controller's writes for this key in the input (filled at the end), each in a round or unexplained. */
   writes: ControllerWrite[];
+  /** Other actors' writes to its pods: created with its controllerRef, or orphaned (filled at the end). */
+  otherActorWrites: OtherActorWrite[];
 }
 
 function newTrack(key: string): RsTrack {
   return {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
-    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], podFailures: [],
+    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], otherActorWrites: [], podFailures: [],
     viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
   };
 }

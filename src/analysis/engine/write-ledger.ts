@@ -245,8 +245,19 @@ export class WriteLedger {
     return c && { at: c.at, source: c.source, pauseMs: c.pauseMs };
   }
 
+  /**
+   * Writes of OTHER actors to the owner's pods that change what it owns: a pod created with its
+   * controllerRef (a person's POST; in a watch, a pod whose name the controller could not have
+   * generated) and an ownerReference removed by someone else. Never controller writes: named in
+   * the report as another actor's (the actor when the audit log names it), never in a round.
+   */
+  readonly otherActorWrites: OtherActorWrite[] = [];
+
   private enterAuditWrite(e: WriteEvent): void {
-    if (e.actor.controller !== this.owner.component) return;
+    if (e.actor.controller !== this.owner.component) {
+      this.noteOtherActor(e);
+      return;
+    }
     const cred = e.actor.credential;
     const at = e.receivedAt ?? e.at;
     if (cred !== undefined) {
@@ -301,6 +312,50 @@ export class WriteLedger {
     }, 'audit');
   }
 
+  /** Audit: each pod's owner by its last observed state, and the one before a change at that instant. */
+  private readonly auditOwners = new Map<string, { owner?: string; previous?: string; at: number }>();
+
+  private noteAuditOwner(e: ObservedEvent & { kind: 'Pod' }): void {
+    const key = objectKey(e.object.metadata);
+    if (e.watchType === 'DELETED') {
+      this.auditOwners.delete(key);
+      return;
+    }
+    const ref = controllerRefOf(e.object.metadata);
+    const owner = ref?.kind === this.owner.kind ? ref.name : undefined;
+    const m = this.auditOwners.get(key);
+    if (!m) this.auditOwners.set(key, { owner, at: e.at });
+    else if (m.owner !== owner) this.auditOwners.set(key, { owner, previous: m.owner, at: e.at });
+  }
+
+  /** An audit write by someone else that creates a pod under the owner's controllerRef or removes it. */
+  private noteOtherActor(e: WriteEvent): void {
+    if (e.resource !== 'pods' || e.subresource || e.status.code >= 300) return;
+    const ns = e.namespace ?? '';
+    const actor = e.actor.username ?? e.actor.userAgent ?? 'unknown';
+    if (e.verb === 'create') {
+      const pod = e.responseObject as Pod | undefined;
+      const ref = pod ? controllerRefOf(pod.metadata) : undefined;
+      if (ref?.kind !== this.owner.kind || !pod) return;
+      this.otherActorWrites.push({ rsKey: `${ns}/${ref.name}`, kind: 'create', pod: objectKey(pod.metadata), at: e.receivedAt ?? e.at, actor, source: e.source });
+      return;
+    }
+    if (e.verb !== 'patch' && e.verb !== 'update') return;
+    const key = e.name ? `${ns}/${e.name}` : undefined;
+    const memo = key ? this.auditOwners.get(key) : undefined;
+    const after = e.responseObject as Pod | undefined;
+    if (!key || !after || !memo) return;
+    // The write's own response may already be the memo's state (same instant): then the owner before it.
+    const before = memo.at >= e.at && memo.previous !== undefined ? memo.previous : memo.owner;
+    const ref = controllerRefOf(after.metadata);
+    // The garbage collector orphans only the dependents of an owner deleted with orphan
+    // propagation: the report names that through the ReplicaSet's deletion.
+    if (e.actor.username === 'system:serviceaccount:kube-system:generic-garbage-collector') return;
+    if (before && (!ref || ref.kind !== this.owner.kind)) {
+      this.otherActorWrites.push({ rsKey: `${ns}/${before}`, kind: 'orphan', pod: key, at: e.receivedAt ?? e.at, actor, source: e.source });
+    }
+  }
+
   private rsByGenerateName(ns: string, gen: string | undefined): string | undefined {
     if (!gen) return undefined;
     for (const m of this.rsByUid.values()) {
@@ -310,8 +365,12 @@ export class WriteLedger {
   }
 
   private enterPod(e: ObservedEvent & { kind: 'Pod' }): void {
-    // Audit logs show the controller's writes themselves; pods' appearances are only consequences.
-    if (this.mode !== 'watch') return;
+    // Audit logs show the controller's writes themselves; pods' appearances are only consequences
+    // (their owner is remembered, for another actor's removal of it: noteOtherActor).
+    if (this.mode !== 'watch') {
+      this.noteAuditOwner(e);
+      return;
+    }
     const pod = e.object;
     const key = objectKey(pod.metadata);
     const before = this.pods.get(key);
@@ -332,6 +391,12 @@ export class WriteLedger {
     if (!sameObject) {
       // First sighting of this pod: a create of the ReplicaSet controller when it was created inside the input.
       if (!rsRef || !this.createdInside(pod, e.at)) return;
+      if (!generatedBy(pod, rsRef.name)) {
+        // GetPodFromTemplate always names the controller's pods by generateName "<owner>-": a
+        // pod named otherwise was created by someone else, with the controllerRef set by hand.
+        this.otherActorWrites.push({ rsKey: `${ns}/${rsRef.name}`, kind: 'create', pod: key, at: e.at, source: e.source });
+        return;
+      }
       this.add(e, { rsKey: `${ns}/${rsRef.name}`, kind: 'create', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at, observedAt: e.at }, 'pod');
       return;
     }
@@ -345,7 +410,13 @@ export class WriteLedger {
       // orphans the pods of a ReplicaSet deleted with propagationPolicy=Orphan (not a controller write).
       const rs = this.rsByUid.get(before.ownerUid)?.rs;
       if (!rs || rs.metadata.deletionTimestamp) return;
-      if (labelSelectorMatches(rs.spec?.selector, pod.metadata.labels)) return;
+      if (labelSelectorMatches(rs.spec?.selector, pod.metadata.labels)) {
+        // Still matching a live ReplicaSet: ClaimObject would keep it, so the controller did not
+        // release it — someone else removed the ownerReference (the garbage collector orphans only
+        // the pods of a ReplicaSet being deleted).
+        this.otherActorWrites.push({ rsKey: `${ns}/${before.ownerName}`, kind: 'orphan', pod: key, at: e.at, source: e.source });
+        return;
+      }
       this.add(e, { rsKey: `${ns}/${before.ownerName}`, kind: 'release', outcome: 'ok', pod: key, ...(pod.metadata.uid ? { podUid: pod.metadata.uid } : {}), at: e.at }, 'pod');
     }
   }
@@ -564,4 +635,35 @@ export class WriteLedger {
     }
     return byRs;
   }
+}
+
+/** A write of another actor to the owner's pods (WriteLedger.otherActorWrites). */
+export interface OtherActorWrite {
+  rsKey: string;
+  /** `create`: a pod created with the owner's controllerRef; `orphan`: its ownerReference removed. */
+  kind: 'create' | 'orphan';
+  pod: string;
+  at: number;
+  /** The audit log's user (a watch does not name the writer). */
+  actor?: string;
+  source: SourceRef;
+}
+
+/**
+ * Could the controller have created `pod` for `owner`? getPodsPrefix / GetPodFromTemplate in
+ * pkg/controller/controller_utils.go set GenerateName to "<owner>-" (or "<owner>" when that is
+ * not a valid prefix), and the apiserver appends 5 random characters (names.SimpleNameGenerator);
+ * its managedFields name the field manager "kube-controller-manager". A pod whose generateName
+ * differs, whose first manager is someone else, or — without generateName (a trimmed dump) — whose
+ * name is not "<owner>-" plus 5 characters, was not created by the controller.
+ */
+function generatedBy(pod: Pod, owner: string): boolean {
+  const gen = pod.metadata.generateName;
+  if (gen !== undefined && gen !== '' && gen !== `${owner}-` && gen !== owner) return false;
+  const managers = (pod.metadata as { managedFields?: Array<{ manager?: string }> }).managedFields;
+  const first = Array.isArray(managers) ? managers[0]?.manager : undefined;
+  if (first !== undefined && first !== 'kube-controller-manager') return false;
+  if (gen !== undefined && gen !== '') return true;
+  const name = pod.metadata.name ?? '';
+  return name.length === owner.length + 6 && name.startsWith(`${owner}-`) && /^[a-z0-9]{5}$/.test(name.slice(owner.length + 1));
 }

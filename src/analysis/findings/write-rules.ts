@@ -153,12 +153,71 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
 
 export const unexplainedWrites: FindingRule<ReplayedTrack, [string, ControllerWrite[]]> = {
   name: 'unexplained-writes',
-  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'unexplained-writes'],
+  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'unexplained-writes', 'unattributed-writes'],
   reads: 'the controller writes no reconstructed round claimed, grouped by why (the write ledger\'s divergence kind)',
   fires: 'for each group: every write is in exactly one finding (the accounting counts them)',
   each: unexplainedByKind,
   find([kind, ws], { t }) {
+    // In a recording or watch dump the write is a sighting (a pod appeared, left, changed owner):
+    // with no round and no Event of the controller behind it, who made it is unknown.
+    if (ws.every((w) => !w.forms.includes('audit') && !w.forms.includes('event'))) return unattributedFinding(ws, t.key);
     return unexplainedFinding(kind, ws, t.key);
+  },
+};
+
+/**
+ * Sightings no round explains (#21 item 5): the pod changes a watch shows, with no audit record
+ * or controller Event naming the writer. Not claimed as the controller's (basis unknown, no exit
+ * code); the finding still accounts for them.
+ */
+function unattributedFinding(ws: ControllerWrite[], name: string): Finding {
+  const kinds = new Set(ws.map((w) => w.kind));
+  const pods = ws.map((w) => w.pod).filter((p): p is string => Boolean(p));
+  const list = pods.slice(0, 5).join(', ') + (pods.length > 5 ? ` and ${pods.length - 5} more` : '');
+  const what = kinds.size === 1 && kinds.has('create')
+    ? `${plural(ws.length, 'pod')} with ${name}'s controllerRef appeared`
+    : kinds.size === 1 && kinds.has('delete')
+      ? `${plural(ws.length, 'pod')} of ${name} ${ws.length === 1 ? 'was' : 'were'} deleted`
+      : `${plural(ws.length, 'ownership change')} of ${name}'s pods (${[...kinds].join(', ')})`;
+  return {
+    id: 'unattributed-writes',
+    severity: 'info',
+    title: `${what} that no round explains: kexp cannot tell who made ${ws.length === 1 ? 'it' : 'them'}`,
+    basis: 'unknown',
+    at: iso(ws[0]!.at),
+    explanation:
+      `${iso(ws[0]!.at)}: ${list || what}. The input shows the change, not its writer, and no round of kexp's model nor an Event of the controller explains it ` +
+      `(${ws[0]!.divergence?.detail ?? 'outside every round'}). It may be the controller acting on a cache kexp did not see, or another actor (a person, a script, the garbage collector).`,
+    nextStep: 'An audit log of the same period names the writer (`kexp audit`); a kube-controller-manager log shows the controller\'s own rounds (`kexp kcm-log`).',
+    evidence: refs(ws.flatMap((w) => w.sources)),
+    writes: ws.reduce((n, w) => n + writeCount(w), 0),
+  };
+}
+
+export const otherActorWrites: FindingRule<ReplayedTrack> = {
+  name: 'other-actor-writes',
+  ids: ['other-actor-writes'],
+  reads: 'the writes of other actors to the ReplicaSet\'s pods the write ledger set aside (created with its controllerRef, ownerReference removed)',
+  fires: 'any such write: named as another actor\'s, never the controller\'s',
+  find({ t }) {
+    const ws = t.otherActorWrites;
+    if (!ws.length) return undefined;
+    const line = (w: (typeof ws)[number]) =>
+      w.kind === 'create'
+        ? `${iso(w.at)} ${w.pod}: created with this ReplicaSet's controllerRef by ${w.actor ?? 'another actor (not a pod the controller creates: GetPodFromTemplate names its pods "<ReplicaSet>-xxxxx" and its field manager is kube-controller-manager)'}`
+        : `${iso(w.at)} ${w.pod}: its ownerReference to this ReplicaSet removed by ${w.actor ?? 'another actor (the pod still matched the selector, so the controller would keep it, not release it)'}`;
+    const creates = ws.filter((w) => w.kind === 'create').length;
+    const orphans = ws.length - creates;
+    return {
+      id: 'other-actor-writes',
+      severity: 'info',
+      title: `Another actor ${[creates ? `created ${plural(creates, 'pod')} with this ReplicaSet's controllerRef` : '', orphans ? `orphaned ${orphans === 1 ? '1 of its pods' : `${orphans} of its pods`}` : ''].filter(Boolean).join(' and ')}`,
+      basis: 'observed',
+      at: iso(ws[0]!.at),
+      explanation: ws.slice(0, 5).map(line).join('. ') + '. These are not the controller\'s writes: the controller counts a pod with its controllerRef as its own whoever created it (and deletes the surplus), and adopts an orphan that still matches its selector.',
+      nextStep: 'Create pods through the Deployment or ReplicaSet template; to take a pod out of a ReplicaSet, change its labels so the selector no longer matches.',
+      evidence: refs(ws.map((w) => w.source)),
+    };
   },
 };
 
@@ -240,7 +299,8 @@ export const adoption: FindingRule<ReplayedTrack> = {
       id: 'adoption',
       severity: 'info',
       title: `The controller ${[adopted.length ? `adopted ${plural(adopted.length, 'pod')}` : '', released.length ? `released ${plural(released.length, 'pod')}` : ''].filter(Boolean).join(' and ') || 'tried to adopt or release pods'}`,
-      basis: !confirmed ? 'unknown' : claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound)) ? 'observed' : 'inferred',
+      // Observed from the controller's own PATCH (audit); from a watch's ownerReference change, inferred.
+      basis: !confirmed ? 'unknown' : claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit'))) ? 'observed' : 'inferred',
       at: iso(claimRounds[0]!.at),
       explanation: decisions.slice(0, 5).map((d) => `${iso(d.at)} ${d.c.pod}: ${d.c.reason}`).join(' ') +
         (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : ''),
