@@ -4,7 +4,8 @@
  *
  * Levels, read in the upstream code (pkg/controller/replicaset/replica_set.go,
  * pkg/controller/controller_utils.go, replica_set_utils.go):
- * - V(0) (always printed): "Starting controller", "Shutting down controller", errors ("Unhandled
+ * - V(0) (always printed): "Starting controller", "Shutting down controller", the controller's
+ *   Events ("Event occurred"; ≤1.26 StartStructuredLogging(0), V(3) in 1.37), errors ("Unhandled
  *   Error" / `sync … failed`, "Clobbering existing delete keys" is `logger.Error`);
  * - V(2): "Too few replicas", "Too many replicas", "Slow-start failure…", "Failed to delete pod,
  *   decremented expectations", "Deleting pod";
@@ -43,6 +44,9 @@ const LEVEL: Record<ControllerLogKind, number> = {
   'controller-created-pod': 4,
   'deleting-pod': 2,
   'status-update': 4,
+  // The event broadcaster's log line: StartStructuredLogging(0) up to 1.26, V(3) from the
+  // contextual-logging controllers (1.37 replica_set.go Run: StartStructuredLogging(3)).
+  'controller-event': 0,
   other: 4,
 };
 
