@@ -96,7 +96,7 @@ function renderEvents(rs: KcmLogReplicaSet, clock: (t: string | undefined) => st
   const where = outside.length === 0 ? 'all in its rounds' : `${outside.length} outside every round — ${shown.map(one).join('; ')}${outside.length > shown.length ? `; … ${outside.length - shown.length} more (-o wide)` : ''}`;
   out.push(wrap(`Events (observed: the controller's own)${date}: ${[...byReason].map(([k, v]) => `${v} ${k}`).join(', ')}; ${where}`, width, '  '));
   for (const f of rs.failures ?? []) {
-    out.push(wrap(`${f.current ? '[FAILING]' : '[FAILED, recovered]'} ${f.reason} ×${f.count} ${clock(f.first)}–${clock(f.last)}: ${f.cause} — ${f.message} (${f.evidence})`, width, '  '));
+    out.push(wrap(`${f.current ? '[FAILING]' : '[FAILED, recovered]'} ${f.reason} ×${f.count} ${f.first === f.last ? clock(f.first) : `${clock(f.first)}–${clock(f.last)}`}: ${f.cause} — ${f.message} (${f.evidence})`, width, '  '));
   }
   return out;
 }

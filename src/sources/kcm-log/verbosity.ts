@@ -4,9 +4,10 @@
  *
  * Levels, read in the upstream code (pkg/controller/replicaset/replica_set.go,
  * pkg/controller/controller_utils.go, replica_set_utils.go):
- * - V(0) (always printed): "Starting controller", "Shutting down controller", the controller's
- *   Events ("Event occurred"; ≤1.26 StartStructuredLogging(0), V(3) in 1.37), errors ("Unhandled
+ * - V(0) (always printed): "Starting controller", "Shutting down controller", errors ("Unhandled
  *   Error" / `sync … failed`, "Clobbering existing delete keys" is `logger.Error`);
+ * - V(3): the controller's Events ("Event occurred", v1.37.2 StartStructuredLogging(3); V(0) in
+ *   v1.21's NewBaseController);
  * - V(2): "Too few replicas", "Too many replicas", "Slow-start failure…", "Failed to delete pod,
  *   decremented expectations", "Deleting pod";
  * - V(4): every expectations line (SatisfiedExpectations' four decisions, Setting / Lowered /
@@ -44,9 +45,10 @@ const LEVEL: Record<ControllerLogKind, number> = {
   'controller-created-pod': 4,
   'deleting-pod': 2,
   'status-update': 4,
-  // The event broadcaster's log line: StartStructuredLogging(0) up to 1.26, V(3) from the
-  // contextual-logging controllers (1.37 replica_set.go Run: StartStructuredLogging(3)).
-  'controller-event': 0,
+  // The event broadcaster's line at the modelled releases' level: V(3) (v1.37.2 replica_set.go
+  // Run: StartStructuredLogging(3)); v1.21 printed it at V(0) (NewBaseController:
+  // StartStructuredLogging(0)), so a -v=2 log of those releases has it too.
+  'controller-event': 3,
   other: 4,
 };
 
