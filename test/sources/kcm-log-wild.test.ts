@@ -35,7 +35,7 @@ async function read(path: string): Promise<Read> {
   const warnings: string[] = [];
   const src = await openKcmLogSource(path, { diagnostics: { problem: (p) => problems.push(p), warn: (w) => warnings.push(w) } });
   const events: ControllerLogEvent[] = [];
-  for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  for await (const e of src.events) if (e.type === 'controller-log' && e.ownerKind === undefined) events.push(e); // the ReplicaSets' (RC lines apart)
   return { events, problems, warnings, stats: src.stats() };
 }
 
@@ -117,4 +117,50 @@ test('CRI-wrapped: the same stamp joins a continuation line too', async () => {
   assert.deepEqual(r.problems, []);
   assert.equal(r.stats.records, 1);
   assert.equal(r.stats.continuationLines, 2);
+});
+
+// ---------------------------------------------------------------------------------------------
+// the controllers' Event lines (client-go tools/record/event.go)
+
+const CONSOLE = [
+  FIRST,
+  ts('09:31:34.267406885', 'I0803 09:31:34.267366       1 replica_set.go:595] "Too many replicas" replicaSet="openshift-console/console-7994575dc5" need=0 deleting=1'),
+  ts('09:31:34.267501196', 'I0803 09:31:34.267487       1 controller_utils.go:602] "Deleting pod" controller="console-7994575dc5" pod="openshift-console/console-7994575dc5-8x8qm"'),
+  ts('09:31:34.267710721', 'I0803 09:31:34.267681       1 event.go:291] "Event occurred" object="openshift-console/console" kind="Deployment" apiVersion="apps/v1" type="Normal" reason="ScalingReplicaSet" message="Scaled down replica set console-7994575dc5 to 0"'),
+  ts('09:31:34.285671523', 'I0803 09:31:34.285619       1 event.go:291] "Event occurred" object="openshift-console/console-7994575dc5" kind="ReplicaSet" apiVersion="apps/v1" type="Normal" reason="SuccessfulDelete" message="Deleted pod: console-7994575dc5-8x8qm"'),
+];
+
+test('a ReplicaSet\'s Event is a certain ReplicaSet line: the shared replica_set.go / controller_utils.go lines of its key are attributed', async () => {
+  const r = await read(file(CONSOLE));
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.stats.ambiguous, 0);
+  assert.deepEqual(r.events.map((e) => `${e.source.line}:${e.logKind}:${e.rsKey}`), [
+    '2:too-many-replicas:openshift-console/console-7994575dc5',
+    '3:deleting-pod:openshift-console/console-7994575dc5',
+    '5:controller-event:openshift-console/console-7994575dc5',
+  ]);
+  assert.deepEqual(r.events[2]!.event, { involvedKind: 'ReplicaSet', type: 'Normal', reason: 'SuccessfulDelete', note: 'Deleted pod: console-7994575dc5-8x8qm', pod: 'openshift-console/console-7994575dc5-8x8qm' });
+  // The Deployment's ScalingReplicaSet is the deployment controller's: counted, not a ReplicaSet line.
+  assert.deepEqual(r.stats.excluded, { other: 1 });
+});
+
+test('without the Event line the same shared lines stay unattributable (ambiguous), as before', async () => {
+  const r = await read(file(CONSOLE.filter((l) => !l.includes('kind="ReplicaSet"'))));
+  assert.equal(r.events.length, 0);
+  assert.equal(r.stats.ambiguous, 2);
+});
+
+test('the printf Event form (StartLogging): kind, key, reason and message from the ObjectReference', async () => {
+  const r = await read(file([
+    FIRST,
+    'I0803 09:31:31.214506       1 event.go:282] Event(v1.ObjectReference{Kind:"ReplicaSet", Namespace:"shop", Name:"web-6b7f9c5d48", UID:"3f1c", APIVersion:"apps/v1", ResourceVersion:"8812", FieldPath:""}): type: \'Warning\' reason: \'FailedCreate\' Error creating: pods "web-6b7f9c5d48-zt5vb" is forbidden: exceeded quota: pods',
+    'I0803 09:31:32.000000       1 event.go:282] Event(v1.ObjectReference{Kind:"ReplicationController", Namespace:"shop", Name:"legacy", UID:"9a", APIVersion:"v1", ResourceVersion:"7", FieldPath:""}): type: \'Normal\' reason: \'SuccessfulCreate\' Created pod: legacy-x2b9q',
+    'I0803 09:31:33.000000       1 event.go:282] Event(v1.ObjectReference{Kind:"DaemonSet", Namespace:"kube-system", Name:"agent", UID:"1", APIVersion:"apps/v1", ResourceVersion:"7", FieldPath:""}): type: \'Normal\' reason: \'SuccessfulCreate\' Created pod: agent-q8x7w',
+  ].map((l, i) => (i === 0 ? l : ts(`09:31:3${i}.300000000`, l)))));
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.events.length, 1);
+  const e = r.events[0]!;
+  assert.equal(e.rsKey, 'shop/web-6b7f9c5d48');
+  assert.deepEqual(e.event, { involvedKind: 'ReplicaSet', type: 'Warning', reason: 'FailedCreate', note: 'Error creating: pods "web-6b7f9c5d48-zt5vb" is forbidden: exceeded quota: pods' });
+  assert.deepEqual(r.stats.excluded, { replicationcontroller: 1, daemonset: 1 });
 });
