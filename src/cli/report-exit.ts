@@ -46,17 +46,19 @@ export function exitCodeFor(report: Report, inputProblems: number, absent = fals
 
 /**
  * `kexp kcm-log`: input problems (6), the ReplicaSet of --rs absent from the log (8), a leak —
- * a gated window that expired, or is still open with syncs it gated (4) — otherwise 0.
+ * a gated window that expired, or is still open with syncs it gated (4) — creates or deletes
+ * still failing at the end of the log by the controller's own Warning Events (5), otherwise 0.
  */
 export function exitCodeForKcmLog(
-  replicaSets: ReadonlyArray<{ gatedWindows: ReadonlyArray<{ ended: string; gatedSyncs: number }> }>,
+  replicaSets: ReadonlyArray<{ gatedWindows: ReadonlyArray<{ ended: string; gatedSyncs: number }>; failures?: ReadonlyArray<{ current: boolean }> }>,
   inputProblems: number,
   absent: boolean,
 ): ExitCode {
   if (inputProblems > 0) return EXIT.INPUT;
   if (absent) return EXIT.NOT_FOUND;
   const leak = replicaSets.some((r) => r.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0)));
-  return leak ? EXIT.LEAK : EXIT.OK;
+  if (leak) return EXIT.LEAK;
+  return replicaSets.some((r) => r.failures?.some((f) => f.current)) ? EXIT.FAILING : EXIT.OK;
 }
 
 /** `kexp adopt`: input problems in the --from files (6), otherwise 0: decisions are no verdict. */

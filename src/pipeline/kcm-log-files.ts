@@ -22,6 +22,7 @@ import { iso } from '../analysis/iso.js';
 import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
 import { isRecord } from '../model/objects.js';
+import { type KcmLogEvent, type KcmLogFailure, logEvents, type ReplicaSetEvents, type RoundConfirmation } from './kcm-log-events.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
@@ -45,7 +46,14 @@ export interface KcmLogReplicaSet {
    * deleting N"; V(2), so present at the verbosities distributions run): `count` = N, `desired`
    * = the spec.replicas it acted on (`need=`). Basis `observed`: the controller's own line.
    */
-  rounds: Array<{ at: string; kind: 'create' | 'delete'; count?: number; desired?: number; basis: 'observed'; evidence: string }>;
+  rounds: Array<{ at: string; kind: 'create' | 'delete'; count?: number; desired?: number; basis: 'observed'; evidence: string; confirmed?: RoundConfirmation }>;
+  /**
+   * The controller's own Events about this ReplicaSet ("Event occurred" kind="ReplicaSet"; V0 up
+   * to 1.26, V3 in 1.37): SuccessfulCreate / SuccessfulDelete confirm a round's calls
+   * (`rounds[].confirmed`), FailedCreate / FailedDelete are `failures` (kcm-log-events.ts).
+   */
+  events: KcmLogEvent[];
+  failures: KcmLogFailure[];
   /** add/del are null when the log does not tell them (e.g. the line they come from is damaged). */
   raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
@@ -151,10 +159,16 @@ export function logRounds(events: ControllerLogEvent[]): Map<string, RoundsAndSy
   return out;
 }
 
+/** The Events of each key against its rounds (kcm-log-events.ts). */
+function eventsOf(events: ControllerLogEvent[], seen: Map<string, RoundsAndSyncLines>): Map<string, ReplicaSetEvents> {
+  return logEvents(events, new Map([...seen].map(([k, v]) => [k, v.rounds])), (e) => ref(e.source));
+}
+
 function toRS(
   g: GroundTruth,
   accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] },
   seen: RoundsAndSyncLines = { rounds: [], finishedLines: 0 },
+  evs: ReplicaSetEvents = { events: [], confirmations: [], failures: [] },
 ): KcmLogReplicaSet {
   const count = (d: string) => g.syncs.filter((s) => s.decision === d).length;
   const basis = g.syncs.length > 0 ? 'gate-decisions' : seen.finishedLines > 0 ? 'finished-syncing' : 'not-logged';
@@ -164,7 +178,12 @@ function toRS(
       total: g.syncs.length, gated: count('gated'), fulfilled: count('fulfilled'), expired: count('expired'), neverRecorded: count('never-recorded'),
       finishedLines: seen.finishedLines, basis,
     },
-    rounds: seen.rounds,
+    rounds: seen.rounds.map((r, i) => {
+      const c = evs.confirmations[i];
+      return c && c.succeeded + c.failed > 0 ? { ...r, confirmed: c } : r;
+    }),
+    events: evs.events,
+    failures: evs.failures,
     raises: g.raises.map((r) => ({
       at: iso(r.at)!,
       add: r.countsUnknown ? null : r.add,
@@ -316,6 +335,7 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   const truth = log.truths;
   const accounting = logAccounting(events);
   const seen = logRounds(events);
+  const evs = eventsOf(events, seen);
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
@@ -337,13 +357,14 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     inputs,
     verbosity,
     restarts,
-    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey))),
+    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey), evs.get(g.rsKey))),
   };
   if (rcEvents.length) {
     const rcAccounting = logAccounting(rcEvents);
     const rcSeen = logRounds(rcEvents);
+    const rcEvs = eventsOf(rcEvents, rcSeen);
     const rcs = [...controllerLogInput(o.files, rcEvents, compareTimeline).truths.values()].filter((g) => !o.rs || g.rsKey === o.rs);
-    const all = [...out.replicaSets, ...rcs.map((g): KcmLogReplicaSet => ({ kind: 'ReplicationController', ...toRS(g, rcAccounting.get(g.rsKey), rcSeen.get(g.rsKey)) }))];
+    const all = [...out.replicaSets, ...rcs.map((g): KcmLogReplicaSet => ({ kind: 'ReplicationController', ...toRS(g, rcAccounting.get(g.rsKey), rcSeen.get(g.rsKey), rcEvs.get(g.rsKey)) }))];
     // By key, a ReplicaSet before an RC of the same name (a stable sort).
     out.replicaSets = all.sort((a, b) => a.key.localeCompare(b.key));
   }

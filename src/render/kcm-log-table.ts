@@ -25,22 +25,78 @@ function leaked(rs: KcmLogReplicaSet): boolean {
   return rs.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0));
 }
 
+/** Its creates or deletes still fail at the end of the log (the controller's own Warning Events). */
+function failing(rs: KcmLogReplicaSet): boolean {
+  return (rs.failures ?? []).some((f) => f.current);
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/**
+ * The verdict line in replay's words (`LEAKED [observed]`, `FAILING [observed]`, `HEALTHY
+ * [observed]`, `UNKNOWN [unknown]`: table.ts renderSummary), then what to do next.
+ */
 function summary(r: KcmLogResult, width: number): string[] {
-  const bad = r.replicaSets.filter((rs) => leaked(rs) || rs.clobbers.length > 0);
   if (r.replicaSets.length === 0) return [];
-  if (bad.length === 0 && !r.verbosity.atLeastV4) {
-    const rounds = r.replicaSets.reduce((n, rs) => n + rs.rounds.length, 0);
-    const why = r.verbosity.olderThanModelled ? 'it is older than kexp models and shows no gate decision' : 'it is below -v=4';
-    return [wrap(`Verdict: leaked expectations cannot be told from this log — ${why} (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}, ${rounds} round(s) seen).`, width, '')];
+  const bad = r.replicaSets.filter((rs) => leaked(rs) || rs.clobbers.length > 0);
+  const fails = r.replicaSets.filter(failing);
+  const out: string[] = [];
+  const n = plural(r.replicaSets.length, 'ReplicaSet');
+  if (bad.length > 0) {
+    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width));
+    out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
+    for (const b of bad.slice(0, 3)) {
+      const [ns, name] = b.key.split('/');
+      if (!ns || !name) continue;
+      out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
+      out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
+    }
+  } else if (fails.length > 0) {
+    const f = fails[0]!.failures.find((x) => x.current)!;
+    const what = f.kind === 'create' ? 'creates' : 'deletes';
+    out.push(labelled('Verdict: ', `FAILING [observed] — ${what} failing for ${fails.map((x) => x.key).join(', ')}: ${f.cause} (${f.reason} ×${f.count}, the controller's own Events, first ${f.evidence}).`, width));
+  } else if (!r.verbosity.atLeastV4) {
+    const rounds = r.replicaSets.reduce((k, rs) => k + rs.rounds.length, 0);
+    const confirmed = r.replicaSets.reduce((k, rs) => k + rs.rounds.filter((x) => (x.confirmed?.succeeded ?? 0) > 0).length, 0);
+    const why = r.verbosity.olderThanModelled ? 'the log is older than kexp models and shows no gate decision' : 'the log is below -v=4, where they are not printed';
+    out.push(labelled('Verdict: ', `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`, width));
+  } else {
+    out.push(labelled('Verdict: ', `HEALTHY [observed] — no leaked expectations and no open gated window in the log (${n}).`, width));
   }
-  if (bad.length === 0) return [wrap(`Verdict: no leaked expectations in the log (${r.replicaSets.length} ReplicaSet${r.replicaSets.length === 1 ? '' : 's'}).`, width, '')];
-  const out = [labelled('Verdict: ', `LEAK — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width)];
-  out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
-  for (const b of bad.slice(0, 3)) {
-    const [ns, name] = b.key.split('/');
-    if (!ns || !name) continue;
-    out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
-    out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
+  if (bad.length > 0) return out;
+  for (const rs of fails.slice(0, 3)) {
+    for (const f of rs.failures.filter((x) => x.current)) {
+      out.push(labelled('Next:    ', `${rs.key}: ${f.nextStep}:`, width));
+      for (const c of f.commands) out.push(...breakCommand(c, width, '  '));
+    }
+  }
+  return out;
+}
+
+/** What a round's Events say: `, 1 SuccessfulCreate` (and the failures). */
+function confirmation(x: KcmLogReplicaSet['rounds'][number]): string {
+  const c = x.confirmed;
+  if (!c) return '';
+  const ok = x.kind === 'create' ? 'SuccessfulCreate' : 'SuccessfulDelete';
+  const bad = x.kind === 'create' ? 'FailedCreate' : 'FailedDelete';
+  return `: ${[c.succeeded ? `${c.succeeded} ${ok}` : '', c.failed ? `${c.failed} ${bad}` : ''].filter(Boolean).join(', ')} (${c.evidence[0]}${c.evidence.length > 1 ? ' …' : ''})`;
+}
+
+/** The controller's own Events of one ReplicaSet, and its failed creates/deletes with their cause. */
+function renderEvents(rs: KcmLogReplicaSet, clock: (t: string | undefined) => string, width: number, wide: boolean, date: string): string[] {
+  const evs = rs.events ?? [];
+  if (evs.length === 0) return [];
+  const out: string[] = [];
+  const byReason = new Map<string, number>();
+  for (const e of evs) byReason.set(e.reason, (byReason.get(e.reason) ?? 0) + 1);
+  // The Events of a round are cited on its round; the others are listed.
+  const outside = evs.filter((e) => e.round === undefined);
+  const shown = wide ? outside : outside.slice(0, RAISES_SHOWN);
+  const one = (e: KcmLogReplicaSet['events'][number]) => `${clock(e.at)} ${e.reason}${e.pod ? ` ${e.pod.slice(e.pod.indexOf('/') + 1)}` : ''} (${e.evidence})`;
+  const where = outside.length === 0 ? 'all in its rounds' : `${outside.length} outside every round — ${shown.map(one).join('; ')}${outside.length > shown.length ? `; … ${outside.length - shown.length} more (-o wide)` : ''}`;
+  out.push(wrap(`Events (observed: the controller's own)${date}: ${[...byReason].map(([k, v]) => `${v} ${k}`).join(', ')}; ${where}`, width, '  '));
+  for (const f of rs.failures ?? []) {
+    out.push(wrap(`${f.current ? '[FAILING]' : '[FAILED, recovered]'} ${f.reason} ×${f.count} ${f.first === f.last ? clock(f.first) : `${clock(f.first)}–${clock(f.last)}`}: ${f.cause} — ${f.message} (${f.evidence})`, width, '  '));
   }
   return out;
 }
@@ -78,9 +134,10 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
     else out.push(wrap('Syncs: not logged at this verbosity (no "Finished syncing" or expectations line)', width, '  '));
     if (rs.rounds.length) {
       const rd = wide ? rs.rounds : rs.rounds.slice(0, RAISES_SHOWN);
-      const one = (x: KcmLogReplicaSet['rounds'][number]) => `${clock(x.at)} ${x.kind} ${x.count ?? '?'}${x.desired !== undefined ? ` (desired ${x.desired})` : ''}`;
+      const one = (x: KcmLogReplicaSet['rounds'][number]) => `${clock(x.at)} ${x.kind} ${x.count ?? '?'}${x.desired !== undefined ? ` (desired ${x.desired})` : ''}${confirmation(x)}`;
       out.push(wrap(`Rounds (observed: "Too few / Too many replicas")${dateSuffix(date)}: ${rs.rounds.length} — ${rd.map(one).join('; ')}${rs.rounds.length > rd.length ? `; … ${rs.rounds.length - rd.length} more (-o wide)` : ''}`, width, '  '));
     }
+    out.push(...renderEvents(rs, clock, width, wide, dateSuffix(date)));
     if (!r.verbosity.atLeastV4) {
       out.push(...renderTail(rs, clock, width, true));
       out.push('');

@@ -131,7 +131,23 @@ export type ControllerLogKind =
   | 'controller-created-pod'
   | 'deleting-pod'
   | 'status-update'
+  | 'controller-event'
   | 'other';
+
+/**
+ * An Event a controller recorded, as its event broadcaster logs it (client-go tools/record
+ * event.go: StartStructuredLogging's "Event occurred", StartLogging's `Event(%#v): type: … reason: …`).
+ */
+export interface LoggedEvent {
+  /** The involved object's kind (`ReplicaSet`, `Deployment`, …). */
+  involvedKind: string;
+  type: string;
+  reason: string;
+  /** The Event's message (`Created pod: web-x7k2p`, `Error creating: pods "web-" is forbidden: exceeded quota: …`). */
+  note: string;
+  /** `namespace/name` of the pod a SuccessfulCreate / SuccessfulDelete / FailedDelete message names. */
+  pod?: string;
+}
 
 /** One parsed kube-controller-manager log line about a ReplicaSet. */
 export interface ControllerLogEvent extends Base {
@@ -151,6 +167,8 @@ export interface ControllerLogEvent extends Base {
   keys?: string[];
   /** need / creating / deleting / podsSkipped numbers when the line has them. */
   numbers?: Record<string, number>;
+  /** logKind `controller-event`: the Event the line logs. */
+  event?: LoggedEvent;
   message: string;
 }
 

@@ -52,7 +52,7 @@ test('-v=2 log (1.33+): 11 observed rounds with desired 5, syncs "not logged", o
   assert.match(t.stdout, /Syncs: not logged at this verbosity/);
   assert.doesNotMatch(t.stdout, /Syncs 0/);
   assert.match(t.stdout, /Rounds \(observed: "Too few \/ Too many replicas"\) \(2024-11-30, UTC\): 11 — 02:39:06\.867 create 5 \(desired 5\)/);
-  assert.match(t.stdout, /Verdict: leaked expectations cannot be told from this log — it is below -v=4/);
+  assert.match(t.stdout, /Verdict: UNKNOWN \[unknown\] — the gate and the expectations are not visible: the log is below -v=4, where they are not printed, so no gated window or leak can be told from it, nor their absence \(1 ReplicaSet, 11 rounds seen, 0 confirmed by the controller's own Events\)/);
   assert.doesNotMatch(t.stdout, /no leaked expectations/);
   assert.match(t.stdout, /Input: .*v2-quota-rejected\.log .*; klog lines carry no year; took 2024 from the file's modification time \(mtime\); pass --year/);
 });
@@ -89,9 +89,9 @@ test('year from another input of the same run (a CRI-wrapped log carries full da
   assert.equal(rs.rounds[0].at, '2025-11-30T02:39:06.867Z');
 });
 
-test('the -v=4 capture: atLeastV4, syncs from gate decisions, no below -v=4 warning', () => {
+test('the -v=4 capture: atLeastV4, syncs from gate decisions, no below -v=4 warning; its FailedCreate Events: exit 5', () => {
   const r = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log', '--year', '2026', '-o', 'json']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.deepEqual(out.verbosity, { atLeastV4: true });
   assert.doesNotMatch(r.stderr, /below -v=4/);

@@ -6,15 +6,26 @@ import os from 'node:os';
 import path from 'node:path';
 import { kexp } from '../support/cli.js';
 
-test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slow-start failures, no gated sync', () => {
+test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slow-start failures, no gated sync; its FailedCreate Events: failing, exit 5', () => {
   const r = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log', '-o', 'json']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.schemaVersion, 'kexp.kcm-log/v1');
   const rs = out.replicaSets.find((x: { key: string }) => x.key === 'kexp-quota-rejected/web');
   assert.deepEqual(rs.raises.map((x: { add: number }) => x.add), [5, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3]);
   assert.equal(rs.slowStartFailures.length, 11);
   assert.equal(rs.syncs.gated, 0);
+  // Each round's calls, from the controller's own Events: the first makes 3 calls (2 created, 1
+  // rejected: slowStartBatch stops), every later one 1 rejected call.
+  assert.deepEqual(rs.rounds.map((x: { confirmed?: { succeeded: number; failed: number } }) => [x.confirmed?.succeeded, x.confirmed?.failed]), [[2, 1], ...Array(10).fill([0, 1])]);
+  assert.equal(rs.failures.length, 1);
+  assert.deepEqual({ ...rs.failures[0], message: undefined }, {
+    kind: 'create', reason: 'FailedCreate', count: 11, first: '2026-11-30T02:39:06.901Z', last: '2026-11-30T02:39:12.020Z',
+    cause: 'a ResourceQuota of the namespace is exhausted (exceeded quota)', message: undefined,
+    nextStep: 'raise the quota or free what it counts (terminating pods still count); the controller retries with backoff',
+    commands: ['kubectl -n kexp-quota-rejected describe resourcequota', 'kubectl -n kexp-quota-rejected get events --field-selector involvedObject.name=web'],
+    current: true, basis: 'observed', evidence: 'examples/captures/quota-rejected/kcm.log:16',
+  });
 });
 
 test('kcm-log --compare scores a replay of the same scenario: every decision and Set matches', () => {

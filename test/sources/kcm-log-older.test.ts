@@ -7,6 +7,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { openKcmLogSource } from '../../src/sources/kcm-log/kcm-log-source.js';
 import { collectDiagnostics } from '../../src/sources/diagnostics.js';
@@ -30,8 +32,8 @@ test('the old wording is recognised: one warning naming the first line, the coun
   assert.deepEqual(r.warnings, [
     `${OLD}:5: this kube-controller-manager log is older than kexp models: 4 round lines in the printf wording of v1.20 and earlier (the first is this one, "Too few replicas for <Kind> <ns/name>, need N, creating N"); the oldest modelled release is v1.25. Its lines are read as the controller's own account; what they do not show (gate and expectations decisions) is unknown, not absent`,
   ]);
-  // Still read: the rounds, the slow-start failure, the sync error, the delete.
-  assert.deepEqual(r.kinds, ['2:controller-started', '5:too-few-replicas', '8:slow-start-failure', '7:sync-failed', '10:too-few-replicas', '11:sync-failed', '12:too-many-replicas', '13:deleting-pod']);
+  // Still read: the rounds, the slow-start failure, the sync error, the delete, the ReplicaSet's Events.
+  assert.deepEqual(r.kinds, ['2:controller-started', '5:too-few-replicas', '6:controller-event', '8:slow-start-failure', '7:sync-failed', '9:controller-event', '10:too-few-replicas', '11:sync-failed', '12:too-many-replicas', '13:deleting-pod']);
 });
 
 test('logs of modelled releases are not called old', async () => {
@@ -45,14 +47,23 @@ test('logs of modelled releases are not called old', async () => {
   assert.equal(olderThanModelledWording('Slow-start failure. Skipping creation of 3 pods, decrementing expectations for ReplicaSet shop/web', false), '"Slow-start failure. Skipping creation of N pods, decrementing expectations for <Kind> <ns/name>"');
 });
 
-test('kexp kcm-log on it: the one line, no "below -v=4" note, the verdict says why it cannot tell', () => {
+test('kexp kcm-log on it: the one line, no "below -v=4" note; its FailedCreate Event makes it FAILING (exit 5), not a gate verdict', () => {
   const r = kexp(['kcm-log', OLD, '--year', '2020']);
-  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.code, 5, r.stderr);
   const err = r.stderr.split('\n').filter(Boolean);
   assert.equal(err.length, 1, r.stderr);
   assert.match(err[0]!, /^warning: .*kcm-v119-v2\.log:5: this kube-controller-manager log is older than kexp models/);
   assert.doesNotMatch(r.stdout + r.stderr, /below -v=4/);
-  assert.match(r.stdout.replace(/\n/g, ' '), /Verdict: leaked expectations cannot be told from this log — it is older than kexp models and shows no gate decision \(2 ReplicaSets, 3 round\(s\) seen\)/);
+  const text = r.stdout.replace(/\n\s*/g, ' ');
+  assert.match(text, /Verdict: FAILING \[observed\] — creates failing for shop\/web-6b7f9c5d48: a ResourceQuota of the namespace is exhausted \(exceeded quota\) \(FailedCreate ×1, the controller's own Events, first .*kcm-v119-v2\.log:9\)/);
+  assert.match(text, /kubectl -n shop describe resourcequota/);
+  assert.match(text, /08:14:31\.204 create 2 \(desired 4\): 1 SuccessfulCreate, 1 FailedCreate/);
+  // Without the Events, the same log's verdict says why the gate cannot be told.
+  const noEvents = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-old-')), 'v119.log');
+  fs.writeFileSync(noEvents, fs.readFileSync(OLD, 'utf8').split('\n').filter((l) => !l.includes('event.go')).join('\n'));
+  const u = kexp(['kcm-log', noEvents, '--year', '2020']);
+  assert.equal(u.code, 0, u.stderr);
+  assert.match(u.stdout.replace(/\n\s*/g, ' '), /Verdict: UNKNOWN \[unknown\] — the gate and the expectations are not visible: the log is older than kexp models and shows no gate decision, so no gated window or leak can be told from it, nor their absence \(2 ReplicaSets, 3 rounds seen, 0 confirmed by the controller's own Events\)/);
   const j = JSON.parse(kexp(['kcm-log', OLD, '--year', '2020', '-o', 'json']).stdout) as { verbosity: { atLeastV4: boolean; note?: string; olderThanModelled?: boolean }; replicaSets: Array<{ key: string; rounds: unknown[] }> };
   assert.deepEqual(j.verbosity, { atLeastV4: false, olderThanModelled: true });
   assert.deepEqual(j.replicaSets.map((x) => [x.key, x.rounds.length]), [['shop/api-5d8c7b6f4c', 1], ['shop/web-6b7f9c5d48', 2]]);

@@ -37,7 +37,7 @@ const EXPECTED: Record<string, ControllerLogKind | null> = {
   deleted: 'rs-deleted-sync',
   'Controller created pod': 'controller-created-pod',
   'Deleting pod': 'deleting-pod',
-  'Event occurred': null,
+  'Event occurred': 'controller-event', // the ReplicaSet's own Events (kind="ReplicaSet")
   'Found related pods': null,
   'Pod objectMeta updated.': null,
   'Orphan Pod created': null,

@@ -365,11 +365,11 @@ test('v1.28-style text log: RS lines kept, RC/DaemonSet/Job lines excluded, cont
   const r = await read(join(FX, 'v128-text.log'), { year: 2025 });
   assert.equal(r.format, 'kcm-log-text');
   assert.deepEqual(r.problems, []);
-  assert.equal(r.events.length, 50);
+  assert.equal(r.events.length, 51); // 50 + its one Event ("Event occurred" kind="ReplicaSet")
   assert.ok(r.events.every((e) => e.rsKey === RS || e.logKind === 'controller-started'));
   assert.ok(r.events.every((e) => e.atBasis === 'log' && e.source.file === join(FX, 'v128-text.log')));
   assert.deepEqual(r.stats.excluded, { replicationcontroller: 4, daemonset: 3, job: 1 });
-  assert.equal(r.stats.uncatalogued, 2); // "Finished syncing deployment", "Event occurred"
+  assert.equal(r.stats.uncatalogued, 1); // "Finished syncing deployment"
   assert.equal(r.stats.continuationLines, 3);
   assert.equal(r.stats.unrecognisedLines, 1); // goroutine 417 [running]:
   assert.equal(r.stats.blankLines, 1);
@@ -381,7 +381,7 @@ test('v1.28-style text log: RS lines kept, RC/DaemonSet/Job lines excluded, cont
     format: 'kcm-log-text',
     timeBasis: 'log',
     endMarker: false,
-    events: 50,
+    events: 51,
     problems: 0,
     start: utc(11, 30, 10, 15, 0, 100),
     end: utc(11, 30, 10, 25, 0, 200),
@@ -458,8 +458,8 @@ test('real v1.37.2 controller code output (text; sync path without logger, as in
   assert.deepEqual(r.problems, []);
   assert.equal(r.stats.contextUnresolved, 0);
   assert.equal(r.stats.contextResolved, 53);
-  assert.deepEqual(r.stats.excluded, { replicationcontroller: 28 });
-  assert.equal(r.events.length, 150);
+  assert.deepEqual(r.stats.excluded, { replicationcontroller: 30 }); // 28 + the RC's 2 Events
+  assert.equal(r.events.length, 161); // 150 + the ReplicaSet's 11 Events
   assert.equal(r.events.filter((e) => e.logKind === 'controller-started').length, 2);
   assert.ok(r.events.every((e) => e.rsKey === RS || e.logKind === 'controller-started' || (e.logKind === 'other' && e.message.includes('Shutting down'))));
   const expired = r.events.filter((e) => e.logKind === 'expectations-expired');
@@ -494,7 +494,7 @@ test('real v1.37.2 controller output (JSON): same reading as text', async () => 
   assert.deepEqual(r.problems, []);
   assert.equal(r.stats.jsonRecords, 239);
   assert.equal(r.stats.contextUnresolved, 0);
-  assert.deepEqual(r.stats.excluded, { replicationcontroller: 24 });
+  assert.deepEqual(r.stats.excluded, { replicationcontroller: 26 }); // 24 + the RC's 2 Events
   assert.deepEqual(
     r.events.filter((e) => e.logKind === 'setting-expectations').map((e) => [e.add, e.del]),
     [
@@ -629,7 +629,7 @@ test('not a KCM log: InputError naming the command that reads it', async () => {
 test('stdin (gzip) is read like a file; no RS lines gives a warning', async () => {
   const text = readFileSync(join(FX, 'v128-text.log'));
   const r = await read('-', { stdin: Readable.from([gzipSync(text)]), year: 2025 });
-  assert.equal(r.events.length, 50);
+  assert.equal(r.events.length, 51);
   assert.equal(r.coverage.file, '-');
   assert.ok(r.events.every((e) => e.source.file === '-'));
   const other = 'I1130 10:15:02.101400   12345 deployment_controller.go:591] "Finished syncing deployment" logger="deployment-controller" deployment="shop/web" duration="1.2ms"\n';

@@ -13,7 +13,10 @@
  *
  * Pass 2 (`Resolver`) applies the ATTRIBUTION RULE to each catalogued line:
  *
- * 1. A line whose writer is certain keeps that writer: the contextual logger name
+ * 1. A line whose writer is certain keeps that writer: an Event line ("Event occurred", client-go
+ *    tools/record) the kind of its involved object (a ReplicaSet's Events are the ReplicaSet
+ *    controller's: its SuccessfulCreate / SuccessfulDelete / FailedCreate / FailedDelete make its key
+ *    certain for rule 2); else the contextual logger name
  *    (`replicaset-controller`, `replicationcontroller-controller`, `daemonset-controller`,
  *    `job-controller`, …), else a `kind=` key, else the kind a printf message names
  *    (`Finished syncing ReplicaSet "…"`, `Too few replicas for ReplicationController …`), else the
@@ -145,7 +148,9 @@ export class FactsBuilder {
     if (rec.family === 'replicaset') {
       if (rec.rsKey) this.rsKeys.add(rec.rsKey);
     } else if (DECIDED_NON_RS.has(rec.family)) {
-      if (rec.rsKey) this.otherKeys.set(rec.rsKey, rec.family);
+      // An Event about an object of a controller that shares no code with the ReplicaSet's (a
+      // Deployment, a Service, an HPA named like a ReplicaSet) says nothing about whose a key is.
+      if (rec.rsKey && !(rec.kind === 'controller-event' && rec.family === 'other')) this.otherKeys.set(rec.rsKey, rec.family);
       if (rec.otherKey) this.otherKeys.set(rec.otherKey.key, rec.otherKey.family);
     }
     if (rec.otherKey?.durationMs !== undefined && (rec.otherKey.family === 'daemonset' || rec.otherKey.family === 'job')) {
@@ -553,6 +558,7 @@ export class Resolver {
     if (rec.del !== undefined) ev.del = rec.del;
     if (rec.keys) ev.keys = rec.keys;
     if (rec.numbers) ev.numbers = rec.numbers;
+    if (rec.event) ev.event = rec.event;
     return ev;
   }
 

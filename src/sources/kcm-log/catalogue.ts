@@ -11,7 +11,7 @@
  * DaemonSet, Job, other) from what the line itself says; see `ControllerFamily` and
  * kcm-log-source.ts for the attribution rule applied on top.
  */
-import type { ControllerLogKind } from '../../timeline/event.js';
+import type { ControllerLogKind, LoggedEvent } from '../../timeline/event.js';
 import { isRecord } from '../../model/objects.js';
 import { parseGoDuration } from './klog-text.js';
 
@@ -56,6 +56,8 @@ export interface Classified {
   numbers?: Record<string, number>;
   /** An expectations line whose value carries no key (1.27+ renders the struct as `{}`). */
   keyless?: boolean;
+  /** logKind `controller-event`: the Event the line logs. */
+  event?: LoggedEvent;
   /**
    * Values the line has but that are not valid (`creating=-7`, `need="abc"`, `replicaSet=null`),
    * as `name=value`; they were left out (unknown), and the source reports them as a problem.
@@ -361,6 +363,53 @@ function withDuration(c: Classified, d: unknown): Classified {
   return c;
 }
 
+/**
+ * A controller's Event, as its event broadcaster logs it (client-go tools/record/event.go,
+ * v0.21.14 and v0.37.2 alike in keys: StartStructuredLogging's
+ * `"Event occurred" object="ns/name" [fieldPath=…] kind="ReplicaSet" apiVersion="apps/v1" type="Normal"
+ * reason="SuccessfulCreate" message="Created pod: web-x7k2p"`; 1.37 adds fieldPath). The
+ * involved object's kind names the controller that recorded it: a broadcaster logs only its own
+ * controller's Events (replica_set.go NewBaseController: one broadcaster per controller), and the
+ * ReplicaSet / ReplicationController / DaemonSet / Job controllers record theirs on their own
+ * objects (controller_utils.go RealPodControl: SuccessfulCreate "Created pod: %v", FailedCreate
+ * "Error creating: %v", SuccessfulDelete "Deleted pod: %v", FailedDelete "Error deleting: %v").
+ */
+function controllerEvent(key: string | undefined, kind: unknown, type: unknown, reason: unknown, note: unknown): Classified {
+  const c: Classified = { kind: 'controller-event' };
+  if (key) c.rsKey = key;
+  const involvedKind = typeof kind === 'string' ? kind : '';
+  const f = kindFamily(involvedKind);
+  if (f) c.contentFamily = f;
+  const ev: LoggedEvent = {
+    involvedKind,
+    type: typeof type === 'string' ? type : '',
+    reason: typeof reason === 'string' ? reason : '',
+    note: typeof note === 'string' ? note : '',
+  };
+  const pod = /^(?:Created|Deleted) pod: (\S+)$/.exec(ev.note)?.[1];
+  const slash = key?.indexOf('/') ?? -1;
+  if (pod) ev.pod = slash > 0 ? `${key!.slice(0, slash)}/${pod}` : pod;
+  c.event = ev;
+  return c;
+}
+
+/** A Go `%#v` string field of a struct literal: `Name:"web"` → `web`. */
+function goField(struct: string, name: string): string | undefined {
+  const m = new RegExp(`\\b${name}:"((?:[^"\\\\]|\\\\.)*)"`).exec(struct);
+  return m ? m[1]!.replace(/\\(.)/g, '$1') : undefined;
+}
+
+/** StartLogging's printf form (≤1.20, still used by some controllers): `Event(v1.ObjectReference{Kind:"ReplicaSet", Namespace:"ns", Name:"web", …}): type: 'Normal' reason: 'SuccessfulCreate' Created pod: web-x7k2p`. */
+const EVENT_PRINTF_RE = /^Event\((?:v1\.)?ObjectReference\{([^}]*)\}\): type: '([^']*)' reason: '([^']*)' ?([\s\S]*)$/;
+
+function printfEvent(m: RegExpExecArray): Classified {
+  const ref = m[1]!;
+  const ns = goField(ref, 'Namespace');
+  const name = goField(ref, 'Name');
+  const key = name ? (ns ? `${ns}/${name}` : name) : undefined;
+  return controllerEvent(key, goField(ref, 'Kind'), m[2], m[3], m[4]);
+}
+
 /** Structured messages (exact text) → extractor. */
 
 /** "Too few replicas" / "Too many replicas": replicaSet (older: rs), need and creating|deleting. */
@@ -460,6 +509,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
     }
     return c;
   },
+  'Event occurred': (kv) => controllerEvent(objKey(kv.object), kv.kind, kv.type, kv.reason, kv.message),
   'Pod created': (kv) => podHandler('pod-added', kv.pod),
   'Pod deleted': (kv) => podHandler('pod-deleted', kv.pod),
 };
@@ -564,6 +614,7 @@ const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = 
     }),
   ],
   [/^Pod ([^\s/]+)\/(\S+) deleted through /, (m) => ({ kind: 'other', aux: 'pod-deleted', podKey: `${m[1]}/${m[2]}` })],
+  [EVENT_PRINTF_RE, printfEvent],
 ];
 
 /**
@@ -588,8 +639,8 @@ function classifyRaw(msg: string, structured: boolean, kv: () => KV): Classified
   }
   // printf: cheap prefix screen before the regexps.
   const c0 = msg.charCodeAt(0);
-  // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od)
-  if (!'SLRCTFUADP'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
+  // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od) E(vent)
+  if (!'SLRCTFUADPE'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
   if (msg.startsWith('sync "')) return syncFailed(msg);
   if (msg.startsWith('Updating status for ')) return statusUpdate(msg);
   for (const [re, f] of PRINTF) {

@@ -25,7 +25,8 @@
  * - A record repeated verbatim within REORDER_MS (a log shipper's duplicate) is dropped, in both
  *   passes, with one warning naming the first duplicate.
  * - Damage: lines that are no log record at all (not klog, not JSON log, not a Go panic or other
- *   process output) are problems; so are catalogued values that are not valid (`creating=-7`),
+ *   process output) after the first record are problems (before it they are a preamble — a
+ *   container's shell lines — skipped with one warning, records.ts); so are catalogued values that are not valid (`creating=-7`),
  *   JSON records with a bad `ts`/`msg`, and a last line cut off without its newline. Damaged
  *   gzip data keeps every complete line before the damage and reports the damage at its line.
  * - Coverage `start`/`end` are the times of the first/last log record of the file (any
@@ -91,8 +92,14 @@ export interface KcmLogStats {
   wrapped: Record<LogEnvelopeName, number>;
   continuationLines: number;
   blankLines: number;
-  /** Non-empty lines that are no log record (e.g. Go panic output). */
+  /** Non-empty lines that are no log record (e.g. Go panic output), the preamble's included. */
   unrecognisedLines: number;
+  /**
+   * The non-empty lines before the file's first log record (a container's shell preamble):
+   * how many, the first and last line, and how many of them are not output a KCM process writes
+   * (`notKlog`). Skipped with one warning when `notKlog` > 0, never a problem.
+   */
+  preamble?: { lines: number; from: number; to: number; notKlog: number };
   /** Records outside the catalogue (most of a -v=4 log: other controllers, informers, …). */
   uncatalogued: number;
   /** Catalogued lines written by other controllers, per controller family. */
@@ -226,7 +233,12 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
           else if (item.type === 'blank') stats.blankLines++;
           else {
             stats.unrecognisedLines++;
-            if (item.junk !== undefined) problem(item.line, `not a log record (${item.junk}); skipped`);
+            if (item.preamble) {
+              const p = (stats.preamble ??= { lines: 0, from: item.line, to: item.line, notKlog: 0 });
+              p.lines++;
+              p.to = item.line;
+              if (item.junk !== undefined) p.notKlog++;
+            } else if (item.junk !== undefined) problem(item.line, `not a log record (${item.junk}); skipped`);
           }
           return;
         }
@@ -356,6 +368,13 @@ function warnings(
   maxBackMs: number,
 ): void {
   const where = (line: number | undefined) => (line !== undefined ? `${file}:${line}` : file);
+  if (s.preamble && s.preamble.notKlog > 0) {
+    const p = s.preamble;
+    d.warn(
+      `${where(p.from)}: skipped ${p.lines} line${p.lines === 1 ? '' : 's'} before the first log record ` +
+        `(line${p.from === p.to ? ` ${p.from}` : `s ${p.from}–${p.to}`}: not klog, e.g. a container's shell preamble)`,
+    );
+  }
   if (s.olderThanModelled) {
     const o = s.olderThanModelled;
     d.warn(olderThanModelledNote(where(o.line), o.wording, o.lines));

@@ -244,6 +244,12 @@ function applyClassified(rec: ParsedKcmLine, c: Classified): void {
 function decideFamily(rec: ParsedKcmLine, kv: (() => Record<string, unknown>) | undefined): void {
   const content = rec.contentFamily;
   delete rec.contentFamily;
+  // An Event line is its involved object's controller's (catalogue.ts controllerEvent), whatever logger the broadcaster has.
+  if (rec.kind === 'controller-event' && content) {
+    rec.family = content;
+    rec.familyBasis = 'kind';
+    return;
+  }
   const lf = loggerFamily(rec.logger);
   if (lf) {
     rec.family = lf;

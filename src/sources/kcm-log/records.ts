@@ -1,7 +1,18 @@
 /**
  * Physical lines → log records: opens envelopes (src/sources/envelope: CRI, docker json-file,
- * --timestamps), joins CRI `P` / docker partial pieces, and attaches klog continuation lines
- * (a TAB-indented line, or the ` >` that closes a multi-line value) to the record they belong to.
+ * --timestamps), joins CRI `P` / docker partial pieces, and attaches continuation lines to the
+ * record they belong to:
+ * - klog's own: a TAB-indented line, or the ` >` that closes a multi-line value;
+ * - a line that is no record start and carries the same envelope timestamp as the record being
+ *   assembled: klog writes a record, however many lines its message has, in one write, so the
+ *   container runtime stamps every line of it alike (an AWS SDK dump `} {` / `}]` inside a
+ *   cloud-provider message). Two records may share a stamp too (one read of the pipe), so only
+ *   lines that cannot start a record are joined this way.
+ *
+ * Lines before the first record that are no record (a container's shell preamble: `+ exec
+ * hyperkube …`, `Copying system trust bundle`) are marked `preamble`: the source skips them with
+ * one note instead of a problem each. After the first record, such a line is junk as before.
+ * Cost: O(1) per line; a record's text grows with its continuation lines.
  */
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
@@ -22,6 +33,18 @@ export interface RawRecord {
   wrapperAt?: number;
 }
 
+/**
+ * A non-empty line that is neither a record nor a continuation. `junk`: a description of it when
+ * it is not output a KCM process writes besides its records; `preamble`: it comes before the
+ * file's first record.
+ */
+export interface UnrecognisedLine {
+  type: 'unrecognised';
+  line: number;
+  junk?: string;
+  preamble?: true;
+}
+
 export type RecordItem =
   | { type: 'record'; record: RawRecord }
   | { type: 'problem'; line: number; message: string }
@@ -31,12 +54,39 @@ export type RecordItem =
    * pflag/cobra messages, indented text — is quiet; anything else is `junk` (a description of
    * it) and reported as a problem.
    */
-  | { type: 'unrecognised'; line: number; junk?: string }
+  | UnrecognisedLine
   | { type: 'blank'; line: number }
   | { type: 'continuation'; line: number };
 
 function isContinuation(inner: string): boolean {
   return inner.charCodeAt(0) === 9 /* TAB */ || inner === ' >' || inner.startsWith(' >');
+}
+
+/** Output of a Go panic: never part of a klog record, whatever its stamp. */
+function startsPanic(inner: string): boolean {
+  return inner.startsWith('panic: ') || inner.startsWith('fatal error: ') || /^goroutine \d+/.test(inner);
+}
+
+/**
+ * A line that is a continuation of the pending text record by its envelope stamp: the same
+ * stamp, not a klog header, not a JSON log record (`{"ts":…,"msg":…}` — a line of a Go `%+v`
+ * dump may start with `{` too), not a panic.
+ */
+function sameWriteContinuation(inner: string, pending: RawRecord, wrapperAt: number | undefined): boolean {
+  if (wrapperAt === undefined || pending.wrapperAt !== wrapperAt) return false;
+  if (KLOG_HEADER_RE.test(inner) || startsPanic(inner)) return false;
+  if (inner.charCodeAt(0) === 0x7b /* { */ && jsonLogRecord(inner)) return false;
+  return true;
+}
+
+/** A line that parses as a JSON log record (an object with `ts` and `msg`). */
+function jsonLogRecord(inner: string): boolean {
+  try {
+    const v: unknown = JSON.parse(inner);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && 'ts' in v && 'msg' in v;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -75,6 +125,8 @@ export class RecordAssembler {
   private pendingIsText = false;
   /** Inside the output of a Go panic (everything up to the next klog record is quiet). */
   private inPanic = false;
+  /** A record has been seen: lines that are no record are junk from now on, not a preamble. */
+  private seenRecord = false;
   private partial: { text: string; line: number; wrapper?: LogEnvelopeName; wrapperAt?: number } | undefined;
 
   push(l: PhysicalLine, out: RecordItem[]): void {
@@ -113,7 +165,7 @@ export class RecordAssembler {
       return;
     }
     const pending = this.pending;
-    if (pending && this.pendingIsText && isContinuation(inner)) {
+    if (pending && this.pendingIsText && (isContinuation(inner) || sameWriteContinuation(inner, pending, wrapperAt))) {
       pending.text += `\n${inner}`;
       out.push({ type: 'continuation', line: first });
       return;
@@ -127,6 +179,7 @@ export class RecordAssembler {
       return;
     }
     if (looksLikeRecordStart(inner)) {
+      this.seenRecord = true;
       const r: RawRecord = { text: inner, line: first };
       if (wrapper) r.wrapper = wrapper;
       if (wrapperAt !== undefined) r.wrapperAt = wrapperAt;
@@ -135,9 +188,11 @@ export class RecordAssembler {
       this.inPanic = false;
       return;
     }
-    if (inner.startsWith('panic: ') || inner.startsWith('fatal error: ') || /^goroutine \d+/.test(inner)) this.inPanic = true;
-    if (this.inPanic || PROCESS_OUTPUT_RE.test(inner)) out.push({ type: 'unrecognised', line: first });
-    else out.push({ type: 'unrecognised', line: first, junk: describeJunk(inner) });
+    if (startsPanic(inner)) this.inPanic = true;
+    const item: UnrecognisedLine = { type: 'unrecognised', line: first };
+    if (!this.inPanic && !PROCESS_OUTPUT_RE.test(inner)) item.junk = describeJunk(inner);
+    if (!this.seenRecord) item.preamble = true;
+    out.push(item);
   }
 
   /** The input broke off (damaged gzip): the record being assembled is dropped, not emitted. */

@@ -6,6 +6,8 @@
  * pkg/controller/controller_utils.go, replica_set_utils.go):
  * - V(0) (always printed): "Starting controller", "Shutting down controller", errors ("Unhandled
  *   Error" / `sync … failed`, "Clobbering existing delete keys" is `logger.Error`);
+ * - V(3): the controller's Events ("Event occurred", v1.37.2 StartStructuredLogging(3); V(0) in
+ *   v1.21's NewBaseController);
  * - V(2): "Too few replicas", "Too many replicas", "Slow-start failure…", "Failed to delete pod,
  *   decremented expectations", "Deleting pod";
  * - V(4): every expectations line (SatisfiedExpectations' four decisions, Setting / Lowered /
@@ -43,6 +45,10 @@ const LEVEL: Record<ControllerLogKind, number> = {
   'controller-created-pod': 4,
   'deleting-pod': 2,
   'status-update': 4,
+  // The event broadcaster's line at the modelled releases' level: V(3) (v1.37.2 replica_set.go
+  // Run: StartStructuredLogging(3)); v1.21 printed it at V(0) (NewBaseController:
+  // StartStructuredLogging(0)), so a -v=2 log of those releases has it too.
+  'controller-event': 3,
   other: 4,
 };
 
