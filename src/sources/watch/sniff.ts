@@ -199,7 +199,7 @@ function lineAt(buf: Buffer, start: number): { text: string; complete: boolean }
 }
 
 /** Top-level `key: value` pairs of the first YAML document in the prefix. */
-function yamlFirstDocKeys(text: string): { keys: KeyMap; docComplete: boolean } {
+export function yamlFirstDocKeys(text: string): { keys: KeyMap; docComplete: boolean } {
   const keys: KeyMap = new Map();
   const lines = text.split('\n');
   let started = false;
@@ -288,12 +288,17 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
     const { keys, docComplete } = yamlFirstDocKeys(text);
     const kind = sval(keys, 'kind');
     const apiVersion = sval(keys, 'apiVersion');
-    const decided = keys.has('object') || (kind !== undefined && apiVersion !== undefined) || docComplete || final;
+    // `items` at the top of a document is a List's (a watch event or an object has none), so it
+    // decides at once: a must-gather List prints `kind: XList` after its items, megabytes later.
+    const decided = keys.has('object') || keys.has('items') || (kind !== undefined && apiVersion !== undefined) || docComplete || final;
     if (!decided) return { needMore: true };
     if (kind === 'ResourcePatch' || apiVersion?.startsWith('action.kwok.x-k8s.io/')) {
       return { error: 'looks like a kwok snapshot recording (ResourcePatch); kexp does not read it — record with `kexp record`' };
     }
     if (apiVersion?.startsWith('audit.k8s.io/')) return { error: `looks like an audit log in YAML (${apiVersion}); ${AUDIT}` };
+    // A YAML List (`kubectl get … -o yaml`, a must-gather's `core/pods.yaml`) is a snapshot like a
+    // JSON one: named `list`, read with the YAML framing.
+    if (!keys.has('object') && (keys.has('items') || kind?.endsWith('List'))) return { format: 'list', framing: 'yaml' };
     if ([...keys.keys()].some((k) => K8S_KEYS.has(k)) || line.startsWith('- ')) return { format: 'yaml', framing: 'yaml' };
   }
   // Text around the JSON (markdown notes, a console capture with its prompt and command): the
@@ -331,8 +336,10 @@ export function framingForForced(format: WatchFormat, buf: Buffer, final: boolea
       return !first.complete && !final ? { needMore: true } : { format, framing: 'lines' };
     }
     case 'kubectl-watch-json':
-    case 'list':
       return { format, framing: 'values' };
+    case 'list':
+      // A List is JSON (`{`, `[`) or YAML (anything else).
+      return { format, framing: buf[start] === 123 || buf[start] === 91 ? 'values' : 'yaml' };
     case 'yaml':
       return { format, framing: 'yaml' };
     case 'watch-events': {
