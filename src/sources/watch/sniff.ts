@@ -11,6 +11,7 @@
  */
 import { isRecord } from '../../model/objects.js';
 import { binaryKind } from '../binary-data.js';
+import { pastedDump, PastedDumpLines, type PastedKind } from './pasted-dump.js';
 
 export const WATCH_FORMATS = ['kexp-recording', 'watch-events', 'kubectl-watch-json', 'yaml', 'list'] as const;
 export type WatchFormat = (typeof WATCH_FORMATS)[number];
@@ -19,8 +20,10 @@ export type WatchFormat = (typeof WATCH_FORMATS)[number];
 export type Framing = 'lines' | 'values' | 'yaml';
 
 export type SniffResult =
-  | { format: WatchFormat; framing: Framing }
-  | { error: string }
+  /** `pasted`: YAML pasted from Markdown or a terminal, read through its fences/prompts (pasted-dump.ts). */
+  | { format: WatchFormat; framing: Framing; pasted?: PastedKind }
+  /** `line`: the line (1-based, in the sniffed bytes) the refusal is about. */
+  | { error: string; line?: number }
   | { needMore: true };
 
 /** Stop looking further than this; decide with what we have. */
@@ -283,6 +286,8 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
   const ts = TIMESTAMPED.exec(line);
   if (ts && KLOG.test(ts[1]!)) return { error: `looks like a kube-controller-manager log (kubectl logs --timestamps); ${KCM}` };
   if (LEGACY_AUDIT.test(line)) return { error: `looks like a legacy text audit log; ${AUDIT}` };
+  const pasted = sniffPasted(buf, start, final);
+  if (pasted) return pasted;
   if (YAML_START.test(line)) {
     const text = buf.toString('utf8', start, Math.min(buf.length, start + 256 * 1024));
     const { keys, docComplete } = yamlFirstDocKeys(text);
@@ -312,6 +317,33 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
   }
   const snippet = line.length > 60 ? `${line.slice(0, 60)}…` : line;
   return { error: `unrecognised input (first line: ${JSON.stringify(snippet)}); expected a kexp recording, watch events, kubectl -w output (JSON or YAML) or a list` };
+}
+
+/**
+ * YAML pasted from Markdown or a terminal (pasted-dump.ts): its format from the first document
+ * its fences or prompts hold. Undefined when the text is not such a paste, or when the paste holds
+ * JSON (the JSON reader skips the text around it).
+ */
+function sniffPasted(buf: Buffer, start: number, final: boolean): SniffResult | undefined {
+  const text = buf.toString('utf8', start, Math.min(buf.length, start + 256 * 1024));
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  const cut = !final || buf.length > start + 256 * 1024;
+  if (cut && lines.length > 1) lines.pop();
+  let firstLine = 1;
+  for (let i = buf.indexOf(10); i !== -1 && i < start; i = buf.indexOf(10, i + 1)) firstLine++;
+  const v = pastedDump(lines, firstLine, !cut);
+  if (v === undefined) return undefined;
+  if (v === 'more') return final ? { error: 'could not find the dump in the pasted text' } : { needMore: true };
+  if ('error' in v) return v;
+  const data = lines.slice(v.firstDataLine - firstLine);
+  const c = data[0]!.trimStart()[0];
+  if (c === '{' || c === '[') return undefined;
+  const strip = new PastedDumpLines(v.kind);
+  for (const l of lines.slice(0, v.firstDataLine - firstLine)) strip.line(l);
+  const { keys } = yamlFirstDocKeys(data.map((l) => strip.line(l)).join('\n') + '\n');
+  const kind = sval(keys, 'kind');
+  const format: WatchFormat = !keys.has('object') && (keys.has('items') || kind?.endsWith('List')) ? 'list' : 'yaml';
+  return { format, framing: 'yaml', pasted: v.kind };
 }
 
 /** Offset of the first line after `start` that starts with `{` or `[` (a JSON value in column 0). */
