@@ -40,6 +40,8 @@ export type PastedVerdict = { kind: PastedKind; firstDataLine: number } | { erro
  */
 export function pastedDump(lines: string[], firstLine: number, final: boolean): PastedVerdict | 'more' | undefined {
   const first = lines[0] ?? '';
+  const quoted = lines.findIndex((l) => /^>[ \t]?(```|~~~)/.test(l));
+  if (quoted !== -1) return { error: 'the dump is quoted (`> ` before each line): remove the quote marks to have it read', line: firstLine + quoted };
   const kind: PastedKind | undefined = PROMPT_RE.test(first) ? 'terminal' : lines.some((l) => FENCE_RE.test(l)) ? 'markdown' : undefined;
   if (!kind) {
     const indented = lines.findIndex((l) => INDENTED_FENCE_RE.test(l));
@@ -47,9 +49,6 @@ export function pastedDump(lines: string[], firstLine: number, final: boolean): 
       return { error: 'a fenced block indented by spaces: its YAML indentation cannot be told from the fence\'s; paste the dump with its fence in column 0', line: firstLine + indented };
     }
     return undefined;
-  }
-  if (lines.some((l) => /^>[ \t]?(```|~~~|apiVersion:|kind:)/.test(l))) {
-    return { error: 'the dump is quoted (`> ` before each line): remove the quote marks to have it read', line: firstLine + lines.findIndex((l) => l.startsWith('>')) };
   }
   const strip = new PastedDumpLines(kind);
   for (let i = 0; i < lines.length; i++) {
