@@ -45,7 +45,8 @@ export function pastedDump(lines: string[], firstLine: number, final: boolean): 
   const kind: PastedKind | undefined = PROMPT_RE.test(first) ? 'terminal' : lines.some((l) => FENCE_RE.test(l)) ? 'markdown' : undefined;
   if (!kind) {
     const indented = lines.findIndex((l) => INDENTED_FENCE_RE.test(l));
-    if (indented !== -1 && !/^[A-Za-z_"'-]/.test(first)) {
+    // (A YAML file may hold an indented fence inside a block scalar: only prose around one is a paste.)
+    if (indented !== -1 && !/^(([A-Za-z_][\w.\-/]*|"[^"]*"|'[^']*'):([ \t]|$)|---|- |#|%)/.test(first)) {
       return { error: 'a fenced block indented by spaces: its YAML indentation cannot be told from the fence\'s; paste the dump with its fence in column 0', line: firstLine + indented };
     }
     return undefined;
