@@ -9,8 +9,11 @@
  * the replication manager), its controllers' start-up (`Starting "replicaset"`), its logger
  * names (`replicaset-controller`), its leader lease — or the path names it (a path segment
  * `kube-controller-manager`, as a must-gather's folder does). Lines before the first record (a
- * container's shell preamble: `+ exec hyperkube kube-controller-manager …`) are skipped; after
- * it, most lines must be records (a text file that quotes a klog line is not a log).
+ * container's shell preamble: `+ exec hyperkube kube-controller-manager …`, at most
+ * MAX_PREAMBLE lines, none opening an object) are skipped; after it, most lines must be records
+ * (a text file that quotes a klog line is not a log). A file that frames container logs among
+ * Lists (a stdout `kubectl cluster-info dump`) is not a log: its block is read as one by
+ * dump-log-blocks.ts.
  *
  * Contract: never throws for an unreadable or damaged file (false: its reader reports it);
  * never reads stdin. Cost: the first HEAD_BYTES of the file (decompressed), one regex per line.
@@ -26,6 +29,13 @@ const HEAD_BYTES = 64 * 1024;
 const MAX_RECORDS = 400;
 /** Records needed to call it a log at all. */
 const MIN_RECORDS = 3;
+/** Non-record lines allowed before the first record (a container's shell preamble). */
+const MAX_PREAMBLE = 64;
+/**
+ * A line that opens an object dump: a file of Lists with log blocks in it (a `kubectl
+ * cluster-info dump` printed to stdout, dump-log-blocks.ts) holds KCM records but is no log.
+ */
+const OBJECT_LINE_RE = /^(?:[{[]|---$|apiVersion:|kind:|==== START logs for container )/;
 
 /** What only kube-controller-manager logs (klog callers, start-up lines, logger names, its lease). */
 const KCM_MARKER_RE =
@@ -50,11 +60,17 @@ export function recogniseKcmLog(head: string, file: string): boolean {
   let records = 0;
   let afterFirst = 0;
   let marker = false;
+  let preamble = 0;
   for (const raw of lines) {
     const l = raw.trim();
     if (l === '') continue;
     const rec = isRecord(l);
-    if (records === 0 && !rec) continue; // preamble before the first record
+    if (records === 0 && !rec) {
+      // A preamble before the first record is a few shell lines, never objects or a dump's frames.
+      if (++preamble > MAX_PREAMBLE || OBJECT_LINE_RE.test(l)) return false;
+      continue;
+    }
+    if (l.startsWith('==== START logs for container ')) return false;
     afterFirst++;
     if (rec) {
       records++;

@@ -69,3 +69,12 @@ test('isKcmLogByContent reads the file (gzip too), the walked path names it, std
   assert.equal(await isKcmLogByContent(path.join(dir, 'missing.log')), false);
   assert.equal(await isKcmLogByContent('-'), false);
 });
+
+test('a file of Lists framing container logs (stdout cluster-info dump) is not a log, nor is a long preamble of prose', () => {
+  const dump = ['{', '    "kind": "NodeList",', '    "items": []', '}', '==== START logs for container kube-controller-manager of pod kube-system/kube-controller-manager-n1 ====', ...KCM.map((l) => l.slice(31)), '==== END logs for container kube-controller-manager of pod kube-system/kube-controller-manager-n1 ====', ''].join('\n');
+  assert.equal(recogniseKcmLog(dump, 'dump.txt'), false);
+  const blocksFirst = ['==== START logs for container kube-controller-manager of pod kube-system/kube-controller-manager-n1 ====', ...KCM.map((l) => l.slice(31)), ''].join('\n');
+  assert.equal(recogniseKcmLog(blocksFirst, 'dump.txt'), false);
+  const longProse = [...Array.from({ length: 80 }, (_, i) => `paragraph ${i}`), ...KCM, ''].join('\n');
+  assert.equal(recogniseKcmLog(longProse, 'notes.log'), false);
+});
