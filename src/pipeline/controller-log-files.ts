@@ -17,6 +17,7 @@ import { openKcmLogSource } from '../sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 import { looksLikeKcmLog } from '../sources/kcm-log/detect.js';
 import { kcmLogBlocks, type DumpLogBlock } from '../sources/dump-log-blocks.js';
+import { isKcmLogByContent } from '../sources/kcm-log-recognition.js';
 import { openWatchSource } from '../sources/watch/index.js';
 import { InputError, type Diagnostics, type FileCoverage } from '../sources/source.js';
 import type { ControllerLogEvent, SourceRef } from '../timeline/event.js';
@@ -33,21 +34,24 @@ export function controllerLogName(f: ControllerLogFile): string {
 }
 
 /**
- * Splits the inputs into kube-controller-manager logs and the rest (each file sniffed). For
+ * Splits the inputs into kube-controller-manager logs and the rest (each file sniffed); a log
+ * alone is refused unless directories were given beside it (`besideDirs`: their Lists). For
  * `replay`, a `kubectl cluster-info dump` file stays in the rest (its Lists) and also gives its
  * kube-controller-manager container log block(s).
  */
-export async function splitControllerLogs(files: string[], command: 'replay' | 'audit'): Promise<{ kcm: ControllerLogFile[]; rest: string[] }> {
+export async function splitControllerLogs(files: string[], command: 'replay' | 'audit', o: { besideDirs?: boolean } = {}): Promise<{ kcm: ControllerLogFile[]; rest: string[] }> {
   const kcm: ControllerLogFile[] = [];
   const rest: string[] = [];
   for (const f of files) {
-    if (await looksLikeKcmLog(f)) kcm.push(f);
+    // By its lines (mostly klog/JSON records), or by records that are kube-controller-manager's
+    // after a preamble the line count alone would not pass (src/sources/kcm-log-recognition.ts).
+    if ((await looksLikeKcmLog(f)) || (await isKcmLogByContent(f))) kcm.push(f);
     else {
       rest.push(f);
       if (command === 'replay') kcm.push(...(await kcmLogBlocks(f)));
     }
   }
-  if (rest.length === 0 && kcm.length > 0) {
+  if (rest.length === 0 && kcm.length > 0 && !o.besideDirs) {
     const first = controllerLogName(kcm[0]!);
     throw new InputError(first, 0, `this is a kube-controller-manager log: read it with \`kexp kcm-log\`, or give it beside ${command === 'audit' ? 'an audit log' : 'a recording'} (\`kexp ${command} FILE --kcm-log ${first}\`)`);
   }

@@ -9,7 +9,8 @@ import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
-import { allSnapshots, snapshotReport } from './snapshot-files.js';
+import { snapshotReport } from './snapshot-files.js';
+import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
 import { readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
@@ -110,10 +111,18 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Any mix of inputs: a kube-controller-manager log among them is used beside the others.
   const split = opts.format
     ? { kcm: [], rest: expanded.files }
-    : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay') : { kcm: [] as ControllerLogFile[], rest: [] as string[] };
+    : expanded.files.length ? await splitControllerLogs(expanded.files, 'replay', { besideDirs: expanded.dirs.length > 0 }) : { kcm: [] as ControllerLogFile[], rest: [] as string[] };
   const kcmLogs: ControllerLogFile[] = [...(opts.kcmLogs ?? []), ...split.kcm, ...dirKcm];
   const sources: WatchSource[] = [];
-  for (const f of split.rest) sources.push(await openWatchSource(f, { format: opts.format, diagnostics, stdin }));
+  // A file of objects is a snapshot or a stream by its content (src/sources/watch/dump-shape.ts):
+  // a List, one object or distinct objects are one state, read as a directory's Lists are.
+  const snapshotFiles = new Set<WatchSource>();
+  for (const f of split.rest) {
+    const shape = await dumpShape(f, opts.format);
+    const s = await openWatchSource(f, { format: opts.format, diagnostics, stdin, ...(shape === 'snapshot' ? { snapshot: true } : {}) });
+    if (shape === 'snapshot' || shapeOfFormat(s.format) === 'snapshot') snapshotFiles.add(s);
+    sources.push(s);
+  }
   // A directory's files are read as what they are (JSON or YAML Lists, a Namespace object): one snapshot.
   const fromDirs = new Set<WatchSource>();
   for (const f of dirLists) {
@@ -135,7 +144,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   });
   // The version may come from a recording header, which is read when the source opens.
   const version = chooseVersion(opts.k8sVersion, sources);
-  if (allSnapshots(sources.filter((s) => !fromDirs.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
+  const fileSources = sources.filter((s) => !fromDirs.has(s));
+  if ((fileSources.length > 0 && fileSources.every((s) => snapshotFiles.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
     for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
     if (stop) for (const s of sources) s.events = stop.events(s.events);
     let report = await snapshotReport(sources, { rs: opts.rs, k8sVersion: version.info, diagnostics });

@@ -1,6 +1,7 @@
 /**
- * Snapshots as states, not histories: a List (`kubectl get rs,pods,events -o json`, compact
- * `jq -c` output, a `PodList`/`ReplicaSetList`) is one state of the cluster at the snapshot
+ * Snapshots as states, not histories: a List (`kubectl get rs,pods,events -o json|yaml`, compact
+ * `jq -c` output, a `PodList`/`ReplicaSetList`, a must-gather's YAML Lists), or a file of distinct
+ * objects (src/sources/watch/dump-shape.ts says which files are snapshots), is one state of the cluster at the snapshot
  * time, not each item at its own newest timestamp. kexp reads every item, takes the snapshot
  * time as the newest timestamp in it (a lower bound: a List carries no read time), and analyses
  * each ReplicaSet's state with the same snapshot analysis `kexp explain` uses — its Events as
@@ -21,11 +22,6 @@ import { REPORT_SCHEMA_VERSION, type Report, type ReplicaSetReport } from '../an
 import { invalidObservedObject } from '../timeline/validate.js';
 import type { Diagnostics } from '../sources/source.js';
 import { KEXP_VERSION } from '../version.js';
-
-/** True when every input is a snapshot (a List) rather than a stream of changes. */
-export function allSnapshots(sources: OpenedSource[]): boolean {
-  return sources.length > 0 && sources.every((s) => s.format === 'list');
-}
 
 export interface SnapshotFilesOptions {
   rs?: string;

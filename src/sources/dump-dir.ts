@@ -20,12 +20,15 @@
  *
  * The kube-controller-manager log is the container `kube-controller-manager` of a pod named
  * `kube-controller-manager-*` (kube-system with kubeadm/minikube, openshift-kube-controller-manager
- * on OpenShift). Symbolic links are not followed (a tree from someone else must not lead the walk
+ * on OpenShift), a loose `kube-controller-manager*.log`, or any other loose `*.log`/`*.txt` whose
+ * first records are kube-controller-manager's (src/sources/kcm-log-recognition.ts: a trimmed
+ * must-gather's `kube-controller-manager/current.log`). Symbolic links are not followed (a tree from someone else must not lead the walk
  * elsewhere); the walk stops at MAX_FILES.
  */
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { isKcmLogByContent } from './kcm-log-recognition.js';
 
 export const MAX_FILES = 200_000;
 const PEEK_BYTES = 64 * 1024;
@@ -53,7 +56,7 @@ export interface DumpDir {
   truncated: boolean;
 }
 
-type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek';
+type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek' | 'peek-log';
 
 const DATA_EXT_RE = /\.(json|ya?ml)(\.gz)?$/;
 
@@ -76,8 +79,9 @@ export function classifyPath(parts: string[]): Use {
   // cluster-info dump container logs: <ns>/<pod>/logs.txt (every container of the pod, framed).
   if (name === 'logs.txt' && parts.length >= 3) return KCM_POD_RE.test(parts[parts.length - 2]!) ? 'kcm' : 'otherLogs';
   if (/\.(log|txt)(\.gz)?$/.test(lower)) {
-    // A loose log in a directory of files: by its name.
-    return /^(kube-controller-manager|kcm)[^/]*\.log(\.gz)?$/.test(lower) ? 'kcm' : /audit[^/]*\.log(\.gz)?$/.test(lower) ? 'audit' : 'otherLogs';
+    // A loose log in a directory of files: by its name, else by its content (kcm-log-recognition.ts:
+    // klog/JSON records of kube-controller-manager, or a `kube-controller-manager` folder above it).
+    return /^(kube-controller-manager|kcm)[^/]*\.log(\.gz)?$/.test(lower) ? 'kcm' : /audit[^/]*\.log(\.gz)?$/.test(lower) ? 'audit' : 'peek-log';
   }
   if (!DATA_EXT_RE.test(lower)) return 'other';
   const stem = lower.replace(DATA_EXT_RE, '');
@@ -168,6 +172,7 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
     }
     let use: Use | 'unreadable' = size < 0 ? 'unreadable' : classifyPath(rels[i]!.split(sep));
     if (use === 'peek') use = await peekKinds(f);
+    else if (use === 'peek-log') use = (await isKcmLogByContent(f, rels[i]!)) ? 'kcm' : 'otherLogs';
     switch (use) {
       case 'list': out.lists.push(f); break;
       case 'kcm': out.kcmLogs.push(f); break;

@@ -274,7 +274,7 @@ test('list: a PodList in YAML takes the item kind from the list', async () => {
   ].join('\n');
   const file = tmpFile('podlist.yaml', yaml);
   const { source, events, problems } = await collect(file);
-  assert.equal(source.format, 'yaml');
+  assert.equal(source.format, 'list'); // a YAML List is a snapshot, named as the JSON one
   assert.deepEqual(events.map(brief), ['6 Pod ADDED web-7d9c6b8f5d-x7k2p@48102', '12 Pod ADDED web-7d9c6b8f5d-m4q9z@48211']);
   assert.deepEqual(problems, []);
 });

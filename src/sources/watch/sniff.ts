@@ -11,6 +11,7 @@
  */
 import { isRecord } from '../../model/objects.js';
 import { binaryKind } from '../binary-data.js';
+import { pastedDump, PastedDumpLines, type PastedKind } from './pasted-dump.js';
 
 export const WATCH_FORMATS = ['kexp-recording', 'watch-events', 'kubectl-watch-json', 'yaml', 'list'] as const;
 export type WatchFormat = (typeof WATCH_FORMATS)[number];
@@ -19,8 +20,10 @@ export type WatchFormat = (typeof WATCH_FORMATS)[number];
 export type Framing = 'lines' | 'values' | 'yaml';
 
 export type SniffResult =
-  | { format: WatchFormat; framing: Framing }
-  | { error: string }
+  /** `pasted`: YAML pasted from Markdown or a terminal, read through its fences/prompts (pasted-dump.ts). */
+  | { format: WatchFormat; framing: Framing; pasted?: PastedKind }
+  /** `line`: the line (1-based, in the sniffed bytes) the refusal is about. */
+  | { error: string; line?: number }
   | { needMore: true };
 
 /** Stop looking further than this; decide with what we have. */
@@ -199,7 +202,7 @@ function lineAt(buf: Buffer, start: number): { text: string; complete: boolean }
 }
 
 /** Top-level `key: value` pairs of the first YAML document in the prefix. */
-function yamlFirstDocKeys(text: string): { keys: KeyMap; docComplete: boolean } {
+export function yamlFirstDocKeys(text: string): { keys: KeyMap; docComplete: boolean } {
   const keys: KeyMap = new Map();
   const lines = text.split('\n');
   let started = false;
@@ -283,17 +286,24 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
   const ts = TIMESTAMPED.exec(line);
   if (ts && KLOG.test(ts[1]!)) return { error: `looks like a kube-controller-manager log (kubectl logs --timestamps); ${KCM}` };
   if (LEGACY_AUDIT.test(line)) return { error: `looks like a legacy text audit log; ${AUDIT}` };
+  const pasted = sniffPasted(buf, start, final);
+  if (pasted) return pasted;
   if (YAML_START.test(line)) {
     const text = buf.toString('utf8', start, Math.min(buf.length, start + 256 * 1024));
     const { keys, docComplete } = yamlFirstDocKeys(text);
     const kind = sval(keys, 'kind');
     const apiVersion = sval(keys, 'apiVersion');
-    const decided = keys.has('object') || (kind !== undefined && apiVersion !== undefined) || docComplete || final;
+    // `items` at the top of a document is a List's (a watch event or an object has none), so it
+    // decides at once: a must-gather List prints `kind: XList` after its items, megabytes later.
+    const decided = keys.has('object') || keys.has('items') || (kind !== undefined && apiVersion !== undefined) || docComplete || final;
     if (!decided) return { needMore: true };
     if (kind === 'ResourcePatch' || apiVersion?.startsWith('action.kwok.x-k8s.io/')) {
       return { error: 'looks like a kwok snapshot recording (ResourcePatch); kexp does not read it — record with `kexp record`' };
     }
     if (apiVersion?.startsWith('audit.k8s.io/')) return { error: `looks like an audit log in YAML (${apiVersion}); ${AUDIT}` };
+    // A YAML List (`kubectl get … -o yaml`, a must-gather's `core/pods.yaml`) is a snapshot like a
+    // JSON one: named `list`, read with the YAML framing.
+    if (!keys.has('object') && (keys.has('items') || kind?.endsWith('List'))) return { format: 'list', framing: 'yaml' };
     if ([...keys.keys()].some((k) => K8S_KEYS.has(k)) || line.startsWith('- ')) return { format: 'yaml', framing: 'yaml' };
   }
   // Text around the JSON (markdown notes, a console capture with its prompt and command): the
@@ -307,6 +317,33 @@ export function sniffPrefix(buf: Buffer, final: boolean): SniffResult {
   }
   const snippet = line.length > 60 ? `${line.slice(0, 60)}…` : line;
   return { error: `unrecognised input (first line: ${JSON.stringify(snippet)}); expected a kexp recording, watch events, kubectl -w output (JSON or YAML) or a list` };
+}
+
+/**
+ * YAML pasted from Markdown or a terminal (pasted-dump.ts): its format from the first document
+ * its fences or prompts hold. Undefined when the text is not such a paste, or when the paste holds
+ * JSON (the JSON reader skips the text around it).
+ */
+function sniffPasted(buf: Buffer, start: number, final: boolean): SniffResult | undefined {
+  const text = buf.toString('utf8', start, Math.min(buf.length, start + 256 * 1024));
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  const cut = !final || buf.length > start + 256 * 1024;
+  if (cut && lines.length > 1) lines.pop();
+  let firstLine = 1;
+  for (let i = buf.indexOf(10); i !== -1 && i < start; i = buf.indexOf(10, i + 1)) firstLine++;
+  const v = pastedDump(lines, firstLine, !cut);
+  if (v === undefined) return undefined;
+  if (v === 'more') return final ? { error: 'could not find the dump in the pasted text' } : { needMore: true };
+  if ('error' in v) return v;
+  const data = lines.slice(v.firstDataLine - firstLine);
+  const c = data[0]!.trimStart()[0];
+  if (c === '{' || c === '[') return undefined;
+  const strip = new PastedDumpLines(v.kind);
+  for (const l of lines.slice(0, v.firstDataLine - firstLine)) strip.line(l);
+  const { keys } = yamlFirstDocKeys(data.map((l) => strip.line(l)).join('\n') + '\n');
+  const kind = sval(keys, 'kind');
+  const format: WatchFormat = !keys.has('object') && (keys.has('items') || kind?.endsWith('List')) ? 'list' : 'yaml';
+  return { format, framing: 'yaml', pasted: v.kind };
 }
 
 /** Offset of the first line after `start` that starts with `{` or `[` (a JSON value in column 0). */
@@ -331,8 +368,10 @@ export function framingForForced(format: WatchFormat, buf: Buffer, final: boolea
       return !first.complete && !final ? { needMore: true } : { format, framing: 'lines' };
     }
     case 'kubectl-watch-json':
-    case 'list':
       return { format, framing: 'values' };
+    case 'list':
+      // A List is JSON (`{`, `[`) or YAML (anything else).
+      return { format, framing: buf[start] === 123 || buf[start] === 91 ? 'values' : 'yaml' };
     case 'yaml':
       return { format, framing: 'yaml' };
     case 'watch-events': {

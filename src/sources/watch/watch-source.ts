@@ -38,6 +38,7 @@ import {
   type SniffResult,
   type WatchFormat,
 } from './sniff.js';
+import { PastedDumpLines, type PastedKind } from './pasted-dump.js';
 
 export interface WatchSourceOptions {
   /** Force a format (one of WATCH_FORMATS) instead of sniffing. */
@@ -360,7 +361,8 @@ function handleYamlDoc(norm: WatchNormalizer, out: TimelineEvent[], doc: YamlDoc
   }
 }
 
-async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos): AsyncGenerator<TimelineEvent[]> {
+/** `pasted`: the lines are a paste from Markdown or a terminal; only what its fences/prompts hold is read. */
+async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, pos: ReadPos, pasted?: PastedDumpLines): AsyncGenerator<TimelineEvent[]> {
   const splitter = new LineSplitter({ maxLineBytes: DEFAULT_MAX_LINE_BYTES });
   const lines: SplitLine[] = [];
   const out: TimelineEvent[] = [];
@@ -392,7 +394,7 @@ async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, p
       doc.tooBig = true;
       return;
     }
-    const t = l.text;
+    const t = pasted ? pasted.line(l.text) : l.text;
     if (t.startsWith('---') && (t.length === 3 || t[3] === ' ' || t[3] === '\t')) {
       flush(l.line);
       const rest = t.slice(3).trim();
@@ -417,6 +419,7 @@ async function* readYaml(chunks: AsyncIterable<Buffer>, norm: WatchNormalizer, p
   splitter.end(lines);
   for (const l of lines) handle(l);
   flush(0);
+  if (pasted?.openFence !== undefined) norm.note(`${norm.file}: the last fenced block (${pasted.openFence}) is never closed; read to the end of the file`);
   if (out.length > 0) yield takeBatch(out);
 }
 
@@ -518,13 +521,13 @@ export async function openWatchSource(
   let header: RecordingHeader | undefined;
   try {
     sniffed = await sniff(file, it, forced);
-    if ('error' in sniffed.result) throw new InputError(file, 0, sniffed.result.error);
+    if ('error' in sniffed.result) throw new InputError(file, sniffed.result.line !== undefined ? sniffed.result.line + sniffed.blankLines : 0, sniffed.result.error);
     if (sniffed.result.format === 'kexp-recording') header = readHeader(file, sniffed.prefix, sniffed.blankLines);
   } catch (err) {
     await it.return?.(undefined);
     throw err;
   }
-  const { format, framing } = sniffed.result as { format: WatchFormat; framing: Framing };
+  const { format, framing, pasted } = sniffed.result as { format: WatchFormat; framing: Framing; pasted?: PastedKind };
   const { head, eof } = sniffed;
   const basis: TimeBasis = format === 'kexp-recording' ? 'received' : 'object-timestamp';
   const norm = new WatchNormalizer({
@@ -561,7 +564,7 @@ export async function openWatchSource(
         ? readLines(chunks(), norm, rec, pos)
         : framing === 'values'
           ? readValues(chunks(), norm, pos, path !== '-' && forced === undefined)
-          : readYaml(chunks(), norm, pos);
+          : readYaml(chunks(), norm, pos, pasted ? new PastedDumpLines(pasted) : undefined);
     try {
       try {
         yield* reader;
