@@ -17,8 +17,8 @@
  * |   creates included): the deletion, not the timeout, freed it                          |      |
  * | verdict `gated` (a round in flight) or `stalled` (the input shows no write and no      | 3    |
  * |   status write of the controller after a change of its pods)                          |      |
- * | verdict `failing`, or a `create-failures` / `failed-writes` finding, on a ReplicaSet   | 5    |
- * |   not deleted                                                                         |      |
+ * | verdict `failing`; or a `create-failures` / `failed-writes` finding on a ReplicaSet    | 5    |
+ * |   neither deleted nor healthy (past failures of one that got there are history)       |      |
  * | `healthy`, `converging`, `deleting`, `deleted`, `unknown`, or any verdict of basis     | 0    |
  * |   unknown, with none of the above                                                     |      |
  *
@@ -66,8 +66,9 @@ export function exitCodeOfReplicaSet(rs: ReplicaSetReport): ExitCode {
   if ((rs.verdict.state === 'leaked' && known(rs.verdict)) || countedLeakWindows(rs).length > 0) return EXIT.LEAK;
   // Stalled: the controller is not acting on a change either (its informer has not delivered it).
   if ((rs.verdict.state === 'gated' || rs.verdict.state === 'stalled') && known(rs.verdict)) return EXIT.GATED;
-  // A deleted ReplicaSet's past failures are history, not a failing controller now.
-  if (rs.verdict.state !== 'deleted' && ((rs.verdict.state === 'failing' && known(rs.verdict)) || rs.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id)))) return EXIT.FAILING;
+  if (rs.verdict.state === 'failing' && known(rs.verdict)) return EXIT.FAILING;
+  // A deleted ReplicaSet's past failures are history, and so are a healthy one's: not a failing controller now.
+  if (rs.verdict.state !== 'deleted' && rs.verdict.state !== 'healthy' && rs.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id))) return EXIT.FAILING;
   return EXIT.OK;
 }
 

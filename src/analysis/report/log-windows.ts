@@ -147,11 +147,26 @@ export function fuseWindows(kexp: GatedWindow[], logWindows: LogWindow[], span: 
   const windows: GatedWindow[] = [];
   const matched: MatchedWindow[] = [];
   const disagreements: Disagreement[] = [];
+  // Pairs by distance, nearest first: each window of kexp's takes the nearest log window within
+  // SAME_WINDOW_MS that no nearer pair took.
+  const pairs: Array<{ w: GatedWindow; t: LogWindow; d: number }> = [];
+  for (const w of kexp) {
+    for (const t of logWindows) {
+      const d = Math.abs(t.start - Date.parse(w.start));
+      if (d <= SAME_WINDOW_MS) pairs.push({ w, t, d });
+    }
+  }
+  pairs.sort((x, y) => x.d - y.d);
+  const pairOf = new Map<GatedWindow, LogWindow>();
+  for (const { w, t } of pairs) {
+    if (pairOf.has(w) || used.has(t)) continue;
+    pairOf.set(w, t);
+    used.add(t);
+  }
   for (const w of kexp) {
     const start = Date.parse(w.start);
-    const t = logWindows.find((x) => !used.has(x) && Math.abs(x.start - start) <= SAME_WINDOW_MS);
+    const t = pairOf.get(w);
     if (t) {
-      used.add(t);
       const fused = fromLog(t, w, span, reportEnd);
       windows.push(fused);
       matched.push({ log: t, kexp: w, fused });
