@@ -1,10 +1,15 @@
 /**
  * Fuses a kube-controller-manager log into a report: the controller's own account of the same
- * time checks kexp's reconstruction. Its "Controller still waiting on expectations" /
+ * time wins over kexp's reconstruction. Its "Controller still waiting on expectations" /
  * "expectations fulfilled / expired" lines are the controller's decisions
- * (SatisfiedExpectations in pkg/controller/controller_utils.go): where they confirm kexp's
- * windows, those become `observed`; where they disagree, or show a window kexp could not know (a
- * record from before the input), that is a finding (findings/controller-log-rules.ts). Its addPod
+ * (SatisfiedExpectations in pkg/controller/controller_utils.go): where a log at -v=4 covers the
+ * time, its gated windows, gated syncs, expiries and restarts replace kexp's
+ * (report/log-windows.ts; `observed` only with the log's own end), kexp's leak findings and the
+ * verdict follow them, and where the two disagree one info finding says which source says what
+ * (clocks are suggested only on evidence of skew — a handler line before its create — or not at
+ * all: a log that does not overlap the input is not fused). Below -v=4 the windows stay kexp's.
+ * A window only the log shows (a record from before the input) is a finding too
+ * (findings/controller-log-rules.ts). Its addPod
  * handler lines ("Pod created" pod=…) give the informer lag of each create the input shows (the
  * write's time → the handler's time).
  *
