@@ -1,10 +1,15 @@
 /**
  * Fuses a kube-controller-manager log into a report: the controller's own account of the same
- * time checks kexp's reconstruction. Its "Controller still waiting on expectations" /
+ * time wins over kexp's reconstruction. Its "Controller still waiting on expectations" /
  * "expectations fulfilled / expired" lines are the controller's decisions
- * (SatisfiedExpectations in pkg/controller/controller_utils.go): where they confirm kexp's
- * windows, those become `observed`; where they disagree, or show a window kexp could not know (a
- * record from before the input), that is a finding (findings/controller-log-rules.ts). Its addPod
+ * (SatisfiedExpectations in pkg/controller/controller_utils.go): where a log at -v=4 covers the
+ * time, its gated windows, gated syncs, expiries and restarts replace kexp's
+ * (report/log-windows.ts; `observed` only with the log's own end), kexp's leak findings and the
+ * verdict follow them, and where the two disagree one info finding says which source says what
+ * (clocks are suggested only on evidence of skew — a handler line before its create — or not at
+ * all: a log that does not overlap the input is not fused). Below -v=4 the windows stay kexp's.
+ * A window only the log shows (a record from before the input) is a finding too
+ * (findings/controller-log-rules.ts). Its addPod
  * handler lines ("Pod created" pod=…) give the informer lag of each create the input shows (the
  * write's time → the handler's time).
  *
@@ -23,13 +28,14 @@ import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
 import type { FileCoverage } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
 import { findingsFor } from './findings/catalogue.js';
-import { SAME_WINDOW_MS, type InformerLag } from './findings/controller-log-rules.js';
+import type { InformerLag } from './findings/controller-log-rules.js';
 import { scoreReplicaSet, type FidelityScore } from './fidelity.js';
 import type { ReplayResult } from './engine/replay-result.js';
 import { inputSummary, timeBasisLine } from './report/coverage.js';
-import { ref } from './report/evidence-refs.js';
+import { isLeakWindow } from './report/gated-windows.js';
+import { fuseWindows, logVerdict, type LogSpan, type MatchedWindow, type WindowFusion } from './report/log-windows.js';
 import { writesSince } from './report/replayed-track.js';
-import type { Report, ReplicaSetReport } from './report-types.js';
+import type { Finding, GatedWindow, Report, ReplicaSetReport } from './report-types.js';
 import type { ControllerWrite } from './engine/write-ledger.js';
 
 /** What the controller's log holds, per ReplicaSet key, plus its addPod handler lines. */
@@ -44,6 +50,11 @@ export interface ControllerLogInput {
   coverage?: FileCoverage[];
   /** One line per log saying where the year of its klog lines came from (the report's time bases). */
   yearNotes?: string[];
+  /**
+   * Whether the log shows the gate's decisions (-v=4 or above, from its reader's assessment);
+   * absent: judged from the ground truth (any sync decision or Set in it).
+   */
+  gateVisible?: boolean;
 }
 
 /**
@@ -109,54 +120,110 @@ function informerLag(writes: ControllerWrite[], log: ControllerLogInput): Inform
   return { lags, ...(max ? { max } : {}), ...(earliest ? { earliest } : {}), skewed };
 }
 
+/** kexp's findings about a window's leak: the log's window replaces what they rest on. */
+const LEAK_FINDINGS = new Set(['expectation-leak-expired', 'expectations-expired-informer-lag', 'expectation-leak-open', 'gated-at-end', 'expectation-leak-namespace-terminating']);
+
+/** Whether the log's window `w` ends the way kexp's finding `id` says its window did. */
+function sameEnd(id: string, w: GatedWindow): boolean {
+  switch (id) {
+    case 'expectation-leak-expired':
+    case 'expectations-expired-informer-lag':
+      return w.endedBy === 'expired';
+    case 'expectation-leak-open':
+      return w.endedBy === 'open' && isLeakWindow(w);
+    case 'gated-at-end':
+      return w.endedBy === 'open' && !isLeakWindow(w);
+    default: // expectation-leak-namespace-terminating: the ReplicaSet's deletion ended it
+      return w.endedBy === 'rs-deleted';
+  }
+}
+
+/** What the log covers of the time (its lines' span; without coverage, its ReplicaSets' lines). */
+function logSpan(log: ControllerLogInput): LogSpan | undefined {
+  const cov = log.coverage ?? [];
+  let start = Math.min(...cov.map((c) => c.start ?? Infinity));
+  let end = Math.max(...cov.map((c) => c.end ?? -Infinity));
+  if (!Number.isFinite(start) || !Number.isFinite(end)) {
+    const times = [...log.truths.values()].flatMap((g) => [...g.syncs.map((x) => x.at), ...g.raises.map((x) => x.at), ...g.gatedWindows.flatMap((w) => [w.start, ...(w.end !== undefined ? [w.end] : [])])]);
+    start = Math.min(...times);
+    end = Math.max(...times);
+  }
+  return Number.isFinite(start) && Number.isFinite(end) ? { start, end } : undefined;
+}
+
+/** Whether the log shows the gate's decisions (-v=4): said by its reader, else by any decision or Set in it. */
+function showsGate(log: ControllerLogInput): boolean {
+  return log.gateVisible ?? [...log.truths.values()].some((g) => g.syncs.length > 0 || g.raises.length > 0);
+}
+
 /**
- * Checks one ReplicaSet's report against the controller's log and returns it amended: window
- * bases, the `controllerLog` summary and findings. `writes` are the controller writes kexp
- * accounted for (for the informer lag).
+ * kexp's leak findings once the log's windows replaced kexp's: a finding on a window the log
+ * shows the same way (an expiry, a leak still open, a round still in flight) becomes observed
+ * with the log's evidence; one the log contradicts is dropped (the disagreement finding says so,
+ * and the log's own leak, if any, is found by controllerLogLeak).
  */
-function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput, truth: GroundTruth | undefined, score: FidelityScore | undefined): ReplicaSetReport {
+function leakFindingsFollowLog(findings: Finding[], matched: MatchedWindow[]): Finding[] {
+  const out: Finding[] = [];
+  for (const f of findings) {
+    const m = LEAK_FINDINGS.has(f.id) ? matched.find((x) => x.kexp.start === f.at) : undefined;
+    if (!m || m.fused.basis !== 'observed') {
+      out.push(f);
+      continue;
+    }
+    const w = m.fused;
+    if (sameEnd(f.id, w)) out.push({ ...f, basis: 'observed', at: w.start, evidence: [...new Set([...w.evidence, ...f.evidence])].slice(0, 12) });
+  }
+  return out;
+}
+
+/**
+ * Checks one ReplicaSet's report against the controller's log and returns it amended. Where
+ * the log shows the gate (-v=4) its windows replace kexp's (report/log-windows.ts), kexp's leak
+ * findings and the verdict follow them, and each disagreement is said with both sources;
+ * below -v=4 the windows stay kexp's. `writes` are the controller writes kexp accounted for
+ * (for the informer lag); `reportEnd` the end of the report's covered time.
+ */
+function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput, truth: GroundTruth | undefined, score: FidelityScore | undefined, reportEnd: number | undefined): ReplicaSetReport {
   const lag = informerLag(writes, log);
   if (!truth && lag.lags.length === 0) return rs;
-  const findings = [...rs.findings];
-  const out: ReplicaSetReport = { ...rs, findings };
+  let findings = [...rs.findings];
+  const out: ReplicaSetReport = { ...rs };
   const summary: NonNullable<ReplicaSetReport['controllerLog']> = { files: log.files, syncs: 0, decisionsMatched: 0, decisionsMismatched: 0, decisionsUnknown: 0, windowsConfirmed: 0 };
   if (lag.lags.length) summary.informerLagMs = { writes: lag.lags.length, median: Math.round(median(lag.lags)), max: Math.round(lag.max!.ms) };
-  let windows = rs.gatedWindows;
+  let fusion: WindowFusion | undefined;
+  const span = logSpan(log);
   if (truth && score) {
     summary.syncs = score.syncs.total;
     summary.decisionsMatched = score.syncs.matched;
     summary.decisionsMismatched = score.syncs.mismatched;
     summary.decisionsUnknown = score.syncs.unknown;
-    // Windows the controller's own log shows: observed.
-    windows = rs.gatedWindows.map((w) => {
-      const start = Date.parse(w.start);
-      const t = truth.gatedWindows.find((x) => Math.abs(x.start - start) <= SAME_WINDOW_MS);
-      if (!t) return w;
-      summary.windowsConfirmed++;
-      const endsAgree = (t.ended === 'expired') === (w.endedBy === 'expired');
-      return {
-        ...w,
-        basis: endsAgree ? ('observed' as const) : w.basis,
-        evidence: [...w.evidence, ref(t.startSource), ...(t.endSource ? [ref(t.endSource)] : [])].slice(0, 12),
-        note: [w.note, `the controller's log shows this window (ended ${t.ended}${t.gatedSyncs ? `; it logged ${t.gatedSyncs} gated sync${t.gatedSyncs === 1 ? '' : 's'}` : ''})`].filter(Boolean).join('; '),
-      };
-    });
-    out.gatedWindows = windows;
-    // Leak findings resting on a confirmed expired window are observed.
-    for (let i = 0; i < findings.length; i++) {
-      const f = findings[i]!;
-      if (!f.id.startsWith('expectation-leak') && f.id !== 'expectations-expired-informer-lag') continue;
-      const w = windows.find((x) => x.start === f.at && x.basis === 'observed');
-      if (w) findings[i] = { ...f, basis: 'observed', evidence: [...new Set([...f.evidence, ...w.evidence])].slice(0, 12) };
+    if (span && showsGate(log)) {
+      // The controller's own account replaces the reconstruction where it covers the time.
+      fusion = fuseWindows(rs.gatedWindows, truth.gatedWindows, span, reportEnd, log.files);
+      summary.windowsConfirmed = fusion.matched.length;
+      out.gatedWindows = fusion.windows;
+      findings = leakFindingsFollowLog(findings, fusion.matched);
+      out.verdict = logVerdict(rs, fusion.fromLog, span, reportEnd);
     }
   }
-  findings.push(...findingsFor('controller-log', { rs, ...(truth ? { truth } : {}), ...(score ? { score } : {}), windows, lag, medianLagMs: summary.informerLagMs?.median }));
+  findings.push(...findingsFor('controller-log', {
+    rs,
+    findings,
+    ...(truth ? { truth } : {}),
+    ...(score ? { score } : {}),
+    windows: rs.gatedWindows,
+    matched: fusion?.matched ?? [],
+    disagreements: fusion?.disagreements ?? [],
+    lag,
+    medianLagMs: summary.informerLagMs?.median,
+  }));
   // Findings that send the reader to the controller's log: it is here.
   for (let i = 0; i < findings.length; i++) {
     if (findings[i]!.id === 'input-disagrees-with-model') {
       findings[i] = { ...findings[i]!, nextStep: `The controller's log was given: controllerLog (${summary.decisionsMatched} of ${summary.syncs} decisions matched) and the controller-log findings are its own account of these rounds.` };
     }
   }
+  out.findings = findings;
   out.controllerLog = summary;
   return out;
 }
@@ -199,11 +266,13 @@ export function fuseControllerLog(report: Report, log: ControllerLogInput, basis
     const truth = log.truths.get(rs.key);
     const score = truth ? scoreReplicaSet(truth, rs) : undefined;
     if (score && !scores.has(rs.key)) scores.set(rs.key, score);
-    return fuseReplicaSet(rs, writesOf(rs.key), log, truth, score);
+    return fuseReplicaSet(rs, writesOf(rs.key), log, truth, score, report.coverage.end !== undefined ? Date.parse(report.coverage.end) : undefined);
   });
   if (notUsed) assumptions.push(notUsed[0]!.toUpperCase() + notUsed.slice(1) + '.');
   else if (replayed) {
-    assumptions.push(`kube-controller-manager's own log (${log.files.join(', ')}) checks the reconstruction: windows it shows are observed, its decisions are compared with kexp's, and its "Pod created" handler lines measure the informer lag of each create.`);
+    assumptions.push(showsGate(log)
+      ? `kube-controller-manager's own log (${log.files.join(', ')}) is the controller's account where it covers the time: its gated windows, gated syncs and expiries replace kexp's reconstruction (observed, with the log's own end), the verdict and leak findings follow them, its decisions are compared with kexp's, and its "Pod created" handler lines measure the informer lag of each create.`
+      : `kube-controller-manager's own log (${log.files.join(', ')}) is below -v=4: it shows no gate decision, so the gated windows stay kexp's reconstruction; its "Pod created" handler lines measure the informer lag of each create.`);
   }
   return {
     report: { ...report, inputs: [...report.inputs, ...coverage.map(inputSummary)], coverage: { ...report.coverage, timeBasis, assumptions }, replicaSets },

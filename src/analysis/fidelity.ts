@@ -24,7 +24,7 @@ export interface TruthLike {
   /** Controller restarts ("Starting controller") in the log. */
   restarts?: number[];
   clobbers?: Array<{ at: number }>;
-  syncs: Array<{ at: number; decision: 'gated' | 'fulfilled' | 'expired' | 'never-recorded' }>;
+  syncs: Array<{ at: number; decision: 'gated' | 'fulfilled' | 'expired' | 'never-recorded'; source?: { file: string; line: number } }>;
   raises: Array<{ at: number; add: number | null; del: number | null; op: 'set' | 'raise' }>;
   gatedWindows: Array<{ start: number; end?: number; ended: string; leaked?: { add: number; del: number }; expected?: { add: number; del: number }; satisfiedAt?: number }>;
 }
@@ -35,6 +35,8 @@ export interface FidelityScore {
   raises: { total: number; exact: number; countMismatch: number; missing: number; extra: number };
   leaks: { truth: number; found: number; truePositive: number };
   mismatches: string[];
+  /** FILE:LINE of the log's line behind each sync mismatch (when the truth cites its lines). */
+  mismatchRefs: string[];
 }
 
 export interface FidelityOptions {
@@ -94,6 +96,7 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
     raises: { total: 0, exact: 0, countMismatch: 0, missing: 0, extra: 0 },
     leaks: { truth: 0, found: 0, truePositive: 0 },
     mismatches: [],
+    mismatchRefs: [],
   };
   for (const s of truth.syncs) {
     score.syncs.total++;
@@ -115,7 +118,9 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
     else if (a === 'unknown') score.syncs.unknown++;
     else {
       score.syncs.mismatched++;
-      if (score.mismatches.length < 10) score.mismatches.push(`sync at ${new Date(s.at).toISOString()}: KCM ${s.decision}, kexp ${a}`);
+      const at = s.source ? `${s.source.file}:${s.source.line}` : undefined;
+      if (score.mismatches.length < 10) score.mismatches.push(`sync at ${new Date(s.at).toISOString()}: KCM ${s.decision}${at ? ` (${at})` : ''}, kexp ${a}`);
+      if (at && score.mismatchRefs.length < 10) score.mismatchRefs.push(at);
     }
   }
   const sets = (rs?.expectations ?? []).filter((c) => c.op === 'set').map((c) => ({ at: Date.parse(c.at), add: c.add ?? 0, del: c.del ?? 0, used: false }));
@@ -234,12 +239,14 @@ export function sumScores(scores: FidelityScore[], rsKey = 'overall'): FidelityS
     raises: { total: 0, exact: 0, countMismatch: 0, missing: 0, extra: 0 },
     leaks: { truth: 0, found: 0, truePositive: 0 },
     mismatches: [],
+    mismatchRefs: [],
   };
   for (const s of scores) {
     for (const k of Object.keys(out.syncs) as Array<keyof FidelityScore['syncs']>) out.syncs[k] += s.syncs[k];
     for (const k of Object.keys(out.raises) as Array<keyof FidelityScore['raises']>) out.raises[k] += s.raises[k];
     for (const k of Object.keys(out.leaks) as Array<keyof FidelityScore['leaks']>) out.leaks[k] += s.leaks[k];
     out.mismatches.push(...s.mismatches);
+    out.mismatchRefs.push(...s.mismatchRefs);
   }
   return out;
 }

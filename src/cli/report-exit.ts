@@ -3,10 +3,30 @@
  * mapped by error-exit.ts). For a Report, precedence highest first: input problems (6), the one
  * ReplicaSet asked for is absent (8), leak (4), gated (3), failing (5), otherwise 0.
  *
- * Failing (5) follows what the report's basis supports, whatever the input: a `failing` verdict,
- * or a finding (basis observed or inferred) that pod writes failed — see FAILED_WRITE_FINDINGS.
+ * The table (README "Exit codes" says the same). Per ReplicaSet, from its verdict (state and
+ * basis), its gated windows and its findings; a verdict, window or finding whose basis is
+ * `unknown` never sets a code:
+ *
+ * | what the report shows (basis observed or inferred)                                  | code |
+ * |--------------------------------------------------------------------------------------|------|
+ * | verdict `leaked`                                                                     | 4    |
+ * | any verdict, with a leak window: ended `expired` (only the timeout freed it, even     | 4    |
+ * |   when it is over at the end of the input), or `open` with a leak cause — observed     |      |
+ * |   (the controller's log) or backed by a leak finding of known basis                   |      |
+ * | …but a window the ReplicaSet's deletion ended (`rs-deleted`, namespace-terminating     | —    |
+ * |   creates included): the deletion, not the timeout, freed it                          |      |
+ * | verdict `gated` (a round in flight) or `stalled` (the input shows no write and no      | 3    |
+ * |   status write of the controller after a change of its pods)                          |      |
+ * | verdict `failing`; or a `create-failures` / `failed-writes` finding on a ReplicaSet    | 5    |
+ * |   neither deleted nor healthy (past failures of one that got there are history)       |      |
+ * | `healthy`, `converging`, `deleting`, `deleted`, `unknown`, or any verdict of basis     | 0    |
+ * |   unknown, with none of the above                                                     |      |
+ *
+ * With a kube-controller-manager log fused, its windows are the report's where it covers the
+ * time (analysis/report/log-windows.ts), so the code follows the log there.
  */
-import type { Report } from '../analysis/report-types.js';
+import type { GatedWindow, Report, ReplicaSetReport } from '../analysis/report-types.js';
+import { isLeakWindow } from '../analysis/report/gated-windows.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
 
 /**
@@ -23,25 +43,47 @@ import { EXIT, type ExitCode } from './exit-codes.js';
 const FAILED_WRITE_FINDINGS = new Set(['create-failures', 'failed-writes']);
 
 /**
+ * Findings that state a window's leak (their `at` is the window's start). Not
+ * `expectations-expired-informer-lag`: the round's pods all arrived, only after the expiry — late,
+ * not leaked (kubernetes#129795) — unless the controller's own log shows the expiry (observed).
+ */
+const LEAK_FINDINGS = new Set(['expectation-leak-expired', 'expectation-leak-open', 'expectation-leak-namespace-terminating-open', 'expectation-leak-suspected']);
+
+const known = (x: { basis: string }) => x.basis !== 'unknown';
+
+/**
+ * The ReplicaSet's leak windows that set exit code 4 (see the table): a leak window of known
+ * basis not ended by the ReplicaSet's deletion, observed (the controller's own log) or backed
+ * by a leak finding of known basis at its start.
+ */
+export function countedLeakWindows(rs: ReplicaSetReport): GatedWindow[] {
+  return rs.gatedWindows.filter((w) => known(w) && w.endedBy !== 'rs-deleted' && isLeakWindow(w) &&
+    (w.basis === 'observed' || rs.findings.some((f) => known(f) && LEAK_FINDINGS.has(f.id) && f.at === w.start)));
+}
+
+/** The exit code one ReplicaSet's report stands for, by the table (0 when it sets none). */
+export function exitCodeOfReplicaSet(rs: ReplicaSetReport): ExitCode {
+  if ((rs.verdict.state === 'leaked' && known(rs.verdict)) || countedLeakWindows(rs).length > 0) return EXIT.LEAK;
+  // Stalled: the controller is not acting on a change either (its informer has not delivered it).
+  if ((rs.verdict.state === 'gated' || rs.verdict.state === 'stalled') && known(rs.verdict)) return EXIT.GATED;
+  if (rs.verdict.state === 'failing' && known(rs.verdict)) return EXIT.FAILING;
+  // A deleted ReplicaSet's past failures are history, and so are a healthy one's: not a failing controller now.
+  if (rs.verdict.state !== 'deleted' && rs.verdict.state !== 'healthy' && rs.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id))) return EXIT.FAILING;
+  return EXIT.OK;
+}
+
+/** Leak (4) before gated (3) before failing (5). */
+const REPORT_PRECEDENCE: ExitCode[] = [EXIT.LEAK, EXIT.GATED, EXIT.FAILING];
+
+/**
  * `absent`: the one ReplicaSet the command line named (NAME or --rs) is nowhere in the input —
  * 8, unless there were input problems (6: the unreadable part may hold it).
  */
 export function exitCodeFor(report: Report, inputProblems: number, absent = false): ExitCode {
   if (inputProblems > 0) return EXIT.INPUT;
   if (absent) return EXIT.NOT_FOUND;
-  const rss = report.replicaSets;
-  // Exit codes rest only on what the evidence supports: a verdict or finding whose basis is
-  // `unknown` (the input cannot tell) never changes the code.
-  const known = (x: { basis: string }) => x.basis !== 'unknown';
-  const leak = rss.some((r) => (r.verdict.state === 'leaked' && known(r.verdict)) ||
-    r.findings.some((f) => known(f) && f.id.startsWith('expectation-leak') && f.id !== 'expectation-leak-namespace-terminating'));
-  if (leak) return EXIT.LEAK;
-  // Stalled: the controller is not acting on a change either (its informer has not delivered it).
-  if (rss.some((r) => (r.verdict.state === 'gated' || r.verdict.state === 'stalled') && known(r.verdict))) return EXIT.GATED;
-  // A deleted ReplicaSet's past failures are history, not a failing controller now.
-  const live = rss.filter((r) => r.verdict.state !== 'deleted');
-  if (live.some((r) => (r.verdict.state === 'failing' && known(r.verdict)) || r.findings.some((f) => known(f) && FAILED_WRITE_FINDINGS.has(f.id)))) return EXIT.FAILING;
-  return EXIT.OK;
+  const codes = new Set(report.replicaSets.map(exitCodeOfReplicaSet));
+  return REPORT_PRECEDENCE.find((c) => codes.has(c)) ?? EXIT.OK;
 }
 
 /**

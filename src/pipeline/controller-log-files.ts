@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { openKcmLogSource } from '../sources/kcm-log/kcm-log-source.js';
 import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 import { looksLikeKcmLog } from '../sources/kcm-log/detect.js';
+import { assessVerbosity } from '../sources/kcm-log/verbosity.js';
 import { kcmLogBlocks, type DumpLogBlock } from '../sources/dump-log-blocks.js';
 import { isKcmLogByContent } from '../sources/kcm-log-recognition.js';
 import { openWatchSource } from '../sources/watch/index.js';
@@ -165,7 +166,9 @@ export function controllerLogInput(files: string[], events: ControllerLogEvent[]
   }
   const sorted = [...events].sort(order);
   const starts = sorted.filter((e) => e.logKind === 'controller-started').map((e) => ({ at: e.at, source: e.source }));
-  return { files, truths: buildGroundTruth(sorted), podAdded, starts };
+  // Whether the log shows the gate's decisions (-v=4): below it the windows stay kexp's.
+  const gateVisible = assessVerbosity(events.map((e) => e.logKind)).atLeastV4;
+  return { files, truths: buildGroundTruth(sorted), podAdded, starts, gateVisible };
 }
 
 /**

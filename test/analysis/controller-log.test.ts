@@ -77,18 +77,22 @@ test('a report read from a file (kcm-log --compare): scored against every Replic
   assert.equal(f.notUsed, undefined);
 });
 
-test('a snapshot\'s report: windows the log shows become observed, the log\'s own findings and summary are added', () => {
+test('a snapshot\'s report: the log\'s windows replace kexp\'s (observed, with the log\'s own end), the log\'s own findings and summary are added', () => {
   const r = report();
   const before = JSON.stringify(r);
   const f = fuseControllerLog(r, log(), { kind: 'snapshot' });
   assert.equal(JSON.stringify(r), before, 'the input report is not modified');
   const rs = f.report.replicaSets[0]!;
   const w = rs.gatedWindows.find((x) => x.start === at(31))!;
-  assert.equal(w.basis, 'observed');
-  assert.deepEqual(w.evidence, ['rec.jsonl:10', 'kcm.log:1', 'kcm.log:4']);
-  assert.match(w.note!, /the controller's log shows this window \(ended expired; it logged 1 gated sync\)/);
+  assert.deepEqual([w.basis, w.endedBy, w.end, w.gatedSyncs, w.remaining], ['observed', 'expired', at(45), 1, { add: 1, del: 0 }]);
+  assert.deepEqual(w.evidence.slice(0, 2), ['kcm.log:1', 'kcm.log:4']);
+  assert.match(w.note!, /^the controller's log: "Setting expectations" at kcm\.log:1, ended expired at .* \(kcm\.log:4\), 1 gated sync/);
+  // The window only the log shows is the report's too.
+  const only = rs.gatedWindows.find((x) => x.start === at(20))!;
+  assert.deepEqual([only.basis, only.endedBy, only.end, only.gatedSyncs], ['observed', 'fulfilled', at(25), 2]);
   assert.equal(rs.findings.find((x) => x.id === 'expectation-leak-expired')!.basis, 'observed');
-  assert.deepEqual(rs.findings.map((x) => x.id), ['expectation-leak-expired', 'input-disagrees-with-model', 'controller-log-gated']);
+  // kexp's own end of that window differs from the log's: one info finding says which source says what.
+  assert.deepEqual(rs.findings.map((x) => x.id), ['expectation-leak-expired', 'input-disagrees-with-model', 'controller-log-gated', 'controller-log-disagrees']);
   assert.match(rs.findings[1]!.nextStep, /^The controller's log was given/);
   assert.deepEqual(rs.controllerLog, { files: ['kcm.log'], syncs: 1, decisionsMatched: 1, decisionsMismatched: 0, decisionsUnknown: 0, windowsConfirmed: 1 });
   // The log's files join the inputs; its year note the time bases; a snapshot states no assumption about it.
@@ -106,7 +110,7 @@ test('a replayed report: the informer lag of its writes, the log\'s time basis, 
   assert.match(lag.title, /up to 2 s after their creates \(median 1500 ms\)/);
   assert.deepEqual(f.report.coverage.timeBasis, ['received: …', 'log: times are kube-controller-manager log timestamps', 'kcm.log: year from x']);
   assert.equal(f.report.coverage.assumptions.length, 2);
-  assert.match(f.report.coverage.assumptions[1]!, /^kube-controller-manager's own log \(kcm\.log\) checks the reconstruction/);
+  assert.match(f.report.coverage.assumptions[1]!, /^kube-controller-manager's own log \(kcm\.log\) is the controller's account where it covers the time: its gated windows, gated syncs and expiries replace kexp's reconstruction/);
 });
 
 test('a log of another time is not fused: said once as a warning and an assumption; its files still listed', () => {

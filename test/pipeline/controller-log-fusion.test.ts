@@ -12,6 +12,9 @@ import { auditFiles } from '../../src/pipeline/audit-files.js';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
+import { RecordingBuilder } from '../support/recording-builder.js';
+import { exitCodeFor } from '../../src/cli/report-exit.js';
+import { causeOf } from '../../src/render/next-steps.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-fusion-'));
 
@@ -140,4 +143,66 @@ test('a controller log of another day is not fused; the same log twice is read o
 test('--kcm-log beside a snapshot is read and fused (the only view of the expectations there is)', async () => {
   const { report } = await replayFiles({ files: ['test/fixtures/watch/list-kubectl.json'], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'] });
   assert.ok(report.inputs.some((i) => i.format === 'kcm-log'));
+});
+
+test('the log wins on a restart: the window it shows ended by the restart is reset (not fulfilled), the restart stays the cause, the disagreement is info and suggests no clocks', async () => {
+  const { report } = await auditFiles({ files: ['examples/captures/kcm-restart-scale-up/audit.jsonl.gz'], kcmLogs: ['examples/captures/kcm-restart-scale-up/kcm.log.gz'] });
+  const rs = report.replicaSets[0]!;
+  assert.deepEqual(rs.gatedWindows.map((w) => [w.endedBy, w.basis]), [['reset', 'observed'], ['fulfilled', 'observed']]);
+  assert.equal(rs.gatedWindows[0]!.end, '2026-12-01T22:16:36.236Z', 'the log\'s own end');
+  assert.match(rs.gatedWindows[0]!.note!, /kcm\.log\.gz:312/);
+  const d = rs.findings.find((f) => f.id === 'controller-log-disagrees')!;
+  assert.equal(d.severity, 'info');
+  assert.match(d.explanation, /the controller's log says ended restart at .*kcm\.log\.gz:312.*; kexp's reconstruction says ended fulfilled/);
+  assert.ok(rs.findings.every((f) => !/clock/i.test(f.nextStep)), 'same host, overlapping spans: no clock advice');
+  assert.match(causeOf(rs)!, /restarted/);
+});
+
+test('the log wins on a window kexp closed at once: its gated syncs and end are the report\'s, kexp\'s end is in the note and the disagreement', async () => {
+  const { report } = await replayFiles({ files: ['examples/delayed-add-no-surplus.kexp.jsonl'], kcmLogs: ['examples/captures/delayed-add-no-surplus/kcm.log'] });
+  const rs = report.replicaSets[0]!;
+  const w = rs.gatedWindows.find((x) => x.start === '2026-12-01T22:05:39.955Z')!;
+  assert.deepEqual([w.basis, w.endedBy, w.end, w.gatedSyncs], ['observed', 'fulfilled', '2026-12-01T22:05:42.978Z', 5]);
+  assert.match(w.note!, /kexp's reconstruction: ended fulfilled at 2026-12-01T22:05:40\.023Z, 0 gated syncs/);
+  assert.match(rs.findings.find((f) => f.id === 'controller-log-disagrees')!.explanation, /kcm\.log:45/);
+});
+
+test('the log wins on a leak still open at the end of the recording: leaked, observed, exit 4 — its deletion after the input ends is the log\'s account, not the verdict\'s', async () => {
+  const { report } = await replayFiles({ files: ['examples/dropped-add-no-trigger.kexp.jsonl'], kcmLogs: ['examples/captures/dropped-add-no-trigger/kcm.log'] });
+  const rs = report.replicaSets[0]!;
+  assert.deepEqual([rs.verdict.state, rs.verdict.basis], ['leaked', 'observed']);
+  assert.deepEqual(rs.gatedWindows.map((w) => [w.endedBy, w.basis, w.gatedSyncs]), [['rs-deleted', 'observed', 3]]);
+  assert.ok(rs.findings.some((f) => f.id === 'expectation-leak-until-deleted' && f.basis === 'observed'));
+  assert.equal(exitCodeFor(report, 0), 4);
+  // The audit log ends after the deletion: deleted, and the deletion (not the timeout) freed it: 0, as `kcm-log` says.
+  const a = await auditFiles({ files: ['examples/captures/dropped-add-no-trigger/audit.jsonl'], kcmLogs: ['examples/captures/dropped-add-no-trigger/kcm.log'] });
+  assert.equal(a.report.replicaSets[0]!.verdict.state, 'deleted');
+  assert.equal(exitCodeFor(a.report, 0), 0);
+});
+
+test('a gap in one watch is a gap in that stream only: an Events relist inside a leak keeps it a leak (4); a pods relist makes it unknown', async () => {
+  const b = new RecordingBuilder();
+  b.namespace().replicaSet(0);
+  b.advance(1000).replicaSet(3);
+  for (let i = 1; i <= 3; i++) b.advance(5).event('SuccessfulCreate', `Created pod: ${b.rsName}-p${i}`);
+  b.advance(10).addPod(1, { name: `${b.rsName}-p1` });
+  b.advance(10).addPod(2, { name: `${b.rsName}-p2` });
+  b.advance(60_000);
+  const gapAt = b.t;
+  b.advance(250_000).rsStatus(2);
+  b.advance(1000).end();
+  const gapLine = (src: string) => JSON.stringify({ recv: new Date(gapAt).toISOString().replace('Z', '000Z').replace(/\.(\d{3})000Z$/, '.$1000Z'), src, gap: { reason: 'watch-relist', detail: 'too old resource version' } });
+  const lines = b.text().split('\n');
+  const at = lines.findIndex((l) => l.includes('"rsStatus"') || (l.includes('"replicasets"') && l.includes('"readyReplicas"'))) ;
+  const write = (name: string, src?: string) => {
+    const out = [...lines];
+    if (src) out.splice(at > 0 ? at : out.length - 2, 0, gapLine(src));
+    const f = join(dir, name);
+    writeFileSync(f, out.join('\n'));
+    return f;
+  };
+  const code = async (f: string) => exitCodeFor((await replayFiles({ files: [f] })).report, 0);
+  assert.equal(await code(write('leak.kexp.jsonl')), 4, 'the leak alone');
+  assert.equal(await code(write('leak-events-gap.kexp.jsonl', 'events')), 4, 'a quiet Events watch relisted');
+  assert.equal(await code(write('leak-pods-gap.kexp.jsonl', 'pods')), 0, 'the pods watch relisted: the window rests on what the gap may hide');
 });

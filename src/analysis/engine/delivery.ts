@@ -54,13 +54,23 @@ export class Delivery {
     this.writes.noteWrite(e);
     if (e.type === 'gap') {
       this.gaps.push(e);
-      for (const t of this.tracks.values()) if (t.open) t.open.gapInside = true;
-      this.view.noteGap?.(e);
+      // A gap is a gap only in the streams it names: a quiet Events watch that relisted does not
+      // hide a pod or the ReplicaSet, so it leaves the windows' basis (and held deletions) alone
+      // (unnamed: every stream).
+      if (this.gapHidesWindows(e)) {
+        for (const t of this.tracks.values()) if (t.open) t.open.gapInside = true;
+        this.view.noteGap?.(e);
+      }
       return;
     }
     if (e.type !== 'observed') return;
     if (e.kind === 'Pod') this.deliverPod(e);
     else if (e.kind === 'ReplicaSet') this.deliverReplicaSet(e, inputStart);
+  }
+
+  /** Whether a gap may hide what a window rests on: its pods or its owner (a gap naming no kind may hide anything). */
+  private gapHidesWindows(e: GapEvent): boolean {
+    return !e.kinds || e.kinds.length === 0 || e.kinds.some((k) => k === 'Pod' || k === this.owner.kind);
   }
 
   private deliverPod(e: ObservedEvent & { kind: 'Pod' }): void {

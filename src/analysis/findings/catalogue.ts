@@ -20,7 +20,7 @@
 import type { ReplayedTrack } from '../report/replayed-track.js';
 import type { SnapshotState } from '../report/snapshot-state.js';
 import type { Finding } from '../report-types.js';
-import { consistencyGateSkips, controllerLogClock, controllerLogDisagrees, controllerLogGated, informerLag, type ControllerLogFacts } from './controller-log-rules.js';
+import { consistencyGateSkips, controllerLogClock, controllerLogDisagrees, controllerLogGated, controllerLogLeak, informerLag, type ControllerLogFacts } from './controller-log-rules.js';
 import { desiredChanges, failedWrites, replicaSetNotInInput, type EventFacts } from './event-rules.js';
 import {
   clobberedDeleteKeys, deleteSatisfiedByNameReuse, expectationLeakExpired, expiryOverCreate, inputDisagreesWithModel, leakNamespaceTerminating, leakOpen,
@@ -91,7 +91,7 @@ const CATALOGUE: Catalogue = {
   ],
   events: [desiredChanges],
   'events-only': [failedWrites, replicaSetNotInInput],
-  'controller-log': [controllerLogGated, consistencyGateSkips, controllerLogDisagrees, controllerLogClock, informerLag],
+  'controller-log': [controllerLogLeak, controllerLogGated, consistencyGateSkips, controllerLogDisagrees, controllerLogClock, informerLag],
 };
 
 /** The rules that apply to `input`, in report order. */

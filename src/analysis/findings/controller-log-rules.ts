@@ -10,12 +10,18 @@
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { FidelityScore } from '../fidelity.js';
-import type { GatedWindow, ReplicaSetReport } from '../report-types.js';
+import type { Finding, GatedWindow, ReplicaSetReport } from '../report-types.js';
 import { ref } from '../report/evidence-refs.js';
+import { isLeakWindow } from '../report/gated-windows.js';
+import { SAME_WINDOW_MS, type Disagreement, type MatchedWindow } from '../report/log-windows.js';
+import { fmtDuration, plural } from '../report/wording.js';
+import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import type { FindingRule } from './finding-rule.js';
 
-/** How far apart kexp's window start and the log's may be to be the same window. */
-export const SAME_WINDOW_MS = 2000;
+export { SAME_WINDOW_MS };
+
+/** kexp's findings that state a window's leak (or its round in flight). */
+const LEAK_IDS = new Set(['expectation-leak-expired', 'expectations-expired-informer-lag', 'expectation-leak-open', 'gated-at-end']);
 
 /** The informer lag of the controller's creates, measured against the log's "Pod created" lines. */
 export interface InformerLag {
@@ -31,10 +37,16 @@ export interface InformerLag {
 export interface ControllerLogFacts {
   /** The ReplicaSet's report as built from the inputs. */
   rs: ReplicaSetReport;
+  /** Its findings once kexp's leak findings followed the log's windows (controller-log.ts). */
+  findings: Finding[];
+  /** kexp's windows the log showed, each with the log's window that replaced it (report/log-windows.ts). */
+  matched: MatchedWindow[];
+  /** Where kexp and the log disagree on a window: one line each, both sources cited. */
+  disagreements: Disagreement[];
   /** What the log shows of it, and kexp's score against that. */
   truth?: GroundTruth;
   score?: FidelityScore;
-  /** Its gated windows once the log confirmed them. */
+  /** kexp's own gated windows (before the log's replaced them). */
   windows: GatedWindow[];
   lag: InformerLag;
   /** The informer lag summary (median) the report states. */
@@ -102,22 +114,88 @@ export const consistencyGateSkips: FindingRule<ControllerLogFacts> = {
   },
 };
 
+export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> = {
+  name: 'expectation-leak-expired',
+  ids: ['expectation-leak-expired', 'expectation-leak-open', 'expectation-leak-until-deleted'],
+  reads: 'each window of kexp\'s the log showed, as the log shows it (report/log-windows.ts), and kexp\'s leak findings once they followed the log',
+  fires: 'the log shows that window expired, still open past the 5-minute timeout, or unfulfilled past the timeout until the ReplicaSet\'s deletion, and no finding of kexp\'s states that leak',
+  each: (c) => c.matched,
+  find({ log: t, kexp, fused: w }, { rs, findings }) {
+    if (w.basis !== 'observed') return undefined;
+    if (w.endedBy === 'rs-deleted' && t.satisfiedAt === undefined && t.end !== undefined && t.end - t.start > EXPECTATIONS_TIMEOUT_MS && t.gatedSyncs > 0) {
+      return {
+        id: 'expectation-leak-until-deleted',
+        severity: 'warning',
+        title: `The controller stayed gated ${fmtDuration(t.end - t.start)} on an unfulfilled record until the ReplicaSet's deletion removed it, as its log shows`,
+        basis: 'observed',
+        at: w.start,
+        explanation:
+          `kube-controller-manager logged "Setting expectations" for ${rs.key} at ${logTime(t.start)} (${ref(t.startSource)}), ${plural(t.gatedSyncs, 'gated sync')}, ` +
+          `no sync after the 5-minute ExpectationsTimeout (expiry is passive), and the ReplicaSet's deletion at ${logTime(t.end)}${t.endSource ? ` (${ref(t.endSource)})` : ''} removed the record. ` +
+          `The deletion, not the timeout, ended it.`,
+        nextStep: 'Find why the writes it waited for were never observed by the controller (a watch gap or relist, a deletion its informer missed).',
+        evidence: w.evidence,
+      };
+    }
+    if (!isLeakWindow(w) || (w.endedBy !== 'expired' && w.endedBy !== 'open')) return undefined;
+    if (findings.some((f) => LEAK_IDS.has(f.id) && (f.at === w.start || f.at === kexp.start) && f.id !== 'gated-at-end')) return undefined;
+    const left = w.remaining ? `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s)` : 'counters the log does not print';
+    const kexpSays = `kexp's reconstruction of the same window ${kexp.endedBy === 'open' ? 'has it open at the end of the input' : `has it end ${kexp.endedBy} at ${kexp.end}`}${kexp.evidence[0] ? ` (${kexp.evidence[0]})` : ''}.`;
+    if (w.endedBy === 'expired') {
+      return {
+        id: 'expectation-leak-expired',
+        severity: 'warning',
+        title: `Expectations leaked and were only cleared by the 5-minute timeout (after ${fmtDuration(w.durationMs ?? 0)}), as the controller's log shows`,
+        basis: 'observed',
+        at: w.start,
+        explanation:
+          `kube-controller-manager logged ${t.startedBy === 'setting' ? '"Setting expectations"' : 'a "still waiting" sync'} for ${rs.key} at ${logTime(t.start)} (${ref(t.startSource)}), ` +
+          `${plural(t.gatedSyncs, 'gated sync')} ("Controller still waiting on expectations"), and "Controller expectations expired" at ${logTime(t.end!)}${t.endSource ? ` (${ref(t.endSource)})` : ''}: ` +
+          `${left} were never observed. ${kexpSays} The controller's log is its own account.`,
+        nextStep: 'Find why those writes were never observed by the controller (a watch gap or relist, a deletion its informer missed, an orphaned pod) around the window\'s start.',
+        evidence: w.evidence,
+      };
+    }
+    return {
+      id: 'expectation-leak-open',
+      severity: 'critical',
+      title: 'Controller gated by a leaked expectation, as its log shows: only the timeout (or deleting the ReplicaSet) will clear it',
+      basis: 'observed',
+      at: w.start,
+      explanation:
+        `kube-controller-manager logged ${t.startedBy === 'setting' ? '"Setting expectations"' : 'a "still waiting" sync'} for ${rs.key} at ${logTime(t.start)} (${ref(t.startSource)}) and ` +
+        `${plural(t.gatedSyncs, 'gated sync')} since; its record is still unfulfilled at the end of the input, past the 5-minute ExpectationsTimeout. ` +
+        `Expiry is passive: the controller recovers only at the first sync after it. ${kexpSays}`,
+      nextStep: `Trigger a sync, e.g. \`kubectl annotate ${rs.kind === 'ReplicationController' ? 'rc' : 'rs'} ${rs.name} -n ${rs.namespace} kexp.io/poke="$(date +%s)" --overwrite\`.`,
+      evidence: w.evidence,
+    };
+  },
+};
+
 export const controllerLogDisagrees: FindingRule<ControllerLogFacts> = {
   name: 'controller-log-disagrees',
   ids: ['controller-log-disagrees'],
-  reads: 'kexp\'s decision at each SatisfiedExpectations line of the log (analysis/fidelity.ts)',
-  fires: 'a sync decision of the log that kexp\'s reconstruction contradicts',
-  find({ rs, truth, score }) {
-    if (!truth || !score || !(score.syncs.mismatched > 0)) return undefined;
+  reads: 'kexp\'s decision at each SatisfiedExpectations line of the log (analysis/fidelity.ts), and each window where kexp\'s end differs from the log\'s (report/log-windows.ts)',
+  fires: 'a sync decision or a window of the log that kexp\'s reconstruction contradicts (info: the report follows the log there, so this never becomes the cause)',
+  find({ rs, truth, score, disagreements }) {
+    const syncs = score?.syncs.mismatched ?? 0;
+    if (!truth || !score || (syncs === 0 && disagreements.length === 0)) return undefined;
+    const parts = [
+      ...(syncs ? [`${syncs} of ${score.syncs.total} sync decisions`] : []),
+      ...(disagreements.length ? [plural(disagreements.length, 'window')] : []),
+    ];
+    const lines = [...disagreements.map((d) => d.text), ...score.mismatches.slice(0, 5)];
     return {
       id: 'controller-log-disagrees',
-      severity: 'warning',
-      title: `kexp's reconstruction disagrees with the controller's log in ${score.syncs.mismatched} of ${score.syncs.total} sync decisions`,
+      severity: 'info',
+      title: `kexp's reconstruction disagrees with the controller's log in ${parts.join(' and ')}: the report follows the log`,
       basis: 'observed',
-      at: rs.rounds[0]?.at,
-      explanation: `${score.mismatches.slice(0, 5).join('; ')}. The controller's log is its own account: where they disagree, trust the log and look for what kexp's inputs lack (a gap, a restart, events the recorder did not see).`,
-      nextStep: 'Compare the inputs\' time ranges and clocks (kube-controller-manager logs its host\'s time).',
-      evidence: [],
+      at: truth.gatedWindows[0] !== undefined ? logTime(truth.gatedWindows[0].start) : rs.rounds[0]?.at,
+      explanation:
+        `Which source says what: ${lines.join('; ')}. ` +
+        `The controller's log is its own account of what its informer showed it: where it covers the time its windows, gated syncs and expiries are the report's; kexp's inputs saw the cluster, not the controller's cache.`,
+      nextStep: 'Look for what the controller saw and kexp\'s inputs do not show around those times: events its informer got late or never (a watch gap, a relist), a restart, calls it made that the input lacks.',
+      evidence: [...new Set([...disagreements.flatMap((d) => d.evidence), ...score.mismatchRefs.slice(0, 5)])].slice(0, 12),
     };
   },
 };

@@ -28,6 +28,11 @@ import { fmtDuration, plural } from './wording.js';
 /** How an open window's note names its leak cause. */
 const LEAK_NOTE = 'leak: ';
 
+/** The note part that marks an open window as a leak (isLeakWindow reads it), for `cause`. */
+export function leakNote(cause: string): string {
+  return `${LEAK_NOTE}${cause}`;
+}
+
 /**
  * Whether a reported window is an expectation leak: ended by expiry, ended by the
  * ReplicaSet's deletion with counters left, or still open with a leak cause (see leakCause).
@@ -98,7 +103,7 @@ export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined
   if (w.gapInside) notes.push('the input has a gap inside this window');
   if (open && end !== undefined) {
     const cause = leakCause(t, w, end);
-    if (cause) notes.push(`${LEAK_NOTE}${cause}`);
+    if (cause) notes.push(leakNote(cause));
   }
   if (notes.length) out.note = notes.join('; ');
   return out;
