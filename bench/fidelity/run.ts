@@ -23,7 +23,9 @@ function sumAnomalies(as: AnomalyScore[]): AnomalyScore {
 }
 import type { Report } from '../../src/analysis/report-types.js';
 import { SCENARIOS } from '../../test/e2e/scenarios/scenarios.js';
-import { FAULT_SCENARIOS } from '../../test/e2e/scenarios/fault-scenarios.js';
+import { FAULT_CATALOGUE } from '../../test/e2e/scenarios/fault-catalogue.js';
+import { scoreWindows, sumWindowScores, truthExitCode, type WindowScore } from './window-score.js';
+import { exitCodeFor } from '../../src/cli/report-exit.js';
 
 const diagnostics = { problem: () => undefined, warn: () => undefined };
 const root = 'examples';
@@ -31,27 +33,33 @@ const root = 'examples';
 const capturesArg = process.argv.indexOf('--captures');
 const capturesRoot = capturesArg > 0 ? process.argv[capturesArg + 1] : path.join(root, 'captures');
 
+/** The log's end: the exit code the truth calls for depends on how long a window stayed open. */
+let logEnd = 0;
 async function groundTruth(file: string) {
   const src = await openKcmLogSource(file, { diagnostics, year: 2026 });
   const events: ControllerLogEvent[] = [];
   for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  logEnd = events.reduce((m, e) => Math.max(m, e.at), 0);
   return buildGroundTruth(events);
 }
 
-type Recon = (name: string, captureDir: string) => Promise<Report | undefined>;
+/** kexp's report and the exit code its CLI would give it (src/cli/report-exit.ts exitCodeFor). */
+type Recon = (name: string, captureDir: string, kcmLog?: string) => Promise<{ report: Report; exit: number } | undefined>;
 
-const fromRecording: Recon = async (name, dir) => {
-  if (fs.existsSync(path.join(dir, 'recording.kexp.jsonl'))) return (await replayFiles({ files: [path.join(dir, 'recording.kexp.jsonl')] })).report;
-  const f = fs.existsSync(path.join(root, `${name}.kexp.jsonl`)) ? path.join(root, `${name}.kexp.jsonl`) : path.join(root, `${name}.kexp.jsonl.gz`);
-  return (await replayFiles({ files: [f] })).report;
+const fromRecording: Recon = async (name, dir, kcmLog) => {
+  const own = path.join(dir, 'recording.kexp.jsonl');
+  const f = fs.existsSync(own) ? own : fs.existsSync(path.join(root, `${name}.kexp.jsonl`)) ? path.join(root, `${name}.kexp.jsonl`) : path.join(root, `${name}.kexp.jsonl.gz`);
+  const r = await replayFiles({ files: [f], ...(kcmLog ? { kcmLogs: [kcmLog] } : {}) });
+  return { report: r.report, exit: exitCodeFor(r.report, r.problems.length) };
 };
 
 let fromAudit: Recon | undefined;
 try {
   const mod = await import('../../src/pipeline/audit-files.js');
-  fromAudit = async (_name, dir) => {
+  fromAudit = async (_name, dir, kcmLog) => {
     const f = fs.existsSync(path.join(dir, 'audit.jsonl')) ? path.join(dir, 'audit.jsonl') : path.join(dir, 'audit.jsonl.gz');
-    return (await mod.auditFiles({ files: [f] })).report;
+    const r = await mod.auditFiles({ files: [f], ...(kcmLog ? { kcmLogs: [kcmLog] } : {}) });
+    return { report: r.report, exit: exitCodeFor(r.report, r.problems.length) };
   };
 } catch {
   fromAudit = undefined;
@@ -84,9 +92,11 @@ async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
 }
 
 const rows: Array<{ scenario: string; source: string; s: FidelityScore; w: WriteScore; a: AnomalyScore }> = [];
+/** Window scores per capture and source (the four sources: each input alone and with the KCM log merged). */
+const windowRows: Array<{ scenario: string; source: string; ws: WindowScore; exit: number; truthExit: number }> = [];
 /** Scenarios without a capture to score: reported in the table, never skipped silently. */
 const notReproduced: Array<{ scenario: string; why: string }> = [];
-const scripted = [...SCENARIOS.map((x) => x.name), ...FAULT_SCENARIOS.map((x) => x.name)];
+const scripted = [...SCENARIOS.map((x) => x.name), ...FAULT_CATALOGUE.map((x) => x.name)];
 for (const name of scripted) {
   const dir = path.join(capturesRoot, name);
   if (fs.existsSync(path.join(dir, 'NOT-REPRODUCED'))) notReproduced.push({ scenario: name, why: fs.readFileSync(path.join(dir, 'NOT-REPRODUCED'), 'utf8').trim() });
@@ -98,9 +108,15 @@ for (const name of fs.readdirSync(capturesRoot).sort()) {
   const log = fs.existsSync(path.join(dir, 'kcm.log')) ? path.join(dir, 'kcm.log') : path.join(dir, 'kcm.log.gz');
   const truth = await groundTruth(log);
   const writes = await writeTruth(dir);
+  const truthExit = truthExitCode([...truth.values()], logEnd);
   for (const [source, recon] of [['recording', fromRecording], ['audit', fromAudit]] as const) {
     if (!recon) continue;
-    const report = await recon(name, dir);
+    for (const merged of [false, true]) {
+      const r = await recon(name, dir, merged ? log : undefined);
+      const ws = sumWindowScores([...truth.values()].map((t) => scoreWindows(t, r?.report.replicaSets.find((x) => x.key === t.rsKey))));
+      windowRows.push({ scenario: name, source: merged ? `${source} + KCM log` : source, ws, exit: r?.exit ?? -1, truthExit });
+    }
+    const report = (await recon(name, dir))?.report;
     const scores = [...truth.values()].map((t) => scoreReplicaSet(t, report?.replicaSets.find((r) => r.key === t.rsKey)));
     const keys = new Set([...writes.keys(), ...(report?.replicaSets ?? []).map((r) => r.key)]);
     const w = [...keys].map((k) => scoreWrites(writes.get(k) ?? { create: 0, delete: 0, adopt: 0, release: 0 }, report?.replicaSets.find((r) => r.key === k)));
@@ -124,6 +140,24 @@ for (const source of ['recording', 'audit']) {
 const detail = rows.flatMap((r) => r.s.mismatches.map((m) => `- ${r.scenario} (${r.source}): ${m}`));
 const table = lines.join('\n');
 console.log(table);
+
+const wl: string[] = [];
+wl.push('| scenario | from | windows (KCM) | matched | unknown | missed | invented | gated syncs KCM / kexp (matched) | syncs within 10% | end agrees | leaks (timeout) | found | missed | invented | Sets / rounds | exit kexp / truth |');
+wl.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const wrow = (scenario: string, source: string, w: WindowScore, exit: string) =>
+  `| ${scenario} | ${source} | ${w.windows} | ${w.matched} | ${w.unknown} | ${w.missed} | ${w.invented} | ${w.gatedSyncs.log} / ${w.gatedSyncs.kexp} | ${w.syncsAgree}/${w.matched} | ${w.endsAgree}/${w.matched} | ` +
+  `${w.leaks.log} | ${w.leaks.found} | ${w.leaks.missed} | ${w.leaks.invented} | ${w.sets} / ${w.rounds} | ${exit} |`;
+for (const r of windowRows) wl.push(wrow(r.scenario, r.source, r.ws, `${r.exit} / ${r.truthExit}${r.exit === r.truthExit ? '' : ' ✗'}`));
+for (const source of [...new Set(windowRows.map((r) => r.source))]) {
+  const sel = windowRows.filter((r) => r.source === source);
+  wl.push(wrow('**overall**', source, sumWindowScores(sel.map((r) => r.ws)), `${sel.filter((r) => r.exit === r.truthExit).length}/${sel.length} agree`));
+}
+const windowTable = wl.join('\n');
+// Windows that disagree, one line each: where an operator would be misled.
+const wdetail = windowRows.flatMap((r) => r.ws.verdicts.filter((v) => v.outcome !== 'matched' || !v.syncsAgree || !v.endAgrees).map((v) =>
+  `- ${r.scenario} (${r.source}): window at ${new Date(v.start).toISOString().slice(11, 23)} ended ${v.logEnded} with ${v.logGatedSyncs} gated sync(s) in the log; ` +
+  (v.outcome === 'matched' ? `kexp: ended ${v.kexpEnded}${v.endDeltaMs !== undefined ? ` ${v.endDeltaMs >= 0 ? '+' : ''}${v.endDeltaMs} ms from the log's end` : ''}, ${v.kexpGatedSyncs} gated` : `kexp: ${v.outcome}`)));
+console.log('\n' + windowTable);
 if (detail.length) console.log('\n' + detail.join('\n'));
 if (process.argv.includes('--write')) {
   const out = [
@@ -131,10 +165,13 @@ if (process.argv.includes('--write')) {
     '',
     `Generated by \`node --import tsx bench/fidelity/run.ts --write\` from the captures in examples/ (kube-controller-manager v1.37.2, -v=4).`,
     '',
-    'Ten captures are fault-free runs; eight ran the controller-manager behind the fault-injecting proxy (test/e2e/fault-proxy: informer lag past the',
-    '5-minute timeout, a dropped ADDED with and without a later trigger, a deletion hidden by a relist, a controller-manager killed mid-scale-up, the',
-    '1.36+ consistency gate, delayed ADDs, kexp record through stalls, resets and a 410). Under faults kexp cannot always tell from its input what the',
-    'controller\'s informer held: those decisions are *unknown* (its `viewUnknown` spans), never claimed. *mismatched* counts claims the log contradicts.',
+    'Ten captures are fault-free runs; the others ran the controller-manager behind the fault-injecting proxy (test/e2e/fault-proxy): eight from',
+    'the first fault suite (informer lag past the 5-minute timeout, a dropped ADDED with and without a later trigger, a deletion hidden by a relist,',
+    'a controller-manager killed mid-scale-up, the 1.36+ consistency gate, delayed ADDs, kexp record through stalls, resets and a 410), and the',
+    'controller-view faults of issue #21 (test/e2e/scenarios/controller-view-faults.ts: the controller\'s own deletions seen 20 s late or never, a',
+    'SIGTERM restart mid-rollout, a 15-s brown-out of its client, a 410 relist of its watch mid-round, a person orphaning a pod and creating one',
+    'with its controllerRef). Under faults kexp cannot always tell from its input what the controller\'s informer held: those decisions are',
+    '*unknown* (its `viewUnknown` spans), never claimed. *mismatched* counts claims the log contradicts.',
     '',
     'Decisions, Sets and leaks are scored against the controller\'s own -v=4 log. Writes are scored against the controller\'s pod requests in the',
     'capture\'s audit log, counted independently of kexp: *invented* = writes kexp\'s rounds report as made or failed beyond those, *dropped* = real writes',
@@ -144,6 +181,21 @@ if (process.argv.includes('--write')) {
     table,
     '',
     detail.length ? '## Disagreements\n\n' + detail.join('\n') : 'No disagreements.',
+    '',
+    '## Windows',
+    '',
+    'The controller\'s gated windows from its own log (buildGroundTruth) against kexp\'s, per capture and source: each input alone and with the',
+    'capture\'s KCM log merged (`--kcm-log`). A log window is *matched* by the kexp window (basis observed or inferred) starting nearest to it within',
+    '2 s; a kexp window with basis unknown is *unknown*, never matched; *invented* = kexp windows matching none. *syncs within 10%* = matched',
+    'windows whose gated-sync count is within 10% of the log\'s; *end agrees* = same end (fulfilled / expired / deleted / reset) within 2 s.',
+    '*leaks (timeout)* = windows only the 5-minute ExpectationsTimeout ended. *Sets / rounds* = `Setting expectations` in the log / kexp\'s create',
+    'and delete rounds. *exit kexp / truth* = the exit code kexp\'s CLI gives the report / the code the log\'s truth calls for by the README\'s table',
+    '(4 a window expired or open past the timeout, 3 open, 5 failing creates, else 0; window-score.ts truthExitCode); ✗ marks a disagreement.',
+    'Scorer: bench/fidelity/window-score.ts (tested in test/bench/window-score.test.ts).',
+    '',
+    windowTable,
+    '',
+    wdetail.length ? '### Windows kexp got wrong or could not tell\n\n' + wdetail.join('\n') : 'Every window matched.',
     '',
   ].join('\n');
   fs.writeFileSync('bench/fidelity/RESULTS.md', out);

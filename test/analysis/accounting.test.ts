@@ -61,7 +61,10 @@ for (const file of audits) {
 
 test('the captures hold controller writes, every one of them in a round', async () => {
   let total = 0;
-  for (const d of fs.readdirSync('examples/captures').sort()) {
+  // The controller-view captures (issue #21) are scored in bench/fidelity, not asserted: kexp is being changed on them.
+  const { CONTROLLER_VIEW_SCENARIOS } = await import('../e2e/scenarios/controller-view-faults.js');
+  const scoredOnly = new Set(CONTROLLER_VIEW_SCENARIOS.map((s) => s.name));
+  for (const d of fs.readdirSync('examples/captures').sort().filter((x) => !scoredOnly.has(x))) {
     const f = list(path.join('examples/captures', d), /^audit\.jsonl(\.gz)?$/)[0]!;
     const { report } = await auditFiles({ files: [f] });
     for (const rs of report.replicaSets) {

@@ -19,7 +19,7 @@ import { api, replicaSet, scale, sleep, until, type Scenario, type ScenarioConte
 /** Past the 5-minute ExpectationsTimeout (pkg/controller/controller_utils.go). */
 export const EXPECTATIONS_TIMEOUT_MS = 300_000;
 /** The controller-manager's informers (the shared informer factory's client). */
-const INFORMERS = 'shared-informers';
+export const INFORMERS = 'shared-informers';
 
 export interface FaultScenarioContext extends ScenarioContext {
   proxy: FaultProxy;
@@ -27,41 +27,47 @@ export interface FaultScenarioContext extends ScenarioContext {
 
 export interface FaultScenario extends Omit<Scenario, 'run'> {
   phase: 'gate-off' | 'serial';
+  /**
+   * The capture's checks assert only what the real controller's log and audit show (its ground
+   * truth, fault-expectations.ts GROUND_TRUTH); kexp's answers on it are scored in bench/fidelity,
+   * not asserted.
+   */
+  truthOnly?: boolean;
   /** kexp's recorder goes through the proxy (it is the client the faults target). */
   recordThroughProxy?: boolean;
   /** What the real controller must have done (checked on the apiserver after the run). */
   run(ctx: FaultScenarioContext): Promise<void>;
 }
 
-type Api = ReturnType<typeof api>;
+export type Api = ReturnType<typeof api>;
 
-async function podsOf(call: Api, ns: string): Promise<any[]> {
+export async function podsOf(call: Api, ns: string): Promise<any[]> {
   const l = await call<{ items: any[] }>('GET', `/api/v1/namespaces/${ns}/pods?labelSelector=app%3Dweb`);
   return l.items.filter((p) => !p.metadata.deletionTimestamp);
 }
 
 /** Any change to the ReplicaSet object enqueues it (updateRS): the "trigger" of a sync. */
-async function touch(call: Api, ns: string): Promise<void> {
+export async function touch(call: Api, ns: string): Promise<void> {
   await call('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/web`, { metadata: { annotations: { 'kexp.test/touched': new Date().toISOString() } } }, 'application/merge-patch+json');
 }
 
-async function podCount(call: Api, ns: string, n: number, timeoutMs: number): Promise<void> {
+export async function podCount(call: Api, ns: string, n: number, timeoutMs: number): Promise<void> {
   await until(`${n} pods in ${ns}`, timeoutMs, async () => (await podsOf(call, ns)).length === n);
 }
 
-async function statusReplicas(call: Api, ns: string): Promise<number> {
+export async function statusReplicas(call: Api, ns: string): Promise<number> {
   const rs = await call<any>('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/web`);
   return rs.status?.replicas ?? 0;
 }
 
-async function settled(call: Api, ns: string, active: number, timeoutMs = 60_000): Promise<void> {
+export async function settled(call: Api, ns: string, active: number, timeoutMs = 60_000): Promise<void> {
   await until(`${ns}/web to report ${active} replicas`, timeoutMs, async () => {
     const rs = await call<any>('GET', `/apis/apps/v1/namespaces/${ns}/replicasets/web`);
     return rs.status?.observedGeneration === rs.metadata.generation && (rs.status?.replicas ?? 0) === active && (await podsOf(call, ns)).length === active;
   });
 }
 
-async function sleepUntil(t: number): Promise<void> {
+export async function sleepUntil(t: number): Promise<void> {
   const ms = t - Date.now();
   if (ms > 0) await sleep(ms);
 }

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { kubeconfigYAML, startControlPlane, type ControlPlane } from '../control-plane/control-plane.js';
 import { FaultProxy } from '../fault-proxy/fault-proxy.js';
 import { captureScenario, type Capture } from './run-scenarios.js';
-import { FAULT_SCENARIOS, type FaultScenario } from './fault-scenarios.js';
+import type { FaultScenario } from './fault-scenarios.js';
+import { FAULT_CATALOGUE } from './fault-catalogue.js';
 import { sleep } from './scenarios.js';
 
 const STAGGER_MS = 20_000;
@@ -71,7 +72,7 @@ export async function captureFaultScenarios(outDir: string, only: string[] | und
       fs.writeFileSync(path.join(outDir, s.name, 'NOT-REPRODUCED'), error + '\n');
     }
   };
-  const selected = FAULT_SCENARIOS.filter((s) => !only || only.includes(s.name));
+  const selected = FAULT_CATALOGUE.filter((s) => !only || only.includes(s.name));
   try {
     const gateOff = selected.filter((s) => s.phase === 'gate-off');
     await Promise.all(gateOff.map(async (s, i) => {

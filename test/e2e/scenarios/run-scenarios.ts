@@ -68,20 +68,23 @@ export function sliceAudit(text: string, ns: string): string {
 /**
  * KCM log records of the scenario's time range that concern its namespace. In 1.37 text logs
  * the expectations lines render `expectations={}` (no key, no counts) and carry no namespace at
- * all, so ReplicaSet-controller lines (replica_set*.go, controller_utils.go) that name no
- * namespace are kept when they lie within 1 s of a line of this namespace (scenarios that run
- * side by side are started apart, so their keyless lines do not mix). Controller start/stop
- * and leader-election lines are kept (a restart is part of the story). Continuation lines
- * follow their record.
+ * all, so a ReplicaSet-controller line (replica_set*.go, controller_utils.go) that names no
+ * namespace belongs to the namespace of the nearest line (in time, before or after it in the
+ * log) that names one — the sync or the informer handler it was written from, microseconds
+ * apart — and is kept when that is this namespace and lies within 1 s. Scenarios that run side
+ * by side may log at the same moment; the nearest keyed line, not any keyed line within the
+ * second, decides. Controller start/stop, leader-election lines and the pod and ReplicaSet
+ * reflectors' lines (a relist) are kept: a restart or a relist is part of the story. Continuation lines follow their record.
  */
 export function sliceKcm(text: string, ns: string): string {
-  type Rec = { lines: string[]; at: number; mine: boolean; keyless: boolean; always: boolean };
+  type Rec = { lines: string[]; at: number; keyNs: string | undefined; keyless: boolean; always: boolean };
   const recs: Rec[] = [];
   const rsFile = /^[IWEF]\d{4} [\d:.]+\s+\d+ (controller_utils|replica_set|replica_set_utils)\.go:\d+\]/;
-  const always = /"(Starting|Shutting down) controller" name="replicaset"|^[IWEF]\d{4} [\d:.]+\s+\d+ leaderelection\.go:\d+\]/;
+  const always = /"(Starting|Shutting down) controller" name="(replicaset|deployment)"|^[IWEF]\d{4} [\d:.]+\s+\d+ leaderelection\.go:\d+\]|^[IWEF]\d{4} [\d:.]+\s+\d+ reflector\.go:\d+\] .*type="\*v1\.(Pod|ReplicaSet)"/;
+  const key = /"([a-z0-9][-a-z0-9]*)\/[^"]+"|namespace="([a-z0-9][-a-z0-9]*)"|Updating status for : ([a-z0-9][-a-z0-9]*)\//;
   const timeOf = (line: string) => {
     const m = /^[IWEF]\d{4} (\d\d):(\d\d):(\d\d)\.(\d+)/.exec(line);
-    return m ? ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 + Number(m[4].slice(0, 3)) : NaN;
+    return m ? ((Number(m[1]) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 + Number(m[4].slice(0, 6).padEnd(6, '0')) / 1000 : NaN;
   };
   for (const line of text.split('\n')) {
     if ((line.startsWith('\t') || line.startsWith(' ')) && recs.length) {
@@ -89,23 +92,27 @@ export function sliceKcm(text: string, ns: string): string {
       continue;
     }
     const mine = line.includes(`${ns}/`) || line.includes(`"${ns}"`) || line.includes(`namespace="${ns}"`);
-    const keyless = !mine && rsFile.test(line) && !/"[a-z0-9][-a-z0-9]*\/[^"]+"/.test(line);
-    recs.push({ lines: [line], at: timeOf(line), mine, keyless, always: always.test(line) });
+    const m = key.exec(line);
+    const keyNs = mine ? ns : (m ? m[1] ?? m[2] ?? m[3] : undefined);
+    recs.push({ lines: [line], at: timeOf(line), keyNs, keyless: !keyNs && rsFile.test(line), always: always.test(line) });
   }
-  const mineAt = recs.filter((r) => r.mine).map((r) => r.at);
-  const near = (t: number) => {
-    // mineAt is in log order (times ascending within a day): binary search for the nearest.
-    let lo = 0;
-    let hi = mineAt.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (Math.abs(mineAt[mid] - t) <= 1000) return true;
-      if (mineAt[mid] < t) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return false;
+  // The nearest keyed record before and after each record, in log order.
+  const prev: number[] = [];
+  const next: number[] = new Array(recs.length).fill(-1);
+  for (let i = 0, last = -1; i < recs.length; i++) {
+    prev.push(last);
+    if (recs[i].keyNs) last = i;
+  }
+  for (let i = recs.length - 1, last = -1; i >= 0; i--) {
+    next[i] = last;
+    if (recs[i].keyNs) last = i;
+  }
+  const ownedByNearest = (i: number) => {
+    const cands = [prev[i], next[i]].filter((j) => j >= 0).sort((a, b) => Math.abs(recs[a].at - recs[i].at) - Math.abs(recs[b].at - recs[i].at));
+    const j = cands[0];
+    return j !== undefined && recs[j].keyNs === ns && Math.abs(recs[j].at - recs[i].at) <= 1000;
   };
-  const out = recs.filter((r) => r.mine || r.always || (r.keyless && near(r.at))).flatMap((r) => r.lines);
+  const out = recs.filter((r, i) => r.keyNs === ns || r.always || (r.keyless && ownedByNearest(i))).flatMap((r) => r.lines);
   return out.join('\n') + (out.length ? '\n' : '');
 }
 

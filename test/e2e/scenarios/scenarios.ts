@@ -69,15 +69,18 @@ export function replicaSet(name: string, ns: string, replicas: number, opts: { n
   };
 }
 
-const NODE = 'fake-node-1';
+export const NODE = 'fake-node-1';
 
-async function ensureNode(call: Api): Promise<void> {
+/** The fake Node pods are bound to (no kubelet runs it); scenarios running side by side may both create it. */
+export async function ensureNode(call: Api): Promise<void> {
   try {
     await call('GET', `/api/v1/nodes/${NODE}`);
   } catch {
     await call('POST', '/api/v1/nodes', {
       apiVersion: 'v1', kind: 'Node',
       metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE, 'kubernetes.io/os': 'linux' } },
+    }).catch((e: Error) => {
+      if (!/: 409 /.test(e.message)) throw e;
     });
   }
 }
@@ -103,7 +106,7 @@ export async function scale(call: Api, ns: string, name: string, replicas: numbe
   await call('PATCH', `/apis/apps/v1/namespaces/${ns}/replicasets/${name}`, { spec: { replicas } }, 'application/merge-patch+json');
 }
 
-async function markReady(call: Api, ns: string, pod: any): Promise<void> {
+export async function markReady(call: Api, ns: string, pod: any): Promise<void> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const cond = (type: string) => ({ type, status: 'True', lastTransitionTime: now });
   await call('PATCH', `/api/v1/namespaces/${ns}/pods/${pod.metadata.name}/status`, {
