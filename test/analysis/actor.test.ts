@@ -90,3 +90,17 @@ test('a person\'s POST of a pod with the ReplicaSet\'s controllerRef is named as
   assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 1, 1], ['delete', 1, 1]]);
   assert.equal(rs.accounting.inFindings, 0);
 });
+
+test('real capture (v1.37.2): a person orphans a pod and creates one with the controllerRef — from the recording, no surplus create, the person\'s writes named, the adoption back inferred', async () => {
+  const { replayFiles } = await import('../../src/pipeline/replay-files.js');
+  const res = await replayFiles({ files: ['examples/person-orphans-and-creates.kexp.jsonl'] });
+  const rs = res.report.replicaSets.find((r) => r.key === 'kexp-person-orphans-and-creates/web')!;
+  const ids = rs.findings.map((f) => f.id);
+  assert.ok(!ids.includes('surplus-create') && !ids.includes('unattributed-writes'), ids.join());
+  const other = rs.findings.find((f) => f.id === 'other-actor-writes');
+  assert.ok(other, ids.join());
+  assert.match(other.title, /created 1 pod with this ReplicaSet's controllerRef and orphaned 1 of its pods/);
+  assert.match(other.explanation, /web-by-hand: created with this ReplicaSet's controllerRef by another actor/);
+  assert.equal(rs.findings.find((f) => f.id === 'adoption')?.basis, 'inferred');
+  assert.equal(rs.accounting.inFindings, 0);
+});
