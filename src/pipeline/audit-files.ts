@@ -18,7 +18,7 @@ import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
-import { readControllerLogs, splitControllerLogs } from './controller-log-files.js';
+import { readControllerLogs, splitControllerLogs, versionFromLog } from './controller-log-files.js';
 import { auditInputsOfDirs } from './dump-inputs.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
@@ -154,11 +154,13 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   // The version to model must be known before the first sync: the flag, else the user agent of
   // the controller's first pod write (the pre-scan stops there), else the default.
+  // the flag, else the user agent, else the KCM log's start-up line, else the default.
+  const fromLog = !o.k8sVersion && !pre.userAgentVersion ? versionFromLog(controllerLog?.version) : undefined;
   const version: VersionInfo = o.k8sVersion
     ? versionInfo(o.k8sVersion, 'flag')
     : pre.userAgentVersion
       ? versionInfo(pre.userAgentVersion, 'input')
-      : { version: DEFAULT_K8S_VERSION, basis: 'default' };
+      : fromLog?.info ?? { version: DEFAULT_K8S_VERSION, basis: 'default' };
   if (version.modelledAs) diagnostics.warn(`kube-controller-manager ${version.version} (${version.basis === 'flag' ? '--k8s-version' : 'its user agent'}) is replayed as ${version.modelledAs} with its known differences (see the report's assumptions)`);
   const k8s = parseK8sVersion(version.version);
   const results = await replayOwnerKinds(tap(), {
@@ -188,6 +190,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const assumptions = [
     'Observations are the successful writes\' responseObjects at their stageTimestamp: kube-controller-manager\'s informers see them a few milliseconds later.',
   ];
+  if (fromLog) assumptions.push(fromLog.note);
   if (uaVersion && uaVersion !== version.version) {
     assumptions.push(`kube-controller-manager's user agent says ${uaVersion}; modelled ${version.version} (${version.basis}).${version.basis === 'flag' ? '' : ` Use --k8s-version ${uaVersion} to model it.`}`);
   }

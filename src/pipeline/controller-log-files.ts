@@ -11,6 +11,7 @@
  * kcm-log` says it on the log's Input line. `kexp kcm-log --compare` reads its logs into the
  * same ControllerLogInput (controllerLogInput).
  */
+import { versionInfo, type VersionInfo } from '../model/version.js';
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { openKcmLogSource } from '../sources/kcm-log/kcm-log-source.js';
@@ -176,12 +177,13 @@ export function controllerLogInput(files: string[], events: ControllerLogEvent[]
  * coverage and year notes; the ReplicationController manager's lines apart
  * (`replicationControllers`, when the log has any), for the RC reports.
  */
-export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[]; replicationControllers?: ControllerLogInput }> {
+export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[]; replicationControllers?: ControllerLogInput; version?: LoggedVersion }> {
   const logs = dedupe(given, o.diagnostics);
   const coverage: FileCoverage[] = [];
   const yearNotes: string[] = [];
   const events: ControllerLogEvent[] = [];
   const rcEvents: ControllerLogEvent[] = [];
+  let version: LoggedVersion | undefined;
   for (const f of logs) {
     const name = controllerLogName(f);
     const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
@@ -196,6 +198,8 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
     coverage.push({ ...cov, file: name, format: 'kcm-log' });
     const note = yearNote(name, src.stats().yearBasis, cov.start, o.otherInputs);
     if (note) yearNotes.push(note);
+    const v = src.stats().version;
+    if (v && !version) version = { version: v.version, file: name, line: v.line };
   }
   const files = logs.map(controllerLogName);
   const byTime = (a: ControllerLogEvent, b: ControllerLogEvent) => a.at - b.at;
@@ -204,5 +208,27 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
     coverage,
     yearNotes,
     ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes } } : {}),
+    ...(version ? { version } : {}),
   };
+}
+
+/** The release a kube-controller-manager log's start-up line names (kcm-log-source.ts startupVersion). */
+export interface LoggedVersion {
+  version: string;
+  file: string;
+  line: number;
+}
+
+/**
+ * The version to model when neither the flag nor the other inputs named one: the log's start-up
+ * line. Undefined when the log has none or names no Kubernetes 1.x release.
+ */
+export function versionFromLog(v: LoggedVersion | undefined): { info: VersionInfo; note: string } | undefined {
+  if (!v) return undefined;
+  try {
+    const info = versionInfo(v.version, 'input');
+    return { info, note: `The kube-controller-manager log names its release at ${v.file}:${v.line}: modelled ${info.version}${info.modelledAs ? `, replayed as ${info.modelledAs} with its known differences (see the assumptions)` : ''}.` };
+  } catch {
+    return undefined;
+  }
 }

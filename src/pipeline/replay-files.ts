@@ -11,7 +11,7 @@ import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { snapshotReport } from './snapshot-files.js';
 import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
-import { readControllerLogs, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
+import { readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
@@ -143,7 +143,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     return h?.watches?.some((w) => w.resource === 'events') ?? false;
   });
   // The version may come from a recording header, which is read when the source opens.
-  const version = chooseVersion(opts.k8sVersion, sources);
+  let version = chooseVersion(opts.k8sVersion, sources);
   const fileSources = sources.filter((s) => !fromDirs.has(s));
   if ((fileSources.length > 0 && fileSources.every((s) => snapshotFiles.has(s))) || (fromDirs.size > 0 && fromDirs.size === sources.length)) {
     for (const s of sources) s.events = tapReplicaSetLabels(s.events, labels);
@@ -155,9 +155,15 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       const at = report.coverage.start ? Date.parse(report.coverage.start) : undefined;
       const log = await readControllerLogs(kcmLogs, { diagnostics, ...(at !== undefined ? { otherInputs: { at, what: "the snapshot's time range" } } : {}) });
       report = fuseControllerLog(report, log, { kind: 'snapshot' }).report;
+      const fromLog = version.info.basis === 'default' ? versionFromLog(log.version) : undefined;
+      if (fromLog) {
+        version = fromLog;
+        report.k8sVersion = fromLog.info;
+      }
     }
     report.coverage.problems = { count: problems.length, examples: problems.slice(0, 5).map((p) => `${p.file}:${p.line}: ${p.message}`) };
     if (version.note) report.coverage.assumptions.push(version.note);
+    for (const d of version.info.differences ?? []) report.coverage.assumptions.push(`Kubernetes version: ${d}`);
     if (opts.rs && report.replicaSets.length === 0) {
       warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
       opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
@@ -169,6 +175,9 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   const startedAt = sources.map((src) => (src.coverage().header as { startedAt?: string } | undefined)?.startedAt).find((x) => x !== undefined && !Number.isNaN(Date.parse(x)));
   const otherInputs = !kcmLogs.length ? undefined : startedAt ? { at: Date.parse(startedAt), what: "the recording's start" } : await watchInputsTime(split.rest, opts.format);
   const controllerLog = kcmLogs.length ? await readControllerLogs(kcmLogs, { diagnostics, ...(otherInputs ? { otherInputs } : {}) }) : undefined;
+  // Neither the flag nor a recording named the release: the log's start-up line may.
+  const fromLog = version.info.basis === 'default' ? versionFromLog(controllerLog?.version) : undefined;
+  if (fromLog) version = fromLog;
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;

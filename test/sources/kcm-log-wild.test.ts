@@ -164,3 +164,17 @@ test('the printf Event form (StartLogging): kind, key, reason and message from t
   assert.deepEqual(e.event, { involvedKind: 'ReplicaSet', type: 'Warning', reason: 'FailedCreate', note: 'Error creating: pods "web-6b7f9c5d48-zt5vb" is forbidden: exceeded quota: pods' });
   assert.deepEqual(r.stats.excluded, { replicationcontroller: 1, daemonset: 1 });
 });
+
+test('the start-up line names the release: printf "Version: …" (≤1.26) and structured "Starting" version=… (contextual logging)', async () => {
+  const old = await read(file([
+    'I0803 09:29:19.116752       1 controllermanager.go:187] Version: v1.21.1+38b3ecc',
+    'I0803 09:29:19.216752       1 controllermanager.go:187] Version: v1.99.0',
+  ]));
+  assert.deepEqual(old.stats.version, { version: 'v1.21.1+38b3ecc', line: 1 }, 'the first start-up line');
+  const now = await read(file([
+    'I1130 02:38:40.100000   14267 controllermanager.go:204] "Starting" version="v1.37.2"',
+  ]));
+  assert.deepEqual(now.stats.version, { version: 'v1.37.2', line: 1 });
+  const other = await read(file(['I1130 02:38:40.100000   14267 server.go:204] "Starting" version="v1.37.2"']));
+  assert.equal(other.stats.version, undefined, 'another component\'s start-up line');
+});

@@ -48,6 +48,7 @@ import { LOG_LINE_ENVELOPES, type LogEnvelopeName, unwrapLogLine } from '../enve
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
+import type { ParsedKcmLine } from './parse-line.js';
 
 export interface KcmLogOptions {
   diagnostics: Diagnostics;
@@ -127,6 +128,8 @@ export interface KcmLogStats {
   tzOffsetMinutes?: number;
   tzBasis?: TzBasis;
   yearBasis?: YearBasis;
+  /** The release the process says it runs, from its first start-up line (startupVersion), and that line. */
+  version?: { version: string; line: number };
 }
 
 export interface KcmOpenedSource extends OpenedSource {
@@ -285,6 +288,10 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         switch (res.status) {
           case 'uncatalogued':
             stats.uncatalogued++;
+            if (stats.version === undefined) {
+              const v = startupVersion(rec, r.text);
+              if (v) stats.version = { version: v, line: r.line };
+            }
             break;
           case 'ambiguous':
             stats.ambiguous++;
@@ -790,4 +797,20 @@ class Reorder {
 
 function less(a: { e: ControllerLogEvent; seq: number }, b: { e: ControllerLogEvent; seq: number }): boolean {
   return a.e.at < b.e.at || (a.e.at === b.e.at && a.seq < b.seq);
+}
+
+/**
+ * The kube-controller-manager start-up line naming its release: `Version: v1.21.1+38b3ecc`
+ * (klog.Infof in cmd/kube-controller-manager/app/controllermanager.go Run, up to about 1.26) or
+ * `"Starting" version="v1.37.2"` (logger.Info there from contextual logging on).
+ */
+function startupVersion(rec: ParsedKcmLine, text: string): string | undefined {
+  if (rec.file !== undefined && rec.file !== 'controllermanager.go') return undefined;
+  const m = /^Version: (v\d+\.\d+\.\d+\S*)$/.exec(rec.msg);
+  if (m) return m[1];
+  if (rec.structured && rec.msg === 'Starting') {
+    const v = /(?:^|\s|")version"?[=:]\s*"?(v\d+\.\d+\.\d+[^"\s,}]*)/.exec(text);
+    if (v) return v[1];
+  }
+  return undefined;
 }
