@@ -184,6 +184,7 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
   const events: ControllerLogEvent[] = [];
   const rcEvents: ControllerLogEvent[] = [];
   let version: LoggedVersion | undefined;
+  let othersV4 = false;
   for (const f of logs) {
     const name = controllerLogName(f);
     const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
@@ -200,11 +201,15 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
     if (note) yearNotes.push(note);
     const v = src.stats().version;
     if (v && !version) version = { version: v.version, file: name, line: v.line };
+    if ((src.stats().v4LinesOfOthers ?? 0) > 0) othersV4 = true;
   }
   const files = logs.map(controllerLogName);
   const byTime = (a: ControllerLogEvent, b: ControllerLogEvent) => a.at - b.at;
+  const input = controllerLogInput(files, events, byTime);
+  // -v is the process's: other controllers' -v≥4 lines show the gate would be printed too.
+  if (othersV4) input.gateVisible = true;
   return {
-    ...controllerLogInput(files, events, byTime),
+    ...input,
     coverage,
     yearNotes,
     ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes } } : {}),

@@ -341,6 +341,8 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
   // The -v of the log, from the lines of both kinds (the RC manager runs the ReplicaSet code).
   const v = assessVerbosity(rcEvents.length ? [...events, ...rcEvents].map((e) => e.logKind) : events.map((e) => e.logKind));
+  // -v is the process's: a DaemonSet's or Job's -v≥4 lines (the shared expectations code) prove it as well.
+  if (!v.atLeastV4 && inputs.some((i) => (i.stats.v4LinesOfOthers ?? 0) > 0)) v.atLeastV4 = true;
   const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4, ...(inputs.some((i) => i.stats.olderThanModelled) ? { olderThanModelled: true } : {}) };
   // A log older than modelled is said so by its reader (one line); the -v rules below are those of modelled releases.
   if (!v.atLeastV4 && events.length + rcEvents.length > 0 && !verbosity.olderThanModelled) {

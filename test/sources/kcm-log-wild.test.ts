@@ -178,3 +178,19 @@ test('the start-up line names the release: printf "Version: …" (≤1.26) and s
   const other = await read(file(['I1130 02:38:40.100000   14267 server.go:204] "Starting" version="v1.37.2"']));
   assert.equal(other.stats.version, undefined, 'another component\'s start-up line');
 });
+
+test('-v is the process\'s: a DaemonSet\'s -v=4 expectations lines make a log with only the ReplicaSet controller\'s start line -v≥4, not "below -v=4"', async () => {
+  const { kcmLogFiles } = await import('../../src/pipeline/kcm-log-files.js');
+  const f = file([
+    'I1130 02:38:40.100000   14267 replica_set.go:182] "Starting controller" name="replicaset"',
+    'I1130 02:39:01.486655   14267 daemon_controller.go:1000] "Setting expectations" logger="daemonset-controller" expectations={"add":2,"del":0,"key":"kube-system/fluentd"}',
+    'I1130 02:39:01.496655   14267 controller_utils.go:245] "Lowered expectations" logger="daemonset-controller" expectations={"add":1,"del":0,"key":"kube-system/fluentd"}',
+  ]);
+  const warnings: string[] = [];
+  const { result } = await kcmLogFiles({ files: [f], year: 2026, onWarning: (w: string) => warnings.push(w) } as never);
+  assert.equal(result.verbosity.atLeastV4, true);
+  assert.ok(!warnings.some((w) => /below -v=4/.test(w)), warnings.join('\n'));
+  const v2 = file(['I1130 02:38:40.100000   14267 replica_set.go:182] "Starting controller" name="replicaset"']);
+  const { result: r2 } = await kcmLogFiles({ files: [v2], year: 2026 } as never);
+  assert.equal(r2.verbosity.atLeastV4, false, 'no -v≥4 line of any controller');
+});

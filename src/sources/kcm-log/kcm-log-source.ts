@@ -46,6 +46,7 @@ import { FactsBuilder, type FileFacts, Resolver } from './attribute.js';
 import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './clock.js';
 import { LOG_LINE_ENVELOPES, type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
+import { provesV4 } from './verbosity.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 import type { ParsedKcmLine } from './parse-line.js';
@@ -128,6 +129,8 @@ export interface KcmLogStats {
   tzOffsetMinutes?: number;
   tzBasis?: TzBasis;
   yearBasis?: YearBasis;
+  /** Lines of other controllers printed only at -v≥4 (shared expectations code): the process's -v is ≥4. */
+  v4LinesOfOthers?: number;
   /** The release the process says it runs, from its first start-up line (startupVersion), and that line. */
   version?: { version: string; line: number };
 }
@@ -299,6 +302,8 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
             break;
           case 'excluded':
             stats.excluded[res.family] = (stats.excluded[res.family] ?? 0) + 1;
+            // -v is the process's: another controller's -v≥4 line (a DaemonSet's expectations) proves it too.
+            if (rec.kind !== undefined && provesV4(rec.kind)) stats.v4LinesOfOthers = (stats.v4LinesOfOthers ?? 0) + 1;
             // A ReplicationController line goes on (its reader reports RCs), counted as before:
             // with the other controllers' lines, not among the ReplicaSet events.
             if (res.event) {

@@ -82,6 +82,11 @@ const PROVES_V4 = new Set<ControllerLogKind>(
   (Object.keys(LEVEL) as ControllerLogKind[]).filter((k) => LEVEL[k] >= 4 && k !== 'finished-syncing' && k !== 'other'),
 );
 
+/** Whether a line of this kind (of any controller: the flag is the process's) proves -v≥4. */
+export function provesV4(kind: ControllerLogKind): boolean {
+  return PROVES_V4.has(kind);
+}
+
 export interface VerbosityAssessment {
   /** True when at least one line printed only at -v≥4 is in the log. */
   atLeastV4: boolean;
