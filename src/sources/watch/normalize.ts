@@ -167,6 +167,19 @@ export class WatchNormalizer {
   private readonly timeWindow: PlausibleTimeWindow<{ ev?: TimelineEvent; line: number }>;
   private held: TimelineEvent[] = [];
   private readonly lastSeen = new Map<string, string>();
+  /**
+   * Typed watch dumps (not recordings, whose recorder ends vanished objects itself): the live
+   * objects per kind by namespace/name, their last state; and the relist in progress per kind.
+   * A watch never sends ADDED twice for a live object, so an ADDED of one (or the first ADDED
+   * after a 410) starts a relist; its run of ADDED events ends at the kind's next other event
+   * (or the input's end). The objects it did not list, in the namespaces it listed, were deleted
+   * while the watch was down: kexp ends them at the relist (DELETED, inferred), as an informer's
+   * Replace would (client-go tools/cache DeltaFIFO.Replace) — bug-cases #26, kubernetes#115658.
+   * Cost: one map entry per live object of a typed dump (a reference to the parsed object).
+   */
+  private readonly live = new Map<string, Map<string, Obj>>();
+  private readonly relists = new Map<string, { listed: Set<string>; namespaces: Set<string>; line: number }>();
+  private readonly relistExpected = new Set<string>();
   private readonly kindsSeen = new Set<string>();
   private readonly skipped = new Map<string, number>();
   private dupCount = 0;
@@ -242,6 +255,7 @@ export class WatchNormalizer {
       if (s.code === 410 || reason === 'Expired' || reason === 'Gone') {
         const kinds = src ? [kindOfSrc(src)].filter((k): k is string => !!k) : this.singleKind();
         this.gap(out, line, 'watch-relist', `watch expired (${s.text}); the watcher must relist`, kinds, recvAt);
+        for (const k of kinds ?? [...this.live.keys()]) this.relistExpected.add(k);
       } else {
         this.problem(line, `watch ERROR event: ${s.text}`);
       }
@@ -346,6 +360,7 @@ export class WatchNormalizer {
     // resourceVersion may be a number in hand-written YAML; keep the wire type (string).
     if (typeof meta!.resourceVersion === 'number') meta!.resourceVersion = String(meta!.resourceVersion);
     const rv = str(meta!.resourceVersion);
+    if (type && src === undefined) this.trackRelist(out, mk, type, `${namespace ?? ''}/${name}`, namespace ?? '', uid!, obj, line);
     const prev = this.lastSeen.get(uid!);
     let wt: WatchType;
     if (type) wt = type;
@@ -376,6 +391,59 @@ export class WatchNormalizer {
       source: { file: this.file, line },
     } as unknown as ObservedEvent;
     this.place(out, ev, t, line);
+  }
+
+  /** See `live`: starts, extends and closes the relists of a typed dump; keeps the live objects. */
+  private trackRelist(out: TimelineEvent[], kind: string, wt: WatchType, key: string, ns: string, uid: string, obj: Obj, line: number): void {
+    let live = this.live.get(kind);
+    if (!live) this.live.set(kind, (live = new Map()));
+    let r = this.relists.get(kind);
+    if (r && (wt !== 'ADDED' || r.listed.has(key))) {
+      this.closeRelist(out, kind);
+      r = undefined;
+    }
+    if (!r && wt === 'ADDED') {
+      const known = live.get(key);
+      const again = known !== undefined && str((known.metadata as Obj | undefined)?.uid) === uid;
+      const announced = this.relistExpected.has(kind);
+      if (again || announced) {
+        this.relistExpected.delete(kind);
+        r = { listed: new Set(), namespaces: new Set(), line };
+        this.relists.set(kind, r);
+        // A relist nobody announced (no 410 before it): the watch was down for a while.
+        if (!announced) this.gap(out, line, 'watch-relist', `a relist of ${kind}s (ADDED again for objects already listed): the watch restarted`, [kind]);
+      }
+    }
+    if (r) {
+      r.listed.add(key);
+      r.namespaces.add(ns);
+    }
+    if (wt === 'DELETED') live.delete(key);
+    else live.set(key, obj);
+  }
+
+  private closeRelist(out: TimelineEvent[], kind: string): void {
+    const r = this.relists.get(kind);
+    if (!r) return;
+    this.relists.delete(kind);
+    const live = this.live.get(kind);
+    if (!live) return;
+    const gone: string[] = [];
+    for (const [key, obj] of live) {
+      if (r.listed.has(key) || !r.namespaces.has(key.slice(0, key.indexOf('/')))) continue;
+      live.delete(key);
+      gone.push(key);
+      const uid = str((obj.metadata as Obj | undefined)?.uid);
+      if (uid) this.lastSeen.set(uid, rvToken('DELETED', str((obj.metadata as Obj | undefined)?.resourceVersion) ?? ''));
+      const ev = { type: 'observed', kind, watchType: 'DELETED', object: obj, at: 0, atBasis: this.basis, source: { file: this.file, line: r.line } } as unknown as ObservedEvent;
+      this.place(out, ev, undefined, r.line);
+    }
+    if (gone.length) {
+      this.note(
+        `${this.file}:${r.line}: a relist of ${kind}s did not list ${gone.length} that ${gone.length === 1 ? 'was' : 'were'} live before it (${gone.slice(0, 5).join(', ')}${gone.length > 5 ? ', …' : ''}): ` +
+          `deleted while the watch was down; kexp ends ${gone.length === 1 ? 'it' : 'them'} at the relist (DELETED, inferred)`,
+      );
+    }
   }
 
   private skip(kind: string): void {
@@ -513,6 +581,7 @@ export class WatchNormalizer {
 
   /** Flushes events still waiting for a time. Call once at the end of the input. */
   flush(out: TimelineEvent[]): void {
+    for (const k of [...this.relists.keys()]) this.closeRelist(out, k);
     this.out = out;
     this.timeWindow.flush();
     if (this.held.length > 0) this.releaseHeld(out, this.lastAt ?? 0);
