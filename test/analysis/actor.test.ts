@@ -104,3 +104,35 @@ test('real capture (v1.37.2): a person orphans a pod and creates one with the co
   assert.equal(rs.findings.find((f) => f.id === 'adoption')?.basis, 'inferred');
   assert.equal(rs.accounting.inFindings, 0);
 });
+
+test('owner at the time of the call: the controller\'s DELETE of a pod orphaned while the call was in flight stays in its round, and the orphaned-delete leak names exactly that pod', async () => {
+  const b = new AuditLogBuilder();
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(3);
+  for (let i = 0; i < 3; i++) b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(3);
+  b.advance(30_000).replicaSet(2, actors.deploymentController());
+  const victim = [...b.pods.keys()][2]!;
+  const p = structuredClone(b.pods.get(victim));
+  p.metadata.resourceVersion = String(++b.rv);
+  p.metadata.ownerReferences = [];
+  p.metadata.labels = { app: 'debug' };
+  b.pods.set(victim, p);
+  b.advance(2).record({ actor: actors.user(), verb: 'patch', resource: 'pods', name: victim, code: 200, requestObject: { metadata: { ownerReferences: null, labels: { app: 'debug' } } }, responseObject: p });
+  b.advance(5).deletePod(victim);
+  b.advance(10).rsStatus(2);
+  b.advance(400_000).replicaSet(2, actors.user()); // a trigger after the expiry
+  b.advance(10).rsStatus(2);
+  const res = await auditFiles({ files: [b.write(join(dir, 'orphaned-delete.audit.jsonl'))] });
+  const rs = res.report.replicaSets.find((r) => r.key === `${b.ns}/${b.rsName}`)!;
+  const del = rs.rounds.find((r) => r.kind === 'delete')!;
+  assert.deepEqual([del.n, del.writes, del.basis, del.keys], [1, 1, 'observed', [`${b.ns}/${victim}`]]);
+  assert.equal(rs.accounting.writes, 4);
+  assert.equal(rs.accounting.inFindings, 0);
+  const leak = rs.findings.find((f) => f.id === 'expectation-leak-expired');
+  assert.ok(leak, rs.findings.map((f) => f.id).join());
+  assert.match(leak.explanation, new RegExp(`Deletions never observed: ${b.ns}/${victim}\\.`));
+  assert.match(leak.explanation, /lost its controllerRef at .* \(alice\) before its deletion was observed.*orphaned-delete leak/);
+  const { exitCodeFor } = await import('../../src/cli/report-exit.js');
+  assert.equal(exitCodeFor(res.report, 0), 4);
+});

@@ -287,6 +287,14 @@ export class WriteLedger {
       }
     } else if (e.verb === 'delete') {
       kind = 'delete';
+      // Owner at the time of the call (#21 item 6): the controller chose this pod from its cache,
+      // where it was still this owner's, even when someone orphaned it while the call was in
+      // flight — the pod's last controllerRef (the orphaned-delete leak rests on this write).
+      if (!rsName && podKey) {
+        const m = this.auditOwners.get(podKey);
+        const last = m?.owner ?? m?.previous;
+        if (last) rsName = last;
+      }
     } else if (e.verb === 'patch') {
       // Adopt / release patches carry the ownerReference change (input-formats.md §1.9).
       const refs = (e.requestObject as Pod | undefined)?.metadata?.ownerReferences as Array<{ uid?: string; $patch?: string }> | undefined;

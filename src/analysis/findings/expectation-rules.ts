@@ -42,6 +42,10 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
     // What was never observed may never have been made: calls whose outcome the input never showed.
     const undecided = rnd ? (rnd.unresolved ?? 0) : 0;
     const restsOnUnknown = undecided > 0 && undecided >= w.remaining.add + w.remaining.del;
+    // The orphaned-delete leak: a pod the round expected to delete lost its controllerRef before
+    // the controller saw its deletion, so deletePod could not credit it to this ReplicaSet.
+    const orphaned = w.remaining.del > 0 ? t.orphanedExpected.filter((o) => o.at >= w.start && (w.end === undefined || o.at <= w.end)) : [];
+    const by = (pod: string) => t.otherActorWrites.find((x) => x.kind === 'orphan' && x.pod === pod);
     return {
       id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
       severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown ? 'info' : 'warning',
@@ -61,8 +65,13 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
             ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: manageReplicas swallowed IsTimeout before v1.18 (kubernetes#67662), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
-            (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '')),
-      nextStep: (w.timedOut ?? 0) > 0
+            (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '') +
+            (orphaned.length
+              ? ` ${orphaned.map((o) => `${o.podKey} lost its controllerRef at ${iso(o.at)}${by(o.podKey)?.actor ? ` (${by(o.podKey)!.actor})` : ''}`).join('; ')} before its deletion was observed: deletePod resolves the owner from the pod's controllerRef, so the deletion could not be credited to ${name} (the orphaned-delete leak).`
+              : '')),
+      nextStep: orphaned.length
+        ? 'Do not remove the ownerReference of a pod the ReplicaSet is deleting (scale the owner instead); the record clears at the first sync after the 5-minute timeout.'
+        : (w.timedOut ?? 0) > 0
         ? 'Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ReplicaSet (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).'
         : lagOnly
         ? 'Check kube-controller-manager\'s watch health at that time (apiserver load, watch relists, a slow network); expect surplus pods that a later sync deletes.'
