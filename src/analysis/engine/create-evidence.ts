@@ -594,6 +594,8 @@ export class CreateEvidence {
       if (e.at > r.lastDone + MAX_WATCH_CALL_MS && (!r.pause || r.pause.after > 0)) {
         // A (further) pause: the sync still runs, its calls in flight.
         if (!r.pause) {
+          // Only a round whose pods were appearing paused; one known from its Events alone did not.
+          if (r.made === 0) continue;
           const last = r.evidence?.sources[r.evidence.sources.length - 1];
           if (!last) continue;
           r.pause = { from: r.lastDone, until: r.lastDone, before: r.made, after: 0, missing: r.pending, lastBefore: last, form: 'watch' };
