@@ -18,11 +18,23 @@
  * ADDs to it and reports through `onRoundProgress` how long its sync now lasts (and when the
  * status write that ends it arrives). `observePod` must see every delivered pod.
  *
+ * Calls are judged by their request (issue #21 item 4): a round whose calls pause before all
+ * are made, with no status write of its ReplicaSet to end its sync, is still running — its
+ * calls are in flight (slowStartBatch waits for every call of a batch; a throttled or stalled
+ * client, a slow apiserver or webhook holds them). The key stays busy (the real worker holds it
+ * in processNextWorkItem until syncHandler returns) up to CALL_TIMEOUT_MS past the last call;
+ * a create of the round requested meanwhile (audit: the controller's POST; watch: the pod's
+ * ADD) is that round's call, made and completed late, and the pause is kept as its evidence
+ * (`RoundEvidence.pause`, the slow-api-calls finding). The round ends at its status write or at
+ * the bound; from an audit log that records the controller's writes the calls it never shows
+ * were not made, and `onRoundCut` lowers the model's record by them (the real controller
+ * counted fewer, or its client gave up).
+ *
  * Cost: one scan (or indexed read) of the match window per round and a few per later ADD; state
  * per pod UID seen (the input's pods). Pure: no I/O, no clock.
  */
 import type { CreateResult } from '../../model/controller/pod-control.js';
-import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { controllerRefOf, objectKey, type CoreEvent, type Pod, type ReplicaSet } from '../../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
 import type { Basis } from '../report-types.js';
 import type { EventOccurrences } from './event-occurrences.js';
@@ -45,6 +57,35 @@ export const MAX_WATCH_CALL_MS = 1000;
  */
 export const STATUS_WRITE_MS = 500;
 
+/**
+ * How long one API call of the controller can take before its client gives up: the
+ * kube-apiserver answers a request it holds longer than its --request-timeout (default 1m,
+ * k8s.io/apiserver pkg/server/config.go) with 504, and client-go's HTTP/2 health check
+ * (k8s.io/apimachinery pkg/util/net/http.go: ReadIdleTimeout 30 s + PingTimeout 15 s) drops a
+ * connection that stopped answering. A round's calls paused for less than this may still be in
+ * flight; after it, they are not.
+ */
+export const CALL_TIMEOUT_MS = 60_000;
+
+/** A pause in a round's calls: the calls before it, the calls after it, and how long they waited. */
+export interface CallPause {
+  /** When the last call before the pause was requested / the first after it (epoch ms). */
+  from: number;
+  until: number;
+  /** The calls of the round made before the pause, and those made (completed late) after it. */
+  before: number;
+  after: number;
+  /** Calls of the round neither side shows: not made (audit), or outcome unknown (watch). */
+  missing: number;
+  /** The longest time the apiserver took to answer one call of the round, when the input dates both ends (audit). */
+  serverMaxMs?: number;
+  /** The last call before the pause and the first after it. */
+  lastBefore: SourceRef;
+  firstAfter?: SourceRef;
+  /** How the input shows the calls: the controller's requests (audit) or the pods' appearance (watch). */
+  form: 'audit' | 'watch';
+}
+
 /** How the oracle answered one round, for the report. */
 export interface RoundEvidence {
   basis: Basis;
@@ -52,6 +93,48 @@ export interface RoundEvidence {
   sources: SourceRef[];
   /** Create rounds: pod keys attributed to the round. */
   pods?: string[];
+  /** The round's calls paused longer than a call takes, and its sync held its key meanwhile. */
+  pause?: CallPause;
+}
+
+/** A watch-evidenced creation round still running past the look-ahead window. */
+interface RunningRound {
+  rsUid: string;
+  pending: number;
+  lastDone: number;
+  pods: string[];
+  round: number;
+  evidence?: RoundEvidence;
+  /** The ReplicaSet's status as the sync saw it (a different status is the sync's status write). */
+  status: string;
+  /** Calls observed so far (ADDs, SuccessfulCreate Events). */
+  made: number;
+  /** Set once the round's ADDs paused longer than a call with no status write: its calls are in flight. */
+  pause?: CallPause;
+  /** The controller's recorder already combined this round's SuccessfulCreate Events (COMBINED_RE). */
+  aggregated?: boolean;
+}
+
+/** A round whose calls paused with its sync still running (no status write ended it). */
+interface StalledRound {
+  rs: ReplicaSet;
+  round: number;
+  /** Calls of the round not yet shown. */
+  rest: number;
+  /** Calls shown before the pause. */
+  before: number;
+  /** Calls shown after it. */
+  after: number;
+  /** When the round's last call shown was requested; the round ends at it + CALL_TIMEOUT_MS unless a call comes. */
+  lastCall: number;
+  /** The ReplicaSet's status as the sync saw it (a different status is the sync's status write). */
+  status: string;
+  pause: CallPause;
+  evidence: RoundEvidence;
+  form: 'audit' | 'watch';
+  serverMaxMs: number;
+  /** The credential of the round's calls: a call with another is a new process's (restart-detector.ts), not this round's. */
+  credential?: string;
 }
 
 /** What the create evidence asks the rest of the oracle. */
@@ -92,7 +175,7 @@ export class CreateEvidence {
    * Creation rounds still running past the look-ahead window (e.g. 500 creates throttled at
    * 20 qps take ~25 s): later ADDs of the ReplicaSet's new pods keep extending the sync.
    */
-  private readonly runningRounds = new Map<string, { rsUid: string; pending: number; lastDone: number; pods: string[]; round: number; evidence?: RoundEvidence }>();
+  private readonly runningRounds = new Map<string, RunningRound>();
   /** UIDs of every pod delivered so far (a later MODIFIED of one of them is not a create). */
   private readonly seenPods = new Set<string>();
   /** Keys (`namespace/name`) of pods attributed to a creation round by their ADD. */
@@ -109,7 +192,12 @@ export class CreateEvidence {
     private readonly ledger?: WriteLedger,
     /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
     private readonly onRoundProgress?: (rsKey: string, doneAt: number) => void,
+    /** Called when a stalled round ends with `add` of its creates never made (the engine lowers the model's record). */
+    private readonly onRoundCut?: (rsKey: string, add: number, at: number) => void,
   ) {}
+
+  /** Rounds whose calls paused with their sync still running, by ReplicaSet key. */
+  private readonly stalled = new Map<string, StalledRound>();
 
   /** The evidence of `round`, handed over once (the engine records it on the round). */
   takeRoundEvidence(round: number): RoundEvidence | undefined {
@@ -176,6 +264,7 @@ export class CreateEvidence {
     let batchFailed = false;
     let lastWrite = at;
     let stoppedByFailure = false;
+    const taken: WriteEvent[] = [];
     // (its stop conditions only look at matching writes: the index gives exactly those)
     for (const e of this.window.indexed(`rscw:create:${rs.metadata.namespace}`, at, 50) ?? this.window.scan(at, 50)) {
       if (plan.length >= n) break;
@@ -186,6 +275,7 @@ export class CreateEvidence {
       this.window.take(e);
       this.ledger?.claimEvent(e, round);
       sources.push(e.source);
+      taken.push(e);
       const code = e.status.code;
       if (code >= 200 && code < 300) {
         const uid = (e.responseObject as Pod | undefined)?.metadata?.uid;
@@ -219,6 +309,22 @@ export class CreateEvidence {
         note = `round still running after ${this.window.matchWindowMs} ms; ${rest} later create(s) are matched as they arrive`;
         this.ledger?.await(round, d.rsKey, 'create', rest, at, undefined, lastWrite);
         for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
+      } else if (this.stallsAfter(rs, lastWrite, taken[taken.length - 1]?.actor.credential)) {
+        // No status write ended the sync: its other calls are in flight (a stalled or throttled
+        // client, a slow apiserver); they are this round's calls whenever their requests arrive.
+        note = `the controller's creates paused after ${plan.length} of ${n} with its sync still running (no status write): the rest are matched as their requests arrive, within ${CALL_TIMEOUT_MS / 1000} s`;
+        this.ledger?.await(round, d.rsKey, 'create', rest, at, undefined, lastWrite);
+        for (let i = 0; i < rest; i++) plan.push({ ok: true, unknown: true });
+        const evidence: RoundEvidence = { basis: 'observed', sources, pods, note };
+        const serverMaxMs = Math.max(0, ...taken.map((e) => e.at - (e.receivedAt ?? e.at)));
+        this.stalled.set(d.rsKey, {
+          rs, round, rest, before: n - rest, after: 0, lastCall: lastWrite, status: statusOf(rs), evidence, form: 'audit', serverMaxMs, credential: taken[taken.length - 1]?.actor.credential,
+          pause: { from: lastWrite, until: lastWrite, before: n - rest, after: 0, missing: rest, lastBefore: sources[sources.length - 1]!, form: 'audit' },
+        });
+        this.roundEvidence.set(round, evidence);
+        // The sync holds its key until its calls return, at most the call timeout.
+        plan[plan.length - 1]!.doneAt = lastWrite + CALL_TIMEOUT_MS;
+        return true;
       } else {
         note = `the audit log shows ${plan.length} of the ${n} creates kexp predicted; the controller made no more (its count of pods differed from kexp's)`;
         plan.push({ ok: false, unmade: true });
@@ -267,7 +373,7 @@ export class CreateEvidence {
     const { basis, note } = this.planUnobserved(d);
     const awaited = plan.slice(observedBefore).filter((r) => r.ok).length;
     if (awaited > 0 && !this.window.exhausted() && rs.metadata.uid) {
-      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: awaited, lastDone, pods, round });
+      this.runningRounds.set(rsKey, { rsUid: rs.metadata.uid, pending: awaited, lastDone, pods, round, status: statusOf(rs), made: plan.length - awaited });
       // Still running: expect its next call to return within MAX_WATCH_CALL_MS.
       const last = plan[plan.length - 1]!;
       last.doneAt = lastDone + MAX_WATCH_CALL_MS;
@@ -398,6 +504,8 @@ export class CreateEvidence {
    * of the previous one) is attributed to it and extends the sync's duration.
    */
   beforeSyncs(e: TimelineEvent): void {
+    if (this.stalled.size > 0) this.stalledBefore(e);
+    if (this.runningRounds.size > 0) this.pausesBefore(e);
     if (this.awaitingStatus.size > 0 && e.type === 'observed' && e.kind === 'ReplicaSet' && e.watchType === 'MODIFIED') {
       const key = objectKey(e.object.metadata);
       const deadline = this.awaitingStatus.get(key);
@@ -421,14 +529,35 @@ export class CreateEvidence {
     const key = `${p.metadata.namespace}/${controllerRefOf(p.metadata)?.name}`;
     const r = this.runningRounds.get(key);
     if (!r || r.rsUid !== owner) return;
-    if (e.at > r.lastDone + MAX_WATCH_CALL_MS) {
+    if (e.at > r.lastDone + (r.pause ? CALL_TIMEOUT_MS : MAX_WATCH_CALL_MS)) {
       this.runningRounds.delete(key);
       return;
+    }
+    if (r.pause && r.pause.after === 0 && r.aggregated && this.freshCreateEventNear(e.at, key)) {
+      // The Events of the calls after the pause are no longer aggregated: a new process made them.
+      this.runningRounds.delete(key);
+      this.onRoundProgress?.(key, r.lastDone + MAX_WATCH_CALL_MS);
+      return;
+    }
+    if (r.pause) {
+      const created = p.metadata.creationTimestamp ? Date.parse(p.metadata.creationTimestamp) : undefined;
+      if (r.pause.after === 0 && created !== undefined && created < Math.floor(r.pause.from / 1000) * 1000 + 1000) {
+        // Created within the second of the last call before the pause: the call was made then
+        // and only its pod arrived late (the watch lagged), so no call paused.
+        r.pause = undefined;
+      } else {
+        if (r.pause.after === 0) {
+          r.pause.until = e.at;
+          r.pause.firstAfter = e.source;
+        }
+        r.pause.after++;
+      }
     }
     this.attributedPods.add(uid);
     this.attributedPodKeys.add(podKey);
     this.ledger?.claimEvent(e, r.round);
     r.lastDone = e.at;
+    r.made++;
     r.pods.push(podKey);
     if (--r.pending <= 0) {
       this.runningRounds.delete(key);
@@ -436,11 +565,143 @@ export class CreateEvidence {
       if (r.evidence) {
         r.evidence.basis = 'inferred';
         r.evidence.note = undefined;
+        if (r.pause) this.notePause(r.evidence, r.pause, 0);
       }
       this.awaitingStatus.set(key, e.at + STATUS_WRITE_MS);
       this.onRoundProgress?.(key, e.at + STATUS_WRITE_MS);
     } else this.onRoundProgress?.(key, e.at + MAX_WATCH_CALL_MS);
   }
+
+  /**
+   * Watch-evidenced running rounds: the ReplicaSet's status write ends the sync; ADDs pausing
+   * longer than a call with no status write mean its calls are in flight — the key stays busy up
+   * to CALL_TIMEOUT_MS past the last one; past that bound the round is over.
+   */
+  private pausesBefore(e: TimelineEvent): void {
+    for (const [key, r] of this.runningRounds) {
+      if (!r.pause && isCreateEventOf(e, key) && COMBINED_RE.test(e.object.message ?? '')) r.aggregated = true;
+      if (isStatusWriteOf(e, key, r.status)) {
+        this.runningRounds.delete(key);
+        if (r.pause && r.evidence && r.pause.after > 0) this.notePause(r.evidence, r.pause, r.pending);
+        this.onRoundProgress?.(key, e.at);
+        continue;
+      }
+      if (e.at > r.lastDone + CALL_TIMEOUT_MS) {
+        this.runningRounds.delete(key);
+        if (r.pause && r.evidence && r.pause.after > 0) this.notePause(r.evidence, r.pause, r.pending);
+        continue;
+      }
+      if (e.at > r.lastDone + MAX_WATCH_CALL_MS && (!r.pause || r.pause.after > 0)) {
+        // A (further) pause: the sync still runs, its calls in flight.
+        if (!r.pause) {
+          // Only a round whose pods were appearing paused; one known from its Events alone did not.
+          if (r.made === 0) continue;
+          const last = r.evidence?.sources[r.evidence.sources.length - 1];
+          if (!last) continue;
+          r.pause = { from: r.lastDone, until: r.lastDone, before: r.made, after: 0, missing: r.pending, lastBefore: last, form: 'watch' };
+        }
+        this.onRoundProgress?.(key, r.lastDone + CALL_TIMEOUT_MS);
+      }
+      if (r.pause && r.pause.after === 0 && r.aggregated && isFreshCreateEvent(e, key)) {
+        // The controller's Events are no longer aggregated: a new EventCorrelator, a new
+        // kube-controller-manager process. The round died with the old one at its pause.
+        this.runningRounds.delete(key);
+        this.onRoundProgress?.(key, r.lastDone + MAX_WATCH_CALL_MS);
+        continue;
+      }
+    }
+  }
+
+  /**
+   * Audit-evidenced stalled rounds: a create of the round's ReplicaSet requested before the
+   * bound is the round's call, made and completed late; the status write, or the bound, ends it.
+   */
+  private stalledBefore(e: TimelineEvent): void {
+    for (const [key, r] of this.stalled) {
+      if (e.type === 'write' && isCreateFor(e, r.rs, this.window.owner) && !this.window.taken(e) && (e.receivedAt ?? e.at) <= r.lastCall + CALL_TIMEOUT_MS &&
+        (r.credential === undefined || e.actor.credential === undefined || e.actor.credential === r.credential)) {
+        this.window.take(e);
+        this.ledger?.claimEvent(e, r.round);
+        r.evidence.sources.push(e.source);
+        const name = (e.responseObject as Pod | undefined)?.metadata?.name;
+        if (name && e.status.code >= 200 && e.status.code < 300) r.evidence.pods?.push(`${r.rs.metadata.namespace}/${name}`);
+        const uid = (e.responseObject as Pod | undefined)?.metadata?.uid;
+        if (uid) this.attributedPods.add(uid);
+        if (r.pause.after === 0) {
+          r.pause.until = e.receivedAt ?? e.at;
+          r.pause.firstAfter = e.source;
+        }
+        r.pause.after++;
+        r.serverMaxMs = Math.max(r.serverMaxMs, e.at - (e.receivedAt ?? e.at));
+        r.lastCall = Math.max(r.lastCall, e.receivedAt ?? e.at);
+        if (--r.rest <= 0) {
+          this.stalled.delete(key);
+          this.endStalled(r, 0);
+          this.awaitingStatus.set(key, e.at + STATUS_WRITE_MS);
+          this.onRoundProgress?.(key, e.at + STATUS_WRITE_MS);
+        } else this.onRoundProgress?.(key, r.lastCall + CALL_TIMEOUT_MS);
+        return;
+      }
+      const ended = isStatusWriteOf(e, key, r.status) ? e.at : e.at > r.lastCall + CALL_TIMEOUT_MS ? r.lastCall + CALL_TIMEOUT_MS : undefined;
+      if (ended === undefined) continue;
+      // The sync ended with calls the audit log never shows: they were not made.
+      this.stalled.delete(key);
+      this.endStalled(r, r.rest);
+      this.onRoundCut?.(key, r.rest, ended);
+      this.onRoundProgress?.(key, ended);
+    }
+  }
+
+  private endStalled(r: StalledRound, missing: number): void {
+    r.pause.missing = missing;
+    if (r.pause.after > 0) {
+      if (r.serverMaxMs > 0) r.pause.serverMaxMs = r.serverMaxMs;
+      this.notePause(r.evidence, r.pause, missing);
+    } else {
+      r.evidence.note = `the audit log shows ${r.before} of the ${r.before + missing} creates kexp predicted and no other before the sync ended; the controller made no more (its count of pods differed from kexp's, or its client gave up)`;
+    }
+  }
+
+  /** Whether the look-ahead from `at` holds a SuccessfulCreate of `key` its recorder did not aggregate. */
+  private freshCreateEventNear(at: number, key: string): boolean {
+    for (const e of this.window.scan(at, 0)) if (isFreshCreateEvent(e, key)) return true;
+    return false;
+  }
+
+  /** The round's note once its pause is known: one round, its late calls made. */
+  private notePause(ev: RoundEvidence, pause: CallPause, missing: number): void {
+    ev.pause = { ...pause, missing };
+    const secs = ((pause.until - pause.from) / 1000).toFixed(1);
+    const how = pause.form === 'audit' ? 'requested' : 'seen';
+    ev.note = `one round: its calls paused ${secs} s after ${pause.before} create(s); ${pause.after} more were ${how} after the pause — made, completed late — while its sync held the key` +
+      (missing > 0 ? `; ${missing} ${pause.form === 'audit' ? 'never requested (not made)' : 'not shown (outcome unknown)'}` : '');
+  }
+
+  /**
+   * After the round's last call at `after`, what the look-ahead shows first within the call
+   * timeout: the ReplicaSet's status written (the sync ended: 'ended'), another create of the
+   * round's ReplicaSet (its calls resumed: 'resumed'), or neither ('unseen'; the look-ahead may
+   * not reach that far).
+   */
+  private stallsAfter(rs: ReplicaSet, after: number, credential: string | undefined): boolean {
+    const next = this.afterPause(rs, after, credential);
+    return next === 'resumed' || (next === 'unseen' && !this.window.exhausted());
+  }
+
+  private afterPause(rs: ReplicaSet, after: number, credential: string | undefined): 'ended' | 'resumed' | 'unseen' {
+    const key = objectKey(rs.metadata);
+    const status = statusOf(rs);
+    let first: { at: number; what: 'ended' | 'resumed' } | undefined;
+    for (const e of this.window.upcoming()) {
+      // The buffer is in delivery order, not strictly by time: stop well past the bound.
+      if (e.at > after + 2 * CALL_TIMEOUT_MS) break;
+      if (e.at <= after || e.at > after + CALL_TIMEOUT_MS || (first && e.at >= first.at)) continue;
+      if (isStatusWriteOf(e, key, status)) first = { at: e.at, what: 'ended' };
+      else if (e.type === 'write' && isCreateFor(e, rs, this.window.owner) && !this.window.taken(e)) first = { at: e.at, what: credential === undefined || e.actor.credential === undefined || e.actor.credential === credential ? 'resumed' : 'ended' };
+    }
+    return first?.what ?? 'unseen';
+  }
+
 }
 
 /**
@@ -454,3 +715,39 @@ function isTimeoutStatus(status: { code: number; reason?: string }): boolean {
 
 /** NewTimeoutError's message, as a FailedCreate Event quotes it. */
 const TIMEOUT_MESSAGE_RE = /the server was unable to return a response in the time allotted/;
+
+/** The status of a ReplicaSet as a comparable string. */
+function statusOf(rs: ReplicaSet): string {
+  return JSON.stringify(rs.status ?? {});
+}
+
+/**
+ * Whether `e` shows the status of ReplicaSet `key` written (updateReplicaSetStatus ends every
+ * sync that changes it): the controller's status write (audit, any outcome), or the ReplicaSet
+ * observed with a status other than `status`.
+ */
+function isStatusWriteOf(e: TimelineEvent, key: string, status: string): boolean {
+  if (e.type === 'write') return e.resource === 'replicasets' && e.subresource === 'status' && `${e.namespace}/${e.name}` === key && e.actor.controller !== undefined;
+  return e.type === 'observed' && e.kind === 'ReplicaSet' && e.watchType === 'MODIFIED' && objectKey(e.object.metadata) === key && JSON.stringify(e.object.status ?? {}) !== status;
+}
+
+/**
+ * client-go's EventAggregator (tools/record/events_cache.go, defaultAggregateMaxEvents) turns
+ * the 10th similar Event of one source within 10 minutes into "(combined from similar events)":
+ * once a round's Events were combined, a SuccessfulCreate that is not comes from a new
+ * recorder, i.e. a new kube-controller-manager process.
+ */
+
+const COMBINED_RE = /^\(combined from similar events\)/;
+
+/** A SuccessfulCreate Event (new or updated) of the ReplicaSet `key`. */
+function isCreateEventOf(e: TimelineEvent, key: string): e is TimelineEvent & { type: 'observed'; kind: 'Event'; object: CoreEvent } {
+  if (e.type !== 'observed' || e.kind !== 'Event' || e.watchType === 'DELETED' || e.object.reason !== 'SuccessfulCreate') return false;
+  const io = e.object.involvedObject;
+  return !!io && `${io.namespace}/${io.name}` === key;
+}
+
+/** A new SuccessfulCreate Event of the ReplicaSet `key` that its recorder did not aggregate. */
+function isFreshCreateEvent(e: TimelineEvent, key: string): boolean {
+  return isCreateEventOf(e, key) && e.watchType === 'ADDED' && !COMBINED_RE.test(e.object.message ?? '');
+}

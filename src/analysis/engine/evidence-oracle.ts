@@ -60,6 +60,8 @@ export interface OracleSettings {
   eventsWatched?: boolean;
   /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
   onRoundProgress?: (rsKey: string, doneAt: number) => void;
+  /** Called when a round whose calls paused ends with `add` creates the input shows were never made (the engine lowers the model's record). */
+  onRoundCut?: (rsKey: string, add: number, at: number) => void;
 }
 
 export class EvidenceOracle implements PodControl<ReplicaSet> {
@@ -87,7 +89,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     this.creates = new CreateEvidence(this.window, this.occurrences, {
       writesRecorded: () => this.writesRecorded(),
       namespaceTerminating: (ns) => this.namespaceTerminating(ns),
-    }, this.ledger, settings.onRoundProgress);
+    }, this.ledger, settings.onRoundProgress, settings.onRoundCut);
   }
 
   /**

@@ -70,6 +70,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     sidecarRestartTiebreak: featuresOf(opts.version).sidecarRestartTiebreak,
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
+    onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),
   });
   // The engine reaches the model only through the seam (engine-controller.ts).
   const controller: EngineController = opts.controller({ podControl: oracle, onSync: (s) => syncs.record(s) });

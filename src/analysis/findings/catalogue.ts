@@ -30,7 +30,7 @@ import {
   controllerRestarted, heldDeletion, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingPods,
 } from './replicaset-rules.js';
 import * as snapshot from './snapshot-rules.js';
-import { adoption, adoptionBlocked, backoffInflated, createFailures, otherActorWrites, replacementChurn, unexplainedWrites, writesWithheld } from './write-rules.js';
+import { adoption, adoptionBlocked, backoffInflated, createFailures, otherActorWrites, replacementChurn, slowApiCalls, unexplainedWrites, writesWithheld } from './write-rules.js';
 
 /** What each input's rules read. */
 export interface FindingInputs {
@@ -52,6 +52,7 @@ const CATALOGUE: Catalogue = {
     leakOpen,
     heldDeletion,
     createFailures,
+    slowApiCalls,
     surplusPods,
     expiryOverCreate,
     deleteSatisfiedByNameReuse,

@@ -363,3 +363,42 @@ export const writesWithheld: FindingRule<ReplayedTrack, WithheldEpisode> = {
     return withheldFinding(ep, t, res, t.key);
   },
 };
+
+/**
+ * A round whose calls paused longer than a call takes, its sync still running: slow or hung
+ * API calls (the controller's client throttled or stalled, a slow apiserver or webhook). The
+ * real worker holds the key until syncHandler returns (processNextWorkItem, client-go
+ * workqueue Get/Done), so no other sync of that key ran meanwhile; the round is one
+ * `Setting expectations`, its late calls made (create-evidence.ts, CallPause).
+ */
+export const slowApiCalls: FindingRule<ReplayedTrack, RsTrack['rounds'][number]> = {
+  name: 'slow-api-calls',
+  ids: ['slow-api-calls'],
+  reads: 'rounds whose calls paused with their sync still running (create-evidence.ts RoundEvidence.pause): the calls before and after the pause, their times and the apiserver\'s latency',
+  fires: 'each round whose calls resumed after a pause longer than a call takes, before any status write ended its sync',
+  each: (c) => c.t.rounds.filter((r) => r.evidence?.pause && r.evidence.pause.after > 0),
+  find(r, { t }) {
+    const p = r.evidence!.pause!;
+    const pauseMs = p.until - p.from;
+    const audit = p.form === 'audit';
+    const server = p.serverMaxMs !== undefined
+      ? ` Once a request reached the apiserver it answered within ${fmtDuration(p.serverMaxMs)}, so the calls waited before reaching it (the controller's client: its rate limiter, a stalled connection) rather than in the apiserver.`
+      : '';
+    return {
+      id: 'slow-api-calls',
+      severity: 'warning',
+      title: `Slow or hung API calls: the controller's creates for ${t.key} paused ${fmtDuration(pauseMs)} inside one sync`,
+      basis: audit ? 'observed' : 'inferred',
+      at: iso(p.from),
+      explanation:
+        `The round that began at ${iso(r.at)} made ${plural(p.before, 'create')} up to ${iso(p.from)}, then none for ${fmtDuration(pauseMs)}; ` +
+        `${plural(p.after, 'more create')} ${audit ? 'were requested' : 'appeared'} from ${iso(p.until)} on, with no status write of ${t.key} in between — ` +
+        `the same sync's calls, made and completed late, not a new round (one \`Setting expectations\`).` +
+        (p.missing > 0 ? ` ${plural(p.missing, 'call')} of the round ${audit ? 'never reached the apiserver (not made)' : 'the input does not show (outcome unknown)'}.` : '') +
+        ` The sync held its key the whole time (the worker processes a key until its sync returns), so no other sync of ${t.key}, gated or not, ran meanwhile.` + server +
+        (audit ? '' : ' A recording shows when each pod appeared, not when its create was requested: a lagging watch looks the same, unless the pods\' creationTimestamps say otherwise.'),
+      nextStep: `Look at kube-controller-manager's client around ${iso(p.from)}: "Waited for … due to client-side throttling" lines (raise --kube-api-qps / --kube-api-burst), connection errors to the apiserver, and the apiserver's or an admission webhook's latency for pod creates; "Finished syncing" for ${t.key} in the controller's log states the sync's duration.`,
+      evidence: refs([p.lastBefore, ...(p.firstAfter ? [p.firstAfter] : [])]),
+    };
+  },
+};
