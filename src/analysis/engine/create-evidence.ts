@@ -194,7 +194,14 @@ export class CreateEvidence {
     private readonly onRoundProgress?: (rsKey: string, doneAt: number) => void,
     /** Called when a stalled round ends with `add` of its creates never made (the engine lowers the model's record). */
     private readonly onRoundCut?: (rsKey: string, add: number, at: number) => void,
+    /** Logged starts of the controller (sorted): the process that made a round's calls died there. */
+    private readonly controllerStarts: readonly number[] = [],
   ) {}
+
+  /** Whether the controller's log shows a (re)start in (from, to]: calls after it are a new process's. */
+  private restartedBetween(from: number, to: number): boolean {
+    return this.controllerStarts.some((s) => s > from && s <= to);
+  }
 
   /** Rounds whose calls paused with their sync still running, by ReplicaSet key. */
   private readonly stalled = new Map<string, StalledRound>();
@@ -529,7 +536,7 @@ export class CreateEvidence {
     const key = `${p.metadata.namespace}/${controllerRefOf(p.metadata)?.name}`;
     const r = this.runningRounds.get(key);
     if (!r || r.rsUid !== owner) return;
-    if (e.at > r.lastDone + (r.pause ? CALL_TIMEOUT_MS : MAX_WATCH_CALL_MS)) {
+    if (e.at > r.lastDone + (r.pause ? CALL_TIMEOUT_MS : MAX_WATCH_CALL_MS) || this.restartedBetween(r.lastDone, e.at)) {
       this.runningRounds.delete(key);
       return;
     }
@@ -586,7 +593,7 @@ export class CreateEvidence {
         this.onRoundProgress?.(key, e.at);
         continue;
       }
-      if (e.at > r.lastDone + CALL_TIMEOUT_MS) {
+      if (e.at > r.lastDone + CALL_TIMEOUT_MS || this.restartedBetween(r.lastDone, e.at)) {
         this.runningRounds.delete(key);
         if (r.pause && r.evidence && r.pause.after > 0) this.notePause(r.evidence, r.pause, r.pending);
         continue;
@@ -618,7 +625,7 @@ export class CreateEvidence {
    */
   private stalledBefore(e: TimelineEvent): void {
     for (const [key, r] of this.stalled) {
-      if (e.type === 'write' && isCreateFor(e, r.rs, this.window.owner) && !this.window.taken(e) && (e.receivedAt ?? e.at) <= r.lastCall + CALL_TIMEOUT_MS &&
+      if (e.type === 'write' && isCreateFor(e, r.rs, this.window.owner) && !this.window.taken(e) && (e.receivedAt ?? e.at) <= r.lastCall + CALL_TIMEOUT_MS && !this.restartedBetween(r.lastCall, e.receivedAt ?? e.at) &&
         (r.credential === undefined || e.actor.credential === undefined || e.actor.credential === r.credential)) {
         this.window.take(e);
         this.ledger?.claimEvent(e, r.round);
@@ -697,7 +704,7 @@ export class CreateEvidence {
       if (e.at > after + 2 * CALL_TIMEOUT_MS) break;
       if (e.at <= after || e.at > after + CALL_TIMEOUT_MS || (first && e.at >= first.at)) continue;
       if (isStatusWriteOf(e, key, status)) first = { at: e.at, what: 'ended' };
-      else if (e.type === 'write' && isCreateFor(e, rs, this.window.owner) && !this.window.taken(e)) first = { at: e.at, what: credential === undefined || e.actor.credential === undefined || e.actor.credential === credential ? 'resumed' : 'ended' };
+      else if (e.type === 'write' && isCreateFor(e, rs, this.window.owner) && !this.window.taken(e)) first = { at: e.at, what: !this.restartedBetween(after, e.receivedAt ?? e.at) && (credential === undefined || e.actor.credential === undefined || e.actor.credential === credential) ? 'resumed' : 'ended' };
     }
     return first?.what ?? 'unseen';
   }

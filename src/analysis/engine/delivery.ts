@@ -58,7 +58,13 @@ export class Delivery {
       // hide a pod or the ReplicaSet, so it leaves the windows' basis (and held deletions) alone
       // (unnamed: every stream).
       if (this.gapHidesWindows(e)) {
-        for (const t of this.tracks.values()) if (t.open) t.open.gapInside = true;
+        for (const t of this.tracks.values()) {
+          if (!t.open) continue;
+          t.open.gapInside = true;
+          // (a window that turns out to have ended before the gap — at a fulfilment the engine
+          // closes at its next sync — is cleared of it when it ends: window-tracker.ts)
+          t.open.gapAt ??= e.at;
+        }
         this.view.noteGap?.(e);
       }
       return;

@@ -62,6 +62,8 @@ export interface OracleSettings {
   onRoundProgress?: (rsKey: string, doneAt: number) => void;
   /** Called when a round whose calls paused ends with `add` creates the input shows were never made (the engine lowers the model's record). */
   onRoundCut?: (rsKey: string, add: number, at: number) => void;
+  /** When the controller's log shows it (re)started its controller: a round's calls never continue across one. */
+  controllerStarts?: number[];
 }
 
 export class EvidenceOracle implements PodControl<ReplicaSet> {
@@ -89,7 +91,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     this.creates = new CreateEvidence(this.window, this.occurrences, {
       writesRecorded: () => this.writesRecorded(),
       namespaceTerminating: (ns) => this.namespaceTerminating(ns),
-    }, this.ledger, settings.onRoundProgress, settings.onRoundCut);
+    }, this.ledger, settings.onRoundProgress, settings.onRoundCut, settings.controllerStarts);
   }
 
   /**

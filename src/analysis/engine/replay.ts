@@ -71,6 +71,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
     onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),
+    controllerStarts: (opts.controllerStarts ?? []).map((s) => s.at).sort((a, b) => a - b),
   });
   // The engine reaches the model only through the seam (engine-controller.ts).
   const controller: EngineController = opts.controller({ podControl: oracle, onSync: (s) => syncs.record(s) });

@@ -38,6 +38,8 @@ export interface WindowTrack {
   /** Creates of its round that timed out and were counted as successes (before v1.18). */
   timedOut?: number;
   gapInside?: boolean;
+  /** The first gap (of the pods or the owner) delivered while the window was open. */
+  gapAt?: number;
 }
 
 export interface RoundTrack {

@@ -65,6 +65,8 @@ export class WindowTracker {
         if (how === 'superseded') throw new Error('window-tracker: a Set replaces an open window, it never supersedes it');
         w.endedBy = ENDED_BY[how];
         w.remaining = ctx.remaining;
+        // A window that ended (e.g. at its fulfilment) before the gap has no gap inside it.
+        if (w.gapAt !== undefined && w.end !== undefined && w.end < w.gapAt) w.gapInside = undefined;
       },
     });
   }

@@ -388,7 +388,9 @@ export const slowApiCalls: FindingRule<ReplayedTrack, RsTrack['rounds'][number]>
       id: 'slow-api-calls',
       severity: 'warning',
       title: `Slow or hung API calls: the controller's creates for ${t.key} paused ${fmtDuration(pauseMs)} inside one sync`,
-      basis: audit ? 'observed' : 'inferred',
+      // A recording shows the pods, not the requests nor the process that made them: a restart
+      // whose new process made the rest looks the same, so there the cause is not established.
+      basis: audit ? 'observed' : 'unknown',
       at: iso(p.from),
       explanation:
         `The round that began at ${iso(r.at)} made ${plural(p.before, 'create')} up to ${iso(p.from)}, then none for ${fmtDuration(pauseMs)}; ` +
@@ -396,7 +398,7 @@ export const slowApiCalls: FindingRule<ReplayedTrack, RsTrack['rounds'][number]>
         `the same sync's calls, made and completed late, not a new round (one \`Setting expectations\`).` +
         (p.missing > 0 ? ` ${plural(p.missing, 'call')} of the round ${audit ? 'never reached the apiserver (not made)' : 'the input does not show (outcome unknown)'}.` : '') +
         ` The sync held its key the whole time (the worker processes a key until its sync returns), so no other sync of ${t.key}, gated or not, ran meanwhile.` + server +
-        (audit ? '' : ' A recording shows when each pod appeared, not when its create was requested: a lagging watch looks the same, unless the pods\' creationTimestamps say otherwise.'),
+        (audit ? '' : ' A recording shows when each pod appeared, not when its create was requested nor which process made it: a lagging watch looks the same unless the pods\' creationTimestamps say otherwise, and so does a restart whose new process created the rest (the controller\'s log or an audit log of the same time tells them apart).'),
       nextStep: `Look at kube-controller-manager's client around ${iso(p.from)}: "Waited for … due to client-side throttling" lines (raise --kube-api-qps / --kube-api-burst), connection errors to the apiserver, and the apiserver's or an admission webhook's latency for pod creates; "Finished syncing" for ${t.key} in the controller's log states the sync's duration.`,
       evidence: refs([p.lastBefore, ...(p.firstAfter ? [p.firstAfter] : [])]),
     };
