@@ -116,7 +116,8 @@ export class ControllerExpectations {
     }
     if (isExpired(r, now, this.timeoutMs)) {
       // The keys still expected at the expiry, as they are now: the sync's own round replaces them next.
-      this.emit({ at: now, kind: 'expectations-expired', key, add: r.add, del: r.del, keys: [...(this.deleteKeys.get(key) ?? [])] });
+      const keys = [...(this.deleteKeys.get(key) ?? [])].sort();
+      this.emit({ at: now, kind: 'expectations-expired', key, add: r.add, del: r.del, ...(keys.length ? { keys } : {}) });
       return { satisfied: true, outcome: 'expired', record: snap };
     }
     this.emit({ at: now, kind: 'still-waiting', key, add: r.add, del: r.del });
