@@ -37,7 +37,6 @@
  * O(departures since the previous write) unless a departure or a held pod is pending, then one
  * walk of the ReplicaSet's pods. Pure: no I/O, no clock.
  */
-import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import type { Pod, ReplicaSet } from '../../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../../timeline/event.js';
 import type { EngineController } from './engine-controller.js';
@@ -75,8 +74,6 @@ export class HeldDeletions {
   private readonly held = new Map<string, Departure>();
   /** Per ReplicaSet key: the last status write a trigger's check read (later writes are checked again). */
   private readonly decidedUntil = new Map<string, number>();
-  /** Departures settled as delivered, by pod key (until the pod is seen again): a later 404 on its DELETE holds it. */
-  private readonly settled = new Map<string, Departure>();
 
   constructor(private readonly controller: HeldController) {}
 
@@ -222,7 +219,6 @@ export class HeldDeletions {
       // Settled (delivered) only if even a status that saw every later departure (`leaving`,
       // the look-ahead's up to the status) could not hide one of these: otherwise undecided.
       if (status.replicas <= active - leaving) {
-        for (const d of before) this.settle(d);
         const rest = list.filter((d) => !before.includes(d));
         if (rest.length) this.departures.set(t.key, rest);
         else this.departures.delete(t.key);
@@ -232,7 +228,6 @@ export class HeldDeletions {
     const fresh = [...before].sort((a, b) => b.at - a.at).slice(0, surplus);
     // The older departures before the cut are settled with it (as `checkStatus` settles them).
     const rest = list.filter((d) => !before.includes(d));
-    for (const d of before) if (!fresh.includes(d)) this.settle(d);
     if (rest.length) this.departures.set(t.key, rest);
     else this.departures.delete(t.key);
     for (const d of fresh) this.hold(d, trigger.at);
@@ -261,40 +256,9 @@ export class HeldDeletions {
     return true;
   }
 
-  /** A departure the evidence shows delivered; kept (2 expiry periods) for a 404 on its DELETE. */
-  private settle(d: Departure): void {
-    for (const [pk, x] of this.settled) if (x.at < d.at - 2 * EXPECTATIONS_TIMEOUT_MS) this.settled.delete(pk);
-    this.settled.set(d.pk, d);
-  }
-
   /** Whether the status write at `at` of `rsKey` was already read by a trigger's check (`checkTrigger`). */
   decided(rsKey: string, at: number): boolean {
     return at <= (this.decidedUntil.get(rsKey) ?? -Infinity);
-  }
-
-  /**
-   * The controller's DELETE of pod `pk` was answered 404 (the pod was gone): it chose the pod from
-   * its cache, so its cache still held it — a departure the input showed and the controller had not
-   * observed. Holds it (from its departure) if kexp had delivered it; true if it did.
-   */
-  holdOn404(t: RsTrack, pk: string, at: number, source: SourceRef): boolean {
-    if (this.held.has(pk)) return false;
-    const list = this.departures.get(t.key) ?? [];
-    const d = list.find((x) => x.pk === pk) ?? this.settled.get(pk);
-    if (!d || d.rsKey !== t.key) return false;
-    this.departures.set(t.key, list.filter((x) => x !== d));
-    this.settled.delete(pk);
-    this.hold(d, at);
-    t.heldDeletions.push({
-      at, source, statusReplicas: -1, existed: -1,
-      pods: [{ pod: d.pk, departedAt: d.at, source: d.source, deleted: d.deleted }], unnamed: 0,
-      trigger: { at, source, what: 'its DELETE of the pod answered 404' },
-    });
-    t.viewUnknown.push({
-      from: d.at, until: at, sources: [source],
-      reason: `the controller deleted ${pk} at ${new Date(at).toISOString()} and was answered 404: its cache still held the pod the input saw leave at ${new Date(d.at).toISOString()}`,
-    });
-    return true;
   }
 
   /** A gap in the pods the input shows: what the controller's cache held across it cannot be pinned; held departures are delivered. */

@@ -178,10 +178,7 @@ export interface RsTrack {
     pods: Array<{ pod: string; departedAt: number; source: SourceRef; deleted: boolean }>;
     /** Set when the input cannot tell which departures these are: the pods they are among (kexp held the newest). */
     among?: string[];
-    /**
-     * The enqueue whose sync should have written a lower count (held-deletions.ts checkTrigger),
-     * or the controller's DELETE answered 404 (`holdOn404`: then statusReplicas and existed are -1).
-     */
+    /** The enqueue whose sync should have written a lower count (held-deletions.ts checkTrigger). */
     trigger?: { at: number; source: SourceRef; what: string };
   }>;
   /** When held departures were delivered to the model, and the evidence of the catch-up. */
