@@ -115,7 +115,9 @@ export class ControllerExpectations {
       return { satisfied: true, outcome: 'fulfilled', record: snap };
     }
     if (isExpired(r, now, this.timeoutMs)) {
-      this.emit({ at: now, kind: 'expectations-expired', key, add: r.add, del: r.del });
+      // The keys still expected at the expiry, as they are now: the sync's own round replaces them next.
+      const keys = [...(this.deleteKeys.get(key) ?? [])].sort();
+      this.emit({ at: now, kind: 'expectations-expired', key, add: r.add, del: r.del, ...(keys.length ? { keys } : {}) });
       return { satisfied: true, outcome: 'expired', record: snap };
     }
     this.emit({ at: now, kind: 'still-waiting', key, add: r.add, del: r.del });

@@ -107,8 +107,10 @@ test('pods missing, spec processed, no failure, nothing moved for > 30 s → gat
   const l = analyseSnapshot(spec(900), { pods: [pod({ createdAgo: 1000 }), pod({ createdAgo: 1000 })], events: [], ns: activeNs }, NOW);
   assert.equal(l.verdict.state, 'leaked');
   assert.ok(l.findings.some((f) => f.id === 'expectation-leak-suspected' && /annotate rs web/.test(f.nextStep)));
-  // Just scaled: converging, not gated.
-  const c = analyseSnapshot(spec(STALL_MS / 1000 - 10), { pods: [pod({ createdAgo: 200 })], events: [], ns: activeNs }, NOW);
+  // Just scaled: converging, not gated (its status counts the one pod that exists: a status
+  // counting more would be a held deletion, snapshot-held-deletion.test.ts).
+  const justScaled = rs(4, { managedFields: [{ manager: 'kubectl', operation: 'Update', subresource: 'scale', time: at(STALL_MS / 1000 - 10) }] } as never, { replicas: 1, observedGeneration: 2 });
+  const c = analyseSnapshot(justScaled, { pods: [pod({ createdAgo: 200 })], events: [], ns: activeNs }, NOW);
   assert.equal(c.verdict.state, 'converging');
 });
 

@@ -40,7 +40,7 @@ export class Delivery {
     private readonly controller: DeliveryController,
     private readonly provenance: Provenance,
     private readonly sightings: PodSightings,
-    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'> & Partial<Pick<ViewAlignment, 'noteGap'>>,
+    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'> & Partial<Pick<ViewAlignment, 'noteGap' | 'afterDelivery'>>,
     private readonly series: CountSeries,
     /** Sees each event first (the reconciler's record of the controller's last pod write). */
     private readonly writes: { noteWrite(e: TimelineEvent): void },
@@ -157,6 +157,7 @@ export class Delivery {
     if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
     if (e.watchType !== 'DELETED') this.view.noteStatusWrite(t, rs, e);
     this.controller.deliverOwner(e.watchType, rs, e.at);
+    this.view.afterDelivery?.();
   }
 
   /**

@@ -72,6 +72,8 @@ export class HeldDeletions {
   private readonly departures = new Map<string, Departure[]>();
   /** Departures the controller's status writes show it had not observed, by pod key. */
   private readonly held = new Map<string, Departure>();
+  /** Per ReplicaSet key: the last status write a trigger's check read (later writes are checked again). */
+  private readonly decidedUntil = new Map<string, number>();
 
   constructor(private readonly controller: HeldController) {}
 
@@ -85,6 +87,11 @@ export class HeldDeletions {
   /** Whether `rsKey` has a departure or a held pod a status write must be checked against. */
   pending(rsKey: string): boolean {
     return (this.departures.get(rsKey)?.length ?? 0) > 0 || this.heldFor(rsKey) > 0;
+  }
+
+  /** Whether `rsKey` has departures no status write or trigger has settled yet. */
+  hasDepartures(rsKey: string): boolean {
+    return (this.departures.get(rsKey)?.length ?? 0) > 0;
   }
 
   /** Whether the pod key is held (in the model's cache as the controller's, gone in the input). */
@@ -176,6 +183,82 @@ export class HeldDeletions {
       });
     }
     return true;
+  }
+
+  /**
+   * The rule of an enqueue (a pod event of the ReplicaSet's pods, an update of the ReplicaSet,
+   * its own status write included): every sync, gated or not, ends with calculateStatus +
+   * updateReplicaSetStatus (syncReplicaSet, pkg/controller/replicaset/replica_set.go), which
+   * writes only when the status differs. So once the controller's informer delivered the trigger,
+   * the status standing `LATE_STATUS_MS` after the sync it enqueued counts no departure from before
+   * the trigger (`cut`: the trigger's time for a pod event — the pod informer delivers in order —
+   * or VIEW_JITTER_MS before it for a ReplicaSet event, another stream). `status` is that standing
+   * status (the last write of the chain the caller read from the look-ahead; writes up to it are
+   * not checked again by `checkStatus`), `active` the active pods the input had after the trigger
+   * plus those it added up to the status, `leaving` those of them the look-ahead shows leaving by
+   * then. A status above `active` and the departures after the cut means that many departures from
+   * before the cut were still in the controller's cache: the newest are held (a lagging informer
+   * delivers in order; the input names them only when every candidate is held), the older settled.
+   * A status no higher than `active - leaving` settles them (delivered); in between nothing is
+   * decided (it may count a later departure instead of a missed one).
+   * Returns whether it held a pod (the caller drains the expectation log).
+   */
+  checkTrigger(
+    t: RsTrack, rsUid: string | undefined, trigger: { at: number; source: SourceRef; cut: number; what: string; lateMs: number },
+    status: { at: number; source: SourceRef; replicas: number }, active: number, leaving: number,
+  ): boolean {
+    this.decidedUntil.set(t.key, Math.max(this.decidedUntil.get(t.key) ?? -Infinity, status.at));
+    const list = this.departures.get(t.key) ?? [];
+    const before = list.filter((d) => d.at <= trigger.cut && d.rsUid === rsUid);
+    if (before.length === 0) return false;
+    // Departures after the cut the sync may not have listed yet: the status may still count them.
+    const existed = active + (list.length - before.length);
+    const ghosts = this.heldFor(t.key);
+    const surplus = status.replicas - existed - ghosts;
+    if (surplus <= 0) {
+      // Settled (delivered) only if even a status that saw every later departure (`leaving`,
+      // the look-ahead's up to the status) could not hide one of these: otherwise undecided.
+      if (status.replicas <= active - leaving) {
+        const rest = list.filter((d) => !before.includes(d));
+        if (rest.length) this.departures.set(t.key, rest);
+        else this.departures.delete(t.key);
+      }
+      return false;
+    }
+    const fresh = [...before].sort((a, b) => b.at - a.at).slice(0, surplus);
+    // The older departures before the cut are settled with it (as `checkStatus` settles them).
+    const rest = list.filter((d) => !before.includes(d));
+    if (rest.length) this.departures.set(t.key, rest);
+    else this.departures.delete(t.key);
+    for (const d of fresh) this.hold(d, trigger.at);
+    const pods = [...this.held.values()].filter((h) => h.rsKey === t.key).sort((a, b) => a.at - b.at);
+    const entry = {
+      at: status.at, source: status.source, statusReplicas: status.replicas, existed,
+      pods: pods.map((d) => ({ pod: d.pk, departedAt: d.at, source: d.source, deleted: d.deleted })),
+      unnamed: Math.max(0, status.replicas - existed - pods.length),
+      trigger: { at: trigger.at, source: trigger.source, what: trigger.what },
+      // A lagging informer delivers in order (kexp holds the newest), but a dropped event may be
+      // any of them: the input names them only when every candidate is held.
+      ...(fresh.length < before.length ? { among: [...new Set([...pods.map((d) => d.pk), ...before.map((d) => d.pk)])].sort() } : {}),
+    };
+    // One status standing through several triggers is one piece of evidence: its entry grows.
+    const last = t.heldDeletions[t.heldDeletions.length - 1];
+    if (last && last.at === status.at && last.source.file === status.source.file && last.source.line === status.source.line) {
+      t.heldDeletions[t.heldDeletions.length - 1] = { ...entry, trigger: last.trigger ?? entry.trigger };
+    } else {
+      t.heldDeletions.push(entry);
+    }
+    const from = Math.min(...fresh.map((d) => d.at));
+    t.viewUnknown.push({
+      from, until: trigger.at, sources: [trigger.source, status.source],
+      reason: `the controller's status still counted ${status.replicas} active pod(s) ${trigger.lateMs} ms after ${trigger.what} while ${existed} existed: its informer had not delivered the departure of ${fresh.map((d) => d.pk).join(', ')}`,
+    });
+    return true;
+  }
+
+  /** Whether the status write at `at` of `rsKey` was already read by a trigger's check (`checkTrigger`). */
+  decided(rsKey: string, at: number): boolean {
+    return at <= (this.decidedUntil.get(rsKey) ?? -Infinity);
   }
 
   /** A gap in the pods the input shows: what the controller's cache held across it cannot be pinned; held departures are delivered. */

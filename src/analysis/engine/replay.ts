@@ -83,7 +83,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const silence = new SilenceBridge(controller, windows);
   const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts);
   const sightings = new PodSightings(owner.kind);
-  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner);
+  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined));
   oracle.setHeldGone((pk) => view.heldGone(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
   const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);

@@ -158,7 +158,7 @@ export interface RsTrack {
    * seen mid-input): written at a time the input does not show, it anchors no comparison.
    * `replicas` is the status.replicas it wrote (a finite number, else undefined).
    */
-  lastStatus?: { at?: number; signature: string; uid?: string; replicas?: number };
+  lastStatus?: { at?: number; signature: string; uid?: string; replicas?: number; source?: SourceRef };
   /** Times of the controller's status writes of this ReplicaSet (status fields changed). */
   statusWrites: number[];
   /**
@@ -180,6 +180,8 @@ export interface RsTrack {
     pods: Array<{ pod: string; departedAt: number; source: SourceRef; deleted: boolean }>;
     /** Set when the input cannot tell which departures these are: the pods they are among (kexp held the newest). */
     among?: string[];
+    /** The enqueue whose sync should have written a lower count (held-deletions.ts checkTrigger). */
+    trigger?: { at: number; source: SourceRef; what: string };
   }>;
   /** When held departures were delivered to the model, and the evidence of the catch-up. */
   heldReleased: Array<{ at: number; source: SourceRef; pods: string[]; via: string }>;

@@ -34,7 +34,7 @@ import type { ObservedEvent, TimelineEvent } from '../../timeline/event.js';
 import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
 import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
-import { HeldDeletions } from './held-deletions.js';
+import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
@@ -81,6 +81,12 @@ export class ViewAlignment {
     private readonly matchWindowMs: number,
     /** The owner kind replayed (its pods' controllerRef kind, its writes' component). */
     private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER,
+    /**
+     * Once the input is read to its end: the time its coverage is declared to reach (a recording's end marker);
+     * undefined while more may come. Past the look-ahead's last event the input shows nothing
+     * more up to that time.
+     */
+    private readonly endOfInput: () => number | undefined = () => undefined,
   ) {
     this.departed = new HeldDeletions(controller);
   }
@@ -116,7 +122,71 @@ export class ViewAlignment {
       const after = this.controller.expectations.get(rsKeyOf!);
       if (after && after.timestamp === before.timestamp && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
     }
+    // addPod / updatePod / deletePod enqueue the pod's controller (and its old one on a change).
+    const oldKey = departing?.rsKey;
+    if (oldKey) this.checkTrigger(oldKey, e, e.at, `the pod event of ${pk}`);
+    if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, `the pod event of ${pk}`);
     return true;
+  }
+
+  /**
+   * A ReplicaSet's key was enqueued by `e` (held-deletions.ts `checkTrigger`): reads, from the
+   * look-ahead, the controller's status standing LATE_STATUS_MS after the sync it enqueued — each
+   * status write within that time may be the end of a sync already running, so the time runs
+   * again from it — and the pods the input added meanwhile, and asks whether the status still
+   * counts departures from before `cut`. Nothing is decided when the look-ahead does not reach
+   * that time, or when kexp models the controller as unable to sync then (a sync of the key still
+   * running, a failed sync, a restart): then the input does not pin the view.
+   */
+  private checkTrigger(rsKey: string, e: TimelineEvent, cut: number, what: string): void {
+    if (!this.departed.hasDepartures(rsKey)) return;
+    const rs = this.controller.owners.get(rsKey);
+    const t = this.tracks.of(rsKey);
+    if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.at === undefined || t.lastStatus.replicas === undefined) return;
+    const uid = rs.metadata.uid;
+    const ns = rs.metadata.namespace;
+    const name = rs.metadata.name;
+    let status = { at: t.lastStatus.at, source: t.lastStatus.source ?? e.source, replicas: t.lastStatus.replicas, signature: t.lastStatus.signature };
+    let end = e.at + LATE_STATUS_MS;
+    let covered = false;
+    const added = new Set<string>();
+    const leaving = new Set<string>();
+    for (const x of this.upcoming()) {
+      if (x.at > end) {
+        covered = true;
+        break;
+      }
+      if (x.type !== 'observed') continue;
+      if (x.kind === this.owner.kind && x.object.metadata?.namespace === ns && x.object.metadata?.name === name && (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp)) {
+        // The ReplicaSet is deleted (or replaced) before its status would show it: no status write pins the view.
+        return;
+      }
+      if (x.kind === this.owner.kind && x.object.metadata?.namespace === ns && x.object.metadata?.name === name) {
+        const sig = statusSignature(x.object as ReplicaSet);
+        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
+        if (sig !== status.signature && typeof r === 'number') {
+          status = { at: x.at, source: x.source, replicas: r, signature: sig };
+          end = x.at + LATE_STATUS_MS;
+        }
+      } else if (x.kind === 'Pod' && x.object.metadata?.namespace === ns) {
+        const pk = objectKey(x.object.metadata);
+        const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
+        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(pk);
+        const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
+        if (isMine && !wasMine) added.add(pk);
+        else if (!isMine && wasMine) leaving.add(pk);
+      }
+    }
+    if (!covered) {
+      const until = this.endOfInput();
+      if (until === undefined || until < end) return;
+    }
+    if (this.controller.isBusy(rsKey, end)) return;
+    if (t.syncErrors.some((s) => s.at >= e.at && s.at <= end) || t.restarts.some((r) => r.at >= e.at - LATE_STATUS_MS && r.at <= end)) return;
+    let active = 0;
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
+    for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
+    if (this.departed.checkTrigger(t, uid, { at: e.at, source: e.source, cut, what, lateMs: LATE_STATUS_MS }, status, active + added.size, leaving.size)) this.windows.drain();
   }
 
   /**
@@ -149,6 +219,24 @@ export class ViewAlignment {
    * write to anchor the comparison.
    */
   noteStatusWrite(t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void {
+    this.noteStatus(t, rs, e);
+    // updateRS enqueues the key on every update of the ReplicaSet (its own status writes too); the
+    // pod informer is another stream: only departures VIEW_JITTER_MS older are surely listed.
+    this.pendingOwnerTrigger = { key: t.key, e };
+  }
+
+  /** The ReplicaSet event just delivered to the model (the trigger is checked once the model has it). */
+  private pendingOwnerTrigger: { key: string; e: TimelineEvent } | undefined;
+
+  /** After the delivery of an event: a ReplicaSet update's trigger is checked against the model's new state. */
+  afterDelivery(): void {
+    const p = this.pendingOwnerTrigger;
+    if (!p) return;
+    this.pendingOwnerTrigger = undefined;
+    this.checkTrigger(p.key, p.e, p.e.at - VIEW_JITTER_MS, `the update of ${p.key} at ${new Date(p.e.at).toISOString()}`);
+  }
+
+  private noteStatus(t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void {
     const signature = statusSignature(rs);
     const uid = rs.metadata.uid;
     // The first status of this ReplicaSet (of this UID) kexp sees was written at a time the input
@@ -160,7 +248,7 @@ export class ViewAlignment {
     const previousReplicas = first ? undefined : t.lastStatus!.replicas;
     const r = (rs.status as { replicas?: unknown } | null | undefined)?.replicas;
     const replicas = typeof r === 'number' && Number.isFinite(r) ? r : undefined;
-    t.lastStatus = first ? { signature, uid, replicas } : { at: e.at, signature, uid, replicas };
+    t.lastStatus = first ? { signature, uid, replicas } : { at: e.at, signature, uid, replicas, source: e.source };
     t.statusWrites.push(e.at);
     const ns = rs.metadata.namespace;
     const held = [...this.withheldPods.values()].filter((w) => w.rsKey === t.key);
@@ -176,7 +264,7 @@ export class ViewAlignment {
     const prior = this.priorSightings.get(t.key);
     if (recent) this.priorSightings.set(t.key, recent);
     else this.priorSightings.delete(t.key);
-    if (previous !== undefined && replicas !== undefined && this.departed.pending(t.key)) {
+    if (previous !== undefined && replicas !== undefined && this.departed.pending(t.key) && !this.departed.decided(t.key, e.at)) {
       const ghosts = this.departed.heldFor(t.key);
       const inputActive = (): number => {
         let n = 0;

@@ -146,7 +146,9 @@ export class WindowTracker {
         this.gates.synced(l.key, l.at, l.kind === 'never-recorded' ? 'never-recorded' : 'fulfilled', { src });
         break;
       case 'expectations-expired': {
-        const rem = { add: l.add ?? 0, del: l.del ?? 0, keys: this.controller.expectations.getDeleteKeys(l.key) };
+        // The keys as the expiry left them (the line carries them, none when it has no keys): by
+        // this drain the sync's next round may have replaced them.
+        const rem = { add: l.add ?? 0, del: l.del ?? 0, keys: l.keys ?? [] };
         t.expiredSyncs.push({ at: l.at, add: rem.add, del: rem.del });
         this.gates.synced(l.key, l.at, 'expired', { src, remaining: rem });
         break;

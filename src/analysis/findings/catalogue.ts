@@ -80,6 +80,7 @@ const CATALOGUE: Catalogue = {
     snapshot.writeFailures,
     snapshot.quotaExhausted,
     snapshot.statusStale,
+    snapshot.heldDeletionSnapshot,
     snapshot.noProgress,
     snapshot.terminatingPods,
     snapshot.orphansToAdopt,

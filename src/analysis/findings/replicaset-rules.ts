@@ -278,12 +278,18 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
     return {
       id: 'held-deletion',
       severity: expired || !release ? 'warning' : 'info',
-      title: `The controller's status write at ${iso(first.at)} counted ${first.statusReplicas} replicas while ${first.existed} existed: it had not observed the deletion of ${among ? plural(held, 'pod') : named.join(', ')}`,
+      title: (first.trigger && first.at < first.trigger.at
+        ? `The controller's status (written at ${iso(first.at)}) still counted ${first.statusReplicas} replicas after ${first.trigger.what} at ${iso(first.trigger.at)} while ${first.existed} existed`
+        : `The controller's status write at ${iso(first.at)} counted ${first.statusReplicas} replicas while ${first.existed} existed`) +
+        `: it had not observed the deletion of ${among ? plural(held, 'pod') : named.join(', ')}`,
       basis: 'inferred',
       at: iso(first.at),
       explanation:
-        `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache (calculateStatus); pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
-        `yet this write counted ${plural(held, 'more pod')} than the input had: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. ` +
+        (first.trigger
+          ? `Every sync of syncReplicaSet, gated or not, ends with updateReplicaSetStatus, which writes status.replicas = the active pods it listed from its informer cache (calculateStatus) whenever that count changes; ` +
+            `${first.trigger.what} at ${iso(first.trigger.at)} enqueued ${t.key}, yet the status still counted ${plural(held, 'more pod')} than the input had afterwards: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. `
+          : `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache (calculateStatus); pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
+            `yet this write counted ${plural(held, 'more pod')} than the input had: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. `) +
         `Until it observes ${held === 1 ? 'that deletion' : 'those deletions'} its delete expectation stays unlowered and its syncs are gated (deletePod's DeletionObserved never ran); kexp held ${held === 1 ? 'it' : 'them'} in its model likewise` +
         (t.heldDeletions.length > 1 ? `; ${t.heldDeletions.length} status writes up to ${iso(last.at)} show it` : '') + '. ' +
         (release
@@ -291,7 +297,7 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
           : 'No later status write counts right: to the end of the input the controller\'s cache holds the pod — a lagging informer, or a deletion event it never received. ') +
         (expired ? `The record only ended by the 5-minute expiry (${iso(win!.end!)}): a leak that only the timeout freed; a later DELETE of the pod is answered 404 (its cache still holds it).` : ''),
       nextStep: `Check kube-controller-manager's pod watch around ${iso(lostAt)} (reflector "watch closed" / relist lines, the apiserver's load); a restart of kube-controller-manager, or its next relist, clears the stale pod.`,
-      evidence: refs([...t.heldDeletions.slice(0, 5).map((h) => h.source), ...first.pods.map((p) => p.source), release?.source]),
+      evidence: refs([...t.heldDeletions.slice(0, 5).map((h) => h.source), first.trigger?.source, ...first.pods.map((p) => p.source), release?.source]),
     };
   },
 };

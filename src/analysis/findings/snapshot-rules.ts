@@ -137,6 +137,43 @@ export const statusStale: FindingRule<SnapshotState> = {
   },
 };
 
+/**
+ * How long after the last pod change a snapshot's status may still lag it: the change enqueues the
+ * ReplicaSet at once and the sync ends with its status write (engine/view-alignment.ts LATE_STATUS_MS).
+ */
+const STATUS_SETTLE_MS = 2000;
+
+/**
+ * A status counting more active pods than exist, written by a sync of the current spec: every sync
+ * ends with updateReplicaSetStatus, status.replicas = the active pods listed from the controller's
+ * informer cache (calculateStatus, pkg/controller/replicaset/replica_set_utils.go), so that cache
+ * still holds a pod that is gone (engine/held-deletions.ts in a replay). Its record keeps waiting
+ * for that deletion: the controller is gated until the informer delivers it or the 5-minute expiry.
+ */
+export const heldDeletionSnapshot: FindingRule<SnapshotState> = {
+  name: 'held-deletion',
+  ids: ['held-deletion'],
+  reads: 'status.replicas and status.observedGeneration against the active pods of the snapshot',
+  fires: `status.replicas above the active pods that exist, observedGeneration current, the pods known and no pod change in the last ${STATUS_SETTLE_MS / 1000} s`,
+  find(s) {
+    const { rs, active, podsKnown, statusStale, deletingSince, now, lastProgress, key, name, nsName, refs, owned } = s;
+    const replicas = rs.status?.replicas;
+    if (!podsKnown || statusStale || deletingSince !== undefined || typeof replicas !== 'number' || replicas <= active) return undefined;
+    if (lastProgress !== undefined && now - lastProgress <= STATUS_SETTLE_MS) return undefined;
+    const more = replicas - active;
+    return {
+      id: 'held-deletion', severity: 'warning', basis: 'inferred', at: iso(now),
+      title: `status.replicas ${replicas} counts ${plural(more, 'more pod')} than the ${active} active that exist, with observedGeneration current: the controller's cache still holds ${more === 1 ? 'a deleted pod' : 'deleted pods'}`,
+      explanation:
+        `Every sync of ${key} ends with updateReplicaSetStatus, whose status.replicas is the active pods the controller listed from its informer cache (calculateStatus), and observedGeneration ${s.observedGeneration} says that sync saw the current spec. ` +
+        `It counted ${replicas} while ${active} exist: its pod informer had not delivered ${more === 1 ? 'a deletion' : `${more} deletions`} (a lagging watch, or a deletion event it never received). ` +
+        'If the controller deleted that pod itself, its delete expectation is never lowered and every sync is gated until the informer catches up or the record expires (5 minutes after it was set); its DELETE of the pod after the expiry is answered 404. The snapshot cannot tell which pod, nor when the record was set.',
+      nextStep: `Watch it: \`kexp explain ${name} -n ${nsName} --watch 1m\` (a status write counting ${active} ends it); check kube-controller-manager's pod watch (reflector "watch closed" / relist lines). A restart of kube-controller-manager or its next relist clears the stale pod.`,
+      evidence: [refs.rs(name, 'status.replicas'), refs.rs(name, 'status.observedGeneration'), ...owned.slice(-3).map(refs.pod)],
+    };
+  },
+};
+
 export const noProgress: FindingRule<SnapshotState> = {
   name: 'expectation-leak-suspected',
   ids: ['expectation-leak-suspected', 'gated-no-progress'],

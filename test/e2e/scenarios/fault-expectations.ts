@@ -77,9 +77,13 @@ export const DIAGNOSIS: Record<string, (a: ReplicaSetReport, r: ReplicaSetReport
   },
   'dropped-delete-relist': (a) => {
     // The controller never replaced the deleted pod: kexp does not invent the create it would
-    // have made, and says the controller held back.
+    // have made — its status still counted the pod after the deletion's event enqueued it, so its
+    // cache held the deleted pod (a held deletion, inferred).
     assert.deepEqual(a.rounds.map((x) => [x.kind, x.n]), [['create', 3]]);
-    assert.ok(a.findings.some((f) => f.id === 'writes-withheld'), `writes-withheld: ${a.findings.map((f) => f.id)}`);
+    const held = a.findings.find((f) => f.id === 'held-deletion');
+    assert.ok(held, `held-deletion: ${a.findings.map((f) => f.id)}`);
+    assert.equal(held.basis, 'inferred');
+    assert.match(held.title, /still counted 3 replicas .* while 2 existed/);
   },
   'kcm-restart-scale-up': (a) => {
     assert.ok(finding(a, 'controller-restarted'), `controller-restarted: ${a.findings.map((f) => f.id)}`);

@@ -306,6 +306,8 @@ test('§11 case 8: orphaning an expected-delete pod leaks del until a sync after
   assert.equal(s3.expectations, 'expired');
   assert.equal(s3.delete!.keys.length, 1);
   assert.deepEqual(logOf(h.c, KEY, ['clobbering-delete-keys']), [{ at: T1 + 7 * MIN, kind: 'clobbering-delete-keys', key: KEY, keys: ['d/foo-p'] }]);
+  // Each expiry line carries the keys still expected then, before the round replaces them.
+  assert.deepEqual(logOf(h.c, KEY, ['expectations-expired']).map((l) => [l.at, l.keys]), [[T1 + 6 * MIN, ['d/foo-p']], [T1 + 7 * MIN, ['d/foo-p']]]);
   assert.deepEqual(h.c.expectations.getDeleteKeys(KEY), s3.delete!.keys);
   assert.deepEqual(h.c.expectations.get(KEY), { key: KEY, add: 0, del: 1, timestamp: T1 + 7 * MIN });
 });
