@@ -161,7 +161,8 @@ export function truthExitCode(truths: GroundTruth[], logEnd: number): 0 | 3 | 4 
   const windows = truths.flatMap((t) => t.gatedWindows);
   if (windows.some((w) => w.ended === 'expired' || (w.ended === 'open' && logEnd - w.start >= EXPECTATIONS_TIMEOUT_MS))) return 4;
   if (windows.some((w) => w.ended === 'open')) return 3;
-  if (truths.some((t) => t.slowStartFailures.length > 0)) return 5;
+  // A deleted ReplicaSet's past failures are history (README's table): only those still there count.
+  if (truths.some((t) => t.slowStartFailures.length > 0 && !t.gatedWindows.some((w) => w.ended === 'deleted' && t.slowStartFailures.every((f) => f.at <= w.end!)))) return 5;
   return 0;
 }
 

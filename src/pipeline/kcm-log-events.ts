@@ -71,6 +71,8 @@ export interface ReplicaSetEvents {
   /** Per round, in the order of the rounds' lines. */
   confirmations: RoundConfirmation[];
   failures: KcmLogFailure[];
+  /** When the log last shows the ReplicaSet deleted (the sync's "deleted" line or the delete handler's). */
+  deletedAt?: number;
 }
 
 /**
@@ -181,9 +183,12 @@ export function logEvents(
   const cursor = new Map<string, { next: number; open: OpenRound[] }>();
   const groups = new Map<string, Map<string, { f: KcmLogFailure; lastFailedAt: number }>>();
   const lastSuccess = new Map<string, { create?: number; delete?: number }>();
+  /** When the log shows the ReplicaSet gone (a sync found it deleted, or its delete handler ran): its failures are history then. */
+  const deletedAt = new Map<string, number>();
   for (const e of events) {
     const key = e.rsKey;
     if (!key) continue;
+    if (e.logKind === 'rs-deleted-sync' || (e.logKind === 'other' && /^Deleting(?: (?:ReplicaSet|ReplicationController) \S+)?$/.test(e.message))) deletedAt.set(key, e.at);
     let r = out.get(key);
     if (!r) {
       const n = rounds.get(key)?.length ?? 0;
@@ -258,12 +263,18 @@ export function logEvents(
     }
     r.events.push(item);
   }
+  for (const [key, at] of deletedAt) {
+    const r = out.get(key);
+    if (r) r.deletedAt = at;
+  }
   for (const [key, g] of groups) {
     const s = lastSuccess.get(key) ?? {};
     const r = out.get(key)!;
     for (const { f, lastFailedAt } of g.values()) {
       const ok = s[f.kind];
-      f.current = ok === undefined || ok < lastFailedAt;
+      const gone = deletedAt.get(key);
+      // Still failing at the end of the log: no success after the last failure, and the ReplicaSet not deleted since.
+      f.current = (ok === undefined || ok < lastFailedAt) && !(gone !== undefined && gone >= lastFailedAt);
       r.failures.push(f);
     }
   }

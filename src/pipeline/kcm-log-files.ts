@@ -54,6 +54,8 @@ export interface KcmLogReplicaSet {
    */
   events: KcmLogEvent[];
   failures: KcmLogFailure[];
+  /** When the log shows the ReplicaSet deleted (its last "deleted" line): its failures before it are history. */
+  deleted?: string;
   /** add/del are null when the log does not tell them (e.g. the line they come from is damaged). */
   raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
@@ -184,6 +186,7 @@ function toRS(
     }),
     events: evs.events,
     failures: evs.failures,
+    ...(evs.deletedAt !== undefined ? { deleted: iso(evs.deletedAt)! } : {}),
     raises: g.raises.map((r) => ({
       at: iso(r.at)!,
       add: r.countsUnknown ? null : r.add,

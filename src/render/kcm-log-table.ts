@@ -61,7 +61,12 @@ function summary(r: KcmLogResult, width: number): string[] {
     const why = r.verbosity.olderThanModelled ? 'the log is older than kexp models and shows no gate decision' : 'the log is below -v=4, where they are not printed';
     out.push(labelled('Verdict: ', `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`, width));
   } else {
-    out.push(labelled('Verdict: ', `HEALTHY [observed] — no leaked expectations and no open gated window in the log (${n}).`, width));
+    // Failures that ended (a later success, or the ReplicaSet deleted since) are history, said with the verdict.
+    const past = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${rs.key}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
+    const allDeleted = r.replicaSets.every((rs) => rs.deleted !== undefined);
+    out.push(labelled('Verdict: ', allDeleted
+      ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? 'the ReplicaSet' : `all ${n}`} deleted, with no leaked expectations before${past.length ? `; ${past.slice(0, 2).join('; ')}` : ''}.`
+      : `HEALTHY [observed] — no leaked expectations and no open gated window in the log (${n})${past.length ? `; history: ${past.slice(0, 2).join('; ')}` : ''}.`, width));
   }
   if (bad.length > 0) return out;
   for (const rs of fails.slice(0, 3)) {

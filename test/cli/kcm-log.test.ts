@@ -6,9 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { kexp } from '../support/cli.js';
 
-test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slow-start failures, no gated sync; its FailedCreate Events: failing, exit 5', () => {
+test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slow-start failures, no gated sync; its FailedCreate Events until the ReplicaSet was deleted: history, exit 0 (a deleted ReplicaSet\'s failures are past)', () => {
   const r = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log', '-o', 'json']);
-  assert.equal(r.code, 5, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.schemaVersion, 'kexp.kcm-log/v1');
   const rs = out.replicaSets.find((x: { key: string }) => x.key === 'kexp-quota-rejected/web');
@@ -24,8 +24,18 @@ test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slo
     cause: 'a ResourceQuota of the namespace is exhausted (exceeded quota)', message: undefined,
     nextStep: 'raise the quota or free what it counts (terminating pods still count); the controller retries with backoff',
     commands: ['kubectl -n kexp-quota-rejected describe resourcequota', 'kubectl -n kexp-quota-rejected get events --field-selector involvedObject.name=web'],
-    current: true, basis: 'observed', evidence: 'examples/captures/quota-rejected/kcm.log:16',
+    current: false, basis: 'observed', evidence: 'examples/captures/quota-rejected/kcm.log:16',
   });
+  assert.equal(rs.deleted, '2026-11-30T02:39:17.140Z');
+  const table = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log']);
+  assert.match(table.stdout, /^Verdict: DELETED \[observed\] — the log shows the ReplicaSet deleted, with no leaked expectations\s+before; kexp-quota-rejected\/web: its creates failed until 2026-11-30T02:39:12\.020Z, then it\s+was deleted/);
+
+  // The same log cut before the deletion: its creates are still failing at its end — exit 5.
+  const cut = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-kcm-cut-')), 'kcm.log');
+  fs.writeFileSync(cut, fs.readFileSync('examples/captures/quota-rejected/kcm.log', 'utf8').split('\n').filter((l) => !/"deleted" kind="ReplicaSet"|"Deleting" logger="replicaset-controller"/.test(l)).join('\n'));
+  const failing = kexp(['kcm-log', cut]);
+  assert.equal(failing.code, 5, failing.stderr);
+  assert.match(failing.stdout, /^Verdict: FAILING \[observed\]/);
 });
 
 test('kcm-log --compare scores a replay of the same scenario: every decision and Set matches', () => {
