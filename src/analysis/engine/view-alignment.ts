@@ -124,8 +124,8 @@ export class ViewAlignment {
     }
     // addPod / updatePod / deletePod enqueue the pod's controller (and its old one on a change).
     const oldKey = departing?.rsKey;
-    if (oldKey) this.checkTrigger(oldKey, e, e.at, `the pod event of ${pk}`);
-    if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, `the pod event of ${pk}`);
+    if (oldKey) this.checkTrigger(oldKey, e, e.at, () => `the pod event of ${pk}`);
+    if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, () => `the pod event of ${pk}`);
     return true;
   }
 
@@ -138,7 +138,8 @@ export class ViewAlignment {
    * that time, or when kexp models the controller as unable to sync then (a sync of the key still
    * running, a failed sync, a restart): then the input does not pin the view.
    */
-  private checkTrigger(rsKey: string, e: TimelineEvent, cut: number, what: string): void {
+  /** `what` names the trigger in the finding; built only when the check runs (the hot path has no departures). */
+  private checkTrigger(rsKey: string, e: TimelineEvent, cut: number, what: () => string): void {
     if (!this.departed.hasDepartures(rsKey)) return;
     const rs = this.controller.owners.get(rsKey);
     const t = this.tracks.of(rsKey);
@@ -186,7 +187,7 @@ export class ViewAlignment {
     let active = 0;
     for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
     for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
-    if (this.departed.checkTrigger(t, uid, { at: e.at, source: e.source, cut, what, lateMs: LATE_STATUS_MS }, status, active + added.size, leaving.size)) this.windows.drain();
+    if (this.departed.checkTrigger(t, uid, { at: e.at, source: e.source, cut, what: what(), lateMs: LATE_STATUS_MS }, status, active + added.size, leaving.size)) this.windows.drain();
   }
 
   /**
@@ -233,7 +234,7 @@ export class ViewAlignment {
     const p = this.pendingOwnerTrigger;
     if (!p) return;
     this.pendingOwnerTrigger = undefined;
-    this.checkTrigger(p.key, p.e, p.e.at - VIEW_JITTER_MS, `the update of ${p.key} at ${new Date(p.e.at).toISOString()}`);
+    this.checkTrigger(p.key, p.e, p.e.at - VIEW_JITTER_MS, () => `the update of ${p.key} at ${new Date(p.e.at).toISOString()}`);
   }
 
   private noteStatus(t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void {
