@@ -13,7 +13,7 @@ import { iso } from '../iso.js';
 import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
 import type { Basis } from '../report-types.js';
 import type { ControllerWrite } from '../engine/write-ledger.js';
-import { refs } from '../report/evidence-refs.js';
+import { ref, refs } from '../report/evidence-refs.js';
 import { leakCause, restsOnUndecided } from '../report/gated-windows.js';
 import { writesOfRound, type ReplayedTrack } from '../report/replayed-track.js';
 import { fmtDuration, plural } from '../report/wording.js';
@@ -46,6 +46,9 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
     // the controller saw its deletion, so deletePod could not credit it to this ReplicaSet.
     const orphaned = w.remaining.del > 0 ? t.orphanedExpected.filter((o) => o.at >= w.start && (w.end === undefined || o.at <= w.end)) : [];
     const by = (pod: string) => t.otherActorWrites.find((x) => x.kind === 'orphan' && x.pod === pod);
+    // Before v1.17 the record outlived a delete and recreate under the same name (deleteRS only
+    // enqueued): a window that spans a UID change is the new ReplicaSet gated on the old one's record.
+    const inherited = t.uidChanges.find((c) => c.at > w.setAt && c.at < (w.end ?? Infinity));
     return {
       id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
       severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown ? 'info' : 'warning',
@@ -66,10 +69,15 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: manageReplicas swallowed IsTimeout before v1.18 (kubernetes#67662), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
             (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '') +
+            (inherited
+              ? ` The ReplicaSet was deleted and recreated under the same name at ${iso(inherited.at)}${inherited.source ? ` (${ref(inherited.source)})` : ''} while this record was in force: the new ReplicaSet (uid ${inherited.newUid ?? '?'}) inherited the old one's record and stayed gated on pods that belong to the old one (kubernetes#69376, fixed by #82572 in v1.17: deleteRS now deletes the expectations).`
+              : '') +
             (orphaned.length
               ? ` ${orphaned.map((o) => `${o.podKey} lost its controllerRef at ${iso(o.at)}${by(o.podKey)?.actor ? ` (${by(o.podKey)!.actor})` : ''}`).join('; ')} before its deletion was observed: deletePod resolves the owner from the pod's controllerRef, so the deletion could not be credited to ${name} (the orphaned-delete leak).`
               : '')),
-      nextStep: orphaned.length
+      nextStep: inherited
+        ? 'Upgrade kube-controller-manager to v1.17 or later; until then, wait a few seconds between deleting and recreating a ReplicaSet of the same name, or touch it after the 5-minute timeout.'
+        : orphaned.length
         ? 'Do not remove the ownerReference of a pod the ReplicaSet is deleting (scale the owner instead); the record clears at the first sync after the 5-minute timeout.'
         : (w.timedOut ?? 0) > 0
         ? 'Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ReplicaSet (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).'
