@@ -33,7 +33,7 @@ export function parseK8sVersion(text: string): K8sVersion {
   const major = Number(m[1]);
   const minor = Number(m[2]);
   if (major !== 1) {
-    throw new Error(`Kubernetes version "${text}" is outside what kexp models (1.x releases: v1.${OLDEST_K8S_MINOR} … v1.${NEWEST_K8S_MINOR} exactly, older ones with their known differences)`);
+    throw new Error(`Kubernetes version "${text}" is outside what kexp models (1.x releases: v1.${OLDEST_K8S_MINOR} … v1.${NEWEST_K8S_MINOR} exactly, the others as the nearest of those with their known differences)`);
   }
   return { major, minor, text, ...(m[3] !== undefined ? { patch: Number(m[3]) } : {}) };
 }

@@ -58,7 +58,8 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
       { header: 'Leaks', kind: 'fixed', align: 'right' }, { header: 'Worst finding', kind: 'flex' },
     ];
     const rows = rss.map((r) => {
-      const top = [...r.findings].sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
+      // A finding with nothing to do ("Next: None", e.g. expected log noise) is nobody's worst finding.
+      const top = [...r.findings].filter((f) => !/^None\b/.test(f.nextStep)).sort((a, b) => SEV[a.severity] - SEV[b.severity])[0];
       const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) + (x.timedOut ?? 0) : (x.failed?.length ?? 0)), 0);
       const leaks = r.gatedWindows.filter(isLeakWindow).length;
       return [

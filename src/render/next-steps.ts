@@ -29,7 +29,8 @@ export function needsAttention(rs: ReplicaSetReport): boolean {
 /** The cause in one sentence: the most severe finding's title (undefined when there is nothing to explain). */
 export function causeOf(rs: ReplicaSetReport): string | undefined {
   if (!needsAttention(rs)) return undefined;
-  const top = rankFindings(rs.findings)[0];
+  // A finding with nothing to do ("Next: None", e.g. expected log noise) explains nothing: never the cause.
+  const top = rankFindings(rs.findings).find((f) => !/^None\b/.test(f.nextStep));
   if (!top) return undefined;
   const title = top.title.trim();
   // A title that only repeats the verdict says nothing more: the explanation's first sentence does.

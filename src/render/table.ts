@@ -228,7 +228,10 @@ export function coverageLines(report: Report, width: number): string[] {
   const start = clock(cov.start);
   const end = cov.start && cov.end && cov.start.slice(0, 10) === cov.end.slice(0, 10) ? clockFor(cov.start.slice(0, 10))(cov.end) : clock(cov.end);
   out.push(wrap(`Covered: ${start} → ${end} UTC`, width, ''));
-  out.push(wrap(`Model: Kubernetes ${report.k8sVersion.version} (${report.k8sVersion.basis})`, width, ''));
+  const v = report.k8sVersion;
+  out.push(wrap(`Model: Kubernetes ${v.version} (${v.basis})${v.modelledAs ? `, replayed as ${v.modelledAs}` : ''}`, width, ''));
+  // A release kexp does not model exactly: what is and is not modelled for it, in the text report too.
+  for (const d of v.differences ?? []) out.push(wrap(`       ${d}`, width, '       '));
   for (const b of cov.timeBasis) out.push(labelled('Times: ', b, width));
   if (cov.gaps.length) out.push(labelled('Gaps: ', cov.gaps.map((g) => `${clock(g.at)} ${g.reason} (${g.evidence})`).join('; '), width));
   if (cov.problems.count) out.push(labelled('Problems: ', `${cov.problems.count} input line(s) skipped, e.g. ${cov.problems.examples[0]}`, width));

@@ -10,7 +10,7 @@ import { kexp } from '../support/cli.js';
 
 const cases: Array<[string[], string]> = [
   [['replay', '/nonexistent/in.jsonl', '--k8s-version', '1.x'], 'kexp: unrecognised Kubernetes version "1.x" (expected e.g. v1.34.2)\n'],
-  [['audit', '/nonexistent/audit.log', '--k8s-version', 'v2.0'], 'kexp: Kubernetes version "v2.0" is outside what kexp models (1.x releases: v1.25 … v1.37 exactly, older ones with their known differences)\n'],
+  [['audit', '/nonexistent/audit.log', '--k8s-version', 'v2.0'], 'kexp: Kubernetes version "v2.0" is outside what kexp models (1.x releases: v1.25 … v1.37 exactly, the others as the nearest of those with their known differences)\n'],
   [['audit', '/nonexistent/audit.log', '--since', '10m', '--until', '1h'], 'kexp: --since 10m is later than --until 1h\n'],
   [['kcm-log', '/nonexistent/kcm.log', '--rs', 'web'], 'kexp: --rs must be namespace/name, got "web"\n'],
   [['kcm-log', '/nonexistent/kcm.log', '--year', '12'], 'kexp: --year must be between 1970 and 9999, got 12\n'],
