@@ -242,3 +242,8 @@ export function versionFromLog(v: LoggedVersion | undefined): { info: VersionInf
     return undefined;
   }
 }
+
+/** The ends of the controller's pod-informer relists the log shows ("Caches populated"), for the engine (view-alignment.ts). */
+export function podRelistEnds(log: Pick<ControllerLogInput, 'relists'>): Array<{ at: number; source: SourceRef }> {
+  return (log.relists ?? []).filter((r) => r.informer === 'Pod' && r.end !== undefined).map((r) => r.end!);
+}

@@ -22,8 +22,9 @@
  * gated, as upstream's were. The held departure is delivered to the model's handlers — and the
  * record lowered as upstream lowers it — when the evidence shows the catch-up: a status write no
  * longer counting it (`checkStatus`), a gap in the pods the input shows (`releaseAll`: the view
- * cannot be pinned across it), or the end of input (`restoreAll`: the report counts what the
- * input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
+ * cannot be pinned across it), a relist of the controller's pod informer in its own log
+ * (`releaseAtRelist`, unless its status still counts the pod after it: kubernetes#115658), or the
+ * end of input (`restoreAll`: the report counts what the input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
  * controller's cache still holds the pod (a delete of it then is answered 404, as upstream's was).
  *
  * Contract: ViewAlignment calls `noteDeparture` for every pod observation that takes an active
@@ -259,6 +260,24 @@ export class HeldDeletions {
   /** Whether the status write at `at` of `rsKey` was already read by a trigger's check (`checkTrigger`). */
   decided(rsKey: string, at: number): boolean {
     return at <= (this.decidedUntil.get(rsKey) ?? -Infinity);
+  }
+
+  /** The ReplicaSet keys with held pods. */
+  heldKeys(): string[] {
+    return [...new Set([...this.held.values()].map((h) => h.rsKey))];
+  }
+
+  /**
+   * The controller's pod informer relisted, its LIST in its cache at `at` (reflector "Caches
+   * populated", `source`): the pods the LIST lacks are deleted from its cache (Reflector.list →
+   * store.Replace: DeletedFinalStateUnknown → deletePod), so held departures of `rsKey` are
+   * delivered then — all but the newest `keep`, which the controller's status still counts after
+   * the relist (a relist may miss a delete, kubernetes#115658; the caller reads the status).
+   */
+  releaseAtRelist(rsKey: string, keep: number, at: number, source: SourceRef, t: RsTrack): void {
+    const hs = [...this.held.values()].filter((h) => h.rsKey === rsKey).sort((a, b) => b.at - a.at);
+    const out = hs.slice(Math.max(0, keep));
+    if (out.length) this.release(out, at, source, 'the controller\'s pod informer relisted: its reflector\'s "Caches populated", from which its cache is the LIST\'s', t);
   }
 
   /** A gap in the pods the input shows: what the controller's cache held across it cannot be pinned; held departures are delivered. */
