@@ -121,3 +121,18 @@ test('a relist after which the status still counts the deleted pod did not deliv
   assert.equal(exp.code, 4, 'the leak only the timeout freed stays one');
   assert.equal(deleteWindow(exp.rs).endedBy, 'expired');
 });
+
+test('the real capture deletion-loss (audit): the controller\'s two DELETEs of web-tl9vt answered 404 pin it as the ghost its cache held — each in a round of its own, none unexplained, the leak still exit 4', () => {
+  const log = 'examples/captures/deletion-loss/audit.jsonl';
+  const r = kexp(['audit', log, '-o', 'json']);
+  assert.ok(r.stdout.trim().startsWith('{'), r.stderr);
+  const rs = (JSON.parse(r.stdout) as { replicaSets: Array<Rs & { key: string }> }).replicaSets.find((x) => x.key === 'kexp-deletion-loss/web')!;
+  assert.equal(r.code, 4);
+  const after = rs.rounds.filter((x) => x.at >= '2026-12-05T02:02');
+  assert.deepEqual(after.map((x) => [x.at, x.kind, x.n]), [['2026-12-05T02:02:11.634Z', 'delete', 1], ['2026-12-05T02:02:15.641Z', 'delete', 1]]);
+  assert.equal(rs.findings.some((f) => f.id === 'unexplained-writes'), false);
+  const f = rs.findings.find((x) => x.id === 'held-deletion')!;
+  assert.equal(f.basis, 'inferred');
+  assert.match(f.explanation, /The controller's DELETE of kexp-deletion-loss\/web-tl9vt at 2026-12-05T02:02:11\.636Z was answered 404: its cache still held that pod, gone in the input since 2026-12-05T01:57:05\.599Z \(kexp had held kexp-deletion-loss\/web-z5rhx in its place\)/);
+  assert.ok(f.evidence.includes(`${log}:63`), f.evidence.join(' '));
+});

@@ -34,6 +34,7 @@ import type { ObservedEvent, SourceRef, TimelineEvent } from '../../timeline/eve
 import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
 import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
+import { isRSControllerPodWrite } from './evidence-window.js';
 import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
@@ -89,6 +90,8 @@ export class ViewAlignment {
     private readonly endOfInput: () => number | undefined = () => undefined,
     /** The ends of the controller's pod-informer relists from its own log ("Caches populated"; controller-log.ts relists). */
     podRelists: ReadonlyArray<{ at: number; source: SourceRef }> = [],
+    /** The look-ahead's pod DELETEs by the controller from `from` to `to` (a superset is fine: filtered here); default: a scan of `upcoming`. */
+    private readonly controllerDeletes: (from: number, to: number) => Iterable<TimelineEvent> = () => this.upcoming(),
   ) {
     this.departed = new HeldDeletions(controller);
     this.podRelists = [...podRelists].sort((a, b) => a.at - b.at);
@@ -98,8 +101,8 @@ export class ViewAlignment {
   private readonly podRelists: Array<{ at: number; source: SourceRef }>;
 
   /**
-   * The controller's pod-informer relists that ended by `at` (called with every event before the
-   * syncs due ahead of it run): the syncs due before a relist's end run first, then the pods it
+   * Called with every event before the syncs due ahead of it run: the 404 DELETEs that pin
+   * ghosts (`pinGhostDeletes`), then the controller's pod-informer relists that ended by `at`: the syncs due before a relist's end run first, then the pods it
    * held back for each ReplicaSet are delivered at the relist's end (held-deletions.ts
    * releaseAtRelist) — but for as many as the controller's status still counts after it: the
    * status standing LATE_STATUS_MS after the relist's enqueue (Replace → deletePod enqueues the
@@ -108,7 +111,8 @@ export class ViewAlignment {
    * the relist missed that many deletes (kubernetes#115658). Where the look-ahead does not reach
    * that time, or the key's sync is still running then, the relist alone decides: delivered.
    */
-  relistsBefore(at: number): void {
+  beforeSyncs(at: number): void {
+    this.pinGhostDeletes(at);
     while (this.podRelists.length && this.podRelists[0]!.at <= at) {
       const r = this.podRelists.shift()!;
       const keys = this.departed.heldKeys();
@@ -119,6 +123,29 @@ export class ViewAlignment {
       this.windows.drain();
     }
   }
+
+  /**
+   * The controller's pod DELETEs answered 404 the look-ahead shows received by FIRST_CALL_MS past
+   * `at` (before the syncs that make them run): each of a pod the input saw deleted before it is
+   * a ghost of its cache (held-deletions.ts pinGhost) — held from now on, so the sync that chose
+   * it chooses it in kexp's model too. Audit logs only (a watch shows no 404).
+   */
+  private pinGhostDeletes(at: number): void {
+    const bound = at + FIRST_CALL_MS;
+    let held = false;
+    for (const x of this.controllerDeletes(at, bound)) {
+      if (x.at > bound) continue;
+      if (!isRSControllerPodWrite(x, 'delete', this.owner.component) || x.status.code !== 404 || !x.name || this.ghostsPinned.has(x)) continue;
+      this.ghostsPinned.add(x);
+      const pk = `${x.namespace ?? ''}/${x.name}`;
+      const ref = this.departed.rsKeyOfGone(pk);
+      if (ref && this.departed.pinGhost(pk, { at: x.receivedAt ?? x.at, source: x.source }, this.tracks.of(ref))) held = true;
+    }
+    if (held) this.windows.drain();
+  }
+
+  /** The 404 DELETEs already read by `pinGhostDeletes`. */
+  private readonly ghostsPinned = new WeakSet<TimelineEvent>();
 
   /** How many of `rsKey`'s held pods its status still counts after the relist ending at `at` (0 when the input does not tell). */
   private countedAfterRelist(rsKey: string, at: number): number {
