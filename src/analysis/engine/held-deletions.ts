@@ -336,6 +336,11 @@ export class HeldDeletions {
    * round that chose it is not touched: the gate was open for that round (upstream then counts
    * the 404 as DeletionObserved). Returns whether it held the pod.
    */
+  /** Whether any departure is remembered (else no 404 can pin a ghost). */
+  remembersGone(): boolean {
+    return this.gone.size > 0;
+  }
+
   /** The ReplicaSet a remembered deleted departure of `pk` left. */
   rsKeyOfGone(pk: string): string | undefined {
     const d = this.gone.get(pk);

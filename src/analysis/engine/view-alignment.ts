@@ -131,6 +131,7 @@ export class ViewAlignment {
    * it chooses it in kexp's model too. Audit logs only (a watch shows no 404).
    */
   private pinGhostDeletes(at: number): void {
+    if (!this.departed.remembersGone()) return;
     const bound = at + FIRST_CALL_MS;
     let held = false;
     for (const x of this.controllerDeletes(at, bound)) {
