@@ -25,6 +25,7 @@
  * (O(its syncs × kexp's expectation changes)) and O(writes) per ReplicaSet for the lags.
  */
 import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
+import type { InformerRelist } from '../sources/kcm-log/informer-relists.js';
 import type { FileCoverage } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
 import { findingsFor } from './findings/catalogue.js';
@@ -55,6 +56,8 @@ export interface ControllerLogInput {
    * absent: judged from the ground truth (any sync decision or Set in it).
    */
   gateVisible?: boolean;
+  /** The controller's Pod / ReplicaSet / ReplicationController informers' relists (reflector lines; absent: none logged). */
+  relists?: InformerRelist[];
 }
 
 /**

@@ -18,7 +18,7 @@ import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
-import { readControllerLogs, splitControllerLogs, versionFromLog } from './controller-log-files.js';
+import { podRelistEnds, readControllerLogs, splitControllerLogs, versionFromLog } from './controller-log-files.js';
 import { auditInputsOfDirs } from './dump-inputs.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
@@ -170,7 +170,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
     writeEvidence: 'audit',
-    ...(controllerLog ? { controllerStarts: controllerLog.starts } : {}),
+    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog) } : {}),
     ...(writesRecorded !== undefined ? { writesRecorded } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {

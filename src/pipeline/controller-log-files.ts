@@ -24,6 +24,7 @@ import { openWatchSource } from '../sources/watch/index.js';
 import { InputError, type Diagnostics, type FileCoverage } from '../sources/source.js';
 import type { ControllerLogEvent, SourceRef } from '../timeline/event.js';
 import type { ControllerLogInput } from '../analysis/controller-log.js';
+import type { InformerRelist } from '../sources/kcm-log/informer-relists.js';
 
 const POD_CREATED_RE = /"Pod created"[^\n]*?\bpod="([^"]+)"|"msg":"Pod created"[^\n]*?"pod":"([^"]+)"|\bPod created\b[^\n]*?\bpod="?([^"\s]+)/;
 
@@ -185,6 +186,7 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
   const rcEvents: ControllerLogEvent[] = [];
   let version: LoggedVersion | undefined;
   let othersV4 = false;
+  const relists: InformerRelist[] = [];
   for (const f of logs) {
     const name = controllerLogName(f);
     const src = await openKcmLogSource(typeof f === 'string' ? f : f.file, {
@@ -202,17 +204,20 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
     const v = src.stats().version;
     if (v && !version) version = { version: v.version, file: name, line: v.line };
     if ((src.stats().v4LinesOfOthers ?? 0) > 0) othersV4 = true;
+    relists.push(...src.stats().informerRelists);
   }
   const files = logs.map(controllerLogName);
   const byTime = (a: ControllerLogEvent, b: ControllerLogEvent) => a.at - b.at;
   const input = controllerLogInput(files, events, byTime);
   // -v is the process's: other controllers' -v≥4 lines show the gate would be printed too.
   if (othersV4) input.gateVisible = true;
+  // The informers are the process's: the ReplicaSet and ReplicationController controllers share them.
+  if (relists.length) input.relists = relists;
   return {
     ...input,
     coverage,
     yearNotes,
-    ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes } } : {}),
+    ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes, ...(relists.length ? { relists } : {}) } } : {}),
     ...(version ? { version } : {}),
   };
 }
@@ -236,4 +241,9 @@ export function versionFromLog(v: LoggedVersion | undefined): { info: VersionInf
   } catch {
     return undefined;
   }
+}
+
+/** The ends of the controller's pod-informer relists the log shows ("Caches populated"), for the engine (view-alignment.ts). */
+export function podRelistEnds(log: Pick<ControllerLogInput, 'relists'>): Array<{ at: number; source: SourceRef }> {
+  return (log.relists ?? []).filter((r) => r.informer === 'Pod' && r.end !== undefined).map((r) => r.end!);
 }

@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import { openKcmLogSource, type KcmLogStats } from '../sources/kcm-log/kcm-log-source.js';
 import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
+import type { InformerRelist } from '../sources/kcm-log/informer-relists.js';
 import type { Diagnostics, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { assessVerbosity } from '../sources/kcm-log/verbosity.js';
@@ -85,7 +86,7 @@ export interface KcmLogYear {
 export interface KcmLogResult {
   schemaVersion: typeof KCM_LOG_SCHEMA_VERSION;
   generator: { name: 'kexp'; version: string; command: 'kcm-log' };
-  inputs: Array<{ file: string; format: string; start?: string; end?: string; year: KcmLogYear; stats: KcmLogStats }>;
+  inputs: Array<{ file: string; format: string; start?: string; end?: string; year: KcmLogYear; stats: Omit<KcmLogStats, 'informerRelists'> }>;
   /**
    * What the ReplicaSet lines say about the log's -v: `atLeastV4` false when no line printed only
    * at -v≥4 is present (then `note` says that gate/expectations decisions are not visible).
@@ -94,8 +95,34 @@ export interface KcmLogResult {
    */
   verbosity: { atLeastV4: boolean; note?: string; olderThanModelled?: boolean };
   restarts: string[];
+  /**
+   * The Pod / ReplicaSet / ReplicationController informers' relists the reflector lines show
+   * (sources/kcm-log/informer-relists.ts): why, when the LIST started and when it was the cache;
+   * a part the log does not show is absent. Absent: no such line.
+   */
+  informerRelists?: KcmLogRelist[];
   replicaSets: KcmLogReplicaSet[];
   compare?: { report: string; overall: FidelityScore };
+}
+
+/** One informer relist, times as ISO strings and evidence as file:line. */
+export interface KcmLogRelist {
+  informer: InformerRelist['informer'];
+  cause: InformerRelist['cause'];
+  watchEnded?: { at: string; evidence: string; err?: string };
+  start?: { at: string; evidence: string };
+  end?: { at: string; evidence: string };
+}
+
+function relistOut(r: InformerRelist): KcmLogRelist {
+  const p = (x: { at: number; source: { file: string; line: number } }) => ({ at: iso(x.at)!, evidence: ref(x.source) });
+  return {
+    informer: r.informer,
+    cause: r.cause,
+    ...(r.watchEnded ? { watchEnded: { ...p(r.watchEnded), ...(r.watchEnded.err !== undefined ? { err: r.watchEnded.err } : {}) } } : {}),
+    ...(r.start ? { start: p(r.start) } : {}),
+    ...(r.end ? { end: p(r.end) } : {}),
+  };
 }
 
 function ref(s: { file: string; line: number }): string {
@@ -255,6 +282,7 @@ interface ReadFile {
   file: string;
   events: ControllerLogEvent[];
   input: KcmLogResult['inputs'][number];
+  relists: InformerRelist[];
 }
 
 async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, year: number | undefined, stop?: ReadInterrupt, stdin = o.stdin): Promise<ReadFile> {
@@ -265,10 +293,10 @@ async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, ye
     if (e.type === 'controller-log') events.push(e);
   }
   const cov = src.coverage();
-  const stats = src.stats();
+  const { informerRelists, ...stats } = src.stats();
   const value = cov.start !== undefined ? new Date(cov.start).getUTCFullYear() : undefined;
   const basis: KcmLogYear['basis'] = stats.yearBasis ?? 'in-records';
-  return { file: f, events, input: { file: f, format: src.format, start: iso(cov.start), end: iso(cov.end), year: { ...(value !== undefined ? { value } : {}), basis }, stats } };
+  return { file: f, events, relists: informerRelists, input: { file: f, format: src.format, start: iso(cov.start), end: iso(cov.end), year: { ...(value !== undefined ? { value } : {}), basis }, stats } };
 }
 
 /**
@@ -277,7 +305,7 @@ async function readOne(f: string, o: KcmLogOptions, diagnostics: Diagnostics, ye
  * carry full dates) — such a file is read again with it; else the file's mtime (the current
  * date for stdin), which is a guess and said so (`year.note`, printed on the file's Input line).
  */
-async function readAll(o: KcmLogOptions, diagnostics: Diagnostics, stop?: ReadInterrupt): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs'] }> {
+async function readAll(o: KcmLogOptions, diagnostics: Diagnostics, stop?: ReadInterrupt): Promise<{ events: ControllerLogEvent[]; inputs: KcmLogResult['inputs']; relists: InformerRelist[] }> {
   const read: ReadFile[] = [];
   const stdin = stop && o.stdin ? stop.stdin(o.stdin) : o.stdin;
   for (const f of o.files) {
@@ -301,7 +329,7 @@ async function readAll(o: KcmLogOptions, diagnostics: Diagnostics, stop?: ReadIn
     // stated assumption, not a problem of the input.
     r.input.year.note = `klog lines carry no year; took ${y ?? '?'} from ${from}; pass --year if the log is from another year`;
   }
-  return { events: read.flatMap((r) => r.events), inputs: read.map((r) => r.input) };
+  return { events: read.flatMap((r) => r.events), inputs: read.map((r) => r.input), relists: read.flatMap((r) => r.relists) };
 }
 
 /** Throws InputError for unreadable inputs or a --compare file that is not a kexp report. */
@@ -362,6 +390,7 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     inputs,
     verbosity,
     restarts,
+    ...(read.relists.length ? { informerRelists: read.relists.map(relistOut) } : {}),
     replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey), evs.get(g.rsKey))),
   };
   if (rcEvents.length) {

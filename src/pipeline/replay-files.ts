@@ -11,7 +11,7 @@ import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { snapshotReport } from './snapshot-files.js';
 import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
-import { readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
+import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
@@ -194,7 +194,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
-    ...(controllerLog ? { controllerStarts: controllerLog.starts } : {}),
+    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog) } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageEnd: () => {
       const ends = sources.map((s) => s.coverage().end).filter((e): e is number => e !== undefined);

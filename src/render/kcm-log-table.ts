@@ -6,7 +6,7 @@
  * Fits `width` like the other renderers (table.ts); `wide` prints every cell and list in full.
  */
 import { pct } from '../analysis/fidelity.js';
-import type { KcmLogReplicaSet, KcmLogResult } from '../pipeline/kcm-log-files.js';
+import type { KcmLogRelist, KcmLogReplicaSet, KcmLogResult } from '../pipeline/kcm-log-files.js';
 import { formatTable, type Column } from './columns.js';
 import { breakCommand } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
@@ -177,5 +177,31 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
     out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}${i.year.note ? `; ${i.year.note}` : ''}`, width, ''));
   }
   if (r.restarts.length) out.push(wrap(`Controller restarts (expectations wiped): ${r.restarts.map((x) => t(x)).join(', ')}`, width, ''));
+  if (r.informerRelists?.length) out.push(...relistLines(r.informerRelists, t, width, wide));
   return out.join('\n') + '\n';
 }
+
+const RELIST_CAUSE: Record<KcmLogRelist['cause'], string> = {
+  'too-old-resource-version': 'watch closed: too old resource version (410)',
+  'watch-error': 'watch ended with an error',
+  unknown: 'no watch end logged before it (a start-up list, or below the log\'s -v)',
+};
+
+/**
+ * "Informer relists": each relist of the controller's Pod / ReplicaSet / ReplicationController
+ * informer the reflector lines show — why, LIST start → cache populated, evidence; a part the log
+ * does not show is `?` (1.21 prints no "Caches populated").
+ */
+function relistLines(rs: KcmLogRelist[], t: (x: string | undefined) => string, width: number, wide: boolean): string[] {
+  const out = ['', 'Informer relists (reflector lines; from "Caches populated" on, the informer\'s cache is its LIST\'s)'];
+  for (const x of wide ? rs : rs.slice(0, RELISTS_SHOWN)) {
+    const why = x.watchEnded?.err !== undefined ? `${RELIST_CAUSE[x.cause]} at ${t(x.watchEnded.at)} ("${x.watchEnded.err}")` : RELIST_CAUSE[x.cause];
+    const ev = [x.watchEnded?.evidence, x.start?.evidence, x.end?.evidence].filter((e): e is string => e !== undefined).join(', ');
+    out.push(wrap(`- ${x.informer}: listed ${x.start ? t(x.start.at) : '? (not logged)'} → populated ${x.end ? t(x.end.at) : '? (not logged)'}; ${why} (${ev})`, width, '  '));
+  }
+  if (!wide && rs.length > RELISTS_SHOWN) out.push(`  … ${rs.length - RELISTS_SHOWN} more (-o wide)`);
+  return out;
+}
+
+/** Relists listed without -o wide. */
+const RELISTS_SHOWN = 10;

@@ -22,8 +22,9 @@
  * gated, as upstream's were. The held departure is delivered to the model's handlers — and the
  * record lowered as upstream lowers it — when the evidence shows the catch-up: a status write no
  * longer counting it (`checkStatus`), a gap in the pods the input shows (`releaseAll`: the view
- * cannot be pinned across it), or the end of input (`restoreAll`: the report counts what the
- * input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
+ * cannot be pinned across it), a relist of the controller's pod informer in its own log
+ * (`releaseAtRelist`, unless its status still counts the pod after it: kubernetes#115658), or the
+ * end of input (`restoreAll`: the report counts what the input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
  * controller's cache still holds the pod (a delete of it then is answered 404, as upstream's was).
  *
  * Contract: ViewAlignment calls `noteDeparture` for every pod observation that takes an active
@@ -63,7 +64,12 @@ interface Departure {
   deleted: boolean;
   /** The Set time of the record whose delete key kexp's model observed at the departure. */
   lowered?: number;
+  /** Held as the newest of these candidates (the evidence counted, did not name): a later 404 may name another. */
+  among?: string[];
 }
+
+/** Deleted departures remembered for a later DELETE answered 404 (`pinGhost`), oldest dropped first. */
+const GONE_KEPT = 10_000;
 
 type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod'>;
 
@@ -72,6 +78,8 @@ export class HeldDeletions {
   private readonly departures = new Map<string, Departure[]>();
   /** Departures the controller's status writes show it had not observed, by pod key. */
   private readonly held = new Map<string, Departure>();
+  /** Departures by pod key, newest per key, for `pinGhost` (at most GONE_KEPT). */
+  private readonly gone = new Map<string, Departure>();
   /** Per ReplicaSet key: the last status write a trigger's check read (later writes are checked again). */
   private readonly decidedUntil = new Map<string, number>();
 
@@ -108,14 +116,15 @@ export class HeldDeletions {
   intercept(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, track: (key: string) => RsTrack): boolean {
     const h = this.held.get(pk);
     if (!h) {
-      // A later state of a departed pod, delivered as usual: kept for when a write holds it.
-      for (const d of this.departures.values()) {
-        for (const x of d) {
-          if (x.pk !== pk || (e.object.metadata.uid && x.active.metadata.uid && e.object.metadata.uid !== x.active.metadata.uid)) continue;
-          x.latest = e.object;
-          x.deleted = e.watchType === 'DELETED';
-        }
-      }
+      // A later state of a departed pod, delivered as usual: kept for when a write holds it (or a 404 pins it).
+      const later = (x: Departure) => {
+        if (x.pk !== pk || (e.object.metadata.uid && x.active.metadata.uid && e.object.metadata.uid !== x.active.metadata.uid)) return;
+        x.latest = e.object;
+        x.deleted = e.watchType === 'DELETED';
+      };
+      for (const d of this.departures.values()) for (const x of d) later(x);
+      const g = this.gone.get(pk);
+      if (g) later(g);
       return false;
     }
     if (e.object.metadata.uid && h.active.metadata.uid && e.object.metadata.uid !== h.active.metadata.uid) {
@@ -132,7 +141,11 @@ export class HeldDeletions {
   noteDeparture(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, old: Pod, rsKey: string, rsUid: string, lowered: number | undefined): void {
     let list = this.departures.get(rsKey);
     if (!list) this.departures.set(rsKey, (list = []));
-    list.push({ pk, rsKey, rsUid, at: e.at, source: e.source, active: old, latest: e.object, deleted: e.watchType === 'DELETED', ...(lowered !== undefined ? { lowered } : {}) });
+    const d: Departure = { pk, rsKey, rsUid, at: e.at, source: e.source, active: old, latest: e.object, deleted: e.watchType === 'DELETED', ...(lowered !== undefined ? { lowered } : {}) };
+    list.push(d);
+    this.gone.delete(pk);
+    this.gone.set(pk, d);
+    if (this.gone.size > GONE_KEPT) this.gone.delete(this.gone.keys().next().value!);
   }
 
   /**
@@ -169,6 +182,7 @@ export class HeldDeletions {
     // The input names them only when every departure the write could count is held: otherwise
     // kexp holds the newest (a lagging informer delivers in order) but a dropped event may be any.
     const pinned = keep.length === pool.length;
+    if (!pinned) for (const d of fresh) d.among = pool.map((x) => x.pk);
     t.heldDeletions.push({
       at: e.at, source: e.source, statusReplicas: replicas, existed,
       pods: keep.map((d) => ({ pod: d.pk, departedAt: d.at, source: d.source, deleted: d.deleted })),
@@ -231,6 +245,7 @@ export class HeldDeletions {
     if (rest.length) this.departures.set(t.key, rest);
     else this.departures.delete(t.key);
     for (const d of fresh) this.hold(d, trigger.at);
+    if (fresh.length < before.length) for (const d of fresh) d.among = before.map((x) => x.pk);
     const pods = [...this.held.values()].filter((h) => h.rsKey === t.key).sort((a, b) => a.at - b.at);
     const entry = {
       at: status.at, source: status.source, statusReplicas: status.replicas, existed,
@@ -261,6 +276,24 @@ export class HeldDeletions {
     return at <= (this.decidedUntil.get(rsKey) ?? -Infinity);
   }
 
+  /** The ReplicaSet keys with held pods. */
+  heldKeys(): string[] {
+    return [...new Set([...this.held.values()].map((h) => h.rsKey))];
+  }
+
+  /**
+   * The controller's pod informer relisted, its LIST in its cache at `at` (reflector "Caches
+   * populated", `source`): the pods the LIST lacks are deleted from its cache (Reflector.list →
+   * store.Replace: DeletedFinalStateUnknown → deletePod), so held departures of `rsKey` are
+   * delivered then — all but the newest `keep`, which the controller's status still counts after
+   * the relist (a relist may miss a delete, kubernetes#115658; the caller reads the status).
+   */
+  releaseAtRelist(rsKey: string, keep: number, at: number, source: SourceRef, t: RsTrack): void {
+    const hs = [...this.held.values()].filter((h) => h.rsKey === rsKey).sort((a, b) => b.at - a.at);
+    const out = hs.slice(Math.max(0, keep));
+    if (out.length) this.release(out, at, source, 'the controller\'s pod informer relisted: its reflector\'s "Caches populated", from which its cache is the LIST\'s', t);
+  }
+
   /** A gap in the pods the input shows: what the controller's cache held across it cannot be pinned; held departures are delivered. */
   releaseAll(at: number, source: SourceRef, track: (key: string) => RsTrack): void {
     const byKey = new Map<string, Departure[]>();
@@ -282,13 +315,65 @@ export class HeldDeletions {
     this.held.clear();
   }
 
-  private hold(d: Departure, at: number): void {
+  private hold(d: Departure, at: number | undefined): void {
     // The model's cache gets the pod back as the controller still has it.
     this.controller.withholdPod(d.pk);
     this.controller.restorePod(d.active);
     const rec = this.controller.expectations.get(d.rsKey);
-    if (d.lowered !== undefined && rec?.timestamp === d.lowered) this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
+    if (at !== undefined && d.lowered !== undefined && rec?.timestamp === d.lowered) this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
     this.held.set(d.pk, d);
+  }
+
+  /**
+   * The controller's DELETE of `pk` answered 404 (`write`) although the input saw the pod deleted
+   * before it: the controller chose it from its cache (manageReplicas → getPodsToDelete lists the
+   * informer's pods), so its informer had not delivered that deletion — a ghost. kexp holds it
+   * from now on (its model's next rounds may choose it again, as upstream's did) until the
+   * evidence of a catch-up, as a held deletion the 404 pins (basis inferred). A pod kexp held in
+   * its place as the newest of candidates the status counted but did not name, among them this
+   * one, was the wrong guess: it leaves the model's cache without a handler run (the deletion the
+   * controller did observe was counted then, when the input cannot tell). The record of the
+   * round that chose it is not touched: the gate was open for that round (upstream then counts
+   * the 404 as DeletionObserved). Returns whether it held the pod.
+   */
+  /** Whether any departure is remembered (else no 404 can pin a ghost). */
+  remembersGone(): boolean {
+    return this.gone.size > 0;
+  }
+
+  /** The ReplicaSet a remembered deleted departure of `pk` left. */
+  rsKeyOfGone(pk: string): string | undefined {
+    const d = this.gone.get(pk);
+    return d?.deleted ? d.rsKey : undefined;
+  }
+
+  pinGhost(pk: string, write: { at: number; source: SourceRef }, t: RsTrack): boolean {
+    if (this.held.has(pk)) return false;
+    const d = this.gone.get(pk);
+    if (!d || !d.deleted || d.at >= write.at || d.rsKey !== t.key) return false;
+    const guesses = [...this.held.values()].filter((h) => h.rsKey === d.rsKey && h.among?.includes(pk));
+    const wrong = guesses.sort((a, b) => a.at - b.at)[0];
+    if (wrong) {
+      this.held.delete(wrong.pk);
+      this.controller.withholdPod(wrong.pk);
+      if (!wrong.deleted) this.controller.restorePod(wrong.latest);
+      for (const h of this.held.values()) if (h.among) h.among = h.among.filter((x) => x !== pk);
+    }
+    this.hold(d, undefined);
+    const replicas = t.lastStatus?.replicas;
+    t.heldDeletions.push({
+      at: write.at, source: write.source, statusReplicas: replicas ?? 0, existed: replicas !== undefined ? replicas - this.heldFor(t.key) : 0, unnamed: 0,
+      pods: [{ pod: pk, departedAt: d.at, source: d.source, deleted: true }],
+      trigger: { at: write.at, source: write.source, what: `the controller's DELETE of ${pk}, answered 404` },
+      notFound: wrong ? { replaced: wrong.pk } : {},
+    });
+    // In place of a wrong guess kexp's model held as many pods as the controller: its count (and
+    // so its gate) was right, only the pod's name was not. Otherwise it ran without the ghost.
+    if (!wrong) t.viewUnknown.push({
+      from: d.at, until: write.at, sources: [write.source, d.source],
+      reason: `the controller's DELETE of ${pk} at ${new Date(write.at).toISOString()} was answered 404: its cache still held the pod the input saw deleted at ${new Date(d.at).toISOString()}; kexp's model ran without it until then`,
+    });
+    return true;
   }
 
   /** The controller's informer delivered these departures: its handlers run on them now (deletePod / updatePod lower the record). */

@@ -37,6 +37,8 @@ export interface ReplayOptions {
   writesRecorded?: boolean;
   /** kube-controller-manager start-ups from its own log: each resets every expectation record. */
   controllerStarts?: Array<{ at: number; source: SourceRef }>;
+  /** The ends of the controller's pod-informer relists from its own log (reflector "Caches populated"): its view catches up there (view-alignment.ts). */
+  podInformerRelists?: Array<{ at: number; source: SourceRef }>;
   /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */

@@ -13,7 +13,9 @@
  *                                      the status write ending one, extends its sync
  *  3. silence     silence-bridge.ts    after a silence longer than the horizon, what would come
  *                                      due in it is dropped
- *  4. restarts    restart-detector.ts  the controller's logged start-ups due by `e`
+ *  4. restarts    restart-detector.ts  the controller's logged start-ups due by `e`; then
+ *     view        view-alignment.ts    ghosts its 404 DELETEs ahead pin, its logged pod-informer
+ *                                      relists due by `e` (held deletions delivered)
  *  5. due syncs   the model's runDue   every sync due before `e` (sync-recorder.ts records each,
  *                                      window-tracker.ts the expectation changes)
  *  6. restarts    restart-detector.ts  a new credential after a pause in the controller's writes
@@ -83,7 +85,8 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const silence = new SilenceBridge(controller, windows);
   const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts);
   const sightings = new PodSightings(owner.kind);
-  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined));
+  const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined), opts.podInformerRelists,
+    (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()));
   oracle.setHeldGone((pk) => view.heldGone(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
   const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);
@@ -102,6 +105,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     oracle.beforeSyncs(e);
     silence.bridge(e.at, e.source);
     restarts.logStartsBefore(e.at);
+    view.beforeSyncs(e.at);
     controller.runDue(e.at);
     windows.drain();
     restarts.noteCredential(e);

@@ -182,6 +182,8 @@ export interface RsTrack {
     among?: string[];
     /** The enqueue whose sync should have written a lower count (held-deletions.ts checkTrigger). */
     trigger?: { at: number; source: SourceRef; what: string };
+    /** Pinned by the controller's DELETE of the pod answered 404 (held-deletions.ts pinGhost), not by a status: `source` is that write; `replaced`: the pod kexp had held in its place. */
+    notFound?: { replaced?: string };
   }>;
   /** When held departures were delivered to the model, and the evidence of the catch-up. */
   heldReleased: Array<{ at: number; source: SourceRef; pods: string[]; via: string }>;

@@ -30,15 +30,16 @@
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../model/objects.js';
 import { isPodActive } from '../../model/pod-ranking.js';
-import type { ObservedEvent, TimelineEvent } from '../../timeline/event.js';
+import type { ObservedEvent, SourceRef, TimelineEvent } from '../../timeline/event.js';
 import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
 import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
+import { isRSControllerPodWrite } from './evidence-window.js';
 import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
-type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod' | 'isBusy'>;
+type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod' | 'isBusy' | 'runDue'>;
 
 /**
  * How long after the input shows a pod the controller's status write counting it may come: the
@@ -87,8 +88,104 @@ export class ViewAlignment {
      * more up to that time.
      */
     private readonly endOfInput: () => number | undefined = () => undefined,
+    /** The ends of the controller's pod-informer relists from its own log ("Caches populated"; controller-log.ts relists). */
+    podRelists: ReadonlyArray<{ at: number; source: SourceRef }> = [],
+    /** The look-ahead's pod DELETEs by the controller from `from` to `to` (a superset is fine: filtered here); default: a scan of `upcoming`. */
+    private readonly controllerDeletes: (from: number, to: number) => Iterable<TimelineEvent> = () => this.upcoming(),
   ) {
     this.departed = new HeldDeletions(controller);
+    this.podRelists = [...podRelists].sort((a, b) => a.at - b.at);
+  }
+
+  /** Pod-informer relist ends not yet applied, in time order. */
+  private readonly podRelists: Array<{ at: number; source: SourceRef }>;
+
+  /**
+   * Called with every event before the syncs due ahead of it run: the 404 DELETEs that pin
+   * ghosts (`pinGhostDeletes`), then the controller's pod-informer relists that ended by `at`: the syncs due before a relist's end run first, then the pods it
+   * held back for each ReplicaSet are delivered at the relist's end (held-deletions.ts
+   * releaseAtRelist) — but for as many as the controller's status still counts after it: the
+   * status standing LATE_STATUS_MS after the relist's enqueue (Replace → deletePod enqueues the
+   * ReplicaSet; each status write within that time may end a sync already running, so the time
+   * runs again from it, as in `checkTrigger`), above the active pods the input shows then, shows
+   * the relist missed that many deletes (kubernetes#115658). Where the look-ahead does not reach
+   * that time, or the key's sync is still running then, the relist alone decides: delivered.
+   */
+  beforeSyncs(at: number): void {
+    this.pinGhostDeletes(at);
+    while (this.podRelists.length && this.podRelists[0]!.at <= at) {
+      const r = this.podRelists.shift()!;
+      const keys = this.departed.heldKeys();
+      if (!keys.length) continue;
+      this.controller.runDue(r.at);
+      this.windows.drain();
+      for (const key of keys) this.departed.releaseAtRelist(key, this.countedAfterRelist(key, r.at), r.at, r.source, this.tracks.of(key));
+      this.windows.drain();
+    }
+  }
+
+  /**
+   * The controller's pod DELETEs answered 404 the look-ahead shows received by FIRST_CALL_MS past
+   * `at` (before the syncs that make them run): each of a pod the input saw deleted before it is
+   * a ghost of its cache (held-deletions.ts pinGhost) — held from now on, so the sync that chose
+   * it chooses it in kexp's model too. Audit logs only (a watch shows no 404).
+   */
+  private pinGhostDeletes(at: number): void {
+    if (!this.departed.remembersGone()) return;
+    const bound = at + FIRST_CALL_MS;
+    let held = false;
+    for (const x of this.controllerDeletes(at, bound)) {
+      if (x.at > bound) continue;
+      if (!isRSControllerPodWrite(x, 'delete', this.owner.component) || x.status.code !== 404 || !x.name || this.ghostsPinned.has(x)) continue;
+      this.ghostsPinned.add(x);
+      const pk = `${x.namespace ?? ''}/${x.name}`;
+      const ref = this.departed.rsKeyOfGone(pk);
+      if (ref && this.departed.pinGhost(pk, { at: x.receivedAt ?? x.at, source: x.source }, this.tracks.of(ref))) held = true;
+    }
+    if (held) this.windows.drain();
+  }
+
+  /** The 404 DELETEs already read by `pinGhostDeletes`. */
+  private readonly ghostsPinned = new WeakSet<TimelineEvent>();
+
+  /** How many of `rsKey`'s held pods its status still counts after the relist ending at `at` (0 when the input does not tell). */
+  private countedAfterRelist(rsKey: string, at: number): number {
+    const rs = this.controller.owners.get(rsKey);
+    const t = this.tracks.of(rsKey);
+    if (!rs || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.replicas === undefined) return 0;
+    const { uid, namespace: ns, name } = rs.metadata;
+    let status = { replicas: t.lastStatus.replicas, signature: t.lastStatus.signature };
+    let end = at + LATE_STATUS_MS;
+    let covered = false;
+    const added = new Set<string>();
+    for (const x of this.upcoming()) {
+      if (x.at > end) {
+        covered = true;
+        break;
+      }
+      if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
+      if (x.kind === this.owner.kind && x.object.metadata?.name === name) {
+        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid) return 0;
+        const sig = statusSignature(x.object as ReplicaSet);
+        const n = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
+        if (sig !== status.signature && typeof n === 'number') {
+          status = { replicas: n, signature: sig };
+          end = x.at + LATE_STATUS_MS;
+        }
+      } else if (x.kind === 'Pod') {
+        const pk = objectKey(x.object.metadata);
+        const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
+        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid;
+        if (!wasMine && x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid) added.add(pk);
+      }
+    }
+    if (!covered && (this.endOfInput() ?? -Infinity) < end) return 0;
+    if (this.controller.isBusy(rsKey, end)) return 0;
+    // Active pods the input shows (held ones not counted), those withheld, and those it adds by then.
+    let active = added.size;
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
+    for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
+    return Math.max(0, status.replicas - active);
   }
 
   /**

@@ -262,10 +262,31 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
   reads: 'the controller\'s status writes that counted more active pods than the input had, and when kexp delivered the departures it held',
   fires: 'once per ReplicaSet with such a write (a warning when the record it kept unfulfilled expired, or at the end still held)',
   find({ t }) {
-    const first = t.heldDeletions[0];
+    // The 404s that pinned a ghost (held-deletions.ts pinGhost) are said apart from the status writes.
+    const pins = t.heldDeletions.filter((h) => h.notFound);
+    const byStatus = t.heldDeletions.filter((h) => !h.notFound);
+    const pinned = pins.length
+      ? ' ' + pins.map((h) => `The controller's DELETE of ${h.pods[0]!.pod} at ${iso(h.at)} was answered 404: its cache still held that pod, gone in the input since ${iso(h.pods[0]!.departedAt)}${h.notFound!.replaced ? ` (kexp had held ${h.notFound!.replaced} in its place)` : ''}; kexp holds it from then on.`).join(' ')
+      : '';
+    const first = byStatus[0] ?? pins[0];
     if (!first) return undefined;
-    const last = t.heldDeletions[t.heldDeletions.length - 1]!;
-    const named = [...new Set(t.heldDeletions.flatMap((h) => h.pods.map((p) => p.pod)))];
+    if (!byStatus.length) {
+      const release = t.heldReleased.find((r) => r.at >= first.at);
+      return {
+        id: 'held-deletion',
+        severity: release ? 'info' : 'warning',
+        title: `The controller's DELETE of ${first.pods[0]!.pod} at ${iso(first.at)} was answered 404: it had not observed the deletion of that pod`,
+        basis: 'inferred',
+        at: iso(first.at),
+        explanation:
+          `manageReplicas chooses the pods it deletes from its informer cache (getPodsToDelete); a DELETE answered 404 of a pod the input saw deleted earlier shows the cache still held it, its deletion not yet delivered to the controller.${pinned} ` +
+          (release ? `Kexp delivered the deletion at ${iso(release.at)} (${release.via}).` : 'Nothing later shows the controller\'s cache without it.'),
+        nextStep: `Check kube-controller-manager's pod watch around ${iso(first.pods[0]!.departedAt)} (reflector "watch closed" / relist lines, the apiserver's load); a restart of kube-controller-manager, or its next relist, clears the stale pod.`,
+        evidence: refs([...pins.slice(0, 5).map((h) => h.source), ...first.pods.map((p) => p.source), release?.source]),
+      };
+    }
+    const last = byStatus[byStatus.length - 1]!;
+    const named = [...new Set(byStatus.flatMap((h) => h.pods.map((p) => p.pod)))];
     const among = first.among;
     const release = t.heldReleased.find((r) => r.at >= first.at);
     const held = first.statusReplicas - first.existed;
@@ -291,13 +312,13 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
           : `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache (calculateStatus); pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
             `yet this write counted ${plural(held, 'more pod')} than the input had: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. `) +
         `Until it observes ${held === 1 ? 'that deletion' : 'those deletions'} its delete expectation stays unlowered and its syncs are gated (deletePod's DeletionObserved never ran); kexp held ${held === 1 ? 'it' : 'them'} in its model likewise` +
-        (t.heldDeletions.length > 1 ? `; ${t.heldDeletions.length} status writes up to ${iso(last.at)} show it` : '') + '. ' +
+        (byStatus.length > 1 ? `; ${byStatus.length} status writes up to ${iso(last.at)} show it` : '') + '.' + pinned + ' ' +
         (release
           ? `Kexp delivered the deletion at ${iso(release.at)} (${release.via}). `
           : 'No later status write counts right: to the end of the input the controller\'s cache holds the pod — a lagging informer, or a deletion event it never received. ') +
         (expired ? `The record only ended by the 5-minute expiry (${iso(win!.end!)}): a leak that only the timeout freed; a later DELETE of the pod is answered 404 (its cache still holds it).` : ''),
       nextStep: `Check kube-controller-manager's pod watch around ${iso(lostAt)} (reflector "watch closed" / relist lines, the apiserver's load); a restart of kube-controller-manager, or its next relist, clears the stale pod.`,
-      evidence: refs([...t.heldDeletions.slice(0, 5).map((h) => h.source), first.trigger?.source, ...first.pods.map((p) => p.source), release?.source]),
+      evidence: refs([...byStatus.slice(0, 5).map((h) => h.source), first.trigger?.source, ...first.pods.map((p) => p.source), ...pins.slice(0, 5).map((h) => h.source), release?.source]),
     };
   },
 };

@@ -699,3 +699,74 @@ export function otherControllerKey(msg: string, kv: () => KV): OtherControllerLi
   }
   return out;
 }
+
+// ---------------------------------------------------------------------------------------------
+// reflector lines (client-go tools/cache/reflector.go): the informers' own account of their lists
+
+/** The informers whose relists matter to the ReplicaSet and ReplicationController controllers. */
+export type RelistInformer = 'Pod' | 'ReplicaSet' | 'ReplicationController';
+
+/**
+ * One reflector line of an informer kexp reads:
+ * - `watch-closed`: the watch ended with "too old resource version" (410 Expired):
+ *   DefaultWatchErrorHandler / the watch loop's isExpiredError branch, V(4) (1.37.2
+ *   `"Watch closed" … err=`; 1.21 `<name>: watch of *v1.Pod closed with: <err>`);
+ * - `watch-ended`: the watch ended with another error, V(0) (1.37.2 `"Warning: watch ended with
+ *   error" … err=`; 1.21 klog.Warningf `<name>: watch of *v1.Pod ended with: <err>`);
+ * - `listing`: ListAndWatch starts with a LIST, V(3) (`"Listing and watching" type=…`; 1.21
+ *   `Listing and watching *v1.Pod from <name>`);
+ * - `populated`: the LIST was stored (Replace) and the watch starts, V(2) (`"Caches populated"`,
+ *   1.37.2 only; 1.21 prints no end of the list).
+ * Either error ends ListAndWatch; the reflector's loop lists again (Reflector.RunWithContext).
+ */
+export interface ReflectorLine {
+  phase: 'watch-closed' | 'watch-ended' | 'listing' | 'populated';
+  informer: RelistInformer;
+  /** The error the watch ended with, as logged. */
+  err?: string;
+}
+
+const REFLECTOR_STRUCTURED: Record<string, ReflectorLine['phase']> = {
+  'Watch closed': 'watch-closed',
+  'Warning: watch ended with error': 'watch-ended',
+  'Listing and watching': 'listing',
+  'Caches populated': 'populated',
+};
+
+/** `*v1.Pod` (or `/v1, Kind=Pod` of a dynamic informer) → the informer, for the kinds kexp reads. */
+function relistInformer(t: unknown): RelistInformer | undefined {
+  if (typeof t !== 'string') return undefined;
+  const m = /^\*v1\.(Pod|ReplicaSet|ReplicationController)$/.exec(t.trim());
+  return m ? (m[1] as RelistInformer) : undefined;
+}
+
+const REFLECTOR_PRINTF: Array<[RegExp, ReflectorLine['phase']]> = [
+  [/^\S+: watch of (\S+) closed with: ([\s\S]*)$/, 'watch-closed'],
+  [/^\S+: watch of (\S+) ended with: ([\s\S]*)$/, 'watch-ended'],
+  [/^Listing and watching (\S+) from \S+$/, 'listing'],
+];
+
+/**
+ * Classifies a reflector line of the Pod, ReplicaSet or ReplicationController informer (undefined
+ * for any other line or informer). `structured`: the message is quoted and followed by key/values.
+ */
+export function classifyReflectorLine(msg: string, structured: boolean, kv: () => KV): ReflectorLine | undefined {
+  if (structured) {
+    const phase = REFLECTOR_STRUCTURED[msg];
+    if (!phase) return undefined;
+    const v = kv();
+    const informer = relistInformer(v.type);
+    if (!informer) return undefined;
+    if (phase === 'watch-closed' || phase === 'watch-ended') return { phase, informer, ...(typeof v.err === 'string' ? { err: v.err } : {}) };
+    return { phase, informer };
+  }
+  if (!msg.includes('watch of ') && !msg.startsWith('Listing and watching ')) return undefined;
+  for (const [re, phase] of REFLECTOR_PRINTF) {
+    const m = re.exec(msg);
+    if (!m) continue;
+    const informer = relistInformer(m[1]);
+    if (!informer) return undefined;
+    return m[2] !== undefined ? { phase, informer, err: m[2].trim() } : { phase, informer };
+  }
+  return undefined;
+}

@@ -47,6 +47,7 @@ import { type ClockOptions, RecordClock, type TzBasis, type YearBasis } from './
 import { LOG_LINE_ENVELOPES, type LogEnvelopeName, unwrapLogLine } from '../envelope/registry.js';
 import { KLOG_HEADER_RE } from './klog-text.js';
 import { provesV4 } from './verbosity.js';
+import { type InformerRelist, InformerRelists } from './informer-relists.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 import type { ParsedKcmLine } from './parse-line.js';
@@ -133,6 +134,8 @@ export interface KcmLogStats {
   v4LinesOfOthers?: number;
   /** The release the process says it runs, from its first start-up line (startupVersion), and that line. */
   version?: { version: string; line: number };
+  /** The Pod / ReplicaSet / ReplicationController informers' relists from their reflector lines (informer-relists.ts). */
+  informerRelists: InformerRelist[];
 }
 
 export interface KcmOpenedSource extends OpenedSource {
@@ -210,6 +213,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
     outOfOrder: 0,
     duplicates: 0,
     problems: 0,
+    informerRelists: [],
   };
   let first: number | undefined;
   let last: number | undefined;
@@ -224,6 +228,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       // Pass 2: resolve and emit.
       const clock = new RecordClock(clockOpts);
       const resolver = new Resolver(facts, file);
+      const relists = new InformerRelists();
       const buffer = new Reorder(REORDER_MS);
       const dedup = new Dedup(REORDER_MS);
       let newest = -Infinity;
@@ -291,6 +296,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         switch (res.status) {
           case 'uncatalogued':
             stats.uncatalogued++;
+            if (rec.reflector) relists.see(rec.reflector, rec.at, { file, line: r.line });
             if (stats.version === undefined) {
               const v = startupVersion(rec, r.text);
               if (v) stats.version = { version: v, line: r.line };
@@ -333,6 +339,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         yield e;
       }
       stats.late = buffer.late;
+      stats.informerRelists = relists.relists();
       if (clock.tzOffsetMinutes !== undefined) stats.tzOffsetMinutes = clock.tzOffsetMinutes;
       if (clock.tzBasis) stats.tzBasis = clock.tzBasis;
       if (clock.yearBasis) stats.yearBasis = clock.yearBasis;

@@ -24,7 +24,9 @@ import {
   type ControllerFamily,
   type FamilyBasis,
   type OtherControllerLine,
+  type ReflectorLine,
   classifyMessage,
+  classifyReflectorLine,
   fileFamily,
   kindFamily,
   loggerFamily,
@@ -67,6 +69,8 @@ export interface ParsedKcmLine extends Partial<Classified> {
   familyBasis: FamilyBasis;
   /** Key (and sync duration) named by an uncatalogued line of another controller ("Finished syncing daemon set" …). */
   otherKey?: OtherControllerLine;
+  /** A reflector line of the Pod / ReplicaSet / ReplicationController informer (catalogue.ts classifyReflectorLine). */
+  reflector?: ReflectorLine;
 }
 
 /** Latest epoch ms a log record may carry (9999-12-31T23:59:59.999Z). */
@@ -229,6 +233,10 @@ function finish(
   else {
     const ok = otherControllerKey(rec.msg, kv);
     if (ok) rec.otherKey = ok;
+    else {
+      const rl = classifyReflectorLine(rec.msg, rec.structured, kv) ?? (alsoPrintf && rec.structured ? classifyReflectorLine(rec.msg, false, kv) : undefined);
+      if (rl) rec.reflector = rl;
+    }
   }
   decideFamily(rec, rec.kind !== undefined ? kv : undefined);
   return rec;

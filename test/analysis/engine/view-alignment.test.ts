@@ -183,3 +183,43 @@ test('ViewAlignment: a late count it need not reflect — short of the pods show
   o.status(T0 + 8030, rs, 2);
   assert.deepEqual(o.tracks.of(KEY).viewUnknown, [], 'orphans adopted: the count rose with their adoption, not their ADDs');
 });
+
+test('ViewAlignment: the controller\'s DELETE answered 404 of a pod the input saw deleted pins a ghost — held in the model from before the sync that chose it, with the 404 write as evidence', () => {
+  const upcoming: TimelineEvent[] = [];
+  const s = setup(upcoming);
+  const { rs, pods } = threePods(s);
+  s.status(T0 + 600, rs, 3);
+  const t = s.tracks.of(KEY);
+  // The input deletes web-a; the controller's status never says otherwise (no status write follows).
+  assert.equal(s.deliver(T0 + 1000, 'DELETED', pods[0]!), true);
+  assert.equal(s.controller.pods.get('shop/web-a'), undefined);
+  // Minutes later the look-ahead shows the controller's DELETE of web-a answered 404 (and a 200 of web-b, not a ghost).
+  const notFound = podWrite(T0 + 300_500, 'delete', pods[0]!, 404);
+  const ok = podWrite(T0 + 300_510, 'delete', pods[1]!, 200);
+  upcoming.push(notFound, ok);
+  s.view.beforeSyncs(T0 + 300_000);
+  assert.equal(s.view.heldGone('shop/web-a'), true, 'its cache still held it');
+  assert.equal(s.controller.pods.get('shop/web-a')?.metadata.name, 'web-a', 'back in the model\'s cache as last active');
+  assert.equal(s.view.heldGone('shop/web-b'), false);
+  assert.equal(t.heldDeletions.length, 1);
+  const h = t.heldDeletions[0]!;
+  assert.deepEqual([h.at - T0, h.source, h.pods.map((p) => [p.pod, p.departedAt - T0]), h.notFound], [300_500, notFound.source, [['shop/web-a', 1000]], {}]);
+  assert.deepEqual(t.viewUnknown.filter((u) => /answered 404/.test(u.reason)).map((u) => [u.from - T0, u.until! - T0]), [[1000, 300_500]]);
+  // Read once: the same write does not pin it again.
+  s.view.beforeSyncs(T0 + 300_100);
+  assert.equal(t.heldDeletions.length, 1);
+  // A status write counting the pods the input has settles it (delivered).
+  s.status(T0 + 301_000, rs, 2);
+  assert.equal(s.view.heldGone('shop/web-a'), false);
+  assert.equal(t.heldReleased.at(-1)?.pods[0], 'shop/web-a');
+});
+
+test('ViewAlignment: a 404 of a pod the input never saw deleted before it, or of a pod never this ReplicaSet\'s, pins nothing', () => {
+  const upcoming: TimelineEvent[] = [];
+  const s = setup(upcoming);
+  const { pods } = threePods(s);
+  upcoming.push(podWrite(T0 + 2000, 'delete', pods[2]!, 404));
+  s.view.beforeSyncs(T0 + 1500);
+  assert.equal(s.view.heldGone('shop/web-c'), false);
+  assert.equal(s.tracks.of(KEY).heldDeletions.length, 0);
+});
