@@ -170,7 +170,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
     writeEvidence: 'audit',
-    ...(controllerLog ? { controllerStarts: controllerLog.starts } : {}),
+    ...(controllerLog ? { controllerStarts: controllerLog.starts, leaseLines: controllerLog.leaseLines } : {}),
     ...(writesRecorded !== undefined ? { writesRecorded } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {
