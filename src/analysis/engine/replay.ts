@@ -39,7 +39,7 @@ import { REPLICA_SET_OWNER, type EngineController } from './engine-controller.js
 import { EventFeed } from './event-feed.js';
 import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
-import { leadershipGaps } from './leadership.js';
+import { leadershipGaps, leaseGaps, mergeGaps } from './leadership.js';
 import { PodSightings } from './pod-sightings.js';
 import { Provenance } from './provenance.js';
 import type { ReplayOptions } from './replay-options.js';
@@ -83,7 +83,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const series = new CountSeries(opts.maxSeriesPoints ?? 5000);
   const syncs = new SyncRecorder(tracks, controller, windows, provenance, oracle, series);
   const silence = new SilenceBridge(controller, windows);
-  const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts, leadershipGaps(opts.leaseLines ?? [], opts.controllerStarts ?? []));
+  const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts, mergeGaps(leaseGaps(opts.leaseWrites ?? [], opts.controllerStarts ?? []), leadershipGaps(opts.leaseLines ?? [], opts.controllerStarts ?? [])));
   const sightings = new PodSightings(owner.kind);
   const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined));
   oracle.setHeldGone((pk) => view.heldGone(pk));

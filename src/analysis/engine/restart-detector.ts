@@ -44,6 +44,8 @@ export class RestartDetector {
   private readonly starts: Array<{ at: number; source: SourceRef }>;
   /** Stretches with no leader not yet over, in time order, with the syncs dropped in each so far. */
   private readonly gaps: Array<NoLeaderGap & { entered: boolean; idleSyncs: number; idleKeys: Map<string, number> }>;
+  /** Where the model resumed after a stretch with no leader (the new leader's starts). */
+  private readonly resumes: number[] = [];
   /** The gap whose end the next restart belongs to. */
   private ending: (NoLeaderGap & { idleSyncs: number; idleKeys: Map<string, number> }) | undefined;
 
@@ -58,7 +60,7 @@ export class RestartDetector {
     noLeader: readonly NoLeaderGap[] = [],
   ) {
     this.starts = [...controllerStarts].sort((a, b) => a.at - b.at);
-    this.gaps = [...noLeader].sort((a, b) => a.from - b.from).map((g) => ({ ...g, entered: false, idleSyncs: 0, idleKeys: new Map<string, number>() }));
+    this.gaps = [...noLeader].sort((a, b) => (a.idleFrom ?? a.from) - (b.idleFrom ?? b.from)).map((g) => ({ ...g, entered: false, idleSyncs: 0, idleKeys: new Map<string, number>() }));
   }
 
   /**
@@ -67,10 +69,10 @@ export class RestartDetector {
    * logged start at its resume restarts the model there.
    */
   private idleBefore(at: number, loggedStart?: number): void {
-    while (this.gaps.length && this.gaps[0]!.from <= at) {
+    while (this.gaps.length && (this.gaps[0]!.idleFrom ?? this.gaps[0]!.from) <= at) {
       const g = this.gaps[0]!;
       if (!g.entered) {
-        this.controller.runDue(g.from);
+        this.controller.runDue(g.idleFrom ?? g.from);
         this.windows.drain();
         g.entered = true;
       }
@@ -84,6 +86,7 @@ export class RestartDetector {
       if (at < resume) return;
       this.gaps.shift();
       this.ending = g;
+      this.resumes.push(resume);
       if (loggedStart !== resume && !this.starts.some((s) => s.at === resume)) {
         this.restartAt(resume, { at: resume, pauseMs: 0, source: g.evidence[g.evidence.length - 1]!, via: 'log' });
         for (const key of this.controller.owners.keys()) this.controller.queue.add(key, resume);
@@ -100,6 +103,8 @@ export class RestartDetector {
     // A token rotation keeps working through; a restart pauses. A round the controller left
     // unfinished before the pause says the same even when the pause was short.
     if (!c || (c.pauseMs < RESTART_PAUSE_MS && !(c.pauseMs >= CUT_ROUND_RESTART_PAUSE_MS && this.tracksCut(c)))) return;
+    // The new leader's start the Lease or the log already showed is this new credential's process.
+    if (this.resumes.some((t) => t >= c.at - c.pauseMs && t <= c.at)) return;
     this.restartAt(e.at, { at: c.at, pauseMs: c.pauseMs, source: c.source, via: 'credential' });
   }
 
@@ -128,7 +133,7 @@ export class RestartDetector {
     const g = this.ending && (this.ending.resumeAt === at) ? this.ending : undefined;
     this.ending = undefined;
     const r: RestartTrack = { ...c, dropped };
-    if (g) r.noLeader = { from: g.from, ...(g.acquiredAt !== undefined ? { acquiredAt: g.acquiredAt } : {}), resumeAt: at, cause: g.cause, basis: g.basis, evidence: g.evidence, idleSyncs: Object.fromEntries(g.idleKeys) };
+    if (g) r.noLeader = { from: g.from, ...(g.idleFrom !== undefined ? { idleFrom: g.idleFrom } : {}), ...(g.acquiredAt !== undefined ? { acquiredAt: g.acquiredAt } : {}), resumeAt: at, cause: g.cause, basis: g.basis, evidence: g.evidence, idleSyncs: Object.fromEntries(g.idleKeys) };
     if (c.via === 'log' && dropped.length === 0 && !this.tracksCut(c) && !g?.idleSyncs) return;
     this.restarts.push(r);
     this.controller.expectations.reset(at);

@@ -18,6 +18,7 @@ import type { SourceRef } from '../../timeline/event.js';
 import type { Basis } from '../report-types.js';
 import type { ViewBehind } from './controller-view.js';
 import type { RoundEvidence } from './create-evidence.js';
+import type { NoLeaderCause } from './leadership.js';
 import type { ControllerWrite, DivergenceKind, OtherActorWrite } from './write-ledger.js';
 
 export interface WindowTrack {
@@ -81,7 +82,7 @@ export interface RestartTrack {
    * the previous leader stopped, from when, when the new one acquired the Lease, and how many of
    * the model's due syncs no process ran, per ReplicaSet key.
    */
-  noLeader?: { from: number; acquiredAt?: number; resumeAt: number; cause: 'lease-lost' | 'new-process'; basis: 'observed' | 'inferred'; evidence: SourceRef[]; idleSyncs: Record<string, number> };
+  noLeader?: { from: number; idleFrom?: number; acquiredAt?: number; resumeAt: number; cause: NoLeaderCause; basis: 'observed' | 'inferred'; evidence: SourceRef[]; idleSyncs: Record<string, number> };
 }
 
 /** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */

@@ -215,10 +215,12 @@ export const noLeader: FindingRule<ReplayedTrack, RestartTrack> = {
     const idle = g.idleSyncs[t.key] ?? 0;
     const led = g.acquiredAt !== undefined ? `until the new process acquired the Lease at ${iso(g.acquiredAt)}` : 'until the end of the log';
     const span = g.acquiredAt !== undefined ? fmtDuration(g.acquiredAt - g.from) : 'an unknown time';
-    const why =
-      g.cause === 'lease-lost'
-        ? `At ${iso(g.from)} kube-controller-manager logged that it lost its Lease (it could not renew it in time, e.g. its client to the apiserver stalled) and stopped leading; `
-        : `At ${iso(g.from)} a new kube-controller-manager process logged "Attempting to acquire leader lease": the previous leader had stopped (when exactly is not in the log; in 1.37 a graceful stop does not release the Lease, so the new process waits for it to expire); `;
+    const why = {
+      'lease-lost': `At ${iso(g.from)} kube-controller-manager logged that it lost its Lease (it could not renew it in time, e.g. its client to the apiserver stalled) and stopped leading; `,
+      'new-process': `At ${iso(g.from)} a new kube-controller-manager process logged "Attempting to acquire leader lease": the previous leader had stopped (when exactly is not in the log; in 1.37 a graceful stop does not release the Lease, so the new process waits for it to expire); `,
+      'lease-expired': `The Lease's holder stopped renewing it (a stop or crash of its process, or a client that could not reach the apiserver) and the Lease ran out at ${iso(g.from)} (its last renewTime + leaseDurationSeconds; in 1.37 a graceful stop does not release it); `,
+      'lease-released': `At ${iso(g.from)} the Lease's holder released it (holderIdentity emptied); `,
+    }[g.cause];
     return {
       id: 'no-leader',
       severity: 'info',
@@ -228,10 +230,14 @@ export const noLeader: FindingRule<ReplayedTrack, RestartTrack> = {
       explanation:
         why +
         `nobody led ${led}, and the ReplicaSet controller started again at ${iso(g.resumeAt)}. ` +
+        (g.idleFrom !== undefined ? `The old holder renewed its Lease at a steady interval and missed its next renewal at ${iso(g.idleFrom)}: it had stopped syncing there (inferred), and kexp runs no sync from then. ` : '') +
         `No sync, gated or not, ran in between; the new process started with no expectations and synced every ReplicaSet afresh.`,
-      nextStep: g.cause === 'lease-lost'
-        ? 'Check the kube-controller-manager\'s connection to the apiserver at that time (its "Failed to renew lease" line, the apiserver\'s latency) and --leader-elect-renew-deadline.'
-        : 'Check why kube-controller-manager stopped (the pod\'s restartCount and previous log); the gap lasts --leader-elect-lease-duration after its last renewal.',
+      nextStep: {
+        'lease-lost': 'Check the kube-controller-manager\'s connection to the apiserver at that time (its "Failed to renew lease" line, the apiserver\'s latency) and --leader-elect-renew-deadline.',
+        'lease-expired': 'Check why the holder stopped renewing (its pod\'s restartCount and previous log, its connection to the apiserver); the gap lasts --leader-elect-lease-duration after its last renewal.',
+        'new-process': 'Check why kube-controller-manager stopped (the pod\'s restartCount and previous log); the gap lasts --leader-elect-lease-duration after its last renewal.',
+        'lease-released': 'Check why kube-controller-manager stopped (the pod\'s restartCount and previous log).',
+      }[g.cause],
       evidence: refs(g.evidence),
     };
   },

@@ -94,3 +94,38 @@ test('RestartDetector: a gap without a logged start restarts the model at the ac
   assert.equal(tracks.of('shop/api').restarts.length, 1);
   assert.equal(queue.dueAt('shop/api'), ACQUIRED, 'synced at the new leader\'s start, not in the gap');
 });
+
+import { leaseGaps, mergeGaps, type LeaseObservation } from '../../../src/analysis/engine/leadership.js';
+
+const w = (at: number, holder: string, o: Partial<LeaseObservation> = {}, line = at): LeaseObservation => ({ at, holder, leaseDurationSeconds: 8, renewTime: at, source: { file: 'audit.jsonl', line }, ...o });
+
+test('leaseGaps: a takeover after the Lease ran out: nobody led from the last renewTime + leaseDurationSeconds to the acquireTime (observed); the model idles from the missed renewal', () => {
+  const writes = [w(T0, 'a', {}, 1), w(T0 + 2_000, 'a', {}, 2), w(T0 + 10_600, 'b', { acquireTime: T0 + 10_500 }, 3)];
+  assert.deepEqual(leaseGaps(writes, [{ at: T0 + 10_700, source: at(7) }]), [
+    { from: T0 + 10_000, idleFrom: T0 + 4_000, acquiredAt: T0 + 10_500, resumeAt: T0 + 10_700, cause: 'lease-expired', basis: 'observed', evidence: [{ file: 'audit.jsonl', line: 2 }, { file: 'audit.jsonl', line: 3 }, at(7)] },
+  ]);
+  // Acquired after the expiry: a gap; a single renewal shows no cadence (the model idles from the expiry).
+  const late = [w(T0, 'a', {}, 1), w(T0 + 12_000, 'b', { acquireTime: T0 + 11_000 }, 2)];
+  assert.deepEqual(leaseGaps(late, []), [
+    { from: T0 + 8_000, acquiredAt: T0 + 11_000, resumeAt: T0 + 11_000, cause: 'lease-expired', basis: 'observed', evidence: [{ file: 'audit.jsonl', line: 1 }, { file: 'audit.jsonl', line: 2 }] },
+  ]);
+  // Renewals by one holder, and a takeover before the expiry, leave no gap.
+  assert.deepEqual(leaseGaps([w(T0, 'a'), w(T0 + 2_000, 'a'), w(T0 + 4_000, 'b', { acquireTime: T0 + 4_000 })], []), []);
+});
+
+test('leaseGaps: a released Lease (holderIdentity emptied) is the observed start of the gap', () => {
+  const writes = [w(T0, 'a', {}, 1), w(T0 + 1_000, '', { renewTime: T0 + 1_000, leaseDurationSeconds: 1 }, 2), w(T0 + 3_000, 'b', { acquireTime: T0 + 3_000 }, 3)];
+  assert.deepEqual(leaseGaps(writes, []), [
+    { from: T0 + 1_000, acquiredAt: T0 + 3_000, resumeAt: T0 + 3_000, cause: 'lease-released', basis: 'observed', evidence: [{ file: 'audit.jsonl', line: 2 }, { file: 'audit.jsonl', line: 3 }] },
+  ]);
+});
+
+test('mergeGaps: the Lease\'s stretch wins over the log\'s account of the same one; others are kept', () => {
+  const lease = leaseGaps([w(T0, 'a', {}, 1), w(T0 + 12_000, 'b', { acquireTime: T0 + 11_000 }, 2)], []);
+  const log = leadershipGaps([
+    { at: T0 + 500, kind: 'lease-attempt', source: at(1) },
+    { at: T0 + 11_000, kind: 'lease-acquired', source: at(2) },
+    { at: T0 + 60_000, kind: 'lease-lost', source: at(3) },
+  ], []);
+  assert.deepEqual(mergeGaps(lease, log).map((g) => [g.from - T0, g.cause, g.basis]), [[8_000, 'lease-expired', 'observed'], [60_000, 'lease-lost', 'observed']]);
+});
