@@ -32,6 +32,7 @@ import { findingsFor } from './findings/catalogue.js';
 import type { InformerLag } from './findings/controller-log-rules.js';
 import { scoreReplicaSet, type FidelityScore } from './fidelity.js';
 import type { ReplayResult } from './engine/replay-result.js';
+import type { LeaseLine } from './engine/leadership.js';
 import { inputSummary, timeBasisLine } from './report/coverage.js';
 import { isLeakWindow } from './report/gated-windows.js';
 import { fuseWindows, logVerdict, type LogSpan, type MatchedWindow, type WindowFusion } from './report/log-windows.js';
@@ -47,6 +48,8 @@ export interface ControllerLogInput {
   podAdded: Map<string, { at: number; source: SourceRef }>;
   /** "Starting replicaset controller": a new process (a restart or a leader change) starts with no expectations. */
   starts: Array<{ at: number; source: SourceRef }>;
+  /** Leader-election lines of the kube-controller-manager's own Lease (analysis/engine/leadership.ts). */
+  leaseLines?: LeaseLine[];
   /** The log's files as inputs of the report (absent: the report lists none of them). */
   coverage?: FileCoverage[];
   /** One line per log saying where the year of its klog lines came from (the report's time bases). */

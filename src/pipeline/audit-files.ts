@@ -9,6 +9,7 @@
  * walk-backs are `observed`; the gating itself stays `inferred` (no audit record shows it).
  */
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
+import type { LeaseWrite } from '../sources/audit/lease.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
@@ -87,6 +88,23 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
   return { recorded: false, firstAt };
 }
 
+/**
+ * The kube-controller-manager Lease's writes (sources/audit/lease.ts): who led when. A pass of its
+ * own over the files (its byte prefilter decodes only lines naming leases), as the engine must
+ * know a stretch with no leader when it begins, and the new holder's write comes only at its end;
+ * stdin cannot be read twice, so there the Lease is not read.
+ */
+async function leaseWrites(files: string[], signal?: AbortSignal): Promise<LeaseWrite[]> {
+  const quiet = { problem: () => undefined, warn: () => undefined };
+  const out: LeaseWrite[] = [];
+  for (const f of files) {
+    if (f === '-' || signal?.aborted) continue;
+    const src = await openAuditSource(f, { diagnostics: quiet, leaseWrites: (w) => out.push(w) });
+    for await (const _ of src.events) if (signal?.aborted) break;
+  }
+  return out;
+}
+
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
   const problems = diagnostics.problems;
@@ -106,6 +124,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   let uaVersion: string | undefined;
   const pre = await prescan(files, o.signal);
+  const lease = await leaseWrites(files, o.signal);
   const writesRecorded = pre.recorded;
   // klog lines carry no year: take it from the audit log's first record.
   const controllerLog = kcmLogs.length
@@ -170,7 +189,8 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     matchWindowMs: o.matchWindowMs ?? 60_000,
     eventsWatched: true,
     writeEvidence: 'audit',
-    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog) } : {}),
+    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog), leaseLines: controllerLog.leaseLines } : {}),
+    ...(lease.length ? { leaseWrites: lease } : {}),
     ...(writesRecorded !== undefined ? { writesRecorded } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageStart: () => {

@@ -168,9 +168,10 @@ export function controllerLogInput(files: string[], events: ControllerLogEvent[]
   }
   const sorted = [...events].sort(order);
   const starts = sorted.filter((e) => e.logKind === 'controller-started').map((e) => ({ at: e.at, source: e.source }));
+  const leaseLines = sorted.flatMap((e) => (e.logKind === 'lease-attempt' || e.logKind === 'lease-acquired' || e.logKind === 'lease-lost' ? [{ at: e.at, kind: e.logKind, source: e.source }] : []));
   // Whether the log shows the gate's decisions (-v=4): below it the windows stay kexp's.
   const gateVisible = assessVerbosity(events.map((e) => e.logKind)).atLeastV4;
-  return { files, truths: buildGroundTruth(sorted), podAdded, starts, gateVisible };
+  return { files, truths: buildGroundTruth(sorted), podAdded, starts, leaseLines, gateVisible };
 }
 
 /**

@@ -194,7 +194,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
     eventsWatched,
-    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog) } : {}),
+    ...(controllerLog ? { controllerStarts: controllerLog.starts, podInformerRelists: podRelistEnds(controllerLog), leaseLines: controllerLog.leaseLines } : {}),
     onInvalidEvent: (src, message) => diagnostics.problem({ file: src.file, line: src.line, message }),
     coverageEnd: () => {
       const ends = sources.map((s) => s.coverage().end).filter((e): e is number => e !== undefined);

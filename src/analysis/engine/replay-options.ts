@@ -10,6 +10,7 @@ import type { ReplicaSet } from '../../model/objects.js';
 import type { K8sVersion } from '../../model/version.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { EngineOwnerKind } from './engine-controller.js';
+import type { LeaseLine, LeaseObservation } from './leadership.js';
 
 export interface ReplayOptions {
   version: K8sVersion;
@@ -39,6 +40,10 @@ export interface ReplayOptions {
   controllerStarts?: Array<{ at: number; source: SourceRef }>;
   /** The ends of the controller's pod-informer relists from its own log (reflector "Caches populated"): its view catches up there (view-alignment.ts). */
   podInformerRelists?: Array<{ at: number; source: SourceRef }>;
+  /** kube-controller-manager leader-election lines from its own log (leadership.ts): no sync runs while nobody leads. */
+  leaseLines?: LeaseLine[];
+  /** Writes of the kube-controller-manager Lease (audit logs; leadership.ts): who led when. */
+  leaseWrites?: LeaseObservation[];
   /** Max expectation changes kept per ReplicaSet (older ones are counted, not kept). */
   maxExpectationChanges?: number;
   /** Max series points kept per ReplicaSet. */

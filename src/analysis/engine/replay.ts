@@ -13,7 +13,8 @@
  *                                      the status write ending one, extends its sync
  *  3. silence     silence-bridge.ts    after a silence longer than the horizon, what would come
  *                                      due in it is dropped
- *  4. restarts    restart-detector.ts  the controller's logged start-ups due by `e`; then
+ *  4. restarts    restart-detector.ts  the controller's logged start-ups due by `e`; while no
+ *                                      process leads (leadership.ts) the due syncs are dropped; then
  *     view        view-alignment.ts    ghosts its 404 DELETEs ahead pin, its logged pod-informer
  *                                      relists due by `e` (held deletions delivered)
  *  5. due syncs   the model's runDue   every sync due before `e` (sync-recorder.ts records each,
@@ -40,6 +41,7 @@ import { REPLICA_SET_OWNER, type EngineController } from './engine-controller.js
 import { EventFeed } from './event-feed.js';
 import { EvidenceOracle } from './evidence-oracle.js';
 import { DEFAULT_MATCH_WINDOW_MS } from './evidence-window.js';
+import { leadershipGaps, leaseGaps, mergeGaps } from './leadership.js';
 import { PodSightings } from './pod-sightings.js';
 import { Provenance } from './provenance.js';
 import type { ReplayOptions } from './replay-options.js';
@@ -83,7 +85,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const series = new CountSeries(opts.maxSeriesPoints ?? 5000);
   const syncs = new SyncRecorder(tracks, controller, windows, provenance, oracle, series);
   const silence = new SilenceBridge(controller, windows);
-  const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts);
+  const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts, mergeGaps(leaseGaps(opts.leaseWrites ?? [], opts.controllerStarts ?? []), leadershipGaps(opts.leaseLines ?? [], opts.controllerStarts ?? [])));
   const sightings = new PodSightings(owner.kind);
   const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined), opts.podInformerRelists,
     (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()));

@@ -18,6 +18,7 @@ import type { SourceRef } from '../../timeline/event.js';
 import type { Basis } from '../report-types.js';
 import type { ViewBehind } from './controller-view.js';
 import type { RoundEvidence } from './create-evidence.js';
+import type { NoLeaderCause } from './leadership.js';
 import type { ControllerWrite, DivergenceKind, OtherActorWrite } from './write-ledger.js';
 
 export interface WindowTrack {
@@ -76,6 +77,12 @@ export interface RestartTrack {
   dropped: Array<{ key: string; add: number; del: number; setAt: number }>;
   /** On a ReplicaSet's track: its round the restart cut short. */
   interrupted?: { at: number; made: number; n: number; kind: string };
+  /**
+   * The stretch before this restart in which no kube-controller-manager led (leadership.ts): why
+   * the previous leader stopped, from when, when the new one acquired the Lease, and how many of
+   * the model's due syncs no process ran, per ReplicaSet key.
+   */
+  noLeader?: { from: number; idleFrom?: number; acquiredAt?: number; resumeAt: number; cause: NoLeaderCause; basis: 'observed' | 'inferred'; evidence: SourceRef[]; idleSyncs: Record<string, number> };
 }
 
 /** A place where the real controller's write contradicted kexp's replayed record, and how kexp realigned. */

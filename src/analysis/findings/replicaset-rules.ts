@@ -173,7 +173,8 @@ export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
   ids: ['controller-restarted'],
   reads: 'each kube-controller-manager restart the input shows (a new credential after a pause in the controller\'s writes, or its log\'s start-up line) that dropped a record of this ReplicaSet or cut its round',
   fires: 'for each such restart',
-  each: (c) => c.t.restarts,
+  // (a restart on the track only because its syncs waited for a new leader is no-leader's)
+  each: (c) => c.t.restarts.filter((r) => r.interrupted !== undefined || r.dropped.some((d) => d.key === c.t.key)),
   find(r, { t }) {
     const d = r.dropped.find((x) => x.key === t.key);
     const cut = r.interrupted;
@@ -195,6 +196,49 @@ export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
             `lists the pods afresh and no longer waits for the writes in flight before the restart (window ended "reset").`),
       nextStep: 'Check why kube-controller-manager restarted (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).',
       evidence: refs([r.source]),
+    };
+  },
+};
+
+/**
+ * Nobody led: the stretch before a restart in which no kube-controller-manager held its Lease
+ * (engine/leadership.ts). No sync ran there; the syncs due then ran at the new leader's start.
+ */
+export const noLeader: FindingRule<ReplayedTrack, RestartTrack> = {
+  name: 'no-leader',
+  ids: ['no-leader'],
+  reads: 'each kube-controller-manager restart whose log shows a stretch with no leader (its leader-election lines) before it, and the syncs of this ReplicaSet that came due there',
+  fires: 'for each restart with a stretch with no leader that dropped a record of this ReplicaSet, cut its round or held one of its syncs',
+  each: (c) => c.t.restarts.filter((r) => r.noLeader !== undefined),
+  find(r, { t }) {
+    const g = r.noLeader!;
+    const idle = g.idleSyncs[t.key] ?? 0;
+    const led = g.acquiredAt !== undefined ? `until the new process acquired the Lease at ${iso(g.acquiredAt)}` : 'until the end of the log';
+    const span = g.acquiredAt !== undefined ? fmtDuration(g.acquiredAt - g.from) : 'an unknown time';
+    const why = {
+      'lease-lost': `At ${iso(g.from)} kube-controller-manager logged that it lost its Lease (it could not renew it in time, e.g. its client to the apiserver stalled) and stopped leading; `,
+      'new-process': `At ${iso(g.from)} a new kube-controller-manager process logged "Attempting to acquire leader lease": the previous leader had stopped (when exactly is not in the log; in 1.37 a graceful stop does not release the Lease, so the new process waits for it to expire); `,
+      'lease-expired': `The Lease's holder stopped renewing it (a stop or crash of its process, or a client that could not reach the apiserver) and the Lease ran out at ${iso(g.from)} (its last renewTime + leaseDurationSeconds; in 1.37 a graceful stop does not release it); `,
+      'lease-released': `At ${iso(g.from)} the Lease's holder released it (holderIdentity emptied); `,
+    }[g.cause];
+    return {
+      id: 'no-leader',
+      severity: 'info',
+      title: `no kube-controller-manager led for ${span}: no sync ran${idle ? ` (${plural(idle, 'sync')} of this ReplicaSet came due then; the new leader synced it at its start)` : ''}`,
+      basis: g.basis,
+      at: iso(g.from),
+      explanation:
+        why +
+        `nobody led ${led}, and the ReplicaSet controller started again at ${iso(g.resumeAt)}. ` +
+        (g.idleFrom !== undefined ? `The old holder renewed its Lease at a steady interval and missed its next renewal at ${iso(g.idleFrom)}: it had stopped syncing there (inferred), and kexp runs no sync from then. ` : '') +
+        `No sync, gated or not, ran in between; the new process started with no expectations and synced every ReplicaSet afresh.`,
+      nextStep: {
+        'lease-lost': 'Check the kube-controller-manager\'s connection to the apiserver at that time (its "Failed to renew lease" line, the apiserver\'s latency) and --leader-elect-renew-deadline.',
+        'lease-expired': 'Check why the holder stopped renewing (its pod\'s restartCount and previous log, its connection to the apiserver); the gap lasts --leader-elect-lease-duration after its last renewal.',
+        'new-process': 'Check why kube-controller-manager stopped (the pod\'s restartCount and previous log); the gap lasts --leader-elect-lease-duration after its last renewal.',
+        'lease-released': 'Check why kube-controller-manager stopped (the pod\'s restartCount and previous log).',
+      }[g.cause],
+      evidence: refs(g.evidence),
     };
   },
 };

@@ -42,6 +42,7 @@ import { InputReader, type Line } from './line-reader.js';
 import { LineAccount, type LineAccountCounts } from './line-account.js';
 import { parseMicroTime } from './micro-time.js';
 import { AuditNormaliser, classifyValue } from './normalise.js';
+import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
 import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
@@ -69,6 +70,11 @@ export interface AuditSourceOptions {
   maxDocumentBytes?: number;
   /** Problems passed to diagnostics per file before only counting (default 100). */
   maxProblemsShown?: number;
+  /**
+   * The lease pass (lease.ts): only the kube-controller-manager Lease writes are read, each handed
+   * here; no event is emitted. Its byte prefilter keeps only lines naming `leases`.
+   */
+  leaseWrites?: (w: LeaseWrite) => void;
 }
 
 /** A write event with the audit-specific details kexp can use (a structural WriteEvent). */
@@ -305,10 +311,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
         else summary.skipped[reason] = (summary.skipped[reason] ?? 0) + 1;
       },
     },
-    usePrefilter ? { innerFilter: innerFilter(allEvents) } : {},
+    opts.leaseWrites ? { innerFilter: (json: string) => json.includes('leases') } : usePrefilter ? { innerFilter: innerFilter(allEvents) } : {},
   );
 
   const setFilter = (f: AuditFormat | undefined): void => {
+    if (opts.leaseWrites && sniffed.mode === 'lines') {
+      reader.filter = (buf, start, end) => {
+        const i = buf.indexOf(LEASE_NEEDLE, start);
+        return i >= 0 && i < end;
+      };
+      return;
+    }
     if (!usePrefilter || sniffed.mode !== 'lines' || f === undefined) return;
     if (f === 'audit-log') reader.filter = auditLineFilter(false, allEvents, true);
     else if (f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents, false);
@@ -388,6 +401,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   };
 
   const handleRecord = (rec: AuditRecord): void => {
+    if (opts.leaseWrites) {
+      const w = leaseWriteOf(rec, path);
+      if (w) opts.leaseWrites(w);
+      return;
+    }
     summary.auditRecords++;
     apiVersions.add(rec.apiVersion);
     if (rec.level) levels.add(rec.level);

@@ -491,6 +491,13 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
     if (f) c.contentFamily = f;
     return c;
   },
+  // Leader election of the whole process (client-go v0.37.2 tools/leaderelection/leaderelection.go
+  // acquire / renew; cmd/kube-controller-manager/app/controllermanager.go OnStoppedLeading). The
+  // lease gates every controller of the process, the ReplicaSet controller among them.
+  'Attempting to acquire leader lease...': (kv) => leaseLine('lease-attempt', kv.lock),
+  'Successfully acquired lease': (kv) => leaseLine('lease-acquired', kv.lock),
+  'Failed to renew lease': (kv) => leaseLine('lease-lost', kv.lock),
+  'leaderelection lost/stopped': () => leaseLine('lease-lost', KCM_LOCK),
   'Shutting down controller': (kv) => {
     const f = kindFamily(kv.name ?? kv.controller);
     const c: Classified = { kind: 'other', aux: 'controller-stopped' };
@@ -528,6 +535,15 @@ function podControl(kind: ControllerLogKind, controller: unknown, pod: unknown):
     }
   }
   return c;
+}
+
+/** The kube-controller-manager's own leader-election lock (--leader-elect-resource-name default). */
+export const KCM_LOCK = 'kube-system/kube-controller-manager';
+
+/** A leader-election line about the kube-controller-manager's lock (another lock — a migration or a cloud controller's — is not ours). */
+function leaseLine(kind: 'lease-attempt' | 'lease-acquired' | 'lease-lost', lock: unknown): Classified | undefined {
+  if (lock !== KCM_LOCK) return undefined;
+  return { kind, contentFamily: 'replicaset' };
 }
 
 function rsHandler(aux: AuxKind, rs: unknown): Classified | undefined {
@@ -592,6 +608,12 @@ const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = 
   ],
   [/^(ReplicaSet|ReplicationController) (\S+) has been deleted$/, (m) => ({ kind: 'rs-deleted-sync', contentFamily: kindFamily(m[1])!, rsKey: m[2]! })],
   [/^Starting (\w+) controller$/, (m) => ({ kind: 'controller-started', contentFamily: kindFamily(m[1])! })],
+  // client-go v0.21.14 tools/leaderelection/leaderelection.go acquire / renew (klog.Infof), and
+  // v1.21.14 cmd/kube-controller-manager/app/controllermanager.go OnStoppedLeading (klog.Fatalf).
+  [/^attempting to acquire leader lease (\S+?)\.\.\.$/, (m) => leaseLine('lease-attempt', m[1])],
+  [/^successfully acquired lease (\S+)$/, (m) => leaseLine('lease-acquired', m[1])],
+  [/^failed to renew lease (\S+?): /, (m) => leaseLine('lease-lost', m[1])],
+  [/^leaderelection lost$/, () => leaseLine('lease-lost', KCM_LOCK)],
   [/^Shutting down (\w+) controller$/, (m) => ({ kind: 'other', aux: 'controller-stopped', contentFamily: kindFamily(m[1])! })],
   [/^Controller (\S+) created pod (\S+)$/, (m) => podControl('controller-created-pod', m[1], m[2])],
   [/^Controller (\S+) deleting pod (\S+)\/(\S+)$/, (m) => podControl('deleting-pod', m[1], `${m[2]}/${m[3]}`)],
@@ -640,7 +662,8 @@ function classifyRaw(msg: string, structured: boolean, kv: () => KV): Classified
   // printf: cheap prefix screen before the regexps.
   const c0 = msg.charCodeAt(0);
   // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od) E(vent)
-  if (!'SLRCTFUADPE'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
+  // a(ttempting) f(ailed to renew) l(eaderelection) s(uccessfully): the leader-election lines of ≤1.26.
+  if (!'SLRCTFUADPEafl'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
   if (msg.startsWith('sync "')) return syncFailed(msg);
   if (msg.startsWith('Updating status for ')) return statusUpdate(msg);
   for (const [re, f] of PRINTF) {

@@ -42,6 +42,10 @@ const LEVEL: Record<ControllerLogKind, number> = {
   'sync-failed': 0,
   'rs-deleted-sync': 4,
   'controller-started': 0,
+  // client-go tools/leaderelection: logger.Info / klog.Infof (V0); "leaderelection lost" is an Error/Fatal.
+  'lease-attempt': 0,
+  'lease-acquired': 0,
+  'lease-lost': 0,
   'controller-created-pod': 4,
   'deleting-pod': 2,
   'status-update': 4,
