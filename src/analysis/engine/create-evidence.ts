@@ -67,6 +67,9 @@ export const STATUS_WRITE_MS = 500;
  */
 export const CALL_TIMEOUT_MS = 60_000;
 
+/** How far out of time order the look-ahead may deliver events (merged inputs, causal reorder): a scan for the earliest of something stops this far past the first it found. */
+const DELIVERY_SLACK_MS = 5_000;
+
 /** A pause in a round's calls: the calls before it, the calls after it, and how long they waited. */
 export interface CallPause {
   /** When the last call before the pause was requested / the first after it (epoch ms). */
@@ -700,8 +703,9 @@ export class CreateEvidence {
     const status = statusOf(rs);
     let first: { at: number; what: 'ended' | 'resumed' } | undefined;
     for (const e of this.window.upcoming()) {
-      // The buffer is in delivery order, not strictly by time: stop well past the bound.
-      if (e.at > after + 2 * CALL_TIMEOUT_MS) break;
+      // The buffer is in delivery order, not strictly by time: stop well past the bound, or well
+      // past the first answer found (an earlier one could only come within the reorder slack).
+      if (e.at > after + 2 * CALL_TIMEOUT_MS || (first && e.at > first.at + DELIVERY_SLACK_MS)) break;
       if (e.at <= after || e.at > after + CALL_TIMEOUT_MS || (first && e.at >= first.at)) continue;
       if (isStatusWriteOf(e, key, status)) first = { at: e.at, what: 'ended' };
       else if (e.type === 'write' && isCreateFor(e, rs, this.window.owner) && !this.window.taken(e)) first = { at: e.at, what: !this.restartedBetween(after, e.receivedAt ?? e.at) && (credential === undefined || e.actor.credential === undefined || e.actor.credential === credential) ? 'resumed' : 'ended' };
