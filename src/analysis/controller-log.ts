@@ -157,6 +157,11 @@ function logSpan(log: ControllerLogInput): LogSpan | undefined {
   return Number.isFinite(start) && Number.isFinite(end) ? { start, end } : undefined;
 }
 
+/** The findings' wording of a count of gated syncs (report/wording.ts plural). */
+function gatedPhrase(n: number): string {
+  return `${n} gated sync${n === 1 ? '' : 's'}`;
+}
+
 /** Whether the log shows the gate's decisions (-v=4): said by its reader, else by any decision or Set in it. */
 function showsGate(log: ControllerLogInput): boolean {
   return log.gateVisible ?? [...log.truths.values()].some((g) => g.syncs.length > 0 || g.raises.length > 0);
@@ -177,7 +182,13 @@ function leakFindingsFollowLog(findings: Finding[], matched: MatchedWindow[]): F
       continue;
     }
     const w = m.fused;
-    if (sameEnd(f.id, w)) out.push({ ...f, basis: 'observed', at: w.start, evidence: [...new Set([...w.evidence, ...f.evidence])].slice(0, 12) });
+    if (!sameEnd(f.id, w)) continue;
+    // The count of gated syncs is the log's too: kexp's own stays beside it.
+    const k = m.kexp.gatedSyncs;
+    const explanation = k === w.gatedSyncs
+      ? f.explanation
+      : f.explanation.replace(`(${gatedPhrase(k)}`, `(${gatedPhrase(w.gatedSyncs)} in the controller's log; kexp's reconstruction counted ${k}`);
+    out.push({ ...f, explanation, basis: 'observed', at: w.start, evidence: [...new Set([...w.evidence, ...f.evidence])].slice(0, 12) });
   }
   return out;
 }

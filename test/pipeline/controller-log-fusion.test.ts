@@ -211,3 +211,11 @@ test('a gap in one watch is a gap in that stream only: an Events relist inside a
   assert.equal(await code(write('leak-events-gap.kexp.jsonl', 'events')), 4, 'a quiet Events watch relisted');
   assert.equal(await code(write('leak-pods-gap.kexp.jsonl', 'pods')), 0, 'the pods watch relisted: the window rests on what the gap may hide');
 });
+
+test('the leak finding on a window the log shows states the log\'s count of gated syncs, kexp\'s beside it (deletion-loss)', async () => {
+  const { report } = await replayFiles({ files: ['examples/deletion-loss.kexp.jsonl', 'examples/captures/deletion-loss/kcm.log'] });
+  const f = report.replicaSets[0]!.findings.find((x) => x.id === 'expectation-leak-expired')!;
+  assert.ok(f, report.replicaSets[0]!.findings.map((x) => x.id).join());
+  assert.equal(f.basis, 'observed');
+  assert.match(f.explanation, /\(6 gated syncs in the controller's log; kexp's reconstruction counted \d+\)/);
+});
