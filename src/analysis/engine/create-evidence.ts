@@ -199,6 +199,8 @@ export class CreateEvidence {
     private readonly onRoundCut?: (rsKey: string, add: number, at: number) => void,
     /** Logged starts of the controller (sorted): the process that made a round's calls died there. */
     private readonly controllerStarts: readonly number[] = [],
+    /** Called when a watch-evidenced round's creates resume after a pause: from the last call before it to the first after. */
+    private readonly onPauseResumed?: (rsKey: string, from: number, until: number, source: SourceRef) => void,
   ) {}
 
   /** Whether the controller's log shows a (re)start in (from, to]: calls after it are a new process's. */
@@ -514,6 +516,7 @@ export class CreateEvidence {
    * of the previous one) is attributed to it and extends the sync's duration.
    */
   beforeSyncs(e: TimelineEvent): void {
+    if (e.type === 'observed' && e.kind === 'Event' && e.watchType === 'ADDED' && e.object.reason === 'SuccessfulCreate') this.noteCreateEvent(e);
     if (this.stalled.size > 0) this.stalledBefore(e);
     if (this.runningRounds.size > 0) this.pausesBefore(e);
     if (this.awaitingStatus.size > 0 && e.type === 'observed' && e.kind === 'ReplicaSet' && e.watchType === 'MODIFIED') {
@@ -543,7 +546,7 @@ export class CreateEvidence {
       this.runningRounds.delete(key);
       return;
     }
-    if (r.pause && r.pause.after === 0 && r.aggregated && this.freshCreateEventNear(e.at, key)) {
+    if (r.pause && r.pause.after === 0 && ((r.aggregated && this.freshCreateEventNear(e.at, key)) || this.newRecorderAfter(key, r.pause.from, e.at))) {
       // The Events of the calls after the pause are no longer aggregated: a new process made them.
       this.runningRounds.delete(key);
       this.onRoundProgress?.(key, r.lastDone + MAX_WATCH_CALL_MS);
@@ -559,6 +562,7 @@ export class CreateEvidence {
         if (r.pause.after === 0) {
           r.pause.until = e.at;
           r.pause.firstAfter = e.source;
+          this.onPauseResumed?.(key, r.pause.from, e.at, e.source);
         }
         r.pause.after++;
       }
@@ -673,6 +677,39 @@ export class CreateEvidence {
   }
 
   /** Whether the look-ahead from `at` holds a SuccessfulCreate of `key` its recorder did not aggregate. */
+  /** Per ReplicaSet key: the times of the controller's new SuccessfulCreate Events (the last AGGREGATE_WINDOW_MS). */
+  private readonly createEventTimes = new Map<string, number[]>();
+
+  private noteCreateEvent(e: TimelineEvent & { type: 'observed'; kind: 'Event' }): void {
+    const io = e.object.involvedObject;
+    if (!io) return;
+    const key = `${io.namespace}/${io.name}`;
+    let ts = this.createEventTimes.get(key);
+    if (!ts) this.createEventTimes.set(key, (ts = []));
+    ts.push(e.at);
+    while (ts.length > 0 && ts[0]! < e.at - AGGREGATE_WINDOW_MS) ts.shift();
+  }
+
+  /**
+   * The Events after a pause come from a new event recorder (a new process): client-go's
+   * EventAggregator (tools/record/events_cache.go: defaultAggregateMaxEvents 10 similar events
+   * in defaultAggregateIntervalInSeconds 600 s) would combine the (10 − k + 1)-th of them when
+   * the same process had already recorded k similar ones before the pause; more fresh,
+   * uncombined SuccessfulCreate Events than that after it mean a recorder that started anew.
+   */
+  private newRecorderAfter(key: string, pauseFrom: number, at: number): boolean {
+    const before = (this.createEventTimes.get(key) ?? []).filter((t) => t <= pauseFrom && t >= pauseFrom - AGGREGATE_WINDOW_MS).length;
+    if (before === 0) return false;
+    const allowed = AGGREGATE_MAX_EVENTS - before;
+    let fresh = 0;
+    for (const x of this.window.scan(at, 0)) {
+      if (!isCreateEventOf(x, key) || x.watchType !== 'ADDED') continue;
+      if (COMBINED_RE.test(x.object.message ?? '')) return false;
+      if (++fresh > allowed) return true;
+    }
+    return false;
+  }
+
   private freshCreateEventNear(at: number, key: string): boolean {
     for (const e of this.window.scan(at, 0)) if (isFreshCreateEvent(e, key)) return true;
     return false;
@@ -750,6 +787,10 @@ function isStatusWriteOf(e: TimelineEvent, key: string, status: string): boolean
  */
 
 const COMBINED_RE = /^\(combined from similar events\)/;
+
+/** client-go tools/record/events_cache.go: defaultAggregateMaxEvents, defaultAggregateIntervalInSeconds. */
+const AGGREGATE_MAX_EVENTS = 10;
+const AGGREGATE_WINDOW_MS = 600_000;
 
 /** A SuccessfulCreate Event (new or updated) of the ReplicaSet `key`. */
 function isCreateEventOf(e: TimelineEvent, key: string): e is TimelineEvent & { type: 'observed'; kind: 'Event'; object: CoreEvent } {

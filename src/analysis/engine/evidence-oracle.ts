@@ -64,6 +64,8 @@ export interface OracleSettings {
   onRoundCut?: (rsKey: string, add: number, at: number) => void;
   /** When the controller's log shows it (re)started its controller: a round's calls never continue across one. */
   controllerStarts?: number[];
+  /** Called when a watch-evidenced round's creates resume after a pause (create-evidence.ts). */
+  onPauseResumed?: (rsKey: string, from: number, until: number, source: SourceRef) => void;
 }
 
 export class EvidenceOracle implements PodControl<ReplicaSet> {
@@ -91,7 +93,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     this.creates = new CreateEvidence(this.window, this.occurrences, {
       writesRecorded: () => this.writesRecorded(),
       namespaceTerminating: (ns) => this.namespaceTerminating(ns),
-    }, this.ledger, settings.onRoundProgress, settings.onRoundCut, settings.controllerStarts);
+    }, this.ledger, settings.onRoundProgress, settings.onRoundCut, settings.controllerStarts, settings.onPauseResumed);
   }
 
   /**

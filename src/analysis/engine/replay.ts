@@ -76,6 +76,12 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
     onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),
     controllerStarts: (opts.controllerStarts ?? []).map((s) => s.at).sort((a, b) => a - b),
+    // A recording cannot tell a round's calls resuming after a pause from a new process making them:
+    // the controller's view is unknown across the pause (no decision in it is claimed).
+    onPauseResumed: (key, from, until, source) => tracks.of(key).viewUnknown.push({
+      from, until, sources: [source],
+      reason: 'the controller\'s creates paused and resumed with no status write between: the same sync\'s calls completed late, or a new process after a restart — a recording does not tell',
+    }),
   });
   // The engine reaches the model only through the seam (engine-controller.ts).
   const controller: EngineController = opts.controller({ podControl: oracle, onSync: (s) => syncs.record(s) });
