@@ -16,7 +16,7 @@
  * Only a file whose first 64 KiB look like such a dump (a `NodeList`, the first List kubectl
  * prints, or a START line) is read through; stdin cannot be read a second time.
  */
-import { openInputBytes, LineSplitter, type SplitLine } from './input-stream.js';
+import { openInputBytes, LineSplitter, readHead, type SplitLine } from './input-stream.js';
 import { InputError } from './source.js';
 import type { LineRange } from './kcm-log/kcm-log-source.js';
 
@@ -37,19 +37,7 @@ export interface DumpLogBlock extends LineRange {
 
 /** True when the first bytes of `file` look like a stdout `kubectl cluster-info dump`. */
 async function looksLikeDump(file: string): Promise<boolean> {
-  const { stream } = await openInputBytes(file);
-  const it = stream[Symbol.asyncIterator]();
-  let head = '';
-  try {
-    while (head.length < HEAD_BYTES) {
-      const r = await it.next();
-      if (r.done) break;
-      head += (r.value as Buffer).toString('utf8');
-    }
-  } finally {
-    await it.return?.(undefined);
-  }
-  return DUMP_HEAD_RE.test(head);
+  return DUMP_HEAD_RE.test(await readHead(file, HEAD_BYTES));
 }
 
 /**

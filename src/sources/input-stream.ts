@@ -415,3 +415,23 @@ export async function* splitLines(
   s.end(batch);
   for (const l of batch) yield l;
 }
+
+/**
+ * The first `maxChars` characters (at least; whole chunks) of a file, decompressed and decoded as
+ * UTF-8, for sniffing its content. Reads no further than that; throws what openInputBytes throws.
+ */
+export async function readHead(path: string, maxChars: number): Promise<string> {
+  const { stream } = await openInputBytes(path);
+  const it = stream[Symbol.asyncIterator]();
+  let head = '';
+  try {
+    while (head.length < maxChars) {
+      const r = await it.next();
+      if (r.done) break;
+      head += (r.value as Buffer).toString('utf8');
+    }
+  } finally {
+    await it.return?.(undefined);
+  }
+  return head;
+}

@@ -18,7 +18,7 @@
  * Contract: never throws for an unreadable or damaged file (false: its reader reports it);
  * never reads stdin. Cost: the first HEAD_BYTES of the file (decompressed), one regex per line.
  */
-import { openInputBytes } from './input-stream.js';
+import { readHead } from './input-stream.js';
 import { InputError } from './source.js';
 import { sniffLogLine } from './envelope/registry.js';
 import { KLOG_RE } from './kcm-log/klog-text.js';
@@ -89,17 +89,7 @@ export async function isKcmLogByContent(file: string, named: string = file): Pro
   if (file === '-') return false;
   let head = '';
   try {
-    const { stream } = await openInputBytes(file);
-    const it = stream[Symbol.asyncIterator]();
-    try {
-      while (head.length < HEAD_BYTES) {
-        const r = await it.next();
-        if (r.done) break;
-        head += (r.value as Buffer).toString('utf8');
-      }
-    } finally {
-      await it.return?.(undefined);
-    }
+    head = await readHead(file, HEAD_BYTES);
   } catch (err) {
     if (err instanceof InputError) return false;
     throw err;

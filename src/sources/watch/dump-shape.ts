@@ -23,7 +23,7 @@
  * read up to the first changed object — the whole file when it is a snapshot (then read again by
  * the snapshot analysis), at most the watch's initial list plus one object when it is a stream.
  */
-import { openInputBytes } from '../input-stream.js';
+import { readHead } from '../input-stream.js';
 import { InputError, type Diagnostics } from '../source.js';
 import { openWatchSource } from './watch-source.js';
 import { yamlFirstDocKeys } from './sniff.js';
@@ -41,18 +41,7 @@ const HEAD_BYTES = 256 * 1024;
 
 /** True when the first YAML document of the file wraps its object (`type:` / `object:` keys). */
 async function yamlWrapsObjects(file: string): Promise<boolean> {
-  const { stream } = await openInputBytes(file);
-  const it = stream[Symbol.asyncIterator]();
-  let text = '';
-  try {
-    while (text.length < HEAD_BYTES) {
-      const r = await it.next();
-      if (r.done) break;
-      text += (r.value as Buffer).toString('utf8');
-    }
-  } finally {
-    await it.return?.(undefined);
-  }
+  const text = await readHead(file, HEAD_BYTES);
   return yamlFirstDocKeys(text.replace(/^\uFEFF/, '') + '\n').keys.has('object');
 }
 
