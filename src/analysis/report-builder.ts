@@ -119,6 +119,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
       if (x.add !== undefined) o.add = x.add;
       if (x.del !== undefined) o.del = x.del;
       if (x.keys) o.keys = x.keys;
+      if (x.learnedAt !== undefined) o.learnedAt = iso(x.learnedAt)!;
       return o;
     }),
     expectationsTruncated: t.changesDropped > 0,

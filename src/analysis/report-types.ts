@@ -145,6 +145,12 @@ export interface ExpectationChange {
   del?: number;
   keys?: string[];
   evidence: string;
+  /**
+   * A `raise` dated back to when kexp's replay had fulfilled the record: the controller's write
+   * at this time (the evidence) showed its informer had not delivered those pods, so it waited
+   * from `at` on (inferred).
+   */
+  learnedAt?: string;
 }
 
 export interface Finding {

@@ -37,6 +37,11 @@ export interface ViewBehind {
   missing: Array<{ pod: string; seenAt: number; source?: SourceRef }>;
   /** The input's time of the oldest missing pod: the controller's view is behind from then at least. */
   since: number;
+  /**
+   * Every missing pod was held out of kexp's model from its ADD on (view-alignment.ts
+   * `addUnseen`): kexp's gate decisions already followed the controller's view.
+   */
+  heldFromAdd?: boolean;
 }
 
 /** The status fields syncReplicaSet writes (a change of any of them is a status write). */

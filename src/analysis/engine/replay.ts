@@ -94,7 +94,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const restarts = new RestartDetector(tracks, controller, ledger, windows, opts.controllerStarts, mergeGaps(leaseGaps(opts.leaseWrites ?? [], opts.controllerStarts ?? []), leadershipGaps(opts.leaseLines ?? [], opts.controllerStarts ?? [])));
   const sightings = new PodSightings(owner.kind);
   const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined), opts.podInformerRelists,
-    (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()));
+    (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()),
+    // The ReplicaSet's store is a consistency store (model/replicaset/owner-kind.ts); the ReplicationController's is not.
+    featuresOf(opts.version).consistencyGate && owner.kind === REPLICA_SET_OWNER.kind);
   oracle.setHeldGone((pk) => view.heldGone(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
   const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);

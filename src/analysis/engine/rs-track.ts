@@ -103,6 +103,11 @@ export interface ExpectationChangeTrack {
   del?: number;
   keys?: string[];
   source?: SourceRef;
+  /**
+   * A raise dated back to when kexp's model had fulfilled the record (`at`): kexp learned only
+   * at `learnedAt` (the controller's write that showed it) that the controller still waited.
+   */
+  learnedAt?: number;
 }
 
 /** Everything the engine learned about one ReplicaSet key. */

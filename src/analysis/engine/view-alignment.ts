@@ -49,12 +49,18 @@ type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' 
  */
 export const LATE_STATUS_MS = FIRST_CALL_MS;
 
+/**
+ * The timeline kind of the owner's own events in the engine: a ReplicationController reaches its
+ * engine converted to the ReplicaSet shape (pipeline/owner-kind-views.ts `convert`).
+ */
+const OWNER_EVENT = 'ReplicaSet';
+
 export class ViewAlignment {
   /**
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
    * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
    */
-  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number }>();
+  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number; atAdd?: boolean }>();
   /**
    * Withheld pods the input deleted (or gave another controller) while their record still waited
    * for them: whether the controller's informer delivered their ADD first (a lag: the record was
@@ -92,6 +98,13 @@ export class ViewAlignment {
     podRelists: ReadonlyArray<{ at: number; source: SourceRef }> = [],
     /** The look-ahead's pod DELETEs by the controller from `from` to `to` (a superset is fine: filtered here); default: a scan of `upcoming`. */
     private readonly controllerDeletes: (from: number, to: number) => Iterable<TimelineEvent> = () => this.upcoming(),
+    /**
+     * The modelled controller has the consistency gate (1.36+, a kind with a consistency store:
+     * model/replicaset/owner-kind.ts): a sync may return before its status write while its
+     * informer's read version trails its own writes, so the absence of a status write tells
+     * nothing of its cache (`addUnseen`).
+     */
+    private readonly gateSkipsStatus = false,
   ) {
     this.departed = new HeldDeletions(controller);
     this.podRelists = [...podRelists].sort((a, b) => a.at - b.at);
@@ -164,7 +177,7 @@ export class ViewAlignment {
         break;
       }
       if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
-      if (x.kind === this.owner.kind && x.object.metadata?.name === name) {
+      if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
         if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid) return 0;
         const sig = statusSignature(x.object as ReplicaSet);
         const n = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
@@ -207,6 +220,16 @@ export class ViewAlignment {
     const rsKeyOf = ref?.kind === this.owner.kind ? `${pod.metadata.namespace}/${ref.name}` : undefined;
     const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.get(rsKeyOf) : undefined;
     const addBefore = before?.add;
+    // The ADD the record waits for last (while more are due, the round's calls may still be running,
+    // and the record waits anyway): did the controller observe it?
+    const unseen = before && addBefore === 1 ? this.addUnseen(rsKeyOf!, e, pk) : 0;
+    if (unseen > 0) {
+      // A held add: the controller's informer had not delivered it, nor the newest of the others it
+      // lacked (they lowered the record in kexp's model: given back), so its record still waits.
+      this.withheldPods.set(pk, { pod, rsKey: rsKeyOf!, raisedFor: before!.timestamp, atAdd: true });
+      for (const w of this.withholdRound(rsKeyOf!, before!.timestamp, unseen - 1, e.at)) this.withheldPods.get(w.pod)!.atAdd = true;
+      return false;
+    }
     const departing = this.departingFrom(e, old);
     const delRecord = departing ? this.controller.expectations.get(departing.rsKey) : undefined;
     const expectedBefore = departing && delRecord ? this.controller.expectations.getDeleteKeys(departing.rsKey).includes(pk) : false;
@@ -238,9 +261,28 @@ export class ViewAlignment {
   /** `what` names the trigger in the finding; built only when the check runs (the hot path has no departures). */
   private checkTrigger(rsKey: string, e: TimelineEvent, cut: number, what: () => string): void {
     if (!this.departed.hasDepartures(rsKey)) return;
+    const s = this.standingStatus(rsKey, e);
+    if (!s) return;
+    const t = this.tracks.of(rsKey);
+    if (this.departed.checkTrigger(t, s.uid, { at: e.at, source: e.source, cut, what: what(), lateMs: LATE_STATUS_MS }, s.status, s.active + s.added.size, s.leaving.size)) this.windows.drain();
+  }
+
+  /**
+   * The controller's status of `rsKey` standing LATE_STATUS_MS after a sync the event `e`
+   * enqueued (each status write within that time may be the end of a sync already running, so
+   * the time runs again from it), read from the look-ahead; with the active pods the model holds
+   * for it now (held departures not counted, withheld pods counted) and the pods the input adds
+   * to it (`added`) and takes from it (`leaving`) by then. Undefined — the input does not pin the
+   * view — when the look-ahead does not reach that time, the ReplicaSet is deleted or replaced
+   * first, or kexp models the controller as unable to sync then (a sync of the key still running,
+   * a failed sync, a restart). `except`: a pod left out of `added` (the one whose event this is).
+   */
+  private standingStatus(rsKey: string, e: TimelineEvent, except?: string): {
+    uid: string | undefined; status: { at: number; source: SourceRef; replicas: number; signature: string }; active: number; added: Set<string>; leaving: Set<string>;
+  } | undefined {
     const rs = this.controller.owners.get(rsKey);
     const t = this.tracks.of(rsKey);
-    if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.at === undefined || t.lastStatus.replicas === undefined) return;
+    if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.at === undefined || t.lastStatus.replicas === undefined) return undefined;
     const uid = rs.metadata.uid;
     const ns = rs.metadata.namespace;
     const name = rs.metadata.name;
@@ -255,11 +297,11 @@ export class ViewAlignment {
         break;
       }
       if (x.type !== 'observed') continue;
-      if (x.kind === this.owner.kind && x.object.metadata?.namespace === ns && x.object.metadata?.name === name && (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp)) {
+      if (x.kind === OWNER_EVENT && x.object.metadata?.namespace === ns && x.object.metadata?.name === name && (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp)) {
         // The ReplicaSet is deleted (or replaced) before its status would show it: no status write pins the view.
-        return;
+        return undefined;
       }
-      if (x.kind === this.owner.kind && x.object.metadata?.namespace === ns && x.object.metadata?.name === name) {
+      if (x.kind === OWNER_EVENT && x.object.metadata?.namespace === ns && x.object.metadata?.name === name) {
         const sig = statusSignature(x.object as ReplicaSet);
         const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
         if (sig !== status.signature && typeof r === 'number') {
@@ -268,6 +310,7 @@ export class ViewAlignment {
         }
       } else if (x.kind === 'Pod' && x.object.metadata?.namespace === ns) {
         const pk = objectKey(x.object.metadata);
+        if (pk === except) continue;
         const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
         const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(pk);
         const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
@@ -277,14 +320,89 @@ export class ViewAlignment {
     }
     if (!covered) {
       const until = this.endOfInput();
-      if (until === undefined || until < end) return;
+      if (until === undefined || until < end) return undefined;
     }
-    if (this.controller.isBusy(rsKey, end)) return;
-    if (t.syncErrors.some((s) => s.at >= e.at && s.at <= end) || t.restarts.some((r) => r.at >= e.at - LATE_STATUS_MS && r.at <= end)) return;
+    if (this.controller.isBusy(rsKey, end)) return undefined;
+    if (t.syncErrors.some((s) => s.at >= e.at && s.at <= end) || t.restarts.some((r) => r.at >= e.at - LATE_STATUS_MS && r.at <= end)) return undefined;
     let active = 0;
     for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
     for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
-    if (this.departed.checkTrigger(t, uid, { at: e.at, source: e.source, cut, what: what(), lateMs: LATE_STATUS_MS }, status, active + added.size, leaving.size)) this.windows.drain();
+    return { uid, status, active, added, leaving };
+  }
+
+  /**
+   * How many of its pods the controller had not observed at the ADD `e` of its pod `pk` (of
+   * `rsKey`, whose record waits for this creation last); 0 when it had, or when the input does not
+   * tell. addPod (replica_set.go) lowers the record and enqueues the key at once, and the sync it
+   * triggers ends with updateReplicaSetStatus counting the pod ("Always updates status as pods
+   * come up or die"). Syncs of one key never overlap and each writes its status once, so of the
+   * status writes the look-ahead shows after `e`, the first may end a sync that listed before
+   * it, but the second ends one that started after the first. If neither counts the active pods
+   * the model holds and this one — every departure by then allowed for — the controller's cache
+   * lacked that many of them; an informer delivers in order, so it lacked the newest, this one
+   * first: the record still waited for it (a held add; its syncs gated, inferred). Pods the input
+   * adds later do not count: a status counting them counts this one too. Pods kexp already
+   * withholds are left out: behind the same lag they are older than this one, but a lost ADD never
+   * comes, and the controller counts newer pods without it.
+   *
+   * With fewer than two status writes, the status standing LATE_STATUS_MS after the last (or after
+   * `e`) decides the same way — no later sync saw a change — where the input shows this
+   * ReplicaSet's status writes (one seen before), unless the consistency gate is on
+   * (1.36+, `gateSkipsStatus`): it skips syncs before their status write while the informer's
+   * read version trails the controller's own writes, whatever its cache holds, so there only a
+   * status written tells. Undecided where the look-ahead does not reach that time, the
+   * ReplicaSet is deleted or replaced first, or kexp models the controller as unable to sync then
+   * (a sync of the key still running, a failed sync, a restart).
+   */
+  private addUnseen(rsKey: string, e: TimelineEvent, pk: string): number {
+    const rs = this.controller.owners.get(rsKey);
+    const t = this.tracks.of(rsKey);
+    // (The status standing before `e` may be the first kexp saw, written at a time the input does not show.)
+    if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.replicas === undefined) return 0;
+    const { uid, namespace: ns, name } = rs.metadata;
+    let active = 1;
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
+    let signature = t.lastStatus.signature;
+    let standing = t.lastStatus.replicas;
+    let writes = 0;
+    let end = e.at + LATE_STATUS_MS;
+    let covered = false;
+    const leaving = new Set<string>();
+    const unableBetween = (from: number, to: number): boolean =>
+      t.syncErrors.some((s) => s.at >= from && s.at <= to) || t.restarts.some((q) => q.at >= from - LATE_STATUS_MS && q.at <= to);
+    for (const x of this.upcoming()) {
+      if (x.at > end) {
+        covered = true;
+        break;
+      }
+      if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
+      if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
+        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp) return 0;
+        const sig = statusSignature(x.object as ReplicaSet);
+        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
+        if (sig === signature || typeof r !== 'number') continue;
+        signature = sig;
+        standing = r;
+        writes++;
+        const expected = active - leaving.size;
+        if (r >= expected) return 0;
+        if (writes === 2) return unableBetween(e.at, x.at) ? 0 : expected - r;
+        end = x.at + LATE_STATUS_MS;
+      } else if (x.kind === 'Pod') {
+        const xk = objectKey(x.object.metadata);
+        if (xk === pk) continue;
+        const cur = this.controller.pods.get(xk);
+        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(xk);
+        const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
+        if (wasMine && !isMine) leaving.add(xk);
+      }
+    }
+    // Nothing written tells only where writes would show: not with the consistency gate, nor before
+    // the input has shown a status write of this ReplicaSet (an audit policy may leave them out).
+    if (this.gateSkipsStatus || t.lastStatus.at === undefined) return 0;
+    if (!covered && (this.endOfInput() ?? -Infinity) < end) return 0;
+    if (this.controller.isBusy(rsKey, end) || unableBetween(e.at, end)) return 0;
+    return Math.max(0, active - leaving.size - standing);
   }
 
   /**
@@ -394,14 +512,18 @@ export class ViewAlignment {
       if (previous === undefined || atMost - fresh <= statusReplicas) return;
     }
     const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost);
-    if (behind) {
-      t.viewUnknown.push({ from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] });
+    let behindSpan: RsTrack['viewUnknown'][number] | undefined;
+    if (behind && behind.missing.every((m) => this.withheldPods.get(m.pod)?.atAdd)) {
+      // kexp held these adds back from their ADDs on (`addUnseen`): its model decided on the controller's view.
+      behind.heldFromAdd = true;
+    } else if (behind) {
+      behindSpan = { from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] };
     } else if (caughtUp) {
       if (open) {
         open.until = e.at;
         open.sources.push(e.source);
       }
-    } else if (!open && previous !== undefined && held.length > 0) {
+    } else if (!open && previous !== undefined && held.length > 0 && !this.countsAtMostDelivered(rs, statusReplicas)) {
       // No status write since the last one means the controller's view had not changed (a pod
       // it observes triggers a sync whose status write would show it); this one may count the
       // withheld pods or newer ones instead: unknown from its sync until one counts every pod.
@@ -413,6 +535,36 @@ export class ViewAlignment {
       t.viewCaughtUp.push({ at: e.at, source: e.source });
     }
     this.alignView(t, behind, caughtUp, e);
+    if (behindSpan && !this.reopenedFor(t, behind!.missing.map((m) => m.pod))) t.viewUnknown.push(behindSpan);
+  }
+
+  /**
+   * Whether kexp's model now waits for `pods` in the record it had seen fulfilled by their ADDs:
+   * each withheld with its lower given back, and the window of that record open again (dated back
+   * to its fulfilment: window-tracker.ts onRaised). An informer delivers in order and never takes
+   * back a pod that still exists, so a cache lacking them now lacked them since their ADDs: the
+   * controller's gate decisions in between are known (gated), not unknown.
+   */
+  reopenedFor(t: RsTrack, pods: string[]): boolean {
+    const rec = this.controller.expectations.get(t.key);
+    if (!rec || !t.open || t.open.setAt !== rec.timestamp || pods.length === 0) return false;
+    return pods.every((pk) => this.withheldPods.get(pk)?.raisedFor === rec.timestamp);
+  }
+
+  /**
+   * Whether a status write counts no more than the active pods kexp's model holds for the
+   * ReplicaSet (withheld ones left out): consistent with the controller's view as kexp models
+   * it. An informer delivers in order and the withheld pods are its newest, so a status counting
+   * that many or fewer (a sync that listed before some of them) counted none of them; one
+   * counting more counted some of them, or newer ones kexp does not hold.
+   */
+  private countsAtMostDelivered(rs: ReplicaSet, statusReplicas: number | undefined): boolean {
+    if (typeof statusReplicas !== 'number') return false;
+    const { uid, namespace: ns } = rs.metadata;
+    let active = 0;
+    // Held departures stay in the model's cache as the controller's (held-deletions.ts): it counts them.
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p)) active++;
+    return statusReplicas <= active;
   }
 
   /**
@@ -442,7 +594,9 @@ export class ViewAlignment {
     const uid = rs.metadata.uid;
     const seen = new Map<string, number>();
     for (const c of candidates) {
-      const p = this.controller.pods.get(c.pk) ?? this.withheldPods.get(c.pk)?.pod;
+      // A pod kexp withholds is one its model already has the controller not observe: its late count is modelled.
+      if (this.withheldPods.has(c.pk)) continue;
+      const p = this.controller.pods.get(c.pk);
       if (!p || this.sightings.get(c.pk)?.at !== c.at || !isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
       seen.set(c.pk, c.at);
     }

@@ -89,12 +89,15 @@ export class WindowTracker {
     }
   }
 
+  /** Appends a change, or inserts it in time order when it is dated back (a raise reopening a window). */
   private recordChange(t: RsTrack, c: ExpectationChangeTrack): void {
     if (t.changes.length >= this.maxChanges) {
       t.changesDropped++;
       t.changes.shift();
     }
-    t.changes.push(c);
+    let i = t.changes.length;
+    while (i > 0 && t.changes[i - 1]!.at > c.at) i--;
+    t.changes.splice(i, 0, c);
   }
 
   private onLine(l: ExpectationsLogLine): void {
@@ -170,11 +173,18 @@ export class WindowTracker {
       t.record.add = l.add ?? 0;
       t.record.del = l.del ?? 0;
     }
-    this.recordChange(t, { at: l.at, op: 'raise', add: l.add, del: l.del, source: src });
+    const change: ExpectationChangeTrack = { at: l.at, op: 'raise', add: l.add, del: l.del, source: src };
     if (this.gates.raised(l.key, { add: l.add ?? 0, del: l.del ?? 0 }) && !t.open) {
       const last = t.windows[t.windows.length - 1];
       if (last && t.record && last.setAt === t.record.timestamp && last.endedBy === 'fulfilled') {
-        // Fulfilled only in kexp's replay: the controller was still waiting.
+        // Fulfilled only in kexp's replay: the controller was still waiting — from that fulfilment
+        // on (its informer delivers in order and never takes a pod back that still exists), so the
+        // change log gives the lower back there, not only now that kexp learned it.
+        const from = last.fulfilledAt ?? last.end;
+        if (from !== undefined && from < change.at) {
+          change.learnedAt = change.at;
+          change.at = from;
+        }
         t.windows.pop();
         delete last.end;
         delete last.endedBy;
@@ -183,5 +193,6 @@ export class WindowTracker {
         t.open = last;
       }
     }
+    this.recordChange(t, change);
   }
 }

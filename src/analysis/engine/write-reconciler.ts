@@ -50,7 +50,7 @@ export class WriteReconciler {
     private readonly ledger: Pick<WriteLedger, 'settle' | 'explain' | 'credentialChangeBetween'>,
     private readonly oracle: { setForcedEvent(e: TimelineEvent | undefined): void },
     private readonly syncs: Pick<SyncRecorder, 'forced'>,
-    private readonly view: Pick<ViewAlignment, 'releaseWithheld' | 'withholdRound' | 'createsAhead'>,
+    private readonly view: Pick<ViewAlignment, 'releaseWithheld' | 'withholdRound' | 'createsAhead' | 'reopenedFor'>,
     private readonly sightings: Pick<PodSightings, 'has'>,
     private readonly windows: { drain(): void },
     private readonly matchWindowMs: number,
@@ -157,10 +157,14 @@ export class WriteReconciler {
     const held = this.view.withholdRound(key, lastSet.at, s1.active - s1.desired + creates, e.at);
     if (!held.length) return s1;
     const t = this.tracks.of(key);
-    t.viewUnknown.push({
-      from: Math.min(...held.map((h) => h.seenAt)), until: e.at, sources: [e.source],
-      reason: `the controller created again at ${new Date(e.at).toISOString()} from a cache without ${held.length} pod(s) of its round of ${new Date(lastSet.at).toISOString()}: its informer had not delivered them`,
-    });
+    // The window kexp saw fulfilled is open again from its fulfilment (the record waited, and
+    // expired): the decisions in between are known. Otherwise, unknown.
+    if (!this.view.reopenedFor(t, held.map((h) => h.pod))) {
+      t.viewUnknown.push({
+        from: Math.min(...held.map((h) => h.seenAt)), until: e.at, sources: [e.source],
+        reason: `the controller created again at ${new Date(e.at).toISOString()} from a cache without ${held.length} pod(s) of its round of ${new Date(lastSet.at).toISOString()}: its informer had not delivered them`,
+      });
+    }
     t.lagOverCreates.push({ at: e.at, setAt: lastSet.at, pods: held.map((h) => h.pod), source: e.source });
     return this.syncs.forced(key, e.at, 'the controller created again after its record expired: its informer had not delivered the earlier round\'s pods (kubernetes#129795); kexp held them back and synced at the write');
   }

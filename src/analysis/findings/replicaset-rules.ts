@@ -269,7 +269,9 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
         (ep.until !== undefined
           ? `Its status write at ${iso(ep.until)} counted every pod again: the informer had caught up. `
           : `No later status write counts ${missing.length === 1 ? 'it' : 'them'}: to the end of the input the controller's view lacks ${missing.length === 1 ? 'this pod' : 'these pods'} — a lagging informer, or a watch event it never received (a dropped event, a relist that hid it). `) +
-        `kexp delivers every event to its model when the input saw it, so between ${iso(ep.from)} and ${ep.until !== undefined ? iso(ep.until) : 'the end of the input'} its gate decisions for ${name} are unknown: the controller decided on a cache the input does not show` +
+        (t.viewUnknown.some((u) => u.from < (ep.until ?? Infinity) && (u.until === undefined || u.until > ep.from))
+          ? `kexp delivers every event to its model when the input saw it, so between ${iso(ep.from)} and ${ep.until !== undefined ? iso(ep.until) : 'the end of the input'} its gate decisions for ${name} are unknown: the controller decided on a cache the input does not show`
+          : `An informer delivers in order and never takes back a pod that still exists, so the controller's cache lacked ${missing.length === 1 ? 'it' : 'them'} from ${missing.length === 1 ? 'its' : 'their'} ADD on: kexp holds ${missing.length === 1 ? 'it' : 'them'} out of its model from then (the record that waited for ${missing.length === 1 ? 'it' : 'them'} kept waiting), so its gate decisions for ${name} there follow the controller's view (inferred)`) +
         (long ? `; a record waiting for these pods expires after 5 minutes, and the next sync then counts without them (kubernetes#129795)` : '') + '.',
       nextStep: `Check kube-controller-manager's watch connections and the apiserver's load around ${iso(ep.from)}; with its -v=4 log (\`--kcm-log\`) kexp measures the lag of each pod exactly.`,
       evidence: refs([...ep.writes.map((w) => w.source), ...ep.writes.flatMap((w) => w.missing.map((m) => m.source)), ep.untilSource]),

@@ -35,7 +35,7 @@ test('PodSightings: the first sighting of each pod (of its UID), forgotten at de
   assert.equal(s.has('shop/web-a'), false);
 });
 
-function setup(upcoming: TimelineEvent[] = []) {
+function setup(upcoming: TimelineEvent[] = [], opts: { gateSkipsStatus?: boolean } = {}) {
   const noCalls = () => assert.fail('no sync runs in these tests');
   const controller = new ReplicaSetController({
     version: parseK8sVersion(DEFAULT_K8S_VERSION), recordClaimDecisions: false,
@@ -43,7 +43,8 @@ function setup(upcoming: TimelineEvent[] = []) {
   });
   const tracks = new RsTracks();
   const sightings = new PodSightings();
-  const view = new ViewAlignment(tracks, controller, sightings, { drain: () => (controller.expectations.log.length = 0) }, () => upcoming, 5000);
+  const view = new ViewAlignment(tracks, controller, sightings, { drain: () => (controller.expectations.log.length = 0) }, () => upcoming, 5000,
+    undefined, () => undefined, [], undefined, opts.gateSkipsStatus ?? false);
   const deliver = (at: number, watchType: 'ADDED' | 'MODIFIED' | 'DELETED', pod: Pod) => {
     const e = observed(at, 'Pod', watchType, pod);
     const pk = objectKey(pod.metadata);
@@ -222,4 +223,63 @@ test('ViewAlignment: a 404 of a pod the input never saw deleted before it, or of
   s.view.beforeSyncs(T0 + 1500);
   assert.equal(s.view.heldGone('shop/web-c'), false);
   assert.equal(s.tracks.of(KEY).heldDeletions.length, 0);
+});
+
+/**
+ * Held adds: a record awaiting 3 creates, an anchoring status write, then the round's 3 ADDs with
+ * `ahead` (the status writes the look-ahead shows after them) queued before the third is delivered.
+ */
+function heldAdd(ahead: Array<[number, number]>, opts: { gateSkipsStatus?: boolean } = {}) {
+  const upcoming: TimelineEvent[] = [];
+  const s = setup(upcoming, opts);
+  const rs = rsObj('web', 3);
+  s.controller.deliverOwner('ADDED', rs, T0);
+  s.view.noteStatusWrite(s.tracks.of(KEY), rs, observed(T0, 'ReplicaSet', 'ADDED', rs));
+  const anchor = { ...rs, status: { replicas: 0, observedGeneration: 2 } };
+  s.view.noteStatusWrite(s.tracks.of(KEY), anchor, observed(T0 + 5, 'ReplicaSet', 'MODIFIED', anchor)); // a status write the input shows: it records them
+  s.controller.expectations.expectCreations(KEY, 3, T0 + 10);
+  const pods = ['web-a', 'web-b', 'web-c'].map((n) => podObj(n, rs));
+  assert.equal(s.deliver(T0 + 20, 'ADDED', pods[0]!), true);
+  assert.equal(s.deliver(T0 + 30, 'ADDED', pods[1]!), true);
+  const writes = ahead.map(([dt, n]) => {
+    const next = { ...rs, status: { replicas: n, observedGeneration: 3 + dt } };
+    return observed(T0 + dt, 'ReplicaSet', 'MODIFIED', next);
+  });
+  upcoming.push(...writes, observed(T0 + 60_000, 'Namespace', 'MODIFIED', { metadata: { name: NS } } as never));
+  const delivered = s.deliver(T0 + 40, 'ADDED', pods[2]!);
+  return { s, rs, pods, delivered, writes, upcoming };
+}
+
+test('ViewAlignment: held add — the second status write after the record\'s last ADD counts 2 of 3, so that ADD is held from the start and the record keeps waiting; a write counting 3 delivers it', () => {
+  const { s, rs, delivered, writes, upcoming } = heldAdd([[45, 0], [1045, 2]]);
+  assert.equal(delivered, false, 'held from its ADD');
+  assert.equal(s.controller.expectations.get(KEY)?.add, 1, 'no lower: the controller\'s record still waits');
+  const t = s.tracks.of(KEY);
+  // The two writes themselves arrive: the behind write finds the pod already held, so no unknown span.
+  upcoming.splice(0, 2);
+  for (const w of writes) s.view.noteStatusWrite(t, w.object as ReplicaSet, w);
+  assert.equal(t.viewBehind.at(-1)?.heldFromAdd, true);
+  assert.deepEqual(t.viewUnknown, []);
+  s.status(T0 + 3000, rs, 3);
+  assert.equal(s.controller.expectations.get(KEY)?.add, 0, 'the status counting every pod delivered it: the record is fulfilled then');
+  assert.ok(s.controller.pods.get('shop/web-c'));
+});
+
+test('ViewAlignment: held add — a status write counting the pod, or the first write alone under the consistency gate, leaves it delivered', () => {
+  assert.equal(heldAdd([[45, 0], [1045, 3]]).delivered, true, 'the second write counts it');
+  assert.equal(heldAdd([[45, 3]]).delivered, true, 'the first write counts it');
+  // One write only, then nothing for LATE_STATUS_MS: no later sync saw a change …
+  const quiet = heldAdd([[45, 2]]);
+  assert.equal(quiet.delivered, false, 'without the gate, the quiet status is evidence');
+  // … unless the consistency gate may have skipped the syncs before their status writes.
+  assert.equal(heldAdd([[45, 2]], { gateSkipsStatus: true }).delivered, true);
+  assert.equal(heldAdd([[45, 0], [1045, 2]], { gateSkipsStatus: true }).delivered, false, 'a second write is a sync that ran: evidence under the gate too');
+});
+
+test('ViewAlignment: held add — the count short by two holds this ADD and gives back the lower of the newest other pod of the round', () => {
+  const { s, delivered } = heldAdd([[45, 0], [1045, 1]]);
+  assert.equal(delivered, false);
+  assert.equal(s.controller.pods.get('shop/web-b'), undefined, 'the newest delivered pod of the round is withheld too');
+  assert.ok(s.controller.pods.get('shop/web-a'));
+  assert.equal(s.controller.expectations.get(KEY)?.add, 2);
 });

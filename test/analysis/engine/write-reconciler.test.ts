@@ -43,7 +43,7 @@ function setup(opts: { syncs?: Array<(key: string, ws: ControllerWrite[]) => Par
         return { at, key, outcome: 'synced', ...(plan.shift()?.(key, open) ?? {}) } as SyncRecord;
       },
     },
-    { releaseWithheld: () => false, withholdRound: () => [], createsAhead: () => 0, ...opts.view },
+    { releaseWithheld: () => false, withholdRound: () => [], createsAhead: () => 0, reopenedFor: () => false, ...opts.view },
     { has: () => false },
     { drain: () => (expectations.log.length = 0) },
     5000,
@@ -142,4 +142,24 @@ test('WriteReconciler: pods kexp withholds are released by a write past the gate
   assert.deepEqual(t.viewUnknown.map((u) => [u.from - T0, u.until! - T0]), [[360_000 - 5000, 360_000], [5, 360_000]]);
   assert.equal(w.round, 8);
   assert.equal(w.divergence, undefined);
+});
+
+test('WriteReconciler: a lagging round whose window the held pods reopened adds no unknown span (its decisions are known: gated until the expiry)', () => {
+  const asked: string[][] = [];
+  const s = setup({
+    syncs: [() => ({ outcome: 'synced', active: 3, desired: 3 }), (_, ws) => ((ws[0]!.round = 8), { outcome: 'synced' })],
+    view: {
+      createsAhead: () => 2,
+      withholdRound: () => [{ pod: 'shop/web-a', seenAt: T0 + 5 }, { pod: 'shop/web-b', seenAt: T0 + 7 }],
+      reopenedFor: (_t, pods) => (asked.push(pods), true),
+    },
+  });
+  const t = s.tracks.of(KEY);
+  t.changes.push({ at: T0, op: 'set', add: 2 });
+  const late = podWrite(T0 + 360_000, 'create', podObj('web-y', rsObj('web')));
+  s.setOpen([write('create', late.at)]);
+  s.reconciler.reconcile(late);
+  assert.deepEqual(asked, [['shop/web-a', 'shop/web-b']]);
+  assert.equal(t.lagOverCreates.length, 1);
+  assert.deepEqual(t.viewUnknown, []);
 });
