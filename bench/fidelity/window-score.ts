@@ -13,7 +13,11 @@
  * below 10). An end agrees when its kind maps to the log's and its time is within `toleranceMs`
  * (open windows: both open). A leak is a log window that ended `expired`: found when a matched
  * kexp window ended `expired`; an invented leak is a kexp window ended `expired` that matches no
- * expired log window. Cost: O(windows²) per ReplicaSet — a handful.
+ * expired log window. A record kexp Set and saw fulfilled before any sync (every create of the
+ * round failed at once, e.g. quota) opens no window in its report: a log window with no kexp
+ * window near it is matched by such a Set within `toleranceMs` (`instantWindows`: 0 gated syncs,
+ * ended fulfilled when it reached zero), since kexp says the same — never gated. Cost:
+ * O(windows²) per ReplicaSet — a handful.
  */
 import type { GroundTruth, WindowEnd as LogEnd } from '../../src/sources/kcm-log/ground-truth.js';
 import type { GatedWindow as KexpWindow, ReplicaSetReport, WindowEnd as KexpEnd } from '../../src/analysis/report-types.js';
@@ -86,9 +90,34 @@ function endOf(w: KexpWindow): number | undefined {
   return w.end !== undefined ? Date.parse(w.end) : undefined;
 }
 
+/**
+ * The records kexp Set and saw fulfilled before a sync could be gated by them (no gated window
+ * starts at their Set): windows of no gated sync, ended `fulfilled` when the record reached zero.
+ */
+export function instantWindows(rs: ReplicaSetReport): KexpWindow[] {
+  const starts = new Set(rs.gatedWindows.map((w) => Date.parse(w.start)));
+  const out: KexpWindow[] = [];
+  const changes = rs.expectations ?? [];
+  for (let i = 0; i < changes.length; i++) {
+    const set = changes[i]!;
+    if (set.op !== 'set' || starts.has(Date.parse(set.at))) continue;
+    let zeroAt: string | undefined = (set.add ?? 0) <= 0 && (set.del ?? 0) <= 0 ? set.at : undefined;
+    for (let j = i + 1; j < changes.length && zeroAt === undefined; j++) {
+      const c = changes[j]!;
+      if (c.op === 'set' || c.op === 'delete' || c.op === 'raise') break;
+      if (c.op === 'lower' && (c.add ?? 0) <= 0 && (c.del ?? 0) <= 0) zeroAt = c.at;
+    }
+    if (zeroAt === undefined) continue;
+    out.push({ start: set.at, end: zeroAt, endedBy: 'fulfilled', fulfilledAt: zeroAt, basis: 'inferred', gatedSyncs: 0, raised: { add: set.add ?? 0, del: set.del ?? 0 }, evidence: [set.evidence] });
+  }
+  return out;
+}
+
 export function scoreWindows(truth: GroundTruth, rs: ReplicaSetReport | undefined, opts: WindowScoreOptions = {}): WindowScore {
   const tol = opts.toleranceMs ?? 2000;
-  const kexp = rs?.gatedWindows ?? [];
+  const gated = rs?.gatedWindows ?? [];
+  // The report's windows first; the instant ones only where no window of the report is near.
+  const kexp = [...gated, ...(rs ? instantWindows(rs) : [])];
   const used = new Set<number>();
   const verdicts: WindowVerdict[] = [];
   const score: WindowScore = {
@@ -101,13 +130,18 @@ export function scoreWindows(truth: GroundTruth, rs: ReplicaSetReport | undefine
     score.gatedSyncs.log += lw.gatedSyncs;
     const expired = lw.ended === 'expired';
     if (expired) score.leaks.log++;
-    // The nearest kexp window by start within the tolerance, not yet taken.
-    let best = -1;
-    for (let i = 0; i < kexp.length; i++) {
-      if (used.has(i)) continue;
-      const d = Math.abs(startOf(kexp[i]!) - lw.start);
-      if (d <= tol && (best < 0 || d < Math.abs(startOf(kexp[best]!) - lw.start))) best = i;
-    }
+    // The nearest kexp window by start within the tolerance, not yet taken (a window of the report before an instant one).
+    const nearest = (from: number, to: number): number => {
+      let best = -1;
+      for (let i = from; i < to; i++) {
+        if (used.has(i)) continue;
+        const d = Math.abs(startOf(kexp[i]!) - lw.start);
+        if (d <= tol && (best < 0 || d < Math.abs(startOf(kexp[best]!) - lw.start))) best = i;
+      }
+      return best;
+    };
+    let best = nearest(0, gated.length);
+    if (best < 0) best = nearest(gated.length, kexp.length);
     const v: WindowVerdict = { start: lw.start, logEnded: lw.ended, logGatedSyncs: lw.gatedSyncs, outcome: 'missed' };
     verdicts.push(v);
     if (best < 0) {
@@ -142,7 +176,7 @@ export function scoreWindows(truth: GroundTruth, rs: ReplicaSetReport | undefine
       } else score.leaks.missed++;
     }
   }
-  for (let i = 0; i < kexp.length; i++) {
+  for (let i = 0; i < gated.length; i++) {
     const kw = kexp[i]!;
     if (kw.basis === 'unknown') continue;
     if (!used.has(i)) score.invented++;

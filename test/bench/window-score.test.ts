@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scoreWindows, syncsWithin, truthExitCode } from '../../bench/fidelity/window-score.js';
+import { instantWindows, scoreWindows, syncsWithin, truthExitCode } from '../../bench/fidelity/window-score.js';
 import type { GatedWindow as LogWindow, GroundTruth } from '../../src/sources/kcm-log/ground-truth.js';
 import type { GatedWindow as KexpWindow, ReplicaSetReport } from '../../src/analysis/report-types.js';
 
@@ -92,4 +92,24 @@ test('the exit code the log calls for: 4 for an expiry or an open window past th
   failing.slowStartFailures.push({ at: T0, podsSkipped: 2, source: src });
   assert.equal(truthExitCode([failing], end), 5);
   assert.equal(truthExitCode([truth([logWindow(0, 20_000, 'fulfilled', 6)])], end), 0);
+});
+
+test('a record kexp saw fulfilled at once (every create of its round failed) has no window in its report, yet matches the log\'s window of no gated sync', () => {
+  const rs = {
+    ...report([]),
+    expectations: [
+      { at: iso(0), op: 'set', add: 2, del: 0, evidence: 'a.jsonl:1' },
+      { at: iso(0), op: 'lower', add: 1, del: 0, evidence: 'a.jsonl:2' },
+      { at: iso(1), op: 'lower', add: 0, del: 0, evidence: 'a.jsonl:3' },
+      // A Set whose record kexp never saw reach zero is no instant window.
+      { at: iso(60_000), op: 'set', add: 1, del: 0, evidence: 'a.jsonl:4' },
+    ],
+  } as ReplicaSetReport;
+  assert.deepEqual(instantWindows(rs).map((w) => [w.start, w.end, w.gatedSyncs, w.endedBy]), [[iso(0), iso(1), 0, 'fulfilled']]);
+  const s = scoreWindows(truth([logWindow(3, 900, 'fulfilled', 0), logWindow(60_002, 70_000, 'fulfilled', 2)]), rs);
+  assert.deepEqual([s.matched, s.missed, s.invented, s.syncsAgree], [1, 1, 0, 1]);
+  // A window of the report near the log's is preferred to an instant one.
+  const both = { ...rs, gatedWindows: [kexpWindow(1500, 3000, 'fulfilled', 1)] } as ReplicaSetReport;
+  const b = scoreWindows(truth([logWindow(3, 900, 'fulfilled', 0)]), both);
+  assert.equal(b.verdicts[0]!.kexpGatedSyncs, 1);
 });
