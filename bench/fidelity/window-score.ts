@@ -191,10 +191,28 @@ export function scoreWindows(truth: GroundTruth, rs: ReplicaSetReport | undefine
  * (the controller is gated right now); 5 when its creates failed (the slow-start skip after a
  * failed create, pkg/controller/replicaset/replica_set.go slowStartBatch's caller); else 0.
  */
+/**
+ * The controller's log as far as an input reaching `at` covers it: the windows started by then,
+ * one that ended later still open at `at`, the failed creates by then — the account kexp's input
+ * could have shown (a recording stopped before the ReplicaSet's deletion saw the leak open).
+ */
+export function truthAt(t: GroundTruth, at: number): GroundTruth {
+  const gatedWindows = t.gatedWindows.filter((w) => w.start <= at).map((w) => {
+    if (w.end === undefined || w.end <= at) return w;
+    const { end: _end, endSource: _src, ...rest } = w;
+    // Its counters at zero by then: the next sync passes; the window gates no more (ended when they reached zero).
+    if (w.satisfiedAt !== undefined && w.satisfiedAt <= at) return { ...rest, end: w.satisfiedAt, ended: 'fulfilled' as const };
+    return { ...rest, ended: 'open' as const };
+  });
+  return { ...t, gatedWindows, slowStartFailures: t.slowStartFailures.filter((f) => f.at <= at) };
+}
+
 export function truthExitCode(truths: GroundTruth[], logEnd: number): 0 | 3 | 4 | 5 {
   const windows = truths.flatMap((t) => t.gatedWindows);
-  if (windows.some((w) => w.ended === 'expired' || (w.ended === 'open' && logEnd - w.start >= EXPECTATIONS_TIMEOUT_MS))) return 4;
-  if (windows.some((w) => w.ended === 'open')) return 3;
+  // An open window whose counters reached zero gates no more: the log ends before the next sync (ground-truth.ts satisfiedAt).
+  const gating = (w: (typeof windows)[number]) => w.ended === 'open' && w.satisfiedAt === undefined;
+  if (windows.some((w) => w.ended === 'expired' || (gating(w) && logEnd - w.start >= EXPECTATIONS_TIMEOUT_MS))) return 4;
+  if (windows.some(gating)) return 3;
   // A deleted ReplicaSet's past failures are history (README's table): only those still there count.
   if (truths.some((t) => t.slowStartFailures.length > 0 && !t.gatedWindows.some((w) => w.ended === 'deleted' && t.slowStartFailures.every((f) => f.at <= w.end!)))) return 5;
   return 0;

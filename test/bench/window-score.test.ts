@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { instantWindows, scoreWindows, syncsWithin, truthExitCode } from '../../bench/fidelity/window-score.js';
+import { instantWindows, scoreWindows, syncsWithin, truthAt, truthExitCode } from '../../bench/fidelity/window-score.js';
 import type { GatedWindow as LogWindow, GroundTruth } from '../../src/sources/kcm-log/ground-truth.js';
 import type { GatedWindow as KexpWindow, ReplicaSetReport } from '../../src/analysis/report-types.js';
 
@@ -112,4 +112,21 @@ test('a record kexp saw fulfilled at once (every create of its round failed) has
   const both = { ...rs, gatedWindows: [kexpWindow(1500, 3000, 'fulfilled', 1)] } as ReplicaSetReport;
   const b = scoreWindows(truth([logWindow(3, 900, 'fulfilled', 0)]), both);
   assert.equal(b.verdicts[0]!.kexpGatedSyncs, 1);
+});
+
+test('the truth an input calls for is the log read to that input\'s end: a leak the log shows deleted later is open at a recording\'s end; a window at zero gates no more', () => {
+  const deletedLater = truth([logWindow(0, 320_000, 'deleted', 3)]);
+  assert.equal(truthExitCode([deletedLater], T0 + 330_000), 0, 'the whole log: the deletion freed it');
+  const at = T0 + 310_000;
+  const cut = truthAt(deletedLater, at);
+  assert.deepEqual(cut.gatedWindows.map((w) => [w.ended, w.end]), [['open', undefined]]);
+  assert.equal(truthExitCode([cut], at), 4, 'at the recording\'s end: open past the timeout');
+  // A window whose counters reached zero before the cut ended there (the next sync passes).
+  const zero = truth([{ ...logWindow(0, 5_000, 'fulfilled', 0), satisfiedAt: T0 + 10 }]);
+  assert.deepEqual(truthAt(zero, T0 + 1000).gatedWindows.map((w) => [w.ended, w.end]), [['fulfilled', T0 + 10]]);
+  assert.equal(truthExitCode([truth([{ ...logWindow(0, undefined, 'open', 0), satisfiedAt: T0 + 10 }])], T0 + 1000), 0, 'open at the end but at zero: not gated');
+  // Windows and failures after the cut are not in it.
+  const later = truth([logWindow(500_000, 510_000, 'fulfilled', 1)]);
+  later.slowStartFailures.push({ at: T0 + 500_000, podsSkipped: 1, source: src });
+  assert.deepEqual([truthAt(later, at).gatedWindows.length, truthAt(later, at).slowStartFailures.length], [0, 0]);
 });
