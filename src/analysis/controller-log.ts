@@ -39,6 +39,8 @@ import { fuseWindows, logVerdict, type LogSpan, type MatchedWindow, type WindowF
 import { writesSince } from './report/replayed-track.js';
 import type { Finding, GatedWindow, Report, ReplicaSetReport } from './report-types.js';
 import type { ControllerWrite } from './engine/write-ledger.js';
+import type { CallPause } from './engine/create-evidence.js';
+import { fmtDuration } from './report/wording.js';
 
 /** What the controller's log holds, per ReplicaSet key, plus its addPod handler lines. */
 export interface ControllerLogInput {
@@ -200,7 +202,32 @@ function leakFindingsFollowLog(findings: Finding[], matched: MatchedWindow[]): F
  * below -v=4 the windows stay kexp's. `writes` are the controller writes kexp accounted for
  * (for the informer lag); `reportEnd` the end of the report's covered time.
  */
-function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput, truth: GroundTruth | undefined, score: FidelityScore | undefined, reportEnd: number | undefined): ReplicaSetReport {
+/**
+ * A pause of a round's calls (slow-api-calls) that one sync of the log spans — its "Finished
+ * syncing" duration reaching back before the pause and its end after it — is the controller's own
+ * account that the same sync made the calls late: observed, with the log's line, where a recording
+ * alone could not tell it from a restart (basis unknown there). Pure.
+ */
+function slowCallsInOneSync(findings: Finding[], pauses: CallPause[], truth: GroundTruth | undefined): Finding[] {
+  const spans = truth?.longSyncs;
+  if (!spans?.length || !pauses.length) return findings;
+  return findings.map((f) => {
+    if (f.id !== 'slow-api-calls' || f.at === undefined) return f;
+    const p = pauses.find((x) => new Date(x.from).toISOString() === f.at);
+    // The log's times are the controller's; the input's are the apiserver's or the recorder's: a second of slack.
+    const s = p && spans.find((x) => x.start <= p.from + 1000 && x.end >= p.until - 1000);
+    if (!p || !s) return f;
+    const line = `${s.source.file}:${s.source.line}`;
+    return {
+      ...f,
+      basis: 'observed',
+      explanation: `${f.explanation} The controller's log shows one sync of this ReplicaSet from ${new Date(s.start).toISOString()} to ${new Date(s.end).toISOString()} ("Finished syncing" after ${fmtDuration(s.end - s.start)}, ${line}): the same sync made these calls.`,
+      evidence: f.evidence.includes(line) ? f.evidence : [...f.evidence, line],
+    };
+  });
+}
+
+function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: ControllerLogInput, truth: GroundTruth | undefined, score: FidelityScore | undefined, reportEnd: number | undefined, pauses: CallPause[] = []): ReplicaSetReport {
   const lag = informerLag(writes, log);
   if (!truth && lag.lags.length === 0) return rs;
   let findings = [...rs.findings];
@@ -234,6 +261,7 @@ function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: Co
     lag,
     medianLagMs: summary.informerLagMs?.median,
   }));
+  findings = slowCallsInOneSync(findings, pauses, truth);
   // Findings that send the reader to the controller's log: it is here.
   for (let i = 0; i < findings.length; i++) {
     if (findings[i]!.id === 'input-disagrees-with-model') {
@@ -283,7 +311,8 @@ export function fuseControllerLog(report: Report, log: ControllerLogInput, basis
     const truth = log.truths.get(rs.key);
     const score = truth ? scoreReplicaSet(truth, rs) : undefined;
     if (score && !scores.has(rs.key)) scores.set(rs.key, score);
-    return fuseReplicaSet(rs, writesOf(rs.key), log, truth, score, report.coverage.end !== undefined ? Date.parse(report.coverage.end) : undefined);
+    const pauses = (replayed?.result.tracks.get(rs.key)?.rounds ?? []).flatMap((r) => (r.evidence?.pause ? [r.evidence.pause] : []));
+    return fuseReplicaSet(rs, writesOf(rs.key), log, truth, score, report.coverage.end !== undefined ? Date.parse(report.coverage.end) : undefined, pauses);
   });
   if (notUsed) assumptions.push(notUsed[0]!.toUpperCase() + notUsed.slice(1) + '.');
   else if (replayed) {

@@ -222,3 +222,17 @@ test('the leak finding on a window the log shows states the log\'s count of gate
   assert.equal(f.basis, 'observed');
   assert.match(f.explanation, /\(6 gated syncs in the controller's log; kexp's reconstruction counted \d+\)/);
 });
+
+test('slow API calls from a recording are the same sync\'s when the controller\'s log shows one sync spanning the pause ("Finished syncing" with its duration): basis observed, the line cited', async () => {
+  const alone = await replayFiles({ files: ['examples/client-brownout.kexp.jsonl.gz'] });
+  const f0 = alone.report.replicaSets[0]!.findings.find((f) => f.id === 'slow-api-calls')!;
+  assert.equal(f0.basis, 'unknown', 'a recording alone cannot tell late calls from a restart');
+  const { report } = await replayFiles({ files: ['examples/client-brownout.kexp.jsonl.gz'], kcmLogs: ['examples/captures/client-brownout/kcm.log.gz'] });
+  const f = report.replicaSets[0]!.findings.find((x) => x.id === 'slow-api-calls')!;
+  assert.equal(f.basis, 'observed');
+  assert.match(f.explanation, /one sync of this ReplicaSet from 2026-12-05T02:03:11\.227Z to 2026-12-05T02:03:30\.283Z \("Finished syncing" after 19s, examples\/captures\/client-brownout\/kcm\.log\.gz:711\)/);
+  assert.ok(f.evidence.includes('examples/captures/client-brownout/kcm.log.gz:711'));
+  // A log whose syncs are all short confirms nothing.
+  const other = await replayFiles({ files: ['examples/client-brownout.kexp.jsonl.gz'], kcmLogs: ['examples/captures/scale-up-gated/kcm.log'] });
+  assert.equal(other.report.replicaSets.find((r) => r.key === report.replicaSets[0]!.key)?.findings.find((x) => x.id === 'slow-api-calls')?.basis, 'unknown');
+});

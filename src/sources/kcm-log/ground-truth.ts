@@ -45,6 +45,9 @@ import type { ControllerLogEvent, SourceRef } from '../../timeline/event.js';
 export type SyncDecision = 'gated' | 'fulfilled' | 'expired' | 'never-recorded';
 export type CountsBasis = 'logged' | 'reconstructed';
 
+/** A sync lasting this long made slow calls: the ReplicaSet controller's own work takes milliseconds. */
+export const LONG_SYNC_MS = 1000;
+
 export interface GroundTruthSync {
   at: number;
   decision: SyncDecision;
@@ -123,6 +126,12 @@ export interface GroundTruth {
   lowers: GroundTruthLower[];
   clobbers: GroundTruthClobber[];
   slowStartFailures: GroundTruthSlowStart[];
+  /**
+   * Syncs of this key that lasted at least LONG_SYNC_MS ("Finished syncing" with its duration):
+   * one sync held the key from `start` (its end − duration) to `end` — its calls slow or hung, no
+   * other sync of the key ran meanwhile (processNextWorkItem holds a key until its sync returns).
+   */
+  longSyncs?: Array<{ start: number; end: number; source: SourceRef }>;
   gatedWindows: GatedWindow[];
   /** Times of controller (KCM) restarts in the log; the same list for every ReplicaSet. */
   restarts: number[];
@@ -248,6 +257,8 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
     if (!e.rsKey) continue;
     const s = state(e.rsKey);
     const gt = s.gt;
+    const durationMs = e.logKind === 'finished-syncing' ? e.numbers?.durationMs : undefined;
+    if (durationMs !== undefined && durationMs >= LONG_SYNC_MS) (gt.longSyncs ??= []).push({ start: e.at - durationMs, end: e.at, source: e.source });
     // Counters printed on the line itself (not filled in from neighbouring lines).
     const logged = e.add !== undefined && e.del !== undefined && !e.numbers?.fromContext ? { add: e.add, del: e.del } : undefined;
 
