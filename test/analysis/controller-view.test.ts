@@ -273,6 +273,11 @@ test('#129795 (recording): creates past an expired record whose pods the informe
   assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.writes]), [['create', 3, 3], ['create', 3, 3], ['delete', 3, 3]]);
   assert.equal(rs.rounds[1]!.at.slice(0, 19), iso(over + 10).slice(0, 19));
   assert.deepEqual([rs.gatedWindows[0]!.endedBy, rs.gatedWindows[0]!.remaining?.add], ['expired', 3]);
+  // The reopened window's gated syncs: the model's sync at the controller's own status write (an
+  // owner event) passed on the record kexp had seen fulfilled, so the controller refused it; the
+  // sync the held pods' ADDs triggered never ran in the controller, and the syncs at the creates
+  // past the timeout passed there too.
+  assert.equal(rs.gatedWindows[0]!.gatedSyncs, 1);
   // The creates past the timeout show the cache lacked the round's pods: since their ADDs (an
   // informer never takes back a pod that exists), so the lowers are given back from the moment
   // kexp had seen the record fulfilled, learned at the over-create; the decisions in between are

@@ -84,7 +84,7 @@ export class Delivery {
     if (!pod.metadata?.name || !pod.metadata.namespace) return;
     const ref = controllerRefOf(pod.metadata);
     const kind = this.owner.kind;
-    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source);
+    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source, objectKey(pod.metadata));
     const old = this.controller.pods.get(objectKey(pod.metadata));
     const oldRef = old ? controllerRefOf(old.metadata) : undefined;
     if (old && oldRef?.kind === kind && (!ref || ref.uid !== oldRef.uid)) {
@@ -95,7 +95,7 @@ export class Delivery {
       if (t && this.controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
         t.orphanedExpected.push({ at: e.at, podKey: pk, source: e.source });
       }
-      this.provenance.noteTrigger(rsKey, e.source);
+      this.provenance.noteTrigger(rsKey, e.source, pk);
     }
     if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old);
     const pk = objectKey(pod.metadata);

@@ -16,6 +16,8 @@ import type { SourceRef, TimelineEvent } from '../../timeline/event.js';
 export class Provenance {
   private currentEvent: TimelineEvent | undefined;
   private readonly lastTrigger = new Map<string, SourceRef>();
+  /** The pod whose event was each key's last trigger (absent: an owner event). */
+  private readonly lastTriggerPod = new Map<string, string>();
 
   /** The event being delivered (evidence for handler effects), if any. */
   get current(): TimelineEvent | undefined {
@@ -30,9 +32,16 @@ export class Provenance {
     this.currentEvent = undefined;
   }
 
-  /** An input event about `key` reached the informer handlers. */
-  noteTrigger(key: string, source: SourceRef): void {
+  /** An input event about `key` reached the informer handlers (`pod`: the pod's, by namespace/name). */
+  noteTrigger(key: string, source: SourceRef, pod?: string): void {
     this.lastTrigger.set(key, source);
+    if (pod !== undefined) this.lastTriggerPod.set(key, pod);
+    else this.lastTriggerPod.delete(key);
+  }
+
+  /** The pod whose event was the last trigger of `key`, if a pod's. */
+  triggerPod(key: string): string | undefined {
+    return this.lastTriggerPod.get(key);
   }
 
   /** The last input event about `key` that reached the informer handlers. */

@@ -417,6 +417,11 @@ export class ViewAlignment {
     return gone ? { rsKey: `${old.metadata.namespace}/${ref.name}`, rsUid: ref.uid } : undefined;
   }
 
+  /** Whether kexp holds pod `pk` back as not yet observed by the controller (a held add). */
+  isWithheld(pk: string): boolean {
+    return this.withheldPods.has(pk);
+  }
+
   /** Whether the controller's cache holds pod `pk` although the input saw it deleted (a held deletion). */
   heldGone(pk: string): boolean {
     return this.departed.isHeldDeleted(pk);

@@ -23,7 +23,7 @@
  * `maxChanges` (older ones are counted, not kept). Pure: no I/O, no clock.
  */
 import { GatedWindows, type GatedWindowEnd } from '../../model/controller/gated-windows.js';
-import type { ExpectationsLogLine } from '../../model/expectations.js';
+import { EXPECTATIONS_TIMEOUT_MS, type ExpectationsLogLine } from '../../model/expectations.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { EngineController } from './engine-controller.js';
 import type { Provenance } from './provenance.js';
@@ -45,6 +45,22 @@ const ENDED_BY: Record<Exclude<GatedWindowEnd, 'superseded'>, NonNullable<Window
 
 export class WindowTracker {
   private readonly gates: GatedWindows<WindowTrack, LineContext>;
+  /**
+   * Per key: the syncs the model let through on its record (fulfilled) since that record's Set —
+   * were the window reopened from its fulfilment (onRaised), the controller refused them: its
+   * record still waited. Cleared at each Set; a handful per key.
+   */
+  private readonly passedOnRecord = new Map<string, Array<{ at: number; pod?: string }>>();
+  /**
+   * Whether kexp now holds a pod back as unobserved by the controller (view-alignment.ts): a sync
+   * its event triggered never ran in the controller.
+   */
+  private heldPod: (pk: string) => boolean = () => false;
+
+  /** Wires the view alignment's held pods (it is built after the tracker). */
+  setHeldPods(held: (pk: string) => boolean): void {
+    this.heldPod = held;
+  }
 
   constructor(
     private readonly tracks: RsTracks,
@@ -105,6 +121,7 @@ export class WindowTracker {
     const src = this.provenance.sourceFor(l.key);
     switch (l.kind) {
       case 'setting-expectations':
+        this.passedOnRecord.delete(l.key);
         t.record = { add: l.add ?? 0, del: l.del ?? 0, timestamp: l.at };
         t.firstSetAt ??= l.at;
         this.recordChange(t, { at: l.at, op: 'set', add: l.add, del: l.del, source: src });
@@ -146,6 +163,12 @@ export class WindowTracker {
       }
       case 'expectations-fulfilled':
       case 'never-recorded':
+        if (l.kind === 'expectations-fulfilled' && t.record) {
+          const passed = this.passedOnRecord.get(l.key) ?? [];
+          const pod = this.provenance.triggerPod(l.key);
+          if (passed.length < 1000) passed.push({ at: l.at, ...(pod !== undefined ? { pod } : {}) });
+          this.passedOnRecord.set(l.key, passed);
+        }
         this.gates.synced(l.key, l.at, l.kind === 'never-recorded' ? 'never-recorded' : 'fulfilled', { src });
         break;
       case 'expectations-expired': {
@@ -186,6 +209,13 @@ export class WindowTracker {
           change.at = from;
         }
         t.windows.pop();
+        // The syncs the model let through since then, while the record was in force, were refused by
+        // the controller (gated syncs of this window) — but for those a held pod's event triggered:
+        // the controller never had it. Past the timeout a sync passes anyway.
+        const expires = t.record.timestamp + EXPECTATIONS_TIMEOUT_MS;
+        const refused = (this.passedOnRecord.get(l.key) ?? []).filter((p) => (from === undefined || p.at >= from) && p.at < expires && !(p.pod !== undefined && this.heldPod(p.pod))).length;
+        this.passedOnRecord.delete(l.key);
+        last.gatedSyncs += refused;
         delete last.end;
         delete last.endedBy;
         delete last.fulfilledAt;
