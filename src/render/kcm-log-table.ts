@@ -20,9 +20,14 @@ export interface KcmLogRenderOptions {
   wide?: boolean;
 }
 
-/** A window the log shows leaking: expired, or still open with syncs refused. */
-function leaked(rs: KcmLogReplicaSet): boolean {
-  return rs.gatedWindows.some((w) => w.ended === 'expired' || (w.ended === 'open' && w.gatedSyncs > 0));
+/** Gated at the end of the log: a window still open with syncs refused. */
+function stillGated(rs: KcmLogReplicaSet): boolean {
+  return rs.gatedWindows.some((w) => w.ended === 'open' && w.gatedSyncs > 0);
+}
+
+/** A leak in the log's past: a window only the 5-minute timeout ended, or delete keys clobbered. */
+function pastLeak(rs: KcmLogReplicaSet): boolean {
+  return rs.gatedWindows.some((w) => w.ended === 'expired') || rs.clobbers.length > 0;
 }
 
 /** Its creates or deletes still fail at the end of the log (the controller's own Warning Events). */
@@ -32,25 +37,44 @@ function failing(rs: KcmLogReplicaSet): boolean {
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+/** "1m30s" from milliseconds, as replay's Cause line says a leak's length. */
+function span(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 60 ? `${Math.floor(s / 60)}m${s % 60}s` : `${s}s`;
+}
+
 /**
- * The verdict line in replay's words (`LEAKED [observed]`, `FAILING [observed]`, `HEALTHY
- * [observed]`, `UNKNOWN [unknown]`: table.ts renderSummary), then what to do next.
+ * The Cause line of a leak in the log's past, in replay's words (report/verdict-cause): the
+ * first expired window (or clobbered delete keys) of the first ReplicaSet that had one.
+ */
+function leakCause(past: KcmLogReplicaSet[]): string | undefined {
+  const rs = past[0];
+  if (!rs) return undefined;
+  const w = rs.gatedWindows.find((x) => x.ended === 'expired');
+  const others = past.length > 1 ? ` (and ${plural(past.length - 1, 'other ReplicaSet')})` : '';
+  if (w && w.end) {
+    return `Expectations leaked and were only cleared by the 5-minute timeout (after ${span(Date.parse(w.end) - Date.parse(w.start))}): ${rs.key}, ${plural(w.gatedSyncs, 'gated sync')} from ${w.start} (${w.evidence})${others}.`;
+  }
+  const c = rs.clobbers[0];
+  return c ? `An earlier deletion round of ${rs.key} never completed: its delete keys were clobbered at ${c.at} (${c.evidence})${others}.` : undefined;
+}
+
+/**
+ * The verdict line in replay's words — the state at the end of the log (`LEAKED [observed]`:
+ * still gated on a record waiting past its syncs, `FAILING [observed]`, `DELETED [observed]`,
+ * `HEALTHY [observed]`, `UNKNOWN [unknown]`: table.ts renderSummary) — then, as replay says it,
+ * the Cause when the log shows a leak that only the timeout cleared, then what to do next.
  */
 function summary(r: KcmLogResult, width: number): string[] {
   if (r.replicaSets.length === 0) return [];
-  const bad = r.replicaSets.filter((rs) => leaked(rs) || rs.clobbers.length > 0);
+  const gated = r.replicaSets.filter(stillGated);
+  const past = r.replicaSets.filter((rs) => !stillGated(rs) && pastLeak(rs));
   const fails = r.replicaSets.filter(failing);
   const out: string[] = [];
   const n = plural(r.replicaSets.length, 'ReplicaSet');
-  if (bad.length > 0) {
-    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${bad.length} ReplicaSet${bad.length === 1 ? '' : 's'} gated on expectations that expired or never completed: ${bad.map((b) => b.key).join(', ')}.`, width));
-    out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
-    for (const b of bad.slice(0, 3)) {
-      const [ns, name] = b.key.split('/');
-      if (!ns || !name) continue;
-      out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
-      out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
-    }
+  const cause = gated.length === 0 ? leakCause(past) : undefined;
+  if (gated.length > 0) {
+    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${gated.length} ReplicaSet${gated.length === 1 ? '' : 's'} still gated on expectations at its end: ${gated.map((b) => b.key).join(', ')}.`, width));
   } else if (fails.length > 0) {
     const f = fails[0]!.failures.find((x) => x.current)!;
     const what = f.kind === 'create' ? 'creates' : 'deletes';
@@ -62,13 +86,25 @@ function summary(r: KcmLogResult, width: number): string[] {
     out.push(labelled('Verdict: ', `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`, width));
   } else {
     // Failures that ended (a later success, or the ReplicaSet deleted since) are history, said with the verdict.
-    const past = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${rs.key}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
+    const history = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${rs.key}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
     const allDeleted = r.replicaSets.every((rs) => rs.deleted !== undefined);
+    const leaks = past.length ? 'after the leak below' : 'with no leaked expectations before';
     out.push(labelled('Verdict: ', allDeleted
-      ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? 'the ReplicaSet' : `all ${n}`} deleted, with no leaked expectations before${past.length ? `; ${past.slice(0, 2).join('; ')}` : ''}.`
-      : `HEALTHY [observed] — no leaked expectations and no open gated window in the log (${n})${past.length ? `; history: ${past.slice(0, 2).join('; ')}` : ''}.`, width));
+      ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? 'the ReplicaSet' : `all ${n}`} deleted, ${leaks}${history.length ? `; ${history.slice(0, 2).join('; ')}` : ''}.`
+      : `HEALTHY [observed] — not gated at the end of the log (${n})${past.length ? ', after the leak below' : ', no leaked expectations'}${history.length ? `; history: ${history.slice(0, 2).join('; ')}` : ''}.`, width));
   }
-  if (bad.length > 0) return out;
+  if (cause) out.push(labelled('Cause:   ', cause, width));
+  const leakedKeys = gated.length ? gated : past;
+  if (leakedKeys.length > 0) {
+    out.push(labelled('Next:    ', 'find why the expected pod events never reached the controller (watch gaps, relists, a terminating namespace):', width));
+    for (const b of leakedKeys.slice(0, 3)) {
+      const [ns, name] = b.key.split('/');
+      if (!ns || !name) continue;
+      out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
+      out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
+    }
+    return out;
+  }
   for (const rs of fails.slice(0, 3)) {
     for (const f of rs.failures.filter((x) => x.current)) {
       out.push(labelled('Next:    ', `${rs.key}: ${f.nextStep}:`, width));
