@@ -164,7 +164,9 @@ export function noFinding(ids: string[], why: string): Criterion {
     name: `no ${ids.join('/')} (${why})`,
     check: (r) => {
       const hit = rsOf(r).findings.filter((f) => ids.includes(f.id) && f.basis !== 'unknown');
-      return hit.length === 0 ? true : hit.map(short).join(', ');
+      const counts = new Map<string, number>();
+      for (const f of hit) counts.set(short(f), (counts.get(short(f)) ?? 0) + 1);
+      return hit.length === 0 ? true : [...counts].map(([k, n]) => (n > 1 ? `${n}× ${k}` : k)).join(', ');
     },
   };
 }
