@@ -13,7 +13,7 @@ import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
-import { WorkQueue } from '../../src/model/workqueue.js';
+import { backoffInflation, clobberedExtraDelete, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
 
@@ -38,13 +38,7 @@ export function dump(rs: ReplicaSetReport): string {
 }
 
 test('#110631: the first create came 5 m 04 s after the scale-up — an unobserved record from before the log expiring, not an invented write', async () => {
-  const b = new AuditLogBuilder();
-  b.replicaSet(1, actors.deploymentController(), { existedSince: b.t - 86_400_000 });
-  b.advance(303_900).replicaSet(1, actors.user()); // any later change to the ReplicaSet enqueues it
-  b.advance(100);
-  b.controllerCreate();
-  b.advance(10).rsStatus(1);
-  const { rs, exit } = await audit('110631', b);
+  const { rs, exit } = await audit('110631', lateFirstCreate());
   // The scale-up's create is not invented: the sync at +0 is withheld, the one write is the round at +5 m.
   assert.equal(rs.syncs.byOutcome.withheld, 1);
   assert.deepEqual(rs.rounds.map((r) => [r.kind, r.n, r.basis, r.writes, r.unknown ?? 0]), [['create', 1, 'observed', 1, 0]]);
@@ -83,14 +77,8 @@ test('#129795 (lag): creates again after the record expired while its informer l
 });
 
 test('#24: a delete its own count did not call for (a lost or clobbered record) is an extra-delete finding', async () => {
-  const b = new AuditLogBuilder();
-  b.replicaSet(5);
-  for (let i = 0; i < 5; i++) b.advance(5).controllerCreate();
-  b.advance(60_000).replicaSet(3);
+  const b = clobberedExtraDelete('v1.37.2');
   const pods = [...b.pods.keys()];
-  b.advance(5).deletePod(pods[0]!).advance(5).deletePod(pods[1]!);
-  b.advance(20).deletePod(pods[2]!);
-  b.advance(30).controllerCreate();
   const { rs } = await audit('24', b);
   const f = finding(rs, 'extra-delete');
   assert.ok(f, ids(rs).join());
@@ -101,13 +89,7 @@ test('#24: a delete its own count did not call for (a lost or clobbered record) 
 });
 
 test('#28: a create from a stale count is a surplus-create finding, and the surplus delete is a round', async () => {
-  const b = new AuditLogBuilder();
-  b.replicaSet(2);
-  b.advance(5).controllerCreate();
-  b.advance(5).controllerCreate();
-  b.advance(3000).controllerCreate();
-  b.advance(1000).deletePod([...b.pods.keys()][2]!);
-  const { rs } = await audit('28', b);
+  const { rs } = await audit('28', staleCountSurplus('v1.37.2'));
   const f = finding(rs, 'surplus-create');
   assert.ok(f, ids(rs).join());
   assert.equal(f.writes, 1);
@@ -181,13 +163,7 @@ test('#20/#21: an orphan matching the selector is adopted in a claim round, and 
 });
 
 test('#15: pods failing within seconds of creation and replaced are grouped as replacement churn by reason', async () => {
-  const b = new AuditLogBuilder();
-  b.replicaSet(1);
-  for (let i = 0; i < 5; i++) {
-    const p = b.advance(5).controllerCreate()!;
-    b.advance(1500).podStatus(p, 'Failed', { reason: 'OutOfmemory' });
-  }
-  const { rs, exit } = await audit('15', b);
+  const { rs, exit } = await audit('15', replacementChurn('v1.37.2'));
   const f = finding(rs, 'replacement-churn');
   assert.ok(f, ids(rs).join());
   assert.match(f.title, /5 pods failed within seconds of creation \(OutOfmemory\)/);
@@ -198,43 +174,8 @@ test('#15: pods failing within seconds of creation and replaced are grouped as r
 });
 
 test('#14: failures re-triggered by events inflate the backoff to the 1000 s cap; the create comes only then', async () => {
-  const b = new AuditLogBuilder();
-  b.replicaSet(1);
-  const quota = { code: 403, message: 'pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1' };
-  b.userPod('other', { app: 'other' });
-  // The controller's retries as client-go's rate-limited delaying queue schedules them: every
-  // update of the ReplicaSet (the deployment controller's) enqueues it at once, every failure
-  // requeues it with a doubled delay, and an earlier pending delay is kept.
-  const q = new WorkQueue();
-  const key = `${b.ns}/${b.rsName}`;
-  const start = b.t;
-  const triggers = Array.from({ length: 19 }, (_, i) => start + 200 * (i + 1));
-  const quotaFreedAt = start + 90_000;
-  q.add(key, start);
-  let ti = 0;
-  for (;;) {
-    const nextTrigger = triggers[ti];
-    const due = q.dueAt(key);
-    if (nextTrigger !== undefined && (due === undefined || nextTrigger < due)) {
-      b.advance(nextTrigger - b.t).replicaSet(1);
-      q.add(key, nextTrigger);
-      ti++;
-      continue;
-    }
-    if (due === undefined) break;
-    q.next(due, true);
-    b.advance(Math.max(1, due + 3 - b.t));
-    if (b.t < quotaFreedAt) {
-      b.controllerCreate(quota);
-      q.addRateLimited(key, b.t);
-    } else {
-      b.controllerCreate();
-      break;
-    }
-    if (b.t > quotaFreedAt - 90_000 && b.t < quotaFreedAt && q.dueAt(key)! > quotaFreedAt && ti >= triggers.length) {
-      b.advance(quotaFreedAt - b.t).removePod('other');
-    }
-  }
+  // The retries as client-go's rate-limited delaying queue schedules them (see backoffInflation).
+  const b = backoffInflation('v1.37.2');
   const { rs } = await audit('14', b);
   const f = finding(rs, 'backoff-inflated');
   assert.ok(f, ids(rs).join());
@@ -259,26 +200,6 @@ test('a creation round longer than the match window (500 creates over 70 s, a th
   assert.equal(rs.verdict.state, 'healthy');
   assert.equal(exit, 0);
 });
-
-/** The ReplicaSet controller's actor with the user agent of a given kube-controller-manager release. */
-function rsControllerOf(version: string) {
-  const a = actors.rsController();
-  return { ...a, userAgent: a.userAgent!.replace(/kube-controller-manager\/v[\d.]+/, `kube-controller-manager/${version}`) };
-}
-
-function timedOutCreate(version: string): AuditLogBuilder {
-  const b = new AuditLogBuilder();
-  b.rsController = rsControllerOf(version);
-  b.replicaSet(0);
-  b.advance(1000).replicaSet(1);
-  b.advance(20).controllerCreate({ code: 504, reason: 'Timeout', message: 'the server was unable to return a response in the time allotted, but may still be processing the request (post pods)' });
-  b.advance(10).rsStatus(0);
-  // 40 minutes later an unrelated change enqueues the ReplicaSet: the create comes only then.
-  b.advance(40 * 60_000).replicaSet(1, actors.user());
-  b.advance(20).controllerCreate();
-  b.advance(10).rsStatus(1);
-  return b;
-}
 
 test('#67662 (v1.12): a create that timed out counted as a success — the record waits 5 min, then nothing retries until a later trigger; modelled from the user agent\'s version', async () => {
   const { report, rs, exit } = await audit('67662', timedOutCreate('v1.12.10'));

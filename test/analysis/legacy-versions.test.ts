@@ -9,32 +9,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
-import { RecordingBuilder } from '../support/recording-builder.js';
+import { recreatedUnderSameName } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-legacy-'));
 
 function recreated(version: string): string {
-  const b = new RecordingBuilder('jobs', 'job-rs');
-  b.namespace().replicaSet(0);
-  b.advance(1000).replicaSet(2);
-  b.advance(5).event('SuccessfulCreate', 'Created pod: job-rs-aaaaa');
-  b.advance(5).event('SuccessfulCreate', 'Created pod: job-rs-bbbbb');
-  const old = structuredClone(b.rs);
-  b.advance(100).emit('replicasets', 'DELETED', old);
-  const fresh = structuredClone(old);
-  fresh.metadata.uid = 'rs-u2-0000-0000-0000-000000000002';
-  fresh.metadata.resourceVersion = String(++b.rv);
-  fresh.status = { replicas: 0 };
-  b.advance(100).emit('replicasets', 'ADDED', fresh);
-  b.advance(100).addPod(1, { name: 'job-rs-aaaaa' }); // the old ReplicaSet's pods, not the new one's
-  b.advance(5).addPod(2, { name: 'job-rs-bbbbb' });
-  b.advance(2000).deletePod('job-rs-aaaaa');
-  b.advance(5).deletePod('job-rs-bbbbb');
-  b.advance(300_000);
-  b.emit('replicasets', 'MODIFIED', { ...fresh, metadata: { ...fresh.metadata, resourceVersion: String(++b.rv), annotations: { poke: '1' } } });
-  b.advance(2000).end();
   const f = join(dir, `recreated-${version}.kexp.jsonl`);
-  writeFileSync(f, b.text().replace('"serverVersion":"v1.37.2"', `"serverVersion":"${version}"`));
+  writeFileSync(f, recreatedUnderSameName(version));
   return f;
 }
 

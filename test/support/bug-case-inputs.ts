@@ -1,0 +1,483 @@
+/**
+ * The public incidents of ../shared/docs/bug-cases.md rebuilt as inputs kexp reads: one builder
+ * per case (or variant), shared by the tests that assert one diagnosis each
+ * (test/analysis/bug-cases*.test.ts, legacy-versions.test.ts) and by the bench that scores them
+ * all (bench/bug-cases/). Each takes the Kubernetes release the incident happened on where the
+ * case depends on it: an audit log carries it in the controller's user agent, a recording in its
+ * header's serverVersion. Contract: pure builders over AuditLogBuilder / RecordingBuilder —
+ * deterministic text for a given start time, no I/O except `write`. Cost: each input is at most
+ * a few thousand lines, built in milliseconds.
+ */
+import { AuditLogBuilder, actors, type Actor } from './audit-builder.js';
+import { RecordingBuilder } from './recording-builder.js';
+import { WorkQueue } from '../../src/model/workqueue.js';
+
+/** An actor of kube-controller-manager with the user agent of a given release. */
+export function kcmActorOf(a: Actor, version: string): Actor {
+  return { ...a, userAgent: a.userAgent!.replace(/kube-controller-manager\/v[\d.]+/, `kube-controller-manager/${version}`) };
+}
+
+/** The ReplicaSet controller's actor with the user agent of a given kube-controller-manager release. */
+export function rsControllerOf(version: string): Actor {
+  return kcmActorOf(actors.rsController(), version);
+}
+
+/** A recording's text with its header's serverVersion set to `version`. */
+export function recordingOfVersion(b: RecordingBuilder, version: string): string {
+  return b.text().replace('"serverVersion":"v1.37.2"', `"serverVersion":"${version}"`);
+}
+
+const TIMEOUT_MESSAGE = 'the server was unable to return a response in the time allotted, but may still be processing the request (post pods)';
+export const timeoutFailure = { code: 504, reason: 'Timeout', message: TIMEOUT_MESSAGE };
+
+/**
+ * #110631: a ReplicaSet that existed before the log, scaled to 1 by the deployment controller;
+ * its only create comes 5 m 04 s later, right after an unrelated change of the ReplicaSet.
+ */
+export function lateFirstCreate(version = 'v1.37.2', o: { gatedSync?: boolean } = {}): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(1, kcmActorOf(actors.deploymentController(), version), { existedSince: b.t - 86_400_000 });
+  // `gatedSync`: the controller synced at once and was gated — its sync still ends with a status
+  // write (observedGeneration of the scale-up, 0 replicas), as updateReplicaSetStatus does.
+  if (o.gatedSync) b.advance(100).rsStatus(0);
+  b.advance(303_900 - (o.gatedSync ? 100 : 0));
+  if (o.gatedSync) touchReplicaSet(b, actors.user());
+  else b.replicaSet(1, actors.user()); // any later change to the ReplicaSet enqueues it
+  b.advance(100);
+  b.controllerCreate();
+  b.advance(10).rsStatus(1);
+  return b;
+}
+
+/**
+ * A metadata-only update of the ReplicaSet (an annotation: generation unchanged), as a person's
+ * `kubectl annotate` or a label change makes: it enqueues the ReplicaSet, and a sync after it
+ * writes no status when nothing it counts changed.
+ */
+export function touchReplicaSet(b: AuditLogBuilder, actor: Actor, n = b.rv): void {
+  b.rs = structuredClone(b.rs);
+  b.rs.metadata.resourceVersion = String(++b.rv);
+  b.rs.metadata.annotations = { ...(b.rs.metadata.annotations ?? {}), touched: String(n) };
+  b.record({ actor, verb: 'patch', resource: 'replicasets', apiGroup: 'apps', name: b.rsName, code: 200, requestObject: { metadata: { annotations: { touched: String(n) } } }, responseObject: b.rs });
+}
+
+/** #67662: a create that timed out (504), then nothing until an unrelated change 40 minutes later. */
+export function timedOutCreate(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(1);
+  b.advance(20).controllerCreate(timeoutFailure);
+  b.advance(10).rsStatus(0);
+  // 40 minutes later an unrelated change enqueues the ReplicaSet: the create comes only then.
+  b.advance(40 * 60_000).replicaSet(1, actors.user());
+  b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(1);
+  return b;
+}
+
+/**
+ * #48893: creates that time out while a slow initializer holds the pods invisible; each
+ * 5-minute expiry (with a trigger: the ReplicaSet touched) issues one more create.
+ */
+export function hiddenPodsRepeated(version: string, creates = 3): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(1);
+  b.advance(20).controllerCreate(timeoutFailure);
+  b.advance(10).rsStatus(0);
+  for (let i = 1; i < creates; i++) {
+    b.advance(301_000);
+    touchReplicaSet(b, actors.user()); // a change of the ReplicaSet after the expiry
+    b.advance(20).controllerCreate(timeoutFailure); // status unchanged (0 replicas): no status write
+  }
+  b.advance(60_000);
+  return b;
+}
+
+/**
+ * #129795 (watch-drop variant): 3 creates answered 201, their pods deleted by the kubelet
+ * within 2 s (before the controller's informer, relisting after a 410, ever saw them); the
+ * controller is gated until the expiry, then creates 3 again.
+ */
+export function createsDeletedBeforeSeen(version = 'v1.37.2'): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(3);
+  const first: string[] = [];
+  for (let i = 0; i < 3; i++) first.push(b.advance(5).controllerCreate()!);
+  b.advance(10).rsStatus(0);
+  b.advance(2000);
+  for (const p of first) b.advance(5).removePod(p);
+  // The controller's syncs meanwhile are gated (no write); a touch a minute enqueues it.
+  for (let i = 1; i <= 5; i++) {
+    b.advance(60_000);
+    touchReplicaSet(b, actors.user());
+  }
+  for (let i = 0; i < 3; i++) b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(3);
+  b.advance(5000);
+  return b;
+}
+
+/** #5 (kubernetes#69376): a ReplicaSet deleted and recreated under the same name, as a recording of `version`. */
+export function recreatedUnderSameName(version: string): string {
+  const b = new RecordingBuilder('jobs', 'job-rs');
+  b.namespace().replicaSet(0);
+  b.advance(1000).replicaSet(2);
+  b.advance(5).event('SuccessfulCreate', 'Created pod: job-rs-aaaaa');
+  b.advance(5).event('SuccessfulCreate', 'Created pod: job-rs-bbbbb');
+  const old = structuredClone(b.rs);
+  b.advance(100).emit('replicasets', 'DELETED', old);
+  const fresh = structuredClone(old);
+  fresh.metadata.uid = 'rs-u2-0000-0000-0000-000000000002';
+  fresh.metadata.resourceVersion = String(++b.rv);
+  fresh.status = { replicas: 0 };
+  b.advance(100).emit('replicasets', 'ADDED', fresh);
+  b.advance(100).addPod(1, { name: 'job-rs-aaaaa' }); // the old ReplicaSet's pods, not the new one's
+  b.advance(5).addPod(2, { name: 'job-rs-bbbbb' });
+  b.advance(2000).deletePod('job-rs-aaaaa');
+  b.advance(5).deletePod('job-rs-bbbbb');
+  b.advance(300_000);
+  b.emit('replicasets', 'MODIFIED', { ...fresh, metadata: { ...fresh.metadata, resourceVersion: String(++b.rv), annotations: { poke: '1' } } });
+  b.advance(2000).end();
+  return recordingOfVersion(b, version);
+}
+
+export const quotaFailure = (used = 1, limited = 1) => ({ code: 403, message: `pods "x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=${used}, limited: pods=${limited}` });
+
+/**
+ * #12 before v1.8 (no slow start): one sync of a ReplicaSet of 500 with 5 pods under a
+ * `pods=5` quota issues all 495 creates, every one 403.
+ */
+export function quotaBurst(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(0);
+  b.advance(1000).replicaSet(5);
+  for (let i = 0; i < 5; i++) b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(5);
+  b.advance(60_000).replicaSet(500);
+  for (let i = 0; i < 495; i++) b.advance(2).controllerCreate(quotaFailure(5, 5));
+  b.advance(10).rsStatus(5);
+  b.advance(5000);
+  return b;
+}
+
+/**
+ * #13: a recording of a quota-blocked ReplicaSet's Events: one FailedCreate whose count climbs
+ * (the recorder's aggregation: PATCHes of one Event), `retries` failures `everyMs` apart, no pod.
+ */
+export function quotaEventSpam(retries: number, everyMs: number): string {
+  const b = new RecordingBuilder();
+  b.namespace().replicaSet(0);
+  b.advance(1000).replicaSet(1);
+  const msg = 'Error creating: pods "web-7d9c6b8f5d-x" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1';
+  for (let i = 0; i < retries; i++) b.advance(i === 0 ? 20 : everyMs).event('FailedCreate', msg, 'Warning');
+  b.advance(1000).end();
+  return b.text();
+}
+
+/**
+ * #14 (kubernetes#98656): quota-rejected creates re-triggered by the ReplicaSet's updates; the
+ * retries as client-go's rate-limited delaying queue schedules them (every update enqueues it
+ * at once, every failure requeues it with a doubled delay); the quota frees at +90 s, the
+ * create comes only when the inflated backoff is due.
+ */
+export function backoffInflation(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  const deploy = kcmActorOf(actors.deploymentController(), version);
+  b.replicaSet(1, deploy);
+  b.userPod('other', { app: 'other' });
+  const q = new WorkQueue();
+  const key = `${b.ns}/${b.rsName}`;
+  const start = b.t;
+  const triggers = Array.from({ length: 19 }, (_, i) => start + 200 * (i + 1));
+  const quotaFreedAt = start + 90_000;
+  q.add(key, start);
+  let ti = 0;
+  for (;;) {
+    const nextTrigger = triggers[ti];
+    const due = q.dueAt(key);
+    if (nextTrigger !== undefined && (due === undefined || nextTrigger < due)) {
+      b.advance(nextTrigger - b.t).replicaSet(1, deploy);
+      q.add(key, nextTrigger);
+      ti++;
+      continue;
+    }
+    if (due === undefined) break;
+    q.next(due, true);
+    b.advance(Math.max(1, due + 3 - b.t));
+    if (b.t < quotaFreedAt) {
+      b.controllerCreate(quotaFailure());
+      q.addRateLimited(key, b.t);
+    } else {
+      b.controllerCreate();
+      break;
+    }
+    if (b.t > quotaFreedAt - 90_000 && b.t < quotaFreedAt && q.dueAt(key)! > quotaFreedAt && ti >= triggers.length) {
+      b.advance(quotaFreedAt - b.t).removePod('other');
+    }
+  }
+  return b;
+}
+
+/** #15: `failures` pods, each rejected by the kubelet (phase Failed, `reason`) within 1.5 s and replaced. */
+export function replacementChurn(version: string, failures = 5, reason = 'OutOfmemory'): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(1);
+  for (let i = 0; i < failures; i++) {
+    const p = b.advance(5).controllerCreate()!;
+    b.advance(1500).podStatus(p, 'Failed', { reason });
+  }
+  return b;
+}
+
+/** The ReplicaSet's deletion by `actor`: propagation `Orphan` sets its deletionTimestamp and the orphan finalizer. */
+export function deleteReplicaSet(b: AuditLogBuilder, actor: Actor, propagation: 'Orphan' | 'Foreground'): void {
+  b.rs = structuredClone(b.rs);
+  b.rs.metadata.resourceVersion = String(++b.rv);
+  b.rs.metadata.deletionTimestamp = new Date(Math.floor(b.t / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  b.rs.metadata.finalizers = [propagation === 'Orphan' ? 'orphan' : 'foregroundDeletion'];
+  b.record({ actor, verb: 'delete', resource: 'replicasets', apiGroup: 'apps', name: b.rsName, code: 200, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: propagation }, responseObject: b.rs });
+}
+
+/** The garbage collector's patch that removes a pod's ownerReference (orphaning it). */
+export function gcOrphanPod(b: AuditLogBuilder, name: string, actor = actors.gc()): void {
+  const p = structuredClone(b.pods.get(name));
+  const ownerUid = p.metadata.ownerReferences?.[0]?.uid ?? b.rsUid;
+  p.metadata.resourceVersion = String(++b.rv);
+  delete p.metadata.ownerReferences;
+  b.pods.set(name, p);
+  b.record({ actor, verb: 'patch', resource: 'pods', name, code: 200, requestObject: { metadata: { ownerReferences: [{ $patch: 'delete', uid: ownerUid }], uid: p.metadata.uid } }, responseObject: p });
+}
+
+/** The ReplicaSet's final removal (its finalizer gone): the garbage collector's update. */
+export function finalizeReplicaSet(b: AuditLogBuilder, actor = actors.gc()): void {
+  b.rs = structuredClone(b.rs);
+  b.rs.metadata.resourceVersion = String(++b.rv);
+  b.rs.metadata.finalizers = [];
+  b.record({ actor, verb: 'update', resource: 'replicasets', apiGroup: 'apps', name: b.rsName, code: 200, requestObject: b.rs, responseObject: b.rs });
+  b.record({ actor, verb: 'delete', resource: 'replicasets', apiGroup: 'apps', name: b.rsName, code: 200, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1' }, responseObject: b.rs });
+}
+
+/**
+ * #17 (kubernetes#42639), the RS→pod shape: the ReplicaSet is deleted with orphaning; the
+ * garbage collector removes its pod's ownerReference; 10 ms later the controller (its cache
+ * still showing the ReplicaSet live) adopts the pod back; the ReplicaSet goes; the garbage
+ * collector deletes the now-owned pod.
+ */
+export function gcOrphanReadopted(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(1);
+  const pod = b.advance(20).controllerCreate()!;
+  b.advance(10).rsStatus(1);
+  b.advance(60_000);
+  deleteReplicaSet(b, actors.user(), 'Orphan');
+  b.advance(50);
+  gcOrphanPod(b, pod);
+  b.advance(10).adoptPod(pod);
+  b.advance(30);
+  finalizeReplicaSet(b);
+  b.advance(400).deletePod(pod, { actor: actors.gc(), graceSeconds: 0 });
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #18 (kubernetes#44144): an orphan matching the selector, being deleted by a user, when the
+ * ReplicaSet appears. `adoptIt`: the pre-1.7 controller adopts it anyway (the bug's signature);
+ * otherwise it is left alone and the ReplicaSet creates its full set.
+ */
+export function terminatingOrphan(version: string, adoptIt: boolean): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.userPod('p1');
+  b.advance(100).deletePod('p1', { actor: actors.user() });
+  b.advance(1000).replicaSet(1);
+  if (adoptIt) b.advance(5).adoptPod('p1');
+  b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(1);
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #19 (kubernetes#32829), the ReplicaSet form: pods p1, p2 of ReplicaSet `rc-a` (created before
+ * the log) are orphaned by the garbage collector when rc-a is deleted with orphaning; `rc-b`,
+ * same selector, counting them by label (as before ControllerRef), adopts them only at its
+ * resync 10 minutes later.
+ */
+export function orphansAdoptedAtResync(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder('shop', 'rc-b');
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(2, actors.user(), { existedSince: b.t - 86_400_000 });
+  b.rs.status = { replicas: 2, fullyLabeledReplicas: 2, observedGeneration: 1 };
+  const rcA = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'rc-a', uid: 'rs-a-0000-0000-0000-00000000000a', controller: true, blockOwnerDeletion: true };
+  for (const name of ['p1', 'p2']) {
+    b.pods.set(name, {
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name, namespace: b.ns, uid: `pod-${name}-0000-0000-000000000001`, resourceVersion: String(++b.rv), creationTimestamp: new Date(b.t - 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'), labels: { app: 'web' }, ownerReferences: [rcA] },
+      spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'nginx:1.27' }] },
+      status: { phase: 'Running' },
+    });
+  }
+  b.advance(1000);
+  for (const name of ['p1', 'p2']) {
+    b.advance(5);
+    gcOrphanPod(b, name);
+  }
+  b.advance(600_000);
+  b.advance(5).adoptPod('p1');
+  b.advance(5).adoptPod('p2');
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #20 (kubernetes#88550): rs1 (replicas 1, its pod running); a test creates a bare pod with
+ * the same labels; the controller adopts it, is over target and deletes one.
+ */
+export function plainPodClaimed(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder('e2e', 'rs1');
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(1, actors.user());
+  const own = b.advance(20).controllerCreate()!;
+  b.advance(10).rsStatus(1);
+  b.advance(1000).podStatus(own, 'Running', { ready: true });
+  b.advance(5000).userPod('plain');
+  b.advance(20).adoptPod('plain');
+  b.advance(10).deletePod('plain');
+  b.advance(10).rsStatus(1);
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #21 (kubernetes#94851): a bare pod `nginx` (its own image) created 60 s before rs01
+ * (replicas 3, same labels): the controller adopts it and creates 2.
+ */
+export function bareAdoptedFewerCreated(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder('default', 'rs01');
+  b.rsController = rsControllerOf(version);
+  b.userPod('nginx');
+  const p = b.pods.get('nginx');
+  p.spec.containers[0].image = 'nginx:1.19';
+  // The user's create as recorded carries the pod's own image.
+  b.lines[b.lines.length - 1] = b.lines[b.lines.length - 1]!.replaceAll('nginx:1.27', 'nginx:1.19');
+  b.advance(60_000).replicaSet(3, actors.user());
+  b.advance(5).adoptPod('nginx');
+  b.advance(5).controllerCreate();
+  b.advance(5).controllerCreate();
+  b.advance(10).rsStatus(3);
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #22 (kubernetes#24137): a ReplicaSet with no owner (its Deployment gone), 2 pods; a user
+ * deletes one, the controller creates a replacement.
+ */
+export function leftoverReplicaSet(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder('default', 'web-3326');
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(2, actors.user());
+  b.rs.metadata.ownerReferences = undefined;
+  b.lines[b.lines.length - 1] = JSON.stringify((() => { const e = JSON.parse(b.lines[b.lines.length - 1]!); delete e.requestObject.metadata.ownerReferences; delete e.responseObject.metadata.ownerReferences; return e; })());
+  const pods = [b.advance(20).controllerCreate()!, b.advance(5).controllerCreate()!];
+  b.advance(10).rsStatus(2);
+  b.advance(3_600_000).deletePod(pods[0]!, { actor: actors.user() });
+  b.advance(20).controllerCreate();
+  b.advance(10).rsStatus(2);
+  b.advance(1000);
+  return b;
+}
+
+/**
+ * #24 (kubernetes#19299): 5 → 3; the controller deletes 2 and, 20 ms later, one more (its
+ * record lost or clobbered), then creates one back.
+ */
+export function clobberedExtraDelete(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(5);
+  for (let i = 0; i < 5; i++) b.advance(5).controllerCreate();
+  b.advance(60_000).replicaSet(3);
+  const pods = [...b.pods.keys()];
+  b.advance(5).deletePod(pods[0]!).advance(5).deletePod(pods[1]!);
+  b.advance(20).deletePod(pods[2]!);
+  b.advance(30).controllerCreate();
+  return b;
+}
+
+/**
+ * #25 (kubernetes#32567): the old ReplicaSet scaled 1 → 0 deletes its pod with a 600 s grace
+ * period and reports status.replicas 0 while the pod terminates; the new one creates its pod at
+ * once. Two ReplicaSets in one log (their lines merged by time).
+ */
+export function terminatingInvisible(version: string): AuditLogBuilder {
+  const old = new AuditLogBuilder('shop', 'db-old');
+  old.rsController = rsControllerOf(version);
+  old.replicaSet(1, actors.user());
+  const p = old.advance(20).controllerCreate()!;
+  old.advance(10).rsStatus(1);
+  old.advance(60_000).replicaSet(0);
+  old.advance(5).deletePod(p, { graceSeconds: 600 });
+  old.advance(10).rsStatus(0);
+  const fresh = new AuditLogBuilder('shop', 'db-new', old.t - 15);
+  fresh.rsController = old.rsController;
+  fresh.rv = old.rv + 1000;
+  fresh.replicaSet(1);
+  fresh.advance(1000).controllerCreate();
+  fresh.advance(10).rsStatus(1);
+  // The log ends two minutes into the 600 s grace period: both pods exist.
+  old.advance(120_000);
+  const time = (l: string) => Date.parse(JSON.parse(l).stageTimestamp);
+  old.lines = [...old.lines, ...fresh.lines].sort((a, b) => time(a) - time(b));
+  return old;
+}
+
+/**
+ * #27 (kubernetes#57191), the ReplicaSet form: 300 pods; the ReplicaSet is deleted (foreground:
+ * its deletionTimestamp set); the garbage collector deletes its pods in bursts while the
+ * controller, its cache still showing the ReplicaSet live, creates replacements.
+ */
+export function createsAfterOwnerDeletion(version: string, pods = 300, burst = 50): AuditLogBuilder {
+  const b = new AuditLogBuilder('density', 'rc-7');
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(pods, actors.user());
+  const names: string[] = [];
+  for (let i = 0; i < pods; i++) names.push(b.advance(2).controllerCreate()!);
+  b.advance(10).rsStatus(pods);
+  b.advance(60_000);
+  deleteReplicaSet(b, actors.user(), 'Foreground');
+  for (let i = 0; i < names.length; i += burst) {
+    b.advance(500);
+    for (const n of names.slice(i, i + burst)) b.advance(1).deletePod(n, { actor: actors.gc(), graceSeconds: 0 });
+    b.advance(200);
+    for (let k = 0; k < burst; k++) b.advance(2).controllerCreate();
+  }
+  b.advance(2000);
+  finalizeReplicaSet(b);
+  b.advance(1000);
+  return b;
+}
+
+/** #28 (PR #8138): replicas 2, two creates; 3 s later a third create from a stale count; the surplus deleted. */
+export function staleCountSurplus(version: string): AuditLogBuilder {
+  const b = new AuditLogBuilder();
+  b.rsController = rsControllerOf(version);
+  b.replicaSet(2);
+  b.advance(5).controllerCreate();
+  b.advance(5).controllerCreate();
+  b.advance(3000).controllerCreate();
+  b.advance(1000).deletePod([...b.pods.keys()][2]!);
+  return b;
+}
+
