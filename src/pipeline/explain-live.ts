@@ -45,6 +45,7 @@ import { checkRecordingTarget } from '../sources/live/recording-writer.js';
 import { analyseSnapshot, type SnapshotAnalysis } from '../analysis/snapshot-analysis.js';
 import { snapshotReplicaSetReport } from '../analysis/report/snapshot-report.js';
 import { STALL_MS, type RsFacts, type TimelineEntry } from '../analysis/report/snapshot-state.js';
+import { sortFindings } from '../analysis/findings/finding-rule.js';
 
 const TIMELINE_MAX = 40;
 
@@ -69,11 +70,6 @@ export interface ExplainResult {
 
 // ------------------------------------------------------------------------------------------ merge with a watch
 
-const SEV = { critical: 0, warning: 1, info: 2 } as const;
-
-function sortFindings(f: Finding[]): Finding[] {
-  return f.sort((a, b) => SEV[a.severity] - SEV[b.severity] || (a.at ?? '').localeCompare(b.at ?? ''));
-}
 
 /**
  * The final verdict of `explain`: the watch sees the controller act (or not) and is newer than

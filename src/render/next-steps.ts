@@ -13,12 +13,11 @@ import type { Finding, ReplicaSetReport } from '../analysis/report-types.js';
 import { displayLength } from './columns.js';
 import { labelled } from './text.js';
 import { ownerResource } from '../analysis/report/owner-kind.js';
+import { compareFindings } from '../analysis/findings/finding-rule.js';
 
-const SEV = { critical: 0, warning: 1, info: 2 } as const;
-
-/** Findings, most severe first, then by time. */
+/** Findings in report order (most severe first, the more precise explanation first, then by time): a copy. */
 export function rankFindings(f: Finding[]): Finding[] {
-  return [...f].sort((a, b) => SEV[a.severity] - SEV[b.severity] || (a.at ?? '').localeCompare(b.at ?? ''));
+  return [...f].sort(compareFindings);
 }
 
 /** Whether the ReplicaSet needs a look: a verdict other than healthy/converging, or a finding above info. */

@@ -109,3 +109,13 @@ test('every finding the shipped examples produce is declared by a rule of its in
   }
   assert.ok(seen.size >= 15, `${seen.size} distinct finding ids in the examples: ${[...seen].join(', ')}`);
 });
+
+test('report order: most severe first; of equal severity the more precise explanation (backoff-inflated before the create-failures it explains), then time', () => {
+  const f = (id: string, severity: Finding['severity'], at: string): Finding => ({ id, severity, title: id, basis: 'inferred', at, explanation: '', nextStep: '', evidence: [] });
+  const failures = f('create-failures', 'warning', '2026-11-30T10:00:00.000Z');
+  const backoff = f('backoff-inflated', 'warning', '2026-11-30T10:16:00.000Z');
+  const leak = f('expectation-leak-expired', 'critical', '2026-11-30T10:30:00.000Z');
+  const other = f('slow-api-calls', 'warning', '2026-11-30T09:00:00.000Z');
+  assert.deepEqual(sortFindings([failures, backoff, other, leak]).map((x) => x.id), ['expectation-leak-expired', 'slow-api-calls', 'backoff-inflated', 'create-failures']);
+  assert.deepEqual(sortFindings([backoff, failures]).map((x) => x.id), ['backoff-inflated', 'create-failures']);
+});

@@ -28,8 +28,13 @@ test('#69376 on v1.12 (from the recording\'s server version): the recreated Repl
   const leak = rs.findings.find((f) => f.id === 'expectation-leak-expired');
   assert.ok(leak, rs.findings.map((f) => f.id).join());
   assert.match(leak.explanation, /deleted and recreated under the same name at .* the new ReplicaSet \(uid rs-u2-0000-0000-0000-000000000002\) inherited the old one's record .*kubernetes#69376/);
+  // The recreation finding says the same, never that the deletion cleared the record.
+  const re = rs.findings.find((f) => f.id === 'rs-recreated')!;
+  assert.match(re.explanation, /the new ReplicaSet inherits it, still waiting for \d+ creation\(s\)/);
+  assert.doesNotMatch(re.explanation, /cleared its expectations|starts with none/);
 
   const modern = (await replayFiles({ files: [recreated('v1.37.2')] })).report.replicaSets[0]!;
   assert.equal(modern.gatedWindows[0]!.endedBy, 'rs-deleted', 'deleteRS deletes the record from v1.17 on');
-  assert.ok(!modern.findings.some((f) => /inherited the old one's record/.test(f.explanation)));
+  assert.ok(!modern.findings.some((f) => /inherited the old one's record|inherits it/.test(f.explanation)));
+  assert.match(modern.findings.find((f) => f.id === 'rs-recreated')!.explanation, /The new one starts with none/);
 });

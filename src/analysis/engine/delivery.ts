@@ -140,8 +140,9 @@ export class Delivery {
     if (t.firstSeenAt === undefined) this.firstSeen(t, e, inputStart);
     const uid = rs.metadata.uid;
     const prevUid = t.rs?.metadata.uid ?? t.uids[t.uids.length - 1];
+    let change: RsTrack['uidChanges'][number] | undefined;
     if (uid && !t.uids.includes(uid)) {
-      if (t.uids.length > 0) t.uidChanges.push({ at: e.at, oldUid: prevUid, newUid: uid, source: e.source });
+      if (t.uids.length > 0) t.uidChanges.push(change = { at: e.at, oldUid: prevUid, newUid: uid, source: e.source });
       t.uids.push(uid);
     }
     if (e.watchType === 'DELETED') {
@@ -157,6 +158,12 @@ export class Delivery {
     if (owner) t.owner = { kind: owner.kind, name: owner.name, uid: owner.uid };
     if (e.watchType !== 'DELETED') this.view.noteStatusWrite(t, rs, e);
     this.controller.deliverOwner(e.watchType, rs, e.at);
+    if (change) {
+      // What the new ReplicaSet starts with: a record still waiting is the old one's, inherited by key
+      // (before 1.17 deleteRS kept it: kubernetes#82572).
+      const rec = this.controller.expectations.get(key);
+      if (rec && (rec.add > 0 || rec.del > 0)) change.inherited = { add: rec.add, del: rec.del, setAt: rec.timestamp };
+    }
     this.view.afterDelivery?.();
   }
 

@@ -116,7 +116,8 @@ export interface RsTrack {
 
   // ── The ReplicaSet as the input shows it and what happened to its pods (delivery.ts) ──
   uids: string[];
-  uidChanges: Array<{ at: number; oldUid?: string; newUid?: string; source?: SourceRef }>;
+  /** `inherited`: the old UID's record still waiting, which the new ReplicaSet inherits by its key (before 1.17). */
+  uidChanges: Array<{ at: number; oldUid?: string; newUid?: string; source?: SourceRef; inherited?: { add: number; del: number; setAt: number } }>;
   rs?: ReplicaSet;
   deletedAt?: number;
   deletingSince?: number;

@@ -52,7 +52,27 @@ export function applyRules<C>(rules: ReadonlyArray<FindingRule<C, unknown>>, inp
 
 const SEVERITY_ORDER = { critical: 0, warning: 1, info: 2 } as const;
 
-/** Sorts findings in place, most severe first, then by time (stable: rule order within a tie). */
+/**
+ * Findings that explain another's consequence more precisely, so that of equal severity they come
+ * first (and are the report's Cause): the workqueue backoff inflated by failed creates explains
+ * how long the failing creates stalled the ReplicaSet (kubernetes#98656).
+ */
+const REFINES: Readonly<Record<string, readonly string[]>> = {
+  'backoff-inflated': ['create-failures'],
+};
+
+function refines(a: Finding, b: Finding): boolean {
+  return REFINES[a.id]?.includes(b.id) ?? false;
+}
+
+/** Findings in report order: most severe first, then the more precise of two explanations, then by time. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity]
+    || (refines(a, b) ? -1 : refines(b, a) ? 1 : 0)
+    || (a.at ?? '').localeCompare(b.at ?? '');
+}
+
+/** Sorts findings in place in report order (compareFindings; stable: rule order within a tie). */
 export function sortFindings(findings: Finding[]): Finding[] {
-  return findings.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || (a.at ?? '').localeCompare(b.at ?? ''));
+  return findings.sort(compareFindings);
 }

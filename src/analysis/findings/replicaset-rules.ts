@@ -53,7 +53,11 @@ export const rsRecreated: FindingRule<ReplayedTrack, RsTrack['uidChanges'][numbe
       title: 'ReplicaSet recreated under the same name',
       basis: 'observed',
       at: iso(u.at),
-      explanation: `${t.key} changed UID from ${u.oldUid} to ${u.newUid}. Deleting the old ReplicaSet cleared its expectations; the new one starts with none. Pods still pointing at the old UID are not counted by the new ReplicaSet.`,
+      explanation: `${t.key} changed UID from ${u.oldUid} to ${u.newUid}. ` +
+        (u.inherited
+          ? `The expectations store is keyed by namespace/name and this controller's release kept the old record at the deletion (before 1.17 deleteRS did not delete it, kubernetes#82572): the new ReplicaSet inherits it, still waiting for ${u.inherited.add} creation(s) and ${u.inherited.del} deletion(s) (Set at ${iso(u.inherited.setAt)}), and is gated until they are observed or it expires. `
+          : 'The new one starts with none: no expectations record waits under its key. ') +
+        'Pods still pointing at the old UID are not counted by the new ReplicaSet.',
       nextStep: 'Check for orphaned pods of the old ReplicaSet (the adoption table shows them).',
       evidence: refs([u.source]),
     };
