@@ -183,6 +183,10 @@ export const expiryOverCreate: FindingRule<ReplayedTrack, RsTrack['expiredSyncs'
     const undecided = expiredRound?.unresolved ?? 0;
     const basis: Basis = expired && (expired.gapInside || expiredRound?.evidence?.basis === 'unknown' || (undecided > 0 && undecided >= e.add)) ? 'unknown' : 'inferred';
     const held = t.lagOverCreates.find((x) => x.at === e.at);
+    // The record waited only for creates whose requests timed out (504, counted as successes before
+    // 1.18) and none of them showed up: no pod of theirs is in the input, so the creates here replace
+    // them rather than risk a surplus — the leak finding tells that story (kubernetes#67662).
+    if ((expired?.timedOut ?? 0) >= e.add && lateWrites.length === 0 && !held) return undefined;
     return {
       id: 'expiry-over-create',
       severity: basis === 'unknown' ? 'info' : 'warning',
