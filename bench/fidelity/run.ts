@@ -93,7 +93,7 @@ async function writeTruth(dir: string): Promise<Map<string, WriteTruth>> {
 
 const rows: Array<{ scenario: string; source: string; s: FidelityScore; w: WriteScore; a: AnomalyScore }> = [];
 /** Window scores per capture and source (the four sources: each input alone and with the KCM log merged). */
-const windowRows: Array<{ scenario: string; source: string; ws: WindowScore; exit: number; truthExit: number }> = [];
+const windowRows: Array<{ scenario: string; source: string; ws: WindowScore; exit: number; truthExit: number; verdicts: string }> = [];
 /** Scenarios without a capture to score: reported in the table, never skipped silently. */
 const notReproduced: Array<{ scenario: string; why: string }> = [];
 const scripted = [...SCENARIOS.map((x) => x.name), ...FAULT_CATALOGUE.map((x) => x.name)];
@@ -121,7 +121,8 @@ for (const name of fs.readdirSync(capturesRoot).sort()) {
     for (const merged of [false, true]) {
       const r = await recon(name, dir, merged ? log : undefined);
       const ws = sumWindowScores([...truth.values()].map((t) => scoreWindows(t, r?.report.replicaSets.find((x) => x.key === t.rsKey))));
-      windowRows.push({ scenario: name, source: merged ? `${source} + KCM log` : source, ws, exit: r?.exit ?? -1, truthExit: truthExitAt(r?.report) });
+      const verdicts = [...new Set((r?.report.replicaSets ?? []).map((x) => x.verdict.state))].join(', ');
+      windowRows.push({ scenario: name, source: merged ? `${source} + KCM log` : source, ws, exit: r?.exit ?? -1, truthExit: truthExitAt(r?.report), verdicts });
     }
     const report = (await recon(name, dir))?.report;
     const scores = [...truth.values()].map((t) => scoreReplicaSet(t, report?.replicaSets.find((r) => r.key === t.rsKey)));
@@ -154,7 +155,7 @@ wl.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|--
 const wrow = (scenario: string, source: string, w: WindowScore, exit: string) =>
   `| ${scenario} | ${source} | ${w.windows} | ${w.matched} | ${w.unknown} | ${w.missed} | ${w.invented} | ${w.gatedSyncs.log} / ${w.gatedSyncs.kexp} | ${w.syncsAgree}/${w.matched} | ${w.endsAgree}/${w.matched} | ` +
   `${w.leaks.log} | ${w.leaks.found} | ${w.leaks.missed} | ${w.leaks.invented} | ${w.sets} / ${w.rounds} | ${exit} |`;
-for (const r of windowRows) wl.push(wrow(r.scenario, r.source, r.ws, `${r.exit} / ${r.truthExit}${r.exit === r.truthExit ? '' : ' ✗'}`));
+for (const r of windowRows) wl.push(wrow(r.scenario, r.source, r.ws, `${r.exit} / ${r.truthExit}${r.exit === r.truthExit ? '' : ` ✗ (kexp: ${r.verdicts})`}`));
 for (const source of [...new Set(windowRows.map((r) => r.source))]) {
   const sel = windowRows.filter((r) => r.source === source);
   wl.push(wrow('**overall**', source, sumWindowScores(sel.map((r) => r.ws)), `${sel.filter((r) => r.exit === r.truthExit).length}/${sel.length} agree`));
@@ -200,7 +201,9 @@ if (process.argv.includes('--write')) {
     '*leaks (timeout)* = windows only the 5-minute ExpectationsTimeout ended. *Sets / rounds* = `Setting expectations` in the log / kexp\'s create',
     'and delete rounds. *exit kexp / truth* = the exit code kexp\'s CLI gives the report / the code the log\'s truth calls for by the README\'s table',
     '(4 a window expired or open past the timeout, 3 open, 5 failing creates, else 0; window-score.ts truthExitCode), the log read up to the end of',
-    'what the input covers (truthAt: a recording stopped before the ReplicaSet\'s deletion saw its leak open); ✗ marks a disagreement.',
+    'what the input covers (truthAt: a recording stopped before the ReplicaSet\'s deletion saw its leak open); ✗ marks a disagreement, with kexp\'s',
+    'verdict. The log shows windows, not the pods: a stall (kexp\'s `stalled`, 3, when the controller\'s own status still counts a pod the input',
+    'saw deleted at the end — its cache holds it, so it will not replace it) is beyond what this truth can show.',
     'Scorer: bench/fidelity/window-score.ts (tested in test/bench/window-score.test.ts).',
     '',
     windowTable,

@@ -16,7 +16,8 @@
  * | …but a window the ReplicaSet's deletion ended (`rs-deleted`, namespace-terminating     | —    |
  * |   creates included): the deletion, not the timeout, freed it                          |      |
  * | verdict `gated` (a round in flight) or `stalled` (the input shows no write and no      | 3    |
- * |   status write of the controller after a change of its pods)                          |      |
+ * |   status write of the controller after a change of its pods, or its own status still  |      |
+ * |   counts pods the input saw deleted: its cache holds them)                            |      |
  * | verdict `failing`; or a `create-failures` / `failed-writes` finding on a ReplicaSet    | 5    |
  * |   neither deleted nor healthy (past failures of one that got there are history)       |      |
  * | `healthy`, `converging`, `deleting`, `deleted`, `unknown`, or any verdict of basis     | 0    |

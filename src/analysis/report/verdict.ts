@@ -22,6 +22,17 @@ function countsVerdict({ t, res }: ReplayedTrack, c: NonNullable<ReplayedTrack['
   if (lastErr && c.active !== c.desired) {
     return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): ${lastErr}` };
   }
+  // Its own last status still counts pods the input saw leave (a held deletion nothing released):
+  // its cache holds them, so it sees nothing to replace until a relist or a restart.
+  const lastHeld = t.heldDeletions[t.heldDeletions.length - 1];
+  const statusCount = t.lastStatus?.replicas;
+  if (c.active < c.desired && lastHeld && !t.heldReleased.some((r) => r.at >= lastHeld.at) && statusCount !== undefined && statusCount > c.active) {
+    const gone = [...new Set(t.heldDeletions.flatMap((h) => h.pods.map((p) => p.pod)))];
+    return {
+      state: 'stalled', basis: 'inferred',
+      summary: `${c.active} of ${c.desired} replicas active, but the controller's status still counts ${statusCount}: its cache holds ${gone.length ? gone.join(', ') : 'pods'} the input saw deleted (its informer has not delivered the deletion), so it will not replace them until a relist or a restart`,
+    };
+  }
   if (c.active !== c.desired) {
     const stuck = reportedWithheldEpisodes(t, res).filter((ep) => !ep.next && silentEpisode(ep, t, res)).sort((a, b) => a.first.at - b.first.at)[0];
     if (stuck) {
