@@ -74,12 +74,16 @@ export const terminatingPods: FindingRule<ReplayedTrack> = {
     if (!(rs && end !== undefined)) return undefined;
     const stuck: string[] = [];
     let terminating = 0;
+    // The terminating pods themselves (a few), each with the grace its deletion gave it.
+    const named: Array<{ pod: string; graceS?: number; until: string }> = [];
     // Same pods in the same (cache) order as a scan, from the controller index (pod-store.ts).
     const mine = res.pods instanceof PodStore ? res.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid) : res.pods.values();
     for (const p of mine) {
       if (p.metadata.namespace !== rs.metadata.namespace || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
       if (!p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') continue;
       terminating++;
+      const grace = (p.metadata as { deletionGracePeriodSeconds?: unknown }).deletionGracePeriodSeconds ?? (p.spec as { terminationGracePeriodSeconds?: unknown } | undefined)?.terminationGracePeriodSeconds;
+      if (named.length < 10) named.push({ pod: objectKey(p.metadata), ...(typeof grace === 'number' && Number.isFinite(grace) ? { graceS: grace } : {}), until: p.metadata.deletionTimestamp });
       const dl = Date.parse(p.metadata.deletionTimestamp);
       if (!Number.isNaN(dl) && dl < end) stuck.push(objectKey(p.metadata));
     }
@@ -91,7 +95,8 @@ export const terminatingPods: FindingRule<ReplayedTrack> = {
       basis: 'observed',
       at: iso(end),
       explanation:
-        `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose); they show only in status.terminatingReplicas. ` +
+        `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose), so they run beside their replacements — or a new ReplicaSet's pods — until they exit; they show only in status.terminatingReplicas. ` +
+        `Terminating: ${named.map((n) => `${n.pod} (${n.graceS !== undefined ? `grace period ${n.graceS} s, ` : ''}deadline ${n.until})`).join(', ')}${terminating > named.length ? `, and ${terminating - named.length} more` : ''}. ` +
         (stuck.length ? `Past their grace period: ${stuck.slice(0, 10).join(', ')} — a kubelet that is gone or a finalizer is holding them.` : ''),
       nextStep: stuck.length ? 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.' : 'Nothing to do unless they stay.',
       evidence: [],
