@@ -409,8 +409,8 @@ export const CASES: BugCase[] = [
     n: 27, title: 'Deleting RCs makes some create thousands of pods (kubernetes#57191, RS form, v1.9)',
     runs: [rebuiltAudit('57191', 'v1.9.0', 'density/rc-7', () => B.createsAfterOwnerDeletion('v1.9.0', 300, 50), deletedAtEnd, [
       finding('creates issued after the owner\'s deletion was requested: the deletion not yet visible to the controller (stale RS) or cleanup scaled pods away',
-        { ids: ['rs-being-deleted', 'unexplained-writes', 'surplus-create', 'unattributed-writes'], says: [/300/, /being[- ]deleted|deletion/], attention: true }),
-      causeNames({ ids: ['rs-being-deleted', 'unexplained-writes', 'surplus-create', 'unattributed-writes'] }),
+        { ids: ['writes-after-owner-deletion', 'rs-being-deleted', 'unexplained-writes', 'surplus-create', 'unattributed-writes'], says: [/300/, /being[- ]deleted|deletion/], attention: true }),
+      causeNames({ ids: ['writes-after-owner-deletion', 'rs-being-deleted', 'unexplained-writes', 'surplus-create', 'unattributed-writes'] }),
       noLeak(),
     ])],
   },

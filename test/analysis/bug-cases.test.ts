@@ -13,7 +13,7 @@ import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
-import { backoffInflation, clobberedExtraDelete, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
+import { backoffInflation, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
 
@@ -227,4 +227,15 @@ test('#67662 fixed (v1.17.1, v1.37.2): the same timed-out create is a failure th
     assert.ok(!finding(rs, 'expectation-leak-expired'), `${v}: ${ids(rs).join()}`);
     assert.ok(!rs.gatedWindows.some((w) => w.endedBy === 'expired'), `${v}: ${dump(rs)}`);
   }
+});
+
+test('#57191: creates after the ReplicaSet\'s deletion was requested are the controller acting on a cache without the deletionTimestamp — a warning that accounts for every such write, and the Cause', async () => {
+  const { rs } = await audit('57191', createsAfterOwnerDeletion('v1.9.0', 60, 20));
+  const f = finding(rs, 'writes-after-owner-deletion');
+  assert.ok(f, dump(rs));
+  assert.deepEqual([f.severity, f.basis, f.writes], ['warning', 'observed', 60]);
+  assert.match(f.title, /made 60 pod writes after density\/rc-7's deletion was requested/);
+  assert.match(f.explanation, /its deletion was requested at .*\(deletionTimestamp\)/);
+  assert.ok(!ids(rs).includes('unexplained-writes'), ids(rs).join());
+  assert.equal(rs.rounds.filter((r) => r.kind === 'create').reduce((n, r) => n + r.writes, 0), 60, 'the creates before the deletion are a round');
 });

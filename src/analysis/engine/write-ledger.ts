@@ -50,6 +50,8 @@ export type DivergenceKind =
   | 'extra-delete'
   /** An adopt or release the model's ClaimObject did not make at that moment. */
   | 'unexpected-claim'
+  /** The model's ReplicaSet had a deletionTimestamp (its sync writes no pod): the controller's cache had not seen the deletion request. */
+  | 'owner-deleting'
   /** The ReplicaSet is not in the model (object missing from the input, or deleted): nothing to compare with. */
   | 'no-model'
   /** The model was mid-sync for the key (its calls still running) and the write did not fit the round. */

@@ -195,8 +195,12 @@ export class WriteReconciler {
 
   /** Why each write still unexplained after kexp's sync at it was not the model's (`sat`: the expectations outcome of that sync). */
   private explainRest(key: string, ws: ControllerWrite[], e: TimelineEvent, s1: SyncRecord, sat: SyncRecord['expectations']): void {
+    const deletionRequested = this.controller.owners.get(key)?.metadata.deletionTimestamp;
     for (const w of unexplained(ws)) {
-      if (s1.outcome !== 'synced' && s1.outcome !== 'withheld') {
+      if (s1.outcome === 'rs-being-deleted' && (w.kind === 'create' || w.kind === 'delete')) {
+        // syncReplicaSet manages no pod of a ReplicaSet with a deletionTimestamp: one that wrote had not seen it.
+        this.ledger.explain(w, 'owner-deleting', `its deletion was requested at ${deletionRequested ?? 'a time the input shows'} (deletionTimestamp), and a sync of a ReplicaSet being deleted creates and deletes nothing`);
+      } else if (s1.outcome !== 'synced' && s1.outcome !== 'withheld') {
         this.ledger.explain(w, 'outside-round', `kexp's sync at the write ended ${s1.outcome}${sat ? ` (expectations ${sat})` : ''}`);
       } else if (w.outcome !== 'ok' && (w.kind === 'create' || w.kind === 'delete')) {
         this.ledger.explain(w, 'outside-round', `a failed ${w.kind} that kexp's count does not call for (${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired)`);

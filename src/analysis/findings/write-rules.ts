@@ -133,6 +133,17 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
         nextStep: 'Compare the pod\'s labels, ownerReferences and deletionTimestamp at that time with the ReplicaSet\'s selector (the adoption table).',
       };
     }
+    case 'owner-deleting':
+      return {
+        ...base, id: 'writes-after-owner-deletion', severity: 'warning',
+        title: `The controller made ${plural(base.writes, 'pod write')} after ${name}'s deletion was requested`,
+        explanation:
+          `At ${at} the controller ${what} for ${name}; ${detail}. syncReplicaSet only updates the status of a ReplicaSet with a deletionTimestamp ` +
+          `(manageReplicas is skipped), so these writes came from syncs on a cache whose ReplicaSet had not yet shown the deletion request — a ReplicaSet ` +
+          `informer lagging behind the deleter. Deleting many ReplicaSets (or ReplicationControllers) at once under load has made some create thousands ` +
+          `of pods meanwhile, which the garbage collector then deletes (kubernetes#57191).`,
+        nextStep: 'Check kube-controller-manager\'s ReplicaSet watch around that time (its informer lag, relists); delete with --cascade=foreground so the owner stays until its pods are gone, and expect the garbage collector to remove the pods created meanwhile.',
+      };
     case 'while-gated':
     case 'after-restart':
       return {
@@ -153,7 +164,7 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
 
 export const unexplainedWrites: FindingRule<ReplayedTrack, [string, ControllerWrite[]]> = {
   name: 'unexplained-writes',
-  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'unexplained-writes', 'unattributed-writes'],
+  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'writes-after-owner-deletion', 'unexplained-writes', 'unattributed-writes'],
   reads: 'the controller writes no reconstructed round claimed, grouped by why (the write ledger\'s divergence kind)',
   fires: 'for each group: every write is in exactly one finding (the accounting counts them)',
   each: unexplainedByKind,
