@@ -71,7 +71,7 @@ export interface Pod {
   spec?: {
     nodeName?: string | null;
     initContainers?: Array<{ name?: string; restartPolicy?: string }> | null;
-    containers?: Array<{ name?: string }> | null;
+    containers?: Array<{ name?: string; image?: string }> | null;
     [k: string]: unknown;
   } | null;
   status?: {
@@ -201,7 +201,8 @@ export function parseTime(t: string | null | undefined): number | undefined {
 /**
  * The part of a pod the informer cache keeps in kexp's model: what the ReplicaSet controller
  * reads of a cached pod — its metadata (labels, owners, timestamps, annotations such as the
- * deletion cost), spec.nodeName and the init containers' restartPolicy (ranking), and the status
+ * deletion cost), spec.nodeName, the init containers' restartPolicy (ranking), each container's
+ * name and image (an adopted pod's version against the template, for the report), and the status
  * minus the containers' image and state details. Not an upstream function: the real informer
  * keeps the whole object (a client-go transform can strip managedFields, as kube-controller-manager's
  * does); kexp replays millions of pod events, and 50,000 cached pods with their managedFields,
@@ -220,6 +221,9 @@ export function cachedPod(pod: Pod): Pod {
     if (spec.nodeName !== undefined) s.nodeName = spec.nodeName;
     const init = spec.initContainers;
     if (init !== undefined) s.initContainers = listOfRecords(init) ? init.map((c) => ({ name: c.name, ...(c.restartPolicy !== undefined ? { restartPolicy: c.restartPolicy } : {}) })) : init;
+    // Each container's name and image (an adopted pod's version against the template: findings/write-rules.ts); nothing else of them.
+    const cs = spec.containers;
+    if (listOfRecords(cs)) s.containers = cs.map((c) => ({ name: c.name, ...(typeof c.image === 'string' ? { image: c.image } : {}) }));
     out.spec = s;
   } else if (spec !== undefined) out.spec = spec;
   const status = pod.status;

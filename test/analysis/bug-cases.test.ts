@@ -13,7 +13,7 @@ import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
-import { backoffInflation, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
+import { backoffInflation, bareAdoptedFewerCreated, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
 
@@ -238,4 +238,12 @@ test('#57191: creates after the ReplicaSet\'s deletion was requested are the con
   assert.match(f.explanation, /its deletion was requested at .*\(deletionTimestamp\)/);
   assert.ok(!ids(rs).includes('unexplained-writes'), ids(rs).join());
   assert.equal(rs.rounds.filter((r) => r.kind === 'create').reduce((n, r) => n + r.writes, 0), 60, 'the creates before the deletion are a round');
+});
+
+test('#94851: the adopted bare pod counts as a replica (2 created, not 3), and the adoption says it runs another image than the template', async () => {
+  const { rs } = await audit('94851', bareAdoptedFewerCreated('v1.19.0'));
+  const f = finding(rs, 'adoption');
+  assert.ok(f, dump(rs));
+  assert.match(f.explanation, /default\/nginx runs nginx:1\.19 in container \w+ where the template has nginx:1\.27: adoption matches labels only/);
+  assert.deepEqual(rs.rounds.filter((r) => r.kind === 'create').map((r) => r.n), [2]);
 });

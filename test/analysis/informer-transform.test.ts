@@ -22,7 +22,7 @@ const pod: Pod = {
   spec: {
     nodeName: 'node-1',
     initContainers: [{ name: 'sidecar', restartPolicy: 'Always', image: 'x' } as { name: string; restartPolicy: string }],
-    containers: [{ name: 'app' }],
+    containers: [{ name: 'app', image: 'nginx:1.27', env: [{ name: 'A', value: 'b' }] } as { name: string }],
     volumes: [{ name: 'token' }],
   },
   status: {
@@ -46,7 +46,7 @@ test('cachedPod keeps what the model reads and drops the bulk', () => {
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs1', controller: true }],
       finalizers: ['f'],
     },
-    spec: { nodeName: 'node-1', initContainers: [{ name: 'sidecar', restartPolicy: 'Always' }] },
+    spec: { nodeName: 'node-1', initContainers: [{ name: 'sidecar', restartPolicy: 'Always' }], containers: [{ name: 'app', image: 'nginx:1.27' }] },
     status: {
       phase: 'Running',
       reason: 'Evicted',
@@ -68,7 +68,7 @@ const src = { file: 'audit.log', line: 3 };
 test('informerView projects observed pods and pod write bodies, and nothing else', () => {
   const obs = { type: 'observed', at: 1, atBasis: 'audit-stage', source: src, kind: 'Pod', watchType: 'ADDED', object: pod } as TimelineEvent;
   const v = informerView(obs) as { object: Pod };
-  assert.equal(v.object.spec?.containers, undefined);
+  assert.deepEqual(v.object.spec?.containers, [{ name: 'app', image: 'nginx:1.27' }], 'name and image only');
   assert.equal(v.object.metadata.name, 'web-abcde');
   const create = { type: 'write', at: 1, atBasis: 'audit-stage', source: src, verb: 'create', resource: 'pods', requestObject: pod, responseObject: pod, status: { code: 201 } } as unknown as TimelineEvent;
   const w = informerView(create) as { requestObject: Pod; responseObject: Pod };

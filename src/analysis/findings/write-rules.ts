@@ -9,6 +9,7 @@
  * is O(the part of the track it reads).
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import type { Pod, ReplicaSet } from '../../model/objects.js';
 import { iso } from '../iso.js';
 import type { ReplayResult } from '../engine/replay-result.js';
 import type { RsTrack } from '../engine/rs-track.js';
@@ -293,12 +294,42 @@ export const backoffInflated: FindingRule<ReplayedTrack> = {
   },
 };
 
+/**
+ * Adopted pods whose containers run other images than the ReplicaSet's template: ClaimPods adopts
+ * by labels alone (ClaimObject never compares the spec), so the ReplicaSet counts a pod of another
+ * version as one of its replicas. The pods as the input last showed them; a few named.
+ */
+function containersOf(spec: unknown): Array<{ name?: unknown; image?: unknown }> {
+  const cs = (spec as { containers?: unknown } | null | undefined)?.containers;
+  return Array.isArray(cs) ? cs.filter((c): c is { name?: unknown; image?: unknown } => typeof c === 'object' && c !== null) : [];
+}
+
+function imagesUnlikeTemplate(pods: string[], store: { get(key: string): Pod | undefined }, rs: ReplicaSet | undefined): string {
+  const template = new Map(containersOf(rs?.spec?.template?.spec).map((c) => [c.name, c.image]));
+  if (!template.size) return '';
+  const unlike: string[] = [];
+  for (const pk of pods) {
+    const p = store.get(pk);
+    for (const c of containersOf(p?.spec)) {
+      const want = template.get(c.name);
+      if (typeof want === 'string' && typeof c.image === 'string' && c.image !== want) {
+        unlike.push(`${pk} runs ${c.image} in container ${String(c.name)} where the template has ${want}`);
+        break;
+      }
+    }
+    if (unlike.length >= 5) break;
+  }
+  return unlike.length
+    ? ` ${unlike.join('; ')}: adoption matches labels only (ClaimObject never compares the pod's spec), so the ReplicaSet counts a pod of another version among its replicas.`
+    : '';
+}
+
 export const adoption: FindingRule<ReplayedTrack> = {
   name: 'adoption',
   ids: ['adoption'],
   reads: 'the claim rounds: what ClaimPods adopted and released, and why',
   fires: 'the controller adopted or released pods (or tried to)',
-  find({ t }) {
+  find({ t, res }) {
     const claimRounds = t.rounds.filter((r) => r.kind === 'claim');
     if (!claimRounds.length) return undefined;
     const decisions = claimRounds.flatMap((r) => (r.sync.claims ?? []).filter((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence !== 'unmade').map((c) => ({ at: r.at, c })));
@@ -314,7 +345,8 @@ export const adoption: FindingRule<ReplayedTrack> = {
       basis: !confirmed ? 'unknown' : claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit'))) ? 'observed' : 'inferred',
       at: iso(claimRounds[0]!.at),
       explanation: decisions.slice(0, 5).map((d) => `${iso(d.at)} ${d.c.pod}: ${d.c.reason}`).join(' ') +
-        (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : ''),
+        (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : '') +
+        imagesUnlikeTemplate(adopted.map((d) => d.c.pod), res.pods, t.rs),
       nextStep: adopted.length
         ? 'If these pods were not meant for this ReplicaSet, give bare pods labels its selector does not match.'
         : 'A released pod keeps running as an orphan; delete it or relabel it back if that was not intended.',
