@@ -13,7 +13,7 @@ import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
-import { backoffInflation, bareAdoptedFewerCreated, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
+import { backoffInflation, bareAdoptedFewerCreated, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, terminatingOrphan, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
 
@@ -246,4 +246,14 @@ test('#94851: the adopted bare pod counts as a replica (2 created, not 3), and t
   assert.ok(f, dump(rs));
   assert.match(f.explanation, /default\/nginx runs nginx:1\.19 in container \w+ where the template has nginx:1\.27: adoption matches labels only/);
   assert.deepEqual(rs.rounds.filter((r) => r.kind === 'create').map((r) => r.n), [2]);
+});
+
+test('#44144 fixed (v1.7): an orphan being deleted that matches the selector is not adopted, and the report names it as such at the end', async () => {
+  const b = terminatingOrphan('v1.7.0', false);
+  const { rs } = await audit('44144', b);
+  const f = finding(rs, 'terminating-orphans');
+  assert.ok(f, dump(rs));
+  assert.deepEqual([f.severity, f.basis], ['info', 'observed']);
+  assert.match(f.explanation, /is being deleted and has no controllerRef\. ClaimObject never adopts a pod being deleted \(kubernetes#44144\), so it is not counted either/);
+  assert.ok(!rs.rounds.some((r) => r.kind === 'claim'), 'no adoption');
 });

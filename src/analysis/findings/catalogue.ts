@@ -27,7 +27,7 @@ import {
 } from './expectation-rules.js';
 import { applyRules, type FindingRule } from './finding-rule.js';
 import {
-  controllerRestarted, heldDeletion, noLeader, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingPods,
+  controllerRestarted, heldDeletion, noLeader, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingOrphansAtEnd, terminatingPods,
 } from './replicaset-rules.js';
 import * as snapshot from './snapshot-rules.js';
 import { adoption, adoptionBlocked, backoffInflated, createFailures, otherActorWrites, replacementChurn, slowApiCalls, unexplainedWrites, writesWithheld } from './write-rules.js';
@@ -59,6 +59,7 @@ const CATALOGUE: Catalogue = {
     rsRecreated,
     clobberedDeleteKeys,
     terminatingPods,
+    terminatingOrphansAtEnd,
     rsBeingDeleted,
     adoptionBlocked,
     invalidSelector,

@@ -19,6 +19,8 @@ import type { ReplayedTrack } from '../report/replayed-track.js';
 import { viewEpisodes, type ViewEpisode } from '../report/view-episodes.js';
 import { describeWrites, fmtDuration, plural } from '../report/wording.js';
 import type { FindingRule } from './finding-rule.js';
+import { compileLabelSelector } from '../../model/selector.js';
+import { terminatingOrphansSaid } from './snapshot-rules.js';
 
 export const surplusPods: FindingRule<ReplayedTrack> = {
   name: 'surplus-pods',
@@ -60,6 +62,32 @@ export const rsRecreated: FindingRule<ReplayedTrack, RsTrack['uidChanges'][numbe
         'Pods still pointing at the old UID are not counted by the new ReplicaSet.',
       nextStep: 'Check for orphaned pods of the old ReplicaSet (the adoption table shows them).',
       evidence: refs([u.source]),
+    };
+  },
+};
+
+export const terminatingOrphansAtEnd: FindingRule<ReplayedTrack> = {
+  name: 'terminating-orphans',
+  ids: ['terminating-orphans'],
+  reads: 'the pods of the ReplicaSet\'s namespace at the end of input: no controllerRef, matching its selector, being deleted',
+  fires: 'such pods exist at the end of input (the ReplicaSet not being deleted): never adopted, not counted',
+  find({ t, res, end }) {
+    const rs = t.rs;
+    if (!(rs && end !== undefined) || t.deletedAt !== undefined || rs.metadata.deletionTimestamp) return undefined;
+    const matches = compileLabelSelector(rs.spec?.selector);
+    const names: string[] = [];
+    const ns = rs.metadata.namespace;
+    const candidates = res.pods instanceof PodStore ? res.pods.inNamespace(ns) : res.pods.values();
+    for (const p of candidates) {
+      if (p.metadata.namespace !== ns || controllerRefOf(p.metadata) || !p.metadata.deletionTimestamp) continue;
+      if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' || !matches(p.metadata.labels)) continue;
+      names.push(objectKey(p.metadata));
+    }
+    if (!names.length) return undefined;
+    return {
+      ...terminatingOrphansSaid(names), basis: 'observed', at: iso(end),
+      nextStep: 'Nothing to do if these pods were orphaned on purpose; a leak finding above says whether a delete expectation waits for one of them.',
+      evidence: [],
     };
   },
 };

@@ -17,6 +17,7 @@ import { iso } from '../iso.js';
 import { stallIsLeak, type SnapshotState } from '../report/snapshot-state.js';
 import { fmtAgo, plural } from '../report/wording.js';
 import type { FindingRule } from './finding-rule.js';
+import type { Finding } from '../report-types.js';
 
 export const rsBeingDeleted: FindingRule<SnapshotState> = {
   name: 'rs-being-deleted',
@@ -239,6 +240,22 @@ export const orphansToAdopt: FindingRule<SnapshotState> = {
   },
 };
 
+/**
+ * What the terminating-orphans finding says of `names` (pods without a controllerRef that match the
+ * selector and are being deleted), from a snapshot or the end of a replay: ClaimObject
+ * (pkg/controller/controller_ref_manager.go) never adopts a pod with a deletionTimestamp.
+ */
+export function terminatingOrphansSaid(names: string[]): Pick<Finding, 'id' | 'severity' | 'title' | 'explanation'> {
+  const one = names.length === 1;
+  return {
+    id: 'terminating-orphans', severity: 'info',
+    title: `${plural(names.length, 'terminating pod')} without a controller match the selector: not adopted`,
+    explanation:
+      `${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''} ${one ? 'is' : 'are'} being deleted and ${one ? 'has' : 'have'} no controllerRef. ClaimObject never adopts a pod being deleted (kubernetes#44144), so ${one ? 'it is' : 'they are'} not counted either. ` +
+      `If the controller itself deleted ${one ? 'it' : 'them'} and the ownerReference was removed before its informer saw the deletion, the delete expectation can no longer be credited: the controller stays gated until the 5-minute timeout.`,
+  };
+}
+
 export const terminatingOrphans: FindingRule<SnapshotState> = {
   name: 'terminating-orphans',
   ids: ['terminating-orphans'],
@@ -246,13 +263,8 @@ export const terminatingOrphans: FindingRule<SnapshotState> = {
   fires: 'such pods exist (the ReplicaSet not being deleted): never adopted, and a delete expectation for them can no longer be credited',
   find({ terminatingOrphans: pods, deletingSince, now, name, nsName, refs }) {
     if (!(pods.length > 0 && deletingSince === undefined)) return undefined;
-    const names = pods.map((p) => p.metadata.name ?? '?');
     return {
-      id: 'terminating-orphans', severity: 'info', basis: 'inferred', at: iso(now),
-      title: `${plural(pods.length, 'terminating pod')} without a controller match the selector: not adopted`,
-      explanation:
-        `${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''} ${pods.length === 1 ? 'is' : 'are'} being deleted and ${pods.length === 1 ? 'has' : 'have'} no controllerRef. ClaimObject never adopts a pod being deleted. ` +
-        `If the controller itself deleted ${pods.length === 1 ? 'it' : 'them'} and the ownerReference was removed before its informer saw the deletion, the delete expectation can no longer be credited: the controller stays gated until the 5-minute timeout.`,
+      ...terminatingOrphansSaid(pods.map((p) => p.metadata.name ?? '?')), basis: 'inferred', at: iso(now),
       nextStep: `Watch it (\`kexp explain ${name} -n ${nsName} --watch 1m\`) to see whether the controller is gated; nothing to do if these pods were orphaned on purpose.`,
       evidence: pods.slice(0, 5).map((p) => refs.pod(p)),
     };
