@@ -63,7 +63,7 @@ export function modelledAs(v: K8sVersion): string {
 
 /**
  * What kexp knows of a release it does not model exactly, one line each: the switches it does
- * model for it (`featuresOf`: createTimeoutAsSuccess, deleteKeepsExpectations) and the known
+ * model for it (`featuresOf`: createTimeoutAsSuccess, deleteKeepsExpectations, slowStartBatch) and the known
  * differences it does not. Empty for a modelled release. Facts from the upstream code read
  * through the Go module proxy (v1.16.4/v1.16.5, v1.17.0/v1.17.1, v1.25 … v1.37) and bug-cases.md.
  */
@@ -81,6 +81,9 @@ export function versionDifferences(v: K8sVersion): string[] {
   }
   if (f.deleteKeepsExpectations) {
     out.push('Modelled: deleting a ReplicaSet does not delete its expectations, and a UID change is not a recreate — before v1.17.0 only a sync that finds the ReplicaSet gone deletes them (kubernetes#69376, fixed by #82572): a ReplicaSet recreated under the same name inherits the old record.');
+  }
+  if (!f.slowStartBatch) {
+    out.push('Modelled: manageReplicas makes all its creates at once, each failure lowering the record — slow-start batches came in v1.8 (kubernetes#49142, after #49145): under a quota every sync sends hundreds of creates that are rejected.');
   }
   if (v.minor < 7) {
     out.push('Not modelled: before v1.7 ClaimObject adopted pods that were already terminating (kubernetes#44144): an adoption PATCH of a terminating pod is that bug.');
@@ -122,6 +125,12 @@ export interface VersionFeatures {
    * longer finds the ReplicaSet deleted its expectations (kubernetes#82572).
    */
   deleteKeepsExpectations: boolean;
+  /**
+   * manageReplicas creates in slow-start batches (1, 2, 4, …, stopping after a batch with a
+   * failure) from v1.8 (kubernetes#49142, after #49145); before, it made all its creates at once,
+   * each failure lowering the record — hundreds of rejected creates per sync under a quota.
+   */
+  slowStartBatch: boolean;
 }
 
 export function featuresOf(v: K8sVersion): VersionFeatures {
@@ -135,6 +144,7 @@ export function featuresOf(v: K8sVersion): VersionFeatures {
     sidecarRestartTiebreak: v.minor >= 32,
     createTimeoutAsSuccess: v.minor < 16 || (v.minor === 16 && v.patch !== undefined && v.patch < 5) || (v.minor === 17 && v.patch === 0),
     deleteKeepsExpectations: v.minor < 17,
+    slowStartBatch: v.minor >= 8,
   };
 }
 

@@ -13,7 +13,7 @@ import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { exitCodeFor } from '../../src/cli/report-exit.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
 import { validateReport } from '../support/report-schema.js';
-import { backoffInflation, bareAdoptedFewerCreated, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, terminatingOrphan, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
+import { backoffInflation, bareAdoptedFewerCreated, quotaBurst, clobberedExtraDelete, createsAfterOwnerDeletion, lateFirstCreate, terminatingOrphan, replacementChurn, staleCountSurplus, timedOutCreate } from '../support/bug-case-inputs.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'kexp-bug-cases-'));
 
@@ -256,4 +256,14 @@ test('#44144 fixed (v1.7): an orphan being deleted that matches the selector is 
   assert.deepEqual([f.severity, f.basis], ['info', 'observed']);
   assert.match(f.explanation, /is being deleted and has no controllerRef\. ClaimObject never adopts a pod being deleted \(kubernetes#44144\), so it is not counted either/);
   assert.ok(!rs.rounds.some((r) => r.kind === 'claim'), 'no adoption');
+});
+
+test('#49145 (v1.7, before slow start): all 495 creates of one sync rejected by the quota are one round, the version says why, and the ReplicaSet is failing (exit 5)', async () => {
+  const { report, rs, exit } = await audit('49145', quotaBurst('v1.7.0'));
+  assert.ok(report.k8sVersion.differences?.some((d) => /slow-start batches came in v1\.8 \(kubernetes#49142/.test(d)), JSON.stringify(report.k8sVersion));
+  const creates = rs.rounds.filter((r) => r.kind === 'create');
+  assert.deepEqual(creates.map((r) => [r.n, r.writes]), [[5, 5], [495, 495]], dump(rs));
+  assert.equal(rs.verdict.state, 'failing');
+  assert.match(rs.verdict.summary, /its last creation round \(.*\) failed: .*exceeded quota/);
+  assert.equal(exit, 5);
 });

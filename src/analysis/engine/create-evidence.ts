@@ -146,6 +146,8 @@ export interface CreateFacts {
   writesRecorded(): boolean;
   /** Whether the namespace is terminating, if the input showed it. */
   namespaceTerminating(ns: string): boolean | undefined;
+  /** The modelled release creates in slow-start batches (v1.8+, version.ts slowStartBatch); absent: it does. */
+  slowStartBatch?: boolean;
 }
 
 /** Audit: is `e` a create of the ReplicaSet controller for this ReplicaSet (by owner, else generateName)? */
@@ -266,12 +268,13 @@ export class CreateEvidence {
 
   /**
    * Audit: the controller's create writes, consumed batch by batch like slowStartBatch: 1, 2, 4,
-   * … calls; the round stops after the first batch with a failure, and a pause longer than a
-   * call between writes ends it too. False when the window holds none (the plan stays empty).
+   * … calls (before v1.8 one batch of all n); the round stops after the first batch with a
+   * failure, and a pause longer than a call between writes ends it too. False when the window
+   * holds none (the plan stays empty).
    */
   private planFromAuditWrites(d: Draft): boolean {
     const { rs, n, at, round, sources, pods, plan } = d;
-    let batch = Math.min(n, 1);
+    let batch = Math.min(n, this.facts.slowStartBatch === false ? n : 1);
     let inBatch = 0;
     let batchFailed = false;
     let lastWrite = at;

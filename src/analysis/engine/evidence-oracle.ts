@@ -56,6 +56,8 @@ export interface OracleSettings {
   writesRecorded?: boolean;
   /** The modelled version ranks sidecar restarts (v1.32+), for telling ties from disagreements (default true). */
   sidecarRestartTiebreak?: boolean;
+  /** The modelled release creates in slow-start batches (v1.8+); default true. */
+  slowStartBatch?: boolean;
   /** The input declares it watches Events (recording header), even if none arrived (default false). */
   eventsWatched?: boolean;
   /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
@@ -93,6 +95,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     this.creates = new CreateEvidence(this.window, this.occurrences, {
       writesRecorded: () => this.writesRecorded(),
       namespaceTerminating: (ns) => this.namespaceTerminating(ns),
+      slowStartBatch: settings.slowStartBatch ?? true,
     }, this.ledger, settings.onRoundProgress, settings.onRoundCut, settings.controllerStarts, settings.onPauseResumed);
   }
 

@@ -72,6 +72,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     ledger,
     writesRecorded: opts.writesRecorded,
     sidecarRestartTiebreak: featuresOf(opts.version).sidecarRestartTiebreak,
+    slowStartBatch: featuresOf(opts.version).slowStartBatch,
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
     onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),

@@ -22,6 +22,13 @@ function countsVerdict({ t, res }: ReplayedTrack, c: NonNullable<ReplayedTrack['
   if (lastErr && c.active !== c.desired) {
     return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): ${lastErr}` };
   }
+  // Short of pods, and the controller's last creation round failed with no create made since: the
+  // retries the input shows (or its next one) meet the same error.
+  const lastCreate = [...t.rounds].reverse().find((r) => r.kind === 'create');
+  const failedLast = lastCreate?.sync.create?.errors[0];
+  if (failedLast && c.active < c.desired && !t.writes.some((w) => w.kind === 'create' && w.outcome === 'ok' && w.at > lastCreate!.at)) {
+    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): its last creation round (${iso(lastCreate!.at)}) failed: ${failedLast}` };
+  }
   // Its own last status still counts pods the input saw leave (a held deletion nothing released):
   // its cache holds them, so it sees nothing to replace until a relist or a restart.
   const lastHeld = t.heldDeletions[t.heldDeletions.length - 1];

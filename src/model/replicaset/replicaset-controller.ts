@@ -515,10 +515,13 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       const round = ++this.round;
       const r: CreateRound = { round, n, batches: [], calls: 0, successes: 0, skipped: 0, namespaceTerminating: 0, errors: [], unknown: 0, unmade: 0 };
       // slowStartBatch: batches 1, 2, 4, … each min(2·prev, remaining); stop after a batch with a failure.
+      // Before it (kubernetes#49142, v1.8) manageReplicas made all n creates at once, each failure
+      // lowering the record: one batch of n.
       let remaining = n;
       let index = 0;
       let unmade = false;
-      for (let size = Math.min(remaining, SLOW_START_INITIAL_BATCH_SIZE); size > 0 && !unmade; size = Math.min(2 * size, remaining)) {
+      const first = this.features.slowStartBatch ? SLOW_START_INITIAL_BATCH_SIZE : n;
+      for (let size = Math.min(remaining, first); size > 0 && !unmade; size = Math.min(2 * size, remaining)) {
         r.batches.push(size);
         let failed = 0;
         let made = 0;
