@@ -166,11 +166,54 @@ export class ViewAlignment {
     const rs = this.controller.owners.get(rsKey);
     const t = this.tracks.of(rsKey);
     if (!rs || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.replicas === undefined) return 0;
-    const { uid, namespace: ns, name } = rs.metadata;
-    let status = { replicas: t.lastStatus.replicas, signature: t.lastStatus.signature };
-    let end = at + LATE_STATUS_MS;
-    let covered = false;
+    const { uid, namespace: ns } = rs.metadata;
+    let replicas = t.lastStatus.replicas;
     const added = new Set<string>();
+    const scan = this.scanAhead(rs, t.lastStatus.signature, at, false, {
+      status: (w) => void (replicas = w.replicas),
+      pod: (x) => {
+        const pk = objectKey(x.object.metadata);
+        const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
+        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid;
+        if (!wasMine && x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid) added.add(pk);
+      },
+    });
+    if (scan.gone || !scan.covered) return 0;
+    if (this.controller.isBusy(rsKey, scan.end)) return 0;
+    // Active pods the input shows (held ones not counted), those withheld, and those it adds by then.
+    const active = added.size + this.activeOf(ns, uid, { heldDepartures: false, withheldOf: rsKey });
+    return Math.max(0, replicas - active);
+  }
+
+  /**
+   * Active pods the model holds for the ReplicaSet `ns`/`uid`: with or without the departures it
+   * holds (held-deletions.ts: still in its cache as the controller's), plus the pods it withholds
+   * for `withheldOf` (not yet observed by the controller) when asked.
+   */
+  private activeOf(ns: string | undefined, uid: string | undefined, o: { heldDepartures: boolean; withheldOf?: string }): number {
+    let active = 0;
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && (o.heldDepartures || !this.departed.isHeld(objectKey(p.metadata)))) active++;
+    if (o.withheldOf !== undefined) for (const w of this.withheldPods.values()) if (w.rsKey === o.withheldOf && isPodActive(w.pod)) active++;
+    return active;
+  }
+
+  /**
+   * Reads the look-ahead as the controller's status should show a sync enqueued at `from`: the
+   * ReplicaSet's status writes (a status that changed from `signature`, with a numeric replicas)
+   * and the pod events of its namespace, up to LATE_STATUS_MS after `from` — each status write
+   * runs the time again from it, as it may end a sync already running. `on.status` stops the
+   * scan by returning true. `gone`: the ReplicaSet is deleted or replaced first (or, with
+   * `deletingEnds`, marked for deletion), so no status write pins the view; `covered`: the
+   * look-ahead (or the input's known end) reaches `end`. Shared by the held deletions' trigger
+   * check, the relist check and the held adds: one scan of the buffered events each.
+   */
+  private scanAhead(
+    rs: ReplicaSet, signature: string, from: number, deletingEnds: boolean,
+    on: { status?: (w: { at: number; source: SourceRef; replicas: number; signature: string }) => boolean | void; pod?: (x: ObservedEvent & { kind: 'Pod' }) => void },
+  ): { gone: boolean; stopped: boolean; covered: boolean; end: number } {
+    const { uid, namespace: ns, name } = rs.metadata;
+    let end = from + LATE_STATUS_MS;
+    let covered = false;
     for (const x of this.upcoming()) {
       if (x.at > end) {
         covered = true;
@@ -178,27 +221,16 @@ export class ViewAlignment {
       }
       if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
       if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
-        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid) return 0;
+        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
         const sig = statusSignature(x.object as ReplicaSet);
-        const n = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
-        if (sig !== status.signature && typeof n === 'number') {
-          status = { replicas: n, signature: sig };
-          end = x.at + LATE_STATUS_MS;
-        }
-      } else if (x.kind === 'Pod') {
-        const pk = objectKey(x.object.metadata);
-        const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
-        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid;
-        if (!wasMine && x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid) added.add(pk);
-      }
+        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
+        if (sig === signature || typeof r !== 'number') continue;
+        signature = sig;
+        if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig })) return { gone: false, stopped: true, covered: false, end };
+        end = x.at + LATE_STATUS_MS;
+      } else if (x.kind === 'Pod') on.pod?.(x);
     }
-    if (!covered && (this.endOfInput() ?? -Infinity) < end) return 0;
-    if (this.controller.isBusy(rsKey, end)) return 0;
-    // Active pods the input shows (held ones not counted), those withheld, and those it adds by then.
-    let active = added.size;
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
-    for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
-    return Math.max(0, status.replicas - active);
+    return { gone: false, stopped: false, covered: covered || (this.endOfInput() ?? -Infinity) >= end, end };
   }
 
   /**
@@ -269,65 +301,38 @@ export class ViewAlignment {
 
   /**
    * The controller's status of `rsKey` standing LATE_STATUS_MS after a sync the event `e`
-   * enqueued (each status write within that time may be the end of a sync already running, so
-   * the time runs again from it), read from the look-ahead; with the active pods the model holds
-   * for it now (held departures not counted, withheld pods counted) and the pods the input adds
-   * to it (`added`) and takes from it (`leaving`) by then. Undefined — the input does not pin the
-   * view — when the look-ahead does not reach that time, the ReplicaSet is deleted or replaced
-   * first, or kexp models the controller as unable to sync then (a sync of the key still running,
-   * a failed sync, a restart). `except`: a pod left out of `added` (the one whose event this is).
+   * enqueued (`scanAhead`); with the active pods the model holds for it now (held departures not
+   * counted, withheld pods counted) and the pods the input adds to it (`added`) and takes from it
+   * (`leaving`) by then. Undefined — the input does not pin the view — when the look-ahead does
+   * not reach that time, the ReplicaSet is deleted or replaced first, or kexp models the controller
+   * as unable to sync then (a sync of the key still running, a failed sync, a restart).
    */
-  private standingStatus(rsKey: string, e: TimelineEvent, except?: string): {
+  private standingStatus(rsKey: string, e: TimelineEvent): {
     uid: string | undefined; status: { at: number; source: SourceRef; replicas: number; signature: string }; active: number; added: Set<string>; leaving: Set<string>;
   } | undefined {
     const rs = this.controller.owners.get(rsKey);
     const t = this.tracks.of(rsKey);
     if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.at === undefined || t.lastStatus.replicas === undefined) return undefined;
-    const uid = rs.metadata.uid;
-    const ns = rs.metadata.namespace;
-    const name = rs.metadata.name;
+    const { uid, namespace: ns } = rs.metadata;
     let status = { at: t.lastStatus.at, source: t.lastStatus.source ?? e.source, replicas: t.lastStatus.replicas, signature: t.lastStatus.signature };
-    let end = e.at + LATE_STATUS_MS;
-    let covered = false;
     const added = new Set<string>();
     const leaving = new Set<string>();
-    for (const x of this.upcoming()) {
-      if (x.at > end) {
-        covered = true;
-        break;
-      }
-      if (x.type !== 'observed') continue;
-      if (x.kind === OWNER_EVENT && x.object.metadata?.namespace === ns && x.object.metadata?.name === name && (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp)) {
-        // The ReplicaSet is deleted (or replaced) before its status would show it: no status write pins the view.
-        return undefined;
-      }
-      if (x.kind === OWNER_EVENT && x.object.metadata?.namespace === ns && x.object.metadata?.name === name) {
-        const sig = statusSignature(x.object as ReplicaSet);
-        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
-        if (sig !== status.signature && typeof r === 'number') {
-          status = { at: x.at, source: x.source, replicas: r, signature: sig };
-          end = x.at + LATE_STATUS_MS;
-        }
-      } else if (x.kind === 'Pod' && x.object.metadata?.namespace === ns) {
+    const scan = this.scanAhead(rs, status.signature, e.at, true, {
+      status: (w) => void (status = w),
+      pod: (x) => {
         const pk = objectKey(x.object.metadata);
-        if (pk === except) continue;
         const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
         const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(pk);
         const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
         if (isMine && !wasMine) added.add(pk);
         else if (!isMine && wasMine) leaving.add(pk);
-      }
-    }
-    if (!covered) {
-      const until = this.endOfInput();
-      if (until === undefined || until < end) return undefined;
-    }
+      },
+    });
+    if (scan.gone || !scan.covered) return undefined;
+    const end = scan.end;
     if (this.controller.isBusy(rsKey, end)) return undefined;
     if (t.syncErrors.some((s) => s.at >= e.at && s.at <= end) || t.restarts.some((r) => r.at >= e.at - LATE_STATUS_MS && r.at <= end)) return undefined;
-    let active = 0;
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
-    for (const w of this.withheldPods.values()) if (w.rsKey === rsKey && isPodActive(w.pod)) active++;
-    return { uid, status, active, added, leaving };
+    return { uid, status, active: this.activeOf(ns, uid, { heldDepartures: false, withheldOf: rsKey }), added, leaving };
   }
 
   /**
@@ -359,49 +364,40 @@ export class ViewAlignment {
     const t = this.tracks.of(rsKey);
     // (The status standing before `e` may be the first kexp saw, written at a time the input does not show.)
     if (!rs || rs.metadata.deletionTimestamp || !t.lastStatus || t.lastStatus.uid !== rs.metadata.uid || t.lastStatus.replicas === undefined) return 0;
-    const { uid, namespace: ns, name } = rs.metadata;
-    let active = 1;
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && !this.departed.isHeld(objectKey(p.metadata))) active++;
-    let signature = t.lastStatus.signature;
+    const uid = rs.metadata.uid;
+    const active = 1 + this.activeOf(rs.metadata.namespace, uid, { heldDepartures: false });
     let standing = t.lastStatus.replicas;
     let writes = 0;
-    let end = e.at + LATE_STATUS_MS;
-    let covered = false;
+    let decided = 0;
     const leaving = new Set<string>();
     const unableBetween = (from: number, to: number): boolean =>
       t.syncErrors.some((s) => s.at >= from && s.at <= to) || t.restarts.some((q) => q.at >= from - LATE_STATUS_MS && q.at <= to);
-    for (const x of this.upcoming()) {
-      if (x.at > end) {
-        covered = true;
-        break;
-      }
-      if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
-      if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
-        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || x.object.metadata.deletionTimestamp) return 0;
-        const sig = statusSignature(x.object as ReplicaSet);
-        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
-        if (sig === signature || typeof r !== 'number') continue;
-        signature = sig;
-        standing = r;
+    const scan = this.scanAhead(rs, t.lastStatus.signature, e.at, true, {
+      status: (w) => {
+        standing = w.replicas;
         writes++;
         const expected = active - leaving.size;
-        if (r >= expected) return 0;
-        if (writes === 2) return unableBetween(e.at, x.at) ? 0 : expected - r;
-        end = x.at + LATE_STATUS_MS;
-      } else if (x.kind === 'Pod') {
+        if (w.replicas >= expected) return true;
+        if (writes < 2) return false;
+        decided = unableBetween(e.at, w.at) ? 0 : expected - w.replicas;
+        return true;
+      },
+      pod: (x) => {
         const xk = objectKey(x.object.metadata);
-        if (xk === pk) continue;
+        if (xk === pk) return;
         const cur = this.controller.pods.get(xk);
         const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(xk);
         const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
         if (wasMine && !isMine) leaving.add(xk);
-      }
-    }
+      },
+    });
+    if (scan.gone) return 0;
+    if (scan.stopped) return decided;
     // Nothing written tells only where writes would show: not with the consistency gate, nor before
     // the input has shown a status write of this ReplicaSet (an audit policy may leave them out).
     if (this.gateSkipsStatus || t.lastStatus.at === undefined) return 0;
-    if (!covered && (this.endOfInput() ?? -Infinity) < end) return 0;
-    if (this.controller.isBusy(rsKey, end) || unableBetween(e.at, end)) return 0;
+    if (!scan.covered) return 0;
+    if (this.controller.isBusy(rsKey, scan.end) || unableBetween(e.at, scan.end)) return 0;
     return Math.max(0, active - leaving.size - standing);
   }
 
@@ -566,10 +562,8 @@ export class ViewAlignment {
   private countsAtMostDelivered(rs: ReplicaSet, statusReplicas: number | undefined): boolean {
     if (typeof statusReplicas !== 'number') return false;
     const { uid, namespace: ns } = rs.metadata;
-    let active = 0;
     // Held departures stay in the model's cache as the controller's (held-deletions.ts): it counts them.
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p)) active++;
-    return statusReplicas <= active;
+    return statusReplicas <= this.activeOf(ns, uid, { heldDepartures: true });
   }
 
   /**
