@@ -11,7 +11,17 @@
  * Everything is pure: API effects are injected as callbacks and only counted.
  */
 
-import { controllerRefOf, objectKey, parseTime, type Pod, type ReplicaSet } from './objects.js';
+import { controllerRefOf, objectKey, parseTime, type LabelSelector, type ObjectMeta, type Pod } from './objects.js';
+
+/**
+ * What the claim reads of its owner: the metadata and the pod selector. A ReplicaSet, a
+ * ReplicationController converted to one, and a DaemonSet all have this shape
+ * (NewPodControllerRefManager takes any metav1.Object with a selector).
+ */
+export interface ClaimOwner {
+  metadata: ObjectMeta;
+  spec?: { selector?: LabelSelector | null } | null;
+}
 import { aggregateErrorMessage, compileLabelSelector, formatLabelSelector, validateLabelSelector } from './selector.js';
 
 /**
@@ -94,7 +104,7 @@ const REPLICA_SET: ClaimOwnerKind = { kind: 'ReplicaSet', resource: 'replicasets
  * An RS whose selector fails LabelSelectorAsSelector never reaches ClaimPods (syncReplicaSet
  * logs "error converting pod selector…" and returns nil), so every pod gets `none` then.
  */
-export function decideClaim(rs: ReplicaSet, pod: Pod, owner: ClaimOwnerKind = REPLICA_SET): ClaimDecision {
+export function decideClaim(rs: ClaimOwner, pod: Pod, owner: ClaimOwnerKind = REPLICA_SET): ClaimDecision {
   return claimDecider(rs, owner)(pod);
 }
 
@@ -102,7 +112,7 @@ export function decideClaim(rs: ReplicaSet, pod: Pod, owner: ClaimOwnerKind = RE
  * {@link decideClaim} for many pods of one ReplicaSet: the selector is validated, compiled and
  * formatted once instead of per pod (5,000 pods made that most of `explain`'s analysis).
  */
-export function claimDecider(rs: ReplicaSet, owner: ClaimOwnerKind = REPLICA_SET): (pod: Pod) => ClaimDecision {
+export function claimDecider(rs: ClaimOwner, owner: ClaimOwnerKind = REPLICA_SET): (pod: Pod) => ClaimDecision {
   const selector = rs.spec?.selector;
   const selectorErr = validateLabelSelector(selector);
   const kind = owner.kind;
@@ -223,8 +233,8 @@ export function formatGoTime(ms: number): string {
  * - otherwise ok.
  */
 export function recheckDeletionTimestamp(
-  cached: ReplicaSet,
-  fresh: ReplicaSet | { notFound: true } | { error: string },
+  cached: ClaimOwner,
+  fresh: ClaimOwner | { notFound: true } | { error: string },
   owner: ClaimOwnerKind = REPLICA_SET,
 ): CanAdoptCheck {
   const wrap = (err: string): CanAdoptCheck => ({ ok: false, error: `can't recheck DeletionTimestamp: ${err}` });
@@ -260,7 +270,7 @@ export function recheckDeletionTimestamp(
  * before manageReplicas and before the status update.
  */
 export function claimPods(
-  rs: ReplicaSet,
+  rs: ClaimOwner,
   pods: Pod[],
   canAdopt: () => CanAdoptCheck,
   patch: (pod: Pod, action: 'adopt' | 'release') => PatchResult,

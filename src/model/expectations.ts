@@ -1,5 +1,5 @@
 /**
- * The ReplicaSet controller's expectations store.
+ * The expectations store of the pod-owning controllers.
  *
  * Mirrors ControllerExpectations and UIDTrackingControllerExpectations in
  * k8s.io/kubernetes pkg/controller/controller_utils.go (identical semantics in every
@@ -10,8 +10,10 @@
  * - `timestamp` = the time of the last Set (never of a Lower);
  * - expiry is strict (`now - timestamp > 5 min`) and passive: nothing happens at expiry,
  *   the record is only consulted by SatisfiedExpectations at the next sync;
- * - expected deletions are tracked by pod key `namespace/name` (controller.PodKey), NOT by
- *   UID, in a per-controller key set; DeletionObserved of a key not in the set is a no-op.
+ * - the ReplicaSet controller (UIDTrackingControllerExpectations) tracks expected deletions by pod
+ *   key `namespace/name` (controller.PodKey), NOT by UID, in a per-controller key set;
+ *   DeletionObserved of a key not in the set is a no-op. The DaemonSet controller uses the plain
+ *   store: counts only (`countDeletionObserved`, and no `expectDeletions`).
  *
  * Every operation appends a `ExpectationsLogLine` mirroring the V4/ERROR line the real code
  * logs, so a replay can be compared line by line with a kube-controller-manager -v=4 log.
@@ -182,6 +184,14 @@ export class ControllerExpectations {
     set.add(podKey);
     this.raise(key, 0, 1, now);
     return true;
+  }
+
+  /**
+   * ControllerExpectations.DeletionObserved = LowerExpectations(key, 0, 1): the count-only store
+   * of the DaemonSet and Job controllers, which track no pod keys (NewControllerExpectations).
+   */
+  countDeletionObserved(key: string, now: number): void {
+    this.lower(key, 0, 1, now);
   }
 
   /** CreationObserved = LowerExpectations(key, 1, 0). */

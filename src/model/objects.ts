@@ -140,6 +140,90 @@ export interface ReplicationController {
   } | null;
 }
 
+/** core/v1 Toleration. */
+export interface Toleration {
+  key?: string;
+  operator?: string; // Exists | Equal (default Equal)
+  value?: string;
+  effect?: string; // NoSchedule | PreferNoSchedule | NoExecute, empty = all
+  tolerationSeconds?: number | null;
+}
+
+/** core/v1 NodeSelectorRequirement (matchExpressions over labels, matchFields over metadata.name). */
+export interface NodeSelectorRequirement {
+  key: string;
+  operator: string; // In | NotIn | Exists | DoesNotExist | Gt | Lt
+  values?: string[] | null;
+}
+
+/** core/v1 NodeSelectorTerm: its requirements are ANDed; the terms of a NodeSelector are ORed. */
+export interface NodeSelectorTerm {
+  matchExpressions?: NodeSelectorRequirement[] | null;
+  matchFields?: NodeSelectorRequirement[] | null;
+}
+
+/** The part of a pod template the DaemonSet controller reads to place its pods. */
+export interface DaemonPodSpec {
+  nodeName?: string | null;
+  nodeSelector?: Record<string, string> | null;
+  affinity?: {
+    nodeAffinity?: {
+      requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTerm[] | null } | null;
+      [k: string]: unknown;
+    } | null;
+    [k: string]: unknown;
+  } | null;
+  tolerations?: Toleration[] | null;
+  hostNetwork?: boolean | null;
+  [k: string]: unknown;
+}
+
+/** apps/v1 DaemonSet, as far as its controller reads it. */
+export interface DaemonSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    selector?: LabelSelector | null;
+    template?: { metadata?: ObjectMeta | null; spec?: DaemonPodSpec | null } | null;
+    updateStrategy?: {
+      type?: string; // RollingUpdate (default) | OnDelete
+      rollingUpdate?: { maxUnavailable?: number | string | null; maxSurge?: number | string | null } | null;
+    } | null;
+    minReadySeconds?: number | null;
+    revisionHistoryLimit?: number | null;
+  } | null;
+  status?: {
+    currentNumberScheduled?: number;
+    numberMisscheduled?: number;
+    desiredNumberScheduled?: number;
+    numberReady?: number;
+    observedGeneration?: number;
+    updatedNumberScheduled?: number;
+    numberAvailable?: number;
+    numberUnavailable?: number;
+    collisionCount?: number | null;
+    conditions?: ReplicaSetCondition[] | null;
+  } | null;
+}
+
+/** core/v1 Taint. */
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string; // NoSchedule | PreferNoSchedule | NoExecute
+  timeAdded?: string | null;
+}
+
+/** core/v1 Node, as far as the DaemonSet controller reads it (labels, name, taints). */
+export interface Node {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: { taints?: Taint[] | null; unschedulable?: boolean; [k: string]: unknown } | null;
+  status?: { [k: string]: unknown } | null;
+}
+
 /** core/v1 Event (the legacy recorder the ReplicaSet controller uses). */
 export interface CoreEvent {
   apiVersion?: string;

@@ -56,8 +56,11 @@ export type DeleteResult = (
 
 /** Everything a controller of `Owner`s would ask the API server, answered by the caller. */
 export interface PodControl<Owner> {
-  /** One create call; `index` is 0-based within the round of `n` calls. */
-  createPod(owner: Owner, call: { round: number; index: number; n: number; at: number }): CreateResult;
+  /**
+   * One create call; `index` is 0-based within the round of `n` calls; `node` is the node a
+   * DaemonSet creates the pod for (its required node affinity names it).
+   */
+  createPod(owner: Owner, call: { round: number; index: number; n: number; at: number; node?: string }): CreateResult;
   /** One delete call for a chosen pod. */
   deletePod(owner: Owner, pod: Pod, call: { round: number; at: number }): DeleteResult;
   /** The live GET of the owner behind CanAdopt (RecheckDeletionTimestamp). */

@@ -65,6 +65,35 @@ export type SyncOutcome =
   | 'consistency-skip' // [1.36+] informer behind the controller's own writes
   | 'withheld'; // replays: the model would write, the input shows the controller did not
 
+/** The status a DaemonSet sync computes (updateDaemonSetStatus in pkg/controller/daemon/daemon_controller.go). */
+export interface DaemonSetStatusCounts {
+  desiredNumberScheduled: number;
+  currentNumberScheduled: number;
+  numberMisscheduled: number;
+  numberReady: number;
+  updatedNumberScheduled: number;
+  numberAvailable: number;
+  numberUnavailable: number;
+}
+
+/** What a DaemonSet sync did beyond the rounds every controller has. */
+export interface DaemonSetSync {
+  /** The status the sync computed. */
+  status: DaemonSetStatusCounts;
+  /** Whether it raised status.observedGeneration to the generation (false on the gated, status-only path). */
+  observedGeneration: boolean;
+  /** The generation the sync saw (metadata.generation of the cached DaemonSet). */
+  generation?: number;
+  /** Whether storeDaemonSetStatus would write (some count or the observedGeneration differs from the cached status). */
+  statusWrite: boolean;
+  /** The rounds of the rolling update, when it ran after manage (update.go rollingUpdate → syncNodes). */
+  update?: { create?: CreateRound; delete?: DeleteRound; maxSurge: number; maxUnavailable: number };
+  /** Failed daemon pods the sync found: killed (FailedDaemonPod event) or left in backoff. */
+  failedPods?: Array<{ pod: string; node: string; action: 'delete' | 'backoff'; backoffMs?: number }>;
+  /** Succeeded daemon pods it deletes (SucceededDaemonPod event). */
+  succeededPods?: string[];
+}
+
 export interface SyncRecord {
   at: number;
   key: string;
@@ -95,6 +124,8 @@ export interface SyncRecord {
   doneAt?: number;
   /** Requeue: 'rate-limited' after an error, 'after' for the availability check. */
   requeue?: { kind: 'rate-limited' | 'after'; delayMs: number };
+  /** A DaemonSet's sync: its status and rolling update. */
+  daemon?: DaemonSetSync;
   /** ReplicaSet has no controllerRef: the "ReplicaSet has no controller" ERROR line on scale-down. */
   noControllerNoise?: boolean;
 }
