@@ -21,7 +21,7 @@ import { inputSummary, timeBasisLine } from './report/coverage.js';
 import { ref, refs } from './report/evidence-refs.js';
 import { ownerResource } from './report/owner-kind.js';
 import { windowReport } from './report/gated-windows.js';
-import { trimTrack, type ReplayedTrack } from './report/replayed-track.js';
+import { CLAIM_KINDS, trimTrack, type ReplayedTrack } from './report/replayed-track.js';
 import { roundReport } from './report/rounds.js';
 import { replayVerdict } from './report/verdict.js';
 import { fmtDuration, plural } from './report/wording.js';
@@ -129,7 +129,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
       })),
     } : {}),
     findings,
-    adoption: { at: iso(end), rows: t.deletedAt === undefined && t.rs ? adoptionTable(t.rs, c.res.pods, 'as-decided') : [] },
+    adoption: { at: iso(end), rows: t.deletedAt === undefined && t.rs ? adoptionTable(t.rs, c.res.pods, 'as-decided', CLAIM_KINDS[c.resource]) : [] },
   };
 }
 

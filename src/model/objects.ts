@@ -285,8 +285,8 @@ export function parseTime(t: string | null | undefined): number | undefined {
 /**
  * The part of a pod the informer cache keeps in kexp's model: what the ReplicaSet controller
  * reads of a cached pod — its metadata (labels, owners, timestamps, annotations such as the
- * deletion cost), spec.nodeName, the init containers' restartPolicy (ranking), each container's
- * name and image (an adopted pod's version against the template, for the report), and the status
+ * deletion cost), spec.nodeName, the required node affinity (the node a daemon pod is for), the
+ * init containers' restartPolicy (ranking), each container's name and image (an adopted pod's version against the template, for the report), and the status
  * minus the containers' image and state details. Not an upstream function: the real informer
  * keeps the whole object (a client-go transform can strip managedFields, as kube-controller-manager's
  * does); kexp replays millions of pod events, and 50,000 cached pods with their managedFields,
@@ -308,6 +308,10 @@ export function cachedPod(pod: Pod): Pod {
     // Each container's name and image (an adopted pod's version against the template: findings/write-rules.ts); nothing else of them.
     const cs = spec.containers;
     if (listOfRecords(cs)) s.containers = cs.map((c) => ({ name: c.name, ...(typeof c.image === 'string' ? { image: c.image } : {}) }));
+    // The required node affinity: the node a DaemonSet's pod is for (util.GetTargetNodeName reads it
+    // before the pod is scheduled); nothing else of the affinity.
+    const required = isRecord(spec.affinity) && isRecord(spec.affinity.nodeAffinity) ? spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+    if (required !== undefined) s.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } };
     out.spec = s;
   } else if (spec !== undefined) out.spec = spec;
   const status = pod.status;

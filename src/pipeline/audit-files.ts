@@ -13,7 +13,7 @@ import type { LeaseWrite } from '../sources/audit/lease.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
+import { replayOwnerKinds, withDaemonSets, withReplicationControllers } from './owner-kind-replay.js';
 import { buildReport } from '../analysis/report-builder.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
@@ -240,7 +240,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     report = fused.report;
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  report = withReplicationControllers(report, results, build, controllerLog, o.since);
+  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog, o.since), results, build);
   const inReport = new Set(report.replicaSets.filter((r) => r.kind === undefined).map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

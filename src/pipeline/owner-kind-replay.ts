@@ -24,29 +24,55 @@ import { buildReport, type BuildOptions } from '../analysis/report-builder.js';
 import { fuseControllerLog, type ControllerLogInput } from '../analysis/controller-log.js';
 import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
-import { OwnerKindViews } from './owner-kind-views.js';
-import { teeStream } from './stream-tee.js';
+import { daemonSetEngineFactory } from '../model/daemonset/engine-owner.js';
+import { DS_COMPONENT, DS_EVENT_COMPONENT, OwnerKindViews, TO_DAEMON_SETS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from './owner-kind-views.js';
+import { TO_FIRST, TO_SECOND, teeStream } from './stream-tee.js';
 
 export interface OwnerKindResults {
   replicaSets: ReplayResult;
   replicationControllers?: ReplayResult;
+  daemonSets?: ReplayResult;
 }
 
-/** Replays `events` once per owner kind; `opts` as replay()'s, less the controller and owner. */
+/** The DaemonSet controller as the engine sees its writes and Events (owner-kind-views.ts). */
+const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT } as const;
+
+/** `source` mapped through `f`, lazily. */
+async function* mapStream<T>(source: AsyncIterable<T>, f: (e: T) => T): AsyncGenerator<T> {
+  for await (const e of source) yield f(e);
+}
+
+/**
+ * Replays `events` once per owner kind; `opts` as replay()'s, less the controller and owner. The
+ * stream is read once: a first tee splits the ReplicaSet view from what the other kinds need, a
+ * second splits that between the ReplicationController and the DaemonSet views.
+ */
 export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opts: Omit<ReplayOptions, 'controller' | 'owner'>): Promise<OwnerKindResults> {
   const views = new OwnerKindViews();
-  const [rsView, rcView] = teeStream(events[Symbol.asyncIterator](), views.route, views.convert);
+  const masks = new WeakMap<TimelineEvent, number>();
+  const [rsView, others] = teeStream(events[Symbol.asyncIterator](), (e) => {
+    const m = views.route(e);
+    if (m !== TO_REPLICA_SETS) masks.set(e, m);
+    return ((m & TO_REPLICA_SETS) !== 0 ? TO_FIRST : 0) | ((m & (TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS)) !== 0 ? TO_SECOND : 0);
+  });
+  const [rcPre, dsView] = teeStream(others, (e) => {
+    const m = masks.get(e) ?? 0;
+    return ((m & TO_REPLICATION_CONTROLLERS) !== 0 ? TO_FIRST : 0) | ((m & TO_DAEMON_SETS) !== 0 ? TO_SECOND : 0);
+  }, views.convertDaemonSet);
+  const rcView = mapStream(rcPre, views.convert);
   const onInvalid = opts.onInvalidEvent;
-  const [replicaSets, replicationControllers] = await Promise.all([
+  const notShared = onInvalid ? { onInvalidEvent: (source: Parameters<typeof onInvalid>[0], message: string) => { if (!views.shared(source)) onInvalid(source, message); } } : {};
+  const [replicaSets, replicationControllers, daemonSets] = await Promise.all([
     replay(rsView, { ...opts, controller: replicaSetControllerFactory(opts.version) }),
     replay(rcView, {
       ...opts,
       controller: replicationControllerFactory(opts.version),
       owner: { kind: REPLICATION_CONTROLLER_KIND.kind, component: 'replication-controller' },
-      ...(onInvalid ? { onInvalidEvent: (source, message) => { if (!views.shared(source)) onInvalid(source, message); } } : {}),
+      ...notShared,
     }),
+    replay(dsView, { ...opts, controller: daemonSetEngineFactory(opts.version), owner: DAEMON_SET_OWNER, ...notShared }),
   ]);
-  return { replicaSets, ...(views.sawOwner ? { replicationControllers } : {}) };
+  return { replicaSets, ...(views.sawOwner ? { replicationControllers } : {}), ...(views.sawDaemonSet ? { daemonSets } : {}) };
 }
 
 /**
@@ -63,4 +89,11 @@ export function withReplicationControllers(report: Report, results: OwnerKindRes
     rc = fused.report;
   }
   return withOwnerKind(report, 'ReplicationController', rc.replicaSets);
+}
+
+/** The Report with the DaemonSets' reports added (none unless the input showed a DaemonSet), each marked with its kind. */
+export function withDaemonSets(report: Report, results: OwnerKindResults, build: BuildOptions): Report {
+  const result = results.daemonSets;
+  if (!result) return report;
+  return withOwnerKind(report, 'DaemonSet', buildReport(result, { ...build, ownerKind: 'DaemonSet' }).replicaSets);
 }

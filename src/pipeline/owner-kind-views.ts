@@ -1,7 +1,7 @@
 /**
- * The per-kind views of one merged TimelineEvent stream: what the ReplicaSet engine and the
- * ReplicationController engine each replay (one engine per owner kind over one stream, read once
- * through stream-tee.ts). Upstream the two controllers are separate (pkg/controller/replicaset and
+ * The per-kind views of one merged TimelineEvent stream: what the ReplicaSet engine, the
+ * ReplicationController engine and the DaemonSet engine each replay (one engine per owner kind
+ * over one stream, read once through stream-tee.ts). Upstream the two controllers are separate (pkg/controller/replicaset and
  * pkg/controller/replication, the latter NewReplicationManager over replicaset.NewBaseController)
  * with their own informer handlers, expectations, queue and keys, so an RS and an RC may share a
  * `namespace/name`; kexp runs one engine each.
@@ -22,38 +22,62 @@
  *   to pods owned by an RC or to replicationcontrollers, core Events whose involvedObject is an RC
  *   or whose source component is replication-controller, Namespaces and gaps (both views). (The
  *   kube-controller-manager log is not in the stream: it is read apart and fused into the report.)
- * - `sawOwner`: whether any RC object went by (else the RC engine's result adds nothing).
- * - `shared(source)`: whether the event at `source` went to both views, so a problem the RC engine
- *   finds with it is the ReplicaSet engine's to report (once).
+ * - the DaemonSet view, built the same way for the DaemonSet controller
+ *   (pkg/controller/daemon/daemon_controller.go, whose handlers also resolve the controllerRef by
+ *   kind): the DaemonSet objects in the owner shape (model/daemonset/engine-owner.ts), every Node
+ *   (its node informer), pods whose controllerRef kind is DaemonSet, orphans and the later events
+ *   of pods it was given, writes by the `daemon-set-controller` client, to daemonsets or to pods a
+ *   DaemonSet owns, Events about a DaemonSet or from the `daemonset-controller` component,
+ *   Namespaces and gaps. DaemonSets and Nodes go to no other view.
+ * - `sawOwner` / `sawDaemonSet`: whether any RC / DaemonSet object went by (else that engine's
+ *   result adds nothing).
+ * - `shared(source)`: whether the event at `source` went to the ReplicaSet view too, so a problem
+ *   another engine finds with it is the ReplicaSet engine's to report (once).
  *
  * Objects of the wrong shape (the engines validate them) go to the ReplicaSet view alone, whose
  * engine reports them.
  *
- * Cost: per event a kind test; per pod a controllerRef read and, for the few pods the RC view
- * holds (orphans and RC-owned), a Set of their keys; a WeakSet entry per shared event.
+ * Cost: per event a kind test; per pod a controllerRef read and, for the pods the RC and DaemonSet
+ * views hold (orphans and their own), a Set of their keys each; a WeakSet entry per shared event.
  */
-import { controllerRefOf, isRecord, type CoreEvent, type Pod } from '../model/objects.js';
+import { daemonSetAsOwner } from '../model/daemonset/engine-owner.js';
+import { controllerRefOf, isRecord, type CoreEvent, type DaemonSet, type Pod } from '../model/objects.js';
 import { replicaSetFromReplicationController } from '../model/replicationcontroller/conversion.js';
 import { REPLICATION_CONTROLLER_KIND } from '../model/replicationcontroller/replication-manager.js';
 import type { TimelineEvent } from '../timeline/event.js';
-import { TO_FIRST, TO_SECOND } from './stream-tee.js';
+import { invalidObservedObject } from '../timeline/validate.js';
 
-export const TO_REPLICA_SETS = TO_FIRST;
-export const TO_REPLICATION_CONTROLLERS = TO_SECOND;
-const BOTH = TO_FIRST | TO_SECOND;
+/** The views, as bits of the mask `route` returns. */
+export const TO_REPLICA_SETS = 1;
+export const TO_REPLICATION_CONTROLLERS = 2;
+export const TO_DAEMON_SETS = 4;
 
 const RC_KIND = REPLICATION_CONTROLLER_KIND.kind;
 const RC_COMPONENT = REPLICATION_CONTROLLER_KIND.component;
+const DS_KIND = 'DaemonSet';
+/** The DaemonSet controller's client name (its writes) and its Events' source component. */
+export const DS_COMPONENT = 'daemon-set-controller';
+export const DS_EVENT_COMPONENT = 'daemonset-controller';
 
 export class OwnerKindViews {
   /** Any ReplicationController object in the stream. */
   sawOwner = false;
+  /** Any DaemonSet object in the stream. */
+  sawDaemonSet = false;
   /** Pods (namespace/name) the RC view was given and that still exist. */
   private readonly rcPods = new Set<string>();
+  /** Pods (namespace/name) the DaemonSet view was given and that still exist. */
+  private readonly dsPods = new Set<string>();
   private readonly sharedSources = new WeakSet<object>();
 
-  /** The views `e` belongs to (stream-tee.ts bits). */
+  /** The views `e` belongs to (a mask of TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS, TO_DAEMON_SETS). */
   readonly route = (e: TimelineEvent): number => {
+    const mask = this.mask(e);
+    if ((mask & TO_REPLICA_SETS) !== 0 && mask !== TO_REPLICA_SETS) this.sharedSources.add(e.source);
+    return mask;
+  };
+
+  private mask(e: TimelineEvent): number {
     if (e.type === 'observed') {
       switch (e.kind) {
         case 'Pod': {
@@ -62,34 +86,50 @@ export class OwnerKindViews {
           const meta = (e.object as Pod | null)?.metadata;
           if (!isRecord(meta) || !(meta.ownerReferences == null || (Array.isArray(meta.ownerReferences) && meta.ownerReferences.every(isRecord)))) return TO_REPLICA_SETS;
           const ref = controllerRefOf(meta);
-          // The common case first, without building the key: a pod of another kind the RC view never held.
-          if (ref !== undefined && ref.kind !== RC_KIND && this.rcPods.size === 0) return TO_REPLICA_SETS;
+          // The common case first, without building the key: a ReplicaSet's pod no other view ever held.
+          if (ref !== undefined && ref.kind !== RC_KIND && ref.kind !== DS_KIND && this.rcPods.size === 0 && this.dsPods.size === 0) return TO_REPLICA_SETS;
           const key = `${meta.namespace}/${meta.name}`;
-          if (ref !== undefined && ref.kind !== RC_KIND && !this.rcPods.has(key)) return TO_REPLICA_SETS;
-          if (e.watchType === 'DELETED') this.rcPods.delete(key);
-          else if (ref === undefined || ref.kind === RC_KIND) this.rcPods.add(key);
-          return this.both(e);
+          return TO_REPLICA_SETS | this.podView(this.rcPods, key, ref?.kind, RC_KIND, e.watchType, TO_REPLICATION_CONTROLLERS) | this.podView(this.dsPods, key, ref?.kind, DS_KIND, e.watchType, TO_DAEMON_SETS);
         }
         case 'ReplicaSet':
           return TO_REPLICA_SETS;
         case 'ReplicationController':
           this.sawOwner = true;
           return TO_REPLICATION_CONTROLLERS;
+        case 'DaemonSet':
+          this.sawDaemonSet = true;
+          return TO_DAEMON_SETS;
+        case 'Node':
+          return TO_DAEMON_SETS;
         case 'Namespace':
-          return this.both(e);
+          return TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS;
         case 'Event': {
           const ev = e.object as CoreEvent | null;
-          return ev?.involvedObject?.kind === RC_KIND || ev?.source?.component === RC_COMPONENT ? this.both(e) : TO_REPLICA_SETS;
+          const kind = ev?.involvedObject?.kind;
+          const component = ev?.source?.component;
+          return TO_REPLICA_SETS
+            | (kind === RC_KIND || component === RC_COMPONENT ? TO_REPLICATION_CONTROLLERS : 0)
+            | (kind === DS_KIND || component === DS_EVENT_COMPONENT ? TO_DAEMON_SETS : 0);
         }
       }
     }
     if (e.type === 'write') {
-      if (e.actor?.controller === RC_COMPONENT || e.resource === 'replicationcontrollers' || (e.owner?.state === 'owned' && e.owner.kind === RC_KIND)) return this.both(e);
-      return TO_REPLICA_SETS;
+      const ownerKind = e.owner?.state === 'owned' ? e.owner.kind : undefined;
+      return TO_REPLICA_SETS
+        | (e.actor?.controller === RC_COMPONENT || e.resource === 'replicationcontrollers' || ownerKind === RC_KIND ? TO_REPLICATION_CONTROLLERS : 0)
+        | (e.actor?.controller === DS_COMPONENT || e.resource === 'daemonsets' || ownerKind === DS_KIND ? TO_DAEMON_SETS : 0);
     }
-    if (e.type === 'gap') return this.both(e);
+    if (e.type === 'gap') return TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS;
     return TO_REPLICA_SETS;
-  };
+  }
+
+  /** Whether a pod event goes to the view of `kind` (holding `held`): its own pods, orphans, and later events of pods it was given. */
+  private podView(held: Set<string>, key: string, refKind: string | undefined, kind: string, watchType: string, bit: number): number {
+    if (refKind !== undefined && refKind !== kind && !held.has(key)) return 0;
+    if (watchType === 'DELETED') held.delete(key);
+    else if (refKind === undefined || refKind === kind) held.add(key);
+    return bit;
+  }
 
   /** The event the RC view is handed: an RC converted to the ReplicaSet shape. */
   readonly convert = (e: TimelineEvent): TimelineEvent => {
@@ -100,13 +140,14 @@ export class OwnerKindViews {
     return { ...e, kind: 'ReplicaSet', object: replicaSetFromReplicationController(e.object) };
   };
 
-  /** Whether the event at `source` went to both views. */
+  /** The event the DaemonSet view is handed: a DaemonSet in the owner shape (a malformed one as it came, for its engine to report). */
+  readonly convertDaemonSet = (e: TimelineEvent): TimelineEvent => {
+    if (e.type !== 'observed' || e.kind !== 'DaemonSet' || invalidObservedObject(e)) return e;
+    return { ...e, kind: 'ReplicaSet', object: daemonSetAsOwner(e.object as DaemonSet) };
+  };
+
+  /** Whether the event at `source` went to the ReplicaSet view and another. */
   shared(source: object): boolean {
     return this.sharedSources.has(source);
-  }
-
-  private both(e: TimelineEvent): number {
-    this.sharedSources.add(e.source);
-    return BOTH;
   }
 }

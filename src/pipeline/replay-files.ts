@@ -6,7 +6,7 @@
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
-import { replayOwnerKinds, withReplicationControllers } from './owner-kind-replay.js';
+import { replayOwnerKinds, withDaemonSets, withReplicationControllers } from './owner-kind-replay.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { snapshotReport } from './snapshot-files.js';
@@ -241,7 +241,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  report = withReplicationControllers(report, results, build, controllerLog);
+  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build);
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

@@ -7,7 +7,7 @@
  * `source` names the evidence (file and 1-based line, or a stream offset) so every
  * finding can cite it.
  */
-import type { CoreEvent, Namespace, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
+import type { CoreEvent, DaemonSet, Namespace, Node, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
 
 export interface SourceRef {
   /** File path as given by the user, `-` for stdin, or a stream name for live input. */
@@ -42,6 +42,8 @@ export type ObservedEvent = Base & { type: 'observed' } & (
   | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
   /** core/v1, as the API serves it (its selector a label map); the RC manager converts it (model/replicationcontroller/). */
   | { kind: 'ReplicationController'; watchType: WatchType; object: ReplicationController }
+  | { kind: 'DaemonSet'; watchType: WatchType; object: DaemonSet }
+  | { kind: 'Node'; watchType: WatchType; object: Node }
   | { kind: 'Event'; watchType: WatchType; object: CoreEvent }
   | { kind: 'Namespace'; watchType: WatchType; object: Namespace }
 );

@@ -106,6 +106,66 @@ function checkReplicationController(o: Record<string, unknown>): string | undefi
   return checkReplicaSet({ ...o, spec: { ...spec, selector: sel === undefined || sel === null ? sel : { matchLabels: sel } } });
 }
 
+/** Whether `v` is absent or a list of JSON objects. */
+function listOfObjects(v: unknown): boolean {
+  return v === undefined || v === null || (Array.isArray(v) && v.every(isRecord));
+}
+
+/** A DaemonSet: what its controller model reads (selector, template placement, update strategy) of the right types. */
+function checkDaemonSet(o: Record<string, unknown>): string | undefined {
+  const spec = o.spec;
+  if (spec === undefined || spec === null) return undefined;
+  if (!isRecord(spec)) return 'spec is not an object';
+  const base = checkReplicaSet({ ...o, spec: { ...spec, replicas: undefined } });
+  if (base) return base;
+  const tpl = isRecord(spec.template) ? spec.template.spec : undefined;
+  if (tpl !== undefined && tpl !== null) {
+    if (!isRecord(tpl)) return 'spec.template.spec is not an object';
+    const ns = tpl.nodeSelector;
+    if (ns !== undefined && ns !== null && !(isRecord(ns) && Object.values(ns).every((v) => typeof v === 'string'))) return 'spec.template.spec.nodeSelector is not a map of strings';
+    if (!listOfObjects(tpl.tolerations)) return 'spec.template.spec.tolerations is not a list of objects';
+    if (tpl.affinity !== undefined && tpl.affinity !== null && !isRecord(tpl.affinity)) return 'spec.template.spec.affinity is not an object';
+    const terms = isRecord(tpl.affinity) && isRecord(tpl.affinity.nodeAffinity) && isRecord(tpl.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution)
+      ? tpl.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms : undefined;
+    if (!listOfObjects(terms)) return 'the required node affinity\'s nodeSelectorTerms is not a list of objects';
+    for (const t of (terms as Array<Record<string, unknown>> | undefined | null) ?? []) {
+      for (const f of ['matchExpressions', 'matchFields'] as const) {
+        const reqs = t[f];
+        if (!listOfObjects(reqs)) return `a nodeSelectorTerm's ${f} is not a list of objects`;
+        for (const r of (reqs as Array<Record<string, unknown>> | undefined | null) ?? []) {
+          if (typeof r.key !== 'string' || typeof r.operator !== 'string') return `a nodeSelectorTerm's ${f} has a requirement without a string key and operator`;
+          if (r.values !== undefined && r.values !== null && !(Array.isArray(r.values) && r.values.every((v) => typeof v === 'string'))) return `a nodeSelectorTerm's ${f} has values that are not strings`;
+        }
+      }
+    }
+  }
+  const us = spec.updateStrategy;
+  if (us !== undefined && us !== null) {
+    if (!isRecord(us)) return 'spec.updateStrategy is not an object';
+    const ru = us.rollingUpdate;
+    if (ru !== undefined && ru !== null) {
+      if (!isRecord(ru)) return 'spec.updateStrategy.rollingUpdate is not an object';
+      for (const f of ['maxUnavailable', 'maxSurge'] as const) {
+        const v = ru[f];
+        if (v !== undefined && v !== null && !(typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v) && v >= 0))) return `spec.updateStrategy.rollingUpdate.${f} ${JSON.stringify(v)} is not a count or a percentage`;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** A Node: its taints a list of objects with a string key and effect. */
+function checkNode(o: Record<string, unknown>): string | undefined {
+  const spec = o.spec;
+  if (spec === undefined || spec === null) return undefined;
+  if (!isRecord(spec)) return 'spec is not an object';
+  if (!listOfObjects(spec.taints)) return 'spec.taints is not a list of objects';
+  for (const t of (spec.taints as Array<Record<string, unknown>> | undefined | null) ?? []) {
+    if (typeof t.key !== 'string' || typeof t.effect !== 'string') return 'a taint without a string key and effect';
+  }
+  return undefined;
+}
+
 /** Returns why the event's object cannot be given to the model, or undefined when it can. */
 export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const o = e.object as unknown;
@@ -113,10 +173,11 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const meta = checkMeta(o.metadata);
   if (meta) return `${e.kind} ${meta}`;
   const m = o.metadata as Record<string, unknown>;
-  if (e.kind === 'Pod' || e.kind === 'ReplicaSet' || e.kind === 'ReplicationController') {
+  if (e.kind === 'Pod' || e.kind === 'ReplicaSet' || e.kind === 'ReplicationController' || e.kind === 'DaemonSet') {
     if (typeof m.name !== 'string' || typeof m.namespace !== 'string') return `${e.kind} without metadata.name and metadata.namespace`;
   }
-  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : e.kind === 'ReplicationController' ? checkReplicationController(o) : undefined;
+  if (e.kind === 'Node' && typeof m.name !== 'string') return 'Node without metadata.name';
+  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : e.kind === 'ReplicationController' ? checkReplicationController(o) : e.kind === 'DaemonSet' ? checkDaemonSet(o) : e.kind === 'Node' ? checkNode(o) : undefined;
   return why ? `${e.kind} ${String(m.namespace ?? '')}/${String(m.name ?? '')}: ${why}` : undefined;
 }
 

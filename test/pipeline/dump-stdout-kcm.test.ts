@@ -46,7 +46,7 @@ test('the stdout form of a cluster-info dump: its KCM log block is fused exactly
   assert.equal(r.code, 0, r.stderr);
   const first = all.findIndex((l) => l.startsWith('==== START logs')) + 1;
   assert.deepEqual(lines(r.stderr), [
-    `warning: ${f}: skipped 3 objects of kinds kexp does not model: Deployment (2), Node (1)`,
+    `warning: ${f}: skipped 2 objects of kinds kexp does not model: Deployment (2)`,
     `warning: ${f}: skipped 6 container log blocks of a cluster-info dump (lines ${first}–${all.length - 1}); the kube-controller-manager log block (lines ${start}–${end}) is read as a controller log`,
   ]);
   const rep = JSON.parse(r.stdout) as Report;

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OwnerKindViews, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from '../../src/pipeline/owner-kind-views.js';
+import { OwnerKindViews, TO_DAEMON_SETS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from '../../src/pipeline/owner-kind-views.js';
 import type { Pod } from '../../src/model/objects.js';
 import type { TimelineEvent } from '../../src/timeline/event.js';
 
 const BOTH = TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS;
+/** Orphans, Namespaces and gaps go to every view. */
+const ALL = BOTH | TO_DAEMON_SETS;
 let line = 0;
 const base = () => ({ at: 1, atBasis: 'received' as const, source: { file: 'x', line: ++line } });
 
@@ -18,11 +20,11 @@ test('pods: RS-owned to the ReplicaSet view only, RC-owned and orphans to both, 
   assert.equal(v.route(observedPod(pod('a', 'ReplicaSet'))), TO_REPLICA_SETS);
   assert.equal(v.route(observedPod(pod('b', 'ReplicationController'))), BOTH);
   const orphan = observedPod(pod('c'));
-  assert.equal(v.route(orphan), BOTH);
+  assert.equal(v.route(orphan), ALL);
   assert.equal(v.shared(orphan.source), true);
-  // The orphan adopted by a ReplicaSet: the RC view still gets it (its handlers see the change), then its deletion.
-  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'MODIFIED')), BOTH);
-  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'DELETED')), BOTH);
+  // The orphan adopted by a ReplicaSet: the RC and DaemonSet views still get it (their handlers see the change), then its deletion.
+  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'MODIFIED')), ALL);
+  assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'DELETED')), ALL);
   assert.equal(v.route(observedPod(pod('c', 'ReplicaSet'), 'MODIFIED')), TO_REPLICA_SETS);
   assert.equal(v.sawOwner, false);
 });
@@ -45,8 +47,8 @@ test('an RC goes to the RC view only, converted to the ReplicaSet shape; Events,
   const write = (controller: 'replicaset-controller' | 'replication-controller'): TimelineEvent => ({ ...base(), type: 'write', actor: { username: `system:serviceaccount:kube-system:${controller}`, controller }, verb: 'create', resource: 'pods', namespace: 'legacy', status: { code: 201 } });
   assert.equal(v.route(write('replication-controller')), BOTH);
   assert.equal(v.route(write('replicaset-controller')), TO_REPLICA_SETS);
-  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Namespace', watchType: 'ADDED', object: { metadata: { name: 'legacy' } } }), BOTH);
-  assert.equal(v.route({ ...base(), type: 'gap', reason: 'watch-relist' }), BOTH);
+  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Namespace', watchType: 'ADDED', object: { metadata: { name: 'legacy' } } }), ALL);
+  assert.equal(v.route({ ...base(), type: 'gap', reason: 'watch-relist' }), ALL);
 });
 
 test('objects of the wrong shape: a pod goes to the ReplicaSet view alone (its engine reports it), an RC unconverted', () => {
@@ -57,4 +59,26 @@ test('objects of the wrong shape: a pod goes to the ReplicaSet view alone (its e
   const rc = { ...base(), type: 'observed', kind: 'ReplicationController', watchType: 'ADDED', object: { metadata: { name: 'web' }, spec: { selector: 'app=web' } } } as unknown as TimelineEvent;
   assert.equal(v.route(rc), TO_REPLICATION_CONTROLLERS);
   assert.equal(v.convert(rc), rc);
+});
+
+test('DaemonSets and Nodes go to the DaemonSet view alone, the DaemonSet in the owner shape; its pods, writes and Events beside the ReplicaSet view', () => {
+  const v = new OwnerKindViews();
+  const ds: TimelineEvent = { ...base(), type: 'observed', kind: 'DaemonSet', watchType: 'ADDED', object: { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: 'kube-system', uid: 'd1' }, spec: { selector: { matchLabels: { app: 'agent' } } }, status: { desiredNumberScheduled: 3, currentNumberScheduled: 2, observedGeneration: 1 } } };
+  assert.equal(v.route(ds), TO_DAEMON_SETS);
+  assert.equal(v.sawDaemonSet, true);
+  assert.equal(v.shared(ds.source), false);
+  const converted = v.convertDaemonSet(ds);
+  assert.equal(converted.type === 'observed' && converted.kind, 'ReplicaSet');
+  const owner = converted.type === 'observed' && converted.kind === 'ReplicaSet' ? converted.object : undefined;
+  assert.equal(owner?.spec?.replicas, 3, 'the desired count the controller last wrote');
+  assert.equal(owner?.status?.replicas, undefined, 'no ReplicaSet status count');
+  assert.deepEqual(owner?.spec?.selector, { matchLabels: { app: 'agent' } });
+  const malformed: TimelineEvent = { ...ds, source: { file: 'x', line: 999 }, object: { ...(ds as { object: object }).object, spec: { selector: { matchLabels: { app: 'agent' } }, template: { spec: { tolerations: 'all' } } } } as never };
+  assert.equal(v.convertDaemonSet(malformed), malformed, 'a malformed DaemonSet reaches its engine as it came, to be reported');
+  assert.equal(v.route({ ...base(), type: 'observed', kind: 'Node', watchType: 'ADDED', object: { metadata: { name: 'n1' } } }), TO_DAEMON_SETS);
+  assert.equal(v.route(observedPod({ metadata: { name: 'agent-x', namespace: 'kube-system', uid: 'p1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: 'd1', controller: true }] } })), TO_REPLICA_SETS | TO_DAEMON_SETS);
+  const write: TimelineEvent = { ...base(), type: 'write', actor: { username: 'system:serviceaccount:kube-system:daemon-set-controller', controller: 'daemon-set-controller' }, verb: 'create', resource: 'pods', namespace: 'kube-system', status: { code: 201 } };
+  assert.equal(v.route(write), TO_REPLICA_SETS | TO_DAEMON_SETS);
+  const ev: TimelineEvent = { ...base(), type: 'observed', kind: 'Event', watchType: 'ADDED', object: { metadata: { name: 'e', namespace: 'kube-system' }, involvedObject: { kind: 'DaemonSet', name: 'agent', namespace: 'kube-system' }, source: { component: 'daemonset-controller' } } };
+  assert.equal(v.route(ev), TO_REPLICA_SETS | TO_DAEMON_SETS);
 });

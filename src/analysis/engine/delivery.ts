@@ -29,7 +29,7 @@ import type { Provenance } from './provenance.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 import type { ViewAlignment } from './view-alignment.js';
 
-type DeliveryController = Pick<EngineController, 'pods' | 'expectations' | 'podCounts' | 'deliverOwner'>;
+type DeliveryController = Pick<EngineController, 'pods' | 'expectations' | 'podCounts' | 'deliverOwner' | 'deliverNode'>;
 
 export class Delivery {
   /** The input's gaps, in order. */
@@ -72,6 +72,8 @@ export class Delivery {
     if (e.type !== 'observed') return;
     if (e.kind === 'Pod') this.deliverPod(e);
     else if (e.kind === 'ReplicaSet') this.deliverReplicaSet(e, inputStart);
+    // Nodes reach a kind that watches them (the DaemonSet controller's node informer); the others have none.
+    else if (e.kind === 'Node') this.controller.deliverNode?.(e.watchType, e.object, e.at);
   }
 
   /** Whether a gap may hide what a window rests on: its pods or its owner (a gap naming no kind may hide anything). */

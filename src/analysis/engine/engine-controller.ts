@@ -34,7 +34,13 @@ export type EngineController = Controller<ReplicaSet>;
  */
 export interface EngineOwnerKind {
   readonly kind: string;
+  /** The client name its writes carry (the audit actor: service account or user-agent suffix). */
   readonly component: ControllerComponent;
+  /**
+   * The source component of its Events, when it is not the client name: the DaemonSet controller
+   * writes as `daemon-set-controller` and records Events as `daemonset-controller`.
+   */
+  readonly eventComponent?: string;
 }
 
 /** The ReplicaSet, the kind the engine replays unless told otherwise. */

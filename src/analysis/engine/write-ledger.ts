@@ -446,7 +446,7 @@ export class WriteLedger {
     const reason = ev.reason;
     if (reason !== 'SuccessfulCreate' && reason !== 'FailedCreate' && reason !== 'SuccessfulDelete' && reason !== 'FailedDelete') return;
     const io = ev.involvedObject;
-    if (!io || io.kind !== this.owner.kind || !io.name || !isControllerEvent(ev, this.owner.component)) return;
+    if (!io || io.kind !== this.owner.kind || !io.name || !isControllerEvent(ev, this.owner.eventComponent ?? this.owner.component)) return;
     const ek = objectKey(ev.metadata);
     const count = typeof ev.count === 'number' && Number.isSafeInteger(ev.count) && ev.count > 0 ? ev.count : 1;
     const before = this.eventCounts.get(ek);

@@ -7,6 +7,7 @@
  *
  * Each rule reads ControllerLogFacts. Pure: no I/O, no clock; each rule is O(what it reads).
  */
+import { ownerResource } from '../report/owner-kind.js';
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { FidelityScore } from '../fidelity.js';
@@ -166,7 +167,7 @@ export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> =
         `kube-controller-manager logged ${t.startedBy === 'setting' ? '"Setting expectations"' : 'a "still waiting" sync'} for ${rs.key} at ${logTime(t.start)} (${ref(t.startSource)}) and ` +
         `${plural(t.gatedSyncs, 'gated sync')} since; its record is still unfulfilled at the end of the input, past the 5-minute ExpectationsTimeout. ` +
         `Expiry is passive: the controller recovers only at the first sync after it. ${kexpSays}`,
-      nextStep: `Trigger a sync, e.g. \`kubectl annotate ${rs.kind === 'ReplicationController' ? 'rc' : 'rs'} ${rs.name} -n ${rs.namespace} kexp.io/poke="$(date +%s)" --overwrite\`.`,
+      nextStep: `Trigger a sync, e.g. \`kubectl annotate ${ownerResource(rs)} ${rs.name} -n ${rs.namespace} kexp.io/poke="$(date +%s)" --overwrite\`.`,
       evidence: w.evidence,
     };
   },

@@ -12,18 +12,18 @@
  * Pure: no I/O, no clock. O(pods of the namespace) with the model's PodStore (its namespace
  * index), O(pods given) otherwise; the selector is compiled once.
  */
-import { claimDecider } from '../../model/adoption.js';
+import { claimDecider, type ClaimOwnerKind } from '../../model/adoption.js';
 import { controllerRefOf, type Pod, type ReplicaSet } from '../../model/objects.js';
 import { PodStore } from '../../model/pod-store.js';
 import { compileLabelSelector } from '../../model/selector.js';
 import type { AdoptionRow } from '../report-types.js';
 
-export function adoptionTable(rs: ReplicaSet, pods: Iterable<Pod> | Map<string, Pod>, uid: 'as-decided' | 'non-empty'): AdoptionRow[] {
+export function adoptionTable(rs: ReplicaSet, pods: Iterable<Pod> | Map<string, Pod>, uid: 'as-decided' | 'non-empty', owner?: ClaimOwnerKind): AdoptionRow[] {
   const rows: AdoptionRow[] = [];
   const ns = rs.metadata.namespace;
   // compileLabelSelector answers like labelSelectorMatches without validating the selector per pod.
   const matches = compileLabelSelector(rs.spec?.selector);
-  const decide = claimDecider(rs);
+  const decide = claimDecider(rs, owner);
   const candidates = pods instanceof PodStore ? pods.inNamespace(ns) : pods instanceof Map ? pods.values() : pods;
   for (const p of candidates) {
     if (p.metadata.namespace !== ns) continue;

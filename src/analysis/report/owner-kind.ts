@@ -22,7 +22,7 @@ export function ownerKindOf(r: Pick<ReplicaSetReport, 'kind'>): OwnerReportKind 
   return r.kind ?? 'ReplicaSet';
 }
 
-/** `kubectl get rs` / `kubectl get rc`. */
-export function ownerResource(r: Pick<ReplicaSetReport, 'kind'>): 'rs' | 'rc' {
-  return r.kind === 'ReplicationController' ? 'rc' : 'rs';
+/** `kubectl get rs` / `kubectl get rc` / `kubectl get ds`. */
+export function ownerResource(r: Pick<ReplicaSetReport, 'kind'>): 'rs' | 'rc' | 'ds' {
+  return r.kind === 'ReplicationController' ? 'rc' : r.kind === 'DaemonSet' ? 'ds' : 'rs';
 }

@@ -31,7 +31,7 @@
  * interface adds nothing.
  */
 import type { ControllerExpectations } from '../expectations.js';
-import type { ObjectMeta, Pod } from '../objects.js';
+import type { Node, ObjectMeta, Pod } from '../objects.js';
 import type { PodStore } from '../pod-store.js';
 import type { WorkQueue } from '../workqueue.js';
 import type { WatchType } from './informer.js';
@@ -61,6 +61,8 @@ export interface Controller<Owner extends { metadata: ObjectMeta }> {
   deliverPodTombstone(stale: Pod, at: number): void;
   /** An owner watch event, through the owner informer. */
   deliverOwner(watchType: WatchType, owner: Owner, at: number): void;
+  /** A node watch event, through the node informer — only for a kind that watches nodes (the DaemonSet). */
+  deliverNode?(watchType: WatchType, node: Node, at: number): void;
 
   /** Runs every queued sync due before `before` (or at it, when `inclusive`), in due order. */
   runDue(before: number, inclusive?: boolean): SyncRecord[];

@@ -40,8 +40,8 @@
  *
  * Contract: the controller seam (controller/controller.ts) for DaemonSets, plus `deliverNode`. No
  * I/O, no clock: the API calls are answered by the caller's PodControl; the model never writes into
- * its own caches. Rounds: `create`/`delete` on the SyncRecord are manage's; the rolling update's are
- * on `daemon.update`.
+ * its own caches. Rounds: `create`/`delete` on the SyncRecord are manage's, or the rolling update's
+ * where manage made none of that kind; the rolling update's are also on `daemon.update`.
  *
  * Cost: a pod handler is O(1) with a controllerRef, O(DaemonSets of the namespace) for an orphan; a
  * node handler O(DaemonSets + pods); a sync O(its pods + the namespace's orphans + nodes).
@@ -523,12 +523,25 @@ export class DaemonSetController implements Controller<DaemonSet> {
   private rollingUpdate(ds: DaemonSet, nodes: readonly Node[], byNode: ReadonlyMap<string, Pod[]>, placement: (n: Node) => Placement, hash: string | undefined, at: number, rec: SyncRecord): string | undefined {
     const plan = rollingUpdatePlan(ds, nodes, byNode, hash, placement, at, this.features.availabilityInclusive);
     if ('error' in plan) return plan.error;
-    const r = this.syncNodes(ds, plan.podsToDelete, plan.nodesToCreate, at);
+    let podsToDelete = plan.podsToDelete;
+    const cand = plan.candidates;
+    if (cand && cand.chosen > 0 && cand.chosen < cand.names.length && this.opts.podControl.chooseDeletions) {
+      // Which available old pods fill maxUnavailable follows Go's map order: take the input's choice where it shows one.
+      const ns = ds.metadata.namespace ?? '';
+      const pods = cand.names.map((n) => this.pods.get(`${ns}/${n}`)).filter((p): p is Pod => p !== undefined);
+      const chosen = this.opts.podControl.chooseDeletions(ds, pods.slice(0, cand.chosen), pods, at).pods.map((p) => p.metadata.name ?? '');
+      podsToDelete = [...podsToDelete.slice(0, podsToDelete.length - cand.chosen), ...chosen];
+    }
+    const r = this.syncNodes(ds, podsToDelete, plan.nodesToCreate, at);
     if (r.create || r.delete) {
       rec.daemon = {
         ...(rec.daemon as DaemonSetSync),
         update: { ...(r.create ? { create: r.create } : {}), ...(r.delete ? { delete: r.delete } : {}), maxSurge: plan.maxSurge, maxUnavailable: plan.maxUnavailable },
       };
+      // The sync's rounds, as every controller reports them: the rolling update's where manage made
+      // none of that kind (the usual case: the update runs only when manage's Set was fulfilled at once).
+      if (r.create && !rec.create) rec.create = r.create;
+      if (r.delete && !rec.delete) rec.delete = r.delete;
     }
     return r.error;
   }

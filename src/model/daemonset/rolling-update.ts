@@ -28,6 +28,12 @@ import type { Placement } from './node-placement.js';
 
 export interface RollingUpdatePlan {
   podsToDelete: string[];
+  /**
+   * Without surge: the available old pods that were candidates, of which the first `chosen` are in
+   * `podsToDelete` (after the unavailable ones, which are always replaced). Which candidates fill
+   * the limit follows Go's map order upstream: a replay may take the input's choice instead.
+   */
+  candidates?: { names: string[]; chosen: number };
   nodesToCreate: string[];
   maxSurge: number;
   maxUnavailable: number;
@@ -113,7 +119,10 @@ export function rollingUpdatePlan(
       }
     }
     const remaining = Math.min(Math.max(maxUnavailable - numUnavailable, 0), candidatePodsToDelete.length);
-    return { podsToDelete: [...allowedReplacementPods, ...candidatePodsToDelete.slice(0, remaining)], nodesToCreate: [], maxSurge, maxUnavailable, desired };
+    return {
+      podsToDelete: [...allowedReplacementPods, ...candidatePodsToDelete.slice(0, remaining)], nodesToCreate: [], maxSurge, maxUnavailable, desired,
+      candidates: { names: candidatePodsToDelete, chosen: remaining },
+    };
   }
 
   const oldPodsToDelete: string[] = [];

@@ -18,8 +18,9 @@ import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
 
-export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'Event' | 'Namespace';
-const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, Event: true, Namespace: false };
+export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Event' | 'Namespace';
+const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, DaemonSet: true, Node: false, Event: true, Namespace: false };
+const MODEL_KINDS: ReadonlySet<string> = new Set(Object.keys(NAMESPACED));
 
 type Obj = Record<string, unknown>;
 
@@ -336,11 +337,11 @@ export class WatchNormalizer {
         return;
       }
     }
-    if (kind !== 'Pod' && kind !== 'ReplicaSet' && kind !== 'ReplicationController' && kind !== 'Event' && kind !== 'Namespace') {
+    if (!MODEL_KINDS.has(kind)) {
       this.skip(kind);
       return;
     }
-    const mk: ModelKind = kind;
+    const mk = kind as ModelKind;
     const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
     const name = str(meta?.name);
     const namespace = str(meta?.namespace);

@@ -277,6 +277,8 @@ export const RESOURCE_KINDS: Readonly<Record<string, string>> = {
   pods: 'Pod',
   replicasets: 'ReplicaSet',
   replicationcontrollers: 'ReplicationController',
+  daemonsets: 'DaemonSet',
+  nodes: 'Node',
   events: 'Event',
   namespaces: 'Namespace',
 };

@@ -54,7 +54,7 @@ export function daemonPod(ds: DaemonSet, nodeName: string, opts: { at?: number; 
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: {
-      namespace: NS, name, uid: `pod-${name}`, resourceVersion: nextRv(), creationTimestamp: iso(at),
+      namespace: NS, name, generateName: 'agent-', uid: `pod-${name}`, resourceVersion: nextRv(), creationTimestamp: iso(at),
       labels: { app: 'agent', 'pod-template-generation': String(generation), 'controller-revision-hash': opts.hash ?? `h${generation}` },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: ds.metadata.uid!, controller: true, blockOwnerDeletion: true }],
     },

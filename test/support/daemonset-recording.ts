@@ -1,0 +1,45 @@
+/**
+ * Writes kexp recordings (.kexp.jsonl, docs/recording-format.md) of DaemonSet scenarios as the
+ * real control plane produces them: the DaemonSet controller's pods (controllerRef, the node
+ * affinity syncNodes writes, the generation and revision-hash labels), its SuccessfulCreate /
+ * SuccessfulDelete Events from `daemonset-controller`, its status writes, and the nodes. A
+ * scenario is a list of steps at offsets from its start; `recording()` turns it into the lines.
+ * Used by the DaemonSet replay tests, not by the product.
+ */
+import { daemonPod, daemonSet, node } from '../model/daemonset/daemonset-harness.js';
+import type { CoreEvent, DaemonSet, Node, Pod } from '../../src/model/objects.js';
+
+export const T0 = Date.parse('2026-12-05T08:00:00Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+type Step =
+  | { at: number; src: 'nodes'; type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Node }
+  | { at: number; src: 'daemonsets'; type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: DaemonSet }
+  | { at: number; src: 'pods'; type: 'ADDED' | 'MODIFIED' | 'DELETED'; object: Pod }
+  | { at: number; src: 'events'; type: 'ADDED'; object: CoreEvent };
+
+let evSeq = 0;
+/** A core Event the DaemonSet controller records (source component daemonset-controller). */
+export function dsEvent(ds: DaemonSet, at: number, reason: string, message: string, type = 'Normal'): CoreEvent {
+  return {
+    apiVersion: 'v1', kind: 'Event',
+    metadata: { name: `agent.${(++evSeq).toString(16)}`, namespace: ds.metadata.namespace, uid: `ev-${evSeq}`, resourceVersion: String(9000 + evSeq), creationTimestamp: iso(at).replace(/\.\d+Z$/, 'Z') },
+    involvedObject: { kind: 'DaemonSet', namespace: ds.metadata.namespace, name: ds.metadata.name, uid: ds.metadata.uid, apiVersion: 'apps/v1' },
+    reason, message, type, count: 1, firstTimestamp: iso(at).replace(/\.\d+Z$/, 'Z'), lastTimestamp: iso(at).replace(/\.\d+Z$/, 'Z'),
+    source: { component: 'daemonset-controller' }, reportingComponent: 'daemonset-controller',
+  };
+}
+
+export function recording(steps: Step[], end: number, ns: string): string {
+  const header = {
+    kexpRecording: 1, kexpVersion: '0.1.0', serverVersion: 'v1.37.2', namespace: ns, startedAt: iso(T0),
+    watches: [{ resource: 'daemonsets', namespace: ns }, { resource: 'pods', namespace: ns }, { resource: 'events', namespace: ns }, { resource: 'nodes' }],
+    redacted: true,
+  };
+  const lines = [JSON.stringify(header)];
+  for (const s of [...steps].sort((a, b) => a.at - b.at)) lines.push(JSON.stringify({ recv: iso(s.at), src: s.src, event: { type: s.type, object: s.object } }));
+  lines.push(JSON.stringify({ recv: iso(end), end: { reason: 'interrupted' } }));
+  return lines.join('\n') + '\n';
+}
+
+export { daemonPod, daemonSet, node };
