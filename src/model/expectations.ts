@@ -83,6 +83,11 @@ export class ControllerExpectations {
     private readonly timeoutMs = EXPECTATIONS_TIMEOUT_MS,
     /** Called for every log line (in addition to `log`); lets the engine attach evidence. */
     private readonly onLog?: (l: ExpectationsLogLine) => void,
+    /**
+     * Whether this store tracks expected deletions by pod key (UIDTrackingControllerExpectations,
+     * the ReplicaSet's) or counts only (the plain ControllerExpectations of the DaemonSet and Job).
+     */
+    readonly tracksDeleteKeys = true,
   ) {}
 
   private emit(l: ExpectationsLogLine): void {
@@ -173,15 +178,17 @@ export class ControllerExpectations {
 
   /**
    * Not an upstream operation: gives back a DeletionObserved kexp's replay made for a pod whose
-   * deletion the real controller's informer had not delivered (the pod key returns to the set and
-   * `del` is raised by one), so the deletion, delivered later, is counted as upstream counts it.
+   * deletion the real controller's informer had not delivered (the pod key returns to the set, in a
+   * store that tracks them, and `del` is raised by one), so the deletion, delivered later, is counted as upstream counts it.
    * A no-op (false) without a record.
    */
   unobserveDeletion(key: string, podKey: string, now: number): boolean {
     if (!this.records.has(key)) return false;
-    let set = this.deleteKeys.get(key);
-    if (!set) this.deleteKeys.set(key, (set = new Set()));
-    set.add(podKey);
+    if (this.tracksDeleteKeys) {
+      let set = this.deleteKeys.get(key);
+      if (!set) this.deleteKeys.set(key, (set = new Set()));
+      set.add(podKey);
+    }
     this.raise(key, 0, 1, now);
     return true;
   }

@@ -24,7 +24,7 @@ import { buildReport, type BuildOptions } from '../analysis/report-builder.js';
 import { fuseControllerLog, type ControllerLogInput } from '../analysis/controller-log.js';
 import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
-import { daemonSetEngineFactory } from '../model/daemonset/engine-owner.js';
+import { daemonSetEngineFactory, daemonSetStatusCount } from '../model/daemonset/engine-owner.js';
 import { DS_COMPONENT, DS_EVENT_COMPONENT, OwnerKindViews, TO_DAEMON_SETS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from './owner-kind-views.js';
 import { TO_FIRST, TO_SECOND, teeStream } from './stream-tee.js';
 
@@ -35,7 +35,7 @@ export interface OwnerKindResults {
 }
 
 /** The DaemonSet controller as the engine sees its writes and Events (owner-kind-views.ts). */
-const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT } as const;
+const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT, statusCount: daemonSetStatusCount } as const;
 
 /** `source` mapped through `f`, lazily. */
 async function* mapStream<T>(source: AsyncIterable<T>, f: (e: T) => T): AsyncGenerator<T> {

@@ -110,3 +110,35 @@ test('a rolling update without surge: the controller\'s choice of the old pod to
   assert.deepEqual(r.rounds.filter((x) => x.kind === 'create').map((x) => x.n), [1]);
   assert.equal(r.findings.filter((f) => f.severity === 'warning' || f.severity === 'critical').length, 0, r.findings.map((f) => f.title).join('; '));
 });
+
+test('a delete whose DELETED the controller never observed: its status writes still count the node\'s pod, so the del expectation stays and the DaemonSet is gated until the record expires (leaked, inferred)', async () => {
+  const st = (desired: number, current: number, mis: number, extra: Record<string, number> = {}) => ({ ...status(desired, current, 1), numberMisscheduled: mis, ...extra });
+  const n1 = node('n1', { agent: 'yes' });
+  const n2 = node('n2', { agent: 'yes' });
+  const ds = changed(daemonSet({ nodeSelector: { agent: 'yes' } }), (d) => { d.status = st(2, 2, 0, { numberReady: 1 }); });
+  const p1 = daemonPod(ds, 'n1', { at: T0 - 10 * MIN, name: 'agent-k2m4p', bound: true, ready: true });
+  const p2 = daemonPod(ds, 'n2', { at: T0 - 10 * MIN, name: 'agent-x9w3q', bound: true, ready: true });
+  const { ds: r } = await replayOf('delete-unobserved', recording([
+    { at: T0, src: 'nodes', type: 'ADDED', object: n1 },
+    { at: T0, src: 'nodes', type: 'ADDED', object: n2 },
+    { at: T0, src: 'daemonsets', type: 'ADDED', object: ds },
+    { at: T0, src: 'pods', type: 'ADDED', object: p1 },
+    { at: T0, src: 'pods', type: 'ADDED', object: p2 },
+    { at: T0 + 10 * S, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(2, 2, 0, { numberReady: 2 }); }) },
+    // n2 loses the label: the controller deletes its pod …
+    { at: T0 + MIN, src: 'nodes', type: 'MODIFIED', object: changed(n2, (n) => { n.metadata.labels = {}; }) },
+    { at: T0 + MIN + 30, src: 'pods', type: 'DELETED', object: changed(p2, () => {}) },
+    { at: T0 + MIN + 40, src: 'events', type: 'ADDED', object: dsEvent(ds, T0 + MIN, 'SuccessfulDelete', 'Deleted pod: agent-x9w3q') },
+    // … but its status keeps counting it (misscheduled on n2): its informer never delivered the DELETE.
+    { at: T0 + MIN + 60, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(1, 1, 1, { numberReady: 2 }); }) },
+    { at: T0 + 3 * MIN, src: 'nodes', type: 'ADDED', object: node('n3', { agent: 'yes' }) },
+    { at: T0 + 3 * MIN + 50, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(2, 1, 1, { numberReady: 2 }); }) },
+  ], T0 + 8 * MIN, 'kube-system'));
+  assert.equal(r.verdict.state, 'leaked');
+  assert.deepEqual(r.rounds.map((x) => [x.kind, x.n]), [['delete', 1]], 'no re-delete and no create for n3 while gated');
+  assert.equal(r.gatedWindows.length, 1);
+  const w = r.gatedWindows[0]!;
+  assert.deepEqual([w.start, w.raised.del, w.endedBy, w.basis], ['2026-12-05T08:01:00.000Z', 1, 'open', 'inferred']);
+  assert.ok(w.gatedSyncs >= 2, `gated syncs ${w.gatedSyncs}`);
+  assert.ok(r.findings.some((f) => /had not observed the deletion of kube-system\/agent-x9w3q/.test(f.title)), r.findings.map((f) => f.title).join('\n'));
+});

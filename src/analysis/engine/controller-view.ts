@@ -11,6 +11,9 @@
  * decisions then rest on a cache kexp's input does not show, and kexp's replay — which
  * delivers every event at the time the input saw it — cannot vouch for them.
  *
+ * Another kind counts its own way (OwnerStatusCount: a DaemonSet counts the nodes with a daemon pod);
+ * the check takes the kind's count and its notion of a counted pod.
+ *
  * The check compares only in that direction (fewer): a status counting more pods can be a
  * pod deleted after the sync listed them. Pods created after the previous status write may or
  * may not have been listed, so a status can hide a missing older pod behind a newer one: the
@@ -22,7 +25,8 @@
  * Pure: no I/O, no clock.
  */
 import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
-import { isPodActive } from '../../model/pod-ranking.js';
+import type { OwnerStatusCount } from '../../model/controller/controller.js';
+import { REPLICA_SET_STATUS_COUNT } from './engine-controller.js';
 import type { SourceRef } from '../../timeline/event.js';
 
 /** One status write showing the controller's cache behind the input. */
@@ -42,12 +46,6 @@ export interface ViewBehind {
    * `addUnseen`): kexp's gate decisions already followed the controller's view.
    */
   heldFromAdd?: boolean;
-}
-
-/** The status fields syncReplicaSet writes (a change of any of them is a status write). */
-export function statusSignature(rs: ReplicaSet): string {
-  const s = (rs.status ?? {}) as Record<string, unknown>;
-  return JSON.stringify([s.replicas, s.fullyLabeledReplicas, s.readyReplicas, s.availableReplicas, s.terminatingReplicas, s.observedGeneration]);
 }
 
 export interface PodSighting {
@@ -76,8 +74,9 @@ export function checkStatusWrite(
   sightings: Map<string, PodSighting>,
   previousWriteAt: number | undefined,
   atMost?: number,
+  count: OwnerStatusCount<ReplicaSet> = REPLICA_SET_STATUS_COUNT,
 ): StatusCheck {
-  const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+  const statusReplicas = count.of(rs);
   if (typeof statusReplicas !== 'number') return { caughtUp: false };
   // Active pods ≤ pods ≤ atMost ≤ status: every one is counted, none can be missing.
   if (atMost !== undefined && statusReplicas >= atMost) return { caughtUp: true };
@@ -87,7 +86,7 @@ export function checkStatusWrite(
   const previousSecond = previousWriteAt === undefined ? undefined : Math.floor(previousWriteAt / 1000) * 1000;
   let active = 0;
   for (const p of pods) {
-    if (!isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
+    if (!count.counts(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
     active++;
     if (previousWriteAt === undefined) continue;
     const key = objectKey(p.metadata);

@@ -29,7 +29,7 @@ import type { Provenance } from './provenance.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 import type { ViewAlignment } from './view-alignment.js';
 
-type DeliveryController = Pick<EngineController, 'pods' | 'expectations' | 'podCounts' | 'deliverOwner' | 'deliverNode'>;
+type DeliveryController = Pick<EngineController, 'pods' | 'expectations' | 'podCounts' | 'deliverOwner' | 'deliverNode' | 'queue'>;
 
 export class Delivery {
   /** The input's gaps, in order. */
@@ -40,7 +40,7 @@ export class Delivery {
     private readonly controller: DeliveryController,
     private readonly provenance: Provenance,
     private readonly sightings: PodSightings,
-    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'> & Partial<Pick<ViewAlignment, 'noteGap' | 'afterDelivery'>>,
+    private readonly view: Pick<ViewAlignment, 'deliverPod' | 'noteStatusWrite'> & Partial<Pick<ViewAlignment, 'noteGap' | 'afterDelivery' | 'noteNodeEvent'>>,
     private readonly series: CountSeries,
     /** Sees each event first (the reconciler's record of the controller's last pod write). */
     private readonly writes: { noteWrite(e: TimelineEvent): void },
@@ -73,7 +73,10 @@ export class Delivery {
     if (e.kind === 'Pod') this.deliverPod(e);
     else if (e.kind === 'ReplicaSet') this.deliverReplicaSet(e, inputStart);
     // Nodes reach a kind that watches them (the DaemonSet controller's node informer); the others have none.
-    else if (e.kind === 'Node') this.controller.deliverNode?.(e.watchType, e.object, e.at);
+    else if (e.kind === 'Node' && this.controller.deliverNode) {
+      this.controller.deliverNode(e.watchType, e.object, e.at);
+      this.view.noteNodeEvent?.(e, e.object.metadata?.name ?? '', (key) => this.controller.queue.dueAt(key) === e.at);
+    }
   }
 
   /** Whether a gap may hide what a window rests on: its pods or its owner (a gap naming no kind may hide anything). */

@@ -19,8 +19,9 @@
  *
  * Cost: none (a type). No I/O.
  */
-import type { Controller } from '../../model/controller/controller.js';
+import type { Controller, OwnerStatusCount } from '../../model/controller/controller.js';
 import type { ReplicaSet } from '../../model/objects.js';
+import { isPodActive } from '../../model/pod-ranking.js';
 import type { ControllerComponent } from '../../timeline/event.js';
 
 export type EngineController = Controller<ReplicaSet>;
@@ -41,7 +42,26 @@ export interface EngineOwnerKind {
    * writes as `daemon-set-controller` and records Events as `daemonset-controller`.
    */
   readonly eventComponent?: string;
+  /** How its status writes count the pods its cache held (default the ReplicaSet's status.replicas). */
+  readonly statusCount?: OwnerStatusCount<ReplicaSet>;
 }
+
+/**
+ * The ReplicaSet's status count: status.replicas, the active pods syncReplicaSet listed
+ * (calculateStatus in pkg/controller/replicaset/replica_set_utils.go); its signature the fields
+ * updateReplicaSetStatus writes. The ReplicationController, converted, counts the same.
+ */
+export const REPLICA_SET_STATUS_COUNT: OwnerStatusCount<ReplicaSet> = {
+  of: (rs) => {
+    const r = (rs.status as { replicas?: unknown } | null | undefined)?.replicas;
+    return typeof r === 'number' && Number.isFinite(r) ? r : undefined;
+  },
+  counts: isPodActive,
+  signature: (rs) => {
+    const s = (rs.status ?? {}) as Record<string, unknown>;
+    return JSON.stringify([s.replicas, s.fullyLabeledReplicas, s.readyReplicas, s.availableReplicas, s.terminatingReplicas, s.observedGeneration]);
+  },
+};
 
 /** The ReplicaSet, the kind the engine replays unless told otherwise. */
 export const REPLICA_SET_OWNER: EngineOwnerKind = { kind: 'ReplicaSet', component: 'replicaset-controller' };

@@ -97,6 +97,11 @@ export class HeldDeletions {
     return (this.departures.get(rsKey)?.length ?? 0) > 0 || this.heldFor(rsKey) > 0;
   }
 
+  /** The owner keys with departures no status write or trigger has settled yet. */
+  departureKeys(): string[] {
+    return [...this.departures.keys()].filter((k) => this.hasDepartures(k));
+  }
+
   /** Whether `rsKey` has departures no status write or trigger has settled yet. */
   hasDepartures(rsKey: string): boolean {
     return (this.departures.get(rsKey)?.length ?? 0) > 0;

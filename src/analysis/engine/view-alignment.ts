@@ -29,10 +29,10 @@
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { controllerRefOf, objectKey, type OwnerReference, type Pod, type ReplicaSet } from '../../model/objects.js';
-import { isPodActive } from '../../model/pod-ranking.js';
 import type { ObservedEvent, SourceRef, TimelineEvent } from '../../timeline/event.js';
-import { checkStatusWrite, existedAt, statusSignature, type ViewBehind } from './controller-view.js';
-import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
+import { checkStatusWrite, existedAt, type ViewBehind } from './controller-view.js';
+import { REPLICA_SET_OWNER, REPLICA_SET_STATUS_COUNT, type EngineController, type EngineOwnerKind } from './engine-controller.js';
+import type { OwnerStatusCount } from '../../model/controller/controller.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
 import { isRSControllerPodWrite } from './evidence-window.js';
 import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
@@ -77,6 +77,8 @@ export class ViewAlignment {
   private readonly priorSightings = new Map<string, Array<{ pk: string; at: number }>>();
   /** Departures of pods the controller's status writes show it had not observed (held-deletions.ts). */
   private readonly departed: HeldDeletions;
+  /** How the owner kind's status writes count the pods its cache held (the ReplicaSet's: active pods). */
+  private readonly count: OwnerStatusCount<ReplicaSet>;
 
   constructor(
     private readonly tracks: RsTracks,
@@ -106,6 +108,7 @@ export class ViewAlignment {
      */
     private readonly gateSkipsStatus = false,
   ) {
+    this.count = owner.statusCount ?? REPLICA_SET_STATUS_COUNT;
     this.departed = new HeldDeletions(controller);
     this.podRelists = [...podRelists].sort((a, b) => a.at - b.at);
   }
@@ -174,8 +177,8 @@ export class ViewAlignment {
       pod: (x) => {
         const pk = objectKey(x.object.metadata);
         const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
-        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid;
-        if (!wasMine && x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid) added.add(pk);
+        const wasMine = !!cur && this.count.counts(cur) && controllerRefOf(cur.metadata)?.uid === uid;
+        if (!wasMine && x.watchType !== 'DELETED' && this.count.counts(x.object) && controllerRefOf(x.object.metadata)?.uid === uid) added.add(pk);
       },
     });
     if (scan.gone || !scan.covered) return 0;
@@ -192,8 +195,8 @@ export class ViewAlignment {
    */
   private activeOf(ns: string | undefined, uid: string | undefined, o: { heldDepartures: boolean; withheldOf?: string }): number {
     let active = 0;
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (isPodActive(p) && (o.heldDepartures || !this.departed.isHeld(objectKey(p.metadata)))) active++;
-    if (o.withheldOf !== undefined) for (const w of this.withheldPods.values()) if (w.rsKey === o.withheldOf && isPodActive(w.pod)) active++;
+    for (const p of this.controller.pods.controlledBy(ns, uid)) if (this.count.counts(p) && (o.heldDepartures || !this.departed.isHeld(objectKey(p.metadata)))) active++;
+    if (o.withheldOf !== undefined) for (const w of this.withheldPods.values()) if (w.rsKey === o.withheldOf && this.count.counts(w.pod)) active++;
     return active;
   }
 
@@ -222,8 +225,8 @@ export class ViewAlignment {
       if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
       if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
         if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
-        const sig = statusSignature(x.object as ReplicaSet);
-        const r = ((x.object as ReplicaSet).status as { replicas?: unknown } | undefined)?.replicas;
+        const sig = this.count.signature(x.object as ReplicaSet);
+        const r = this.count.of(x.object as ReplicaSet);
         if (sig === signature || typeof r !== 'number') continue;
         signature = sig;
         if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig })) return { gone: false, stopped: true, covered: false, end };
@@ -264,10 +267,12 @@ export class ViewAlignment {
     }
     const departing = this.departingFrom(e, old);
     const delRecord = departing ? this.controller.expectations.get(departing.rsKey) : undefined;
-    const expectedBefore = departing && delRecord ? this.controller.expectations.getDeleteKeys(departing.rsKey).includes(pk) : false;
     this.controller.deliverPod(e.watchType, pod, e.at);
     if (departing) {
-      const lowered = expectedBefore && !this.controller.expectations.getDeleteKeys(departing.rsKey).includes(pk) ? delRecord!.timestamp : undefined;
+      // Whether the delivery lowered the record's `del` (DeletionObserved of an expected pod key in
+      // the ReplicaSet's store; any deletion of its pods in a count-only store like the DaemonSet's).
+      const delAfter = delRecord ? this.controller.expectations.get(departing.rsKey) : undefined;
+      const lowered = delRecord && delAfter && delAfter.timestamp === delRecord.timestamp && delAfter.del < delRecord.del ? delRecord.timestamp : undefined;
       this.departed.noteDeparture(e, pk, old!, departing.rsKey, departing.rsUid, lowered);
     }
     if (before && addBefore !== undefined && addBefore > 0) {
@@ -322,8 +327,8 @@ export class ViewAlignment {
       pod: (x) => {
         const pk = objectKey(x.object.metadata);
         const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
-        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(pk);
-        const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
+        const wasMine = !!cur && this.count.counts(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(pk);
+        const isMine = x.watchType !== 'DELETED' && this.count.counts(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
         if (isMine && !wasMine) added.add(pk);
         else if (!isMine && wasMine) leaving.add(pk);
       },
@@ -386,8 +391,8 @@ export class ViewAlignment {
         const xk = objectKey(x.object.metadata);
         if (xk === pk) return;
         const cur = this.controller.pods.get(xk);
-        const wasMine = !!cur && isPodActive(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(xk);
-        const isMine = x.watchType !== 'DELETED' && isPodActive(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
+        const wasMine = !!cur && this.count.counts(cur) && controllerRefOf(cur.metadata)?.uid === uid && !this.departed.isHeld(xk);
+        const isMine = x.watchType !== 'DELETED' && this.count.counts(x.object) && controllerRefOf(x.object.metadata)?.uid === uid;
         if (wasMine && !isMine) leaving.add(xk);
       },
     });
@@ -406,10 +411,10 @@ export class ViewAlignment {
    * pod is deleted, no longer active (terminating, finished) or now controlled by another.
    */
   private departingFrom(e: ObservedEvent & { kind: 'Pod' }, old: Pod | undefined): { rsKey: string; rsUid: string } | undefined {
-    if (!old || !isPodActive(old)) return undefined;
+    if (!old || !this.count.counts(old)) return undefined;
     const ref = controllerRefOf(old.metadata);
     if (ref?.kind !== this.owner.kind) return undefined;
-    const gone = e.watchType === 'DELETED' || !isPodActive(e.object) || controllerRefOf(e.object.metadata)?.uid !== ref.uid;
+    const gone = e.watchType === 'DELETED' || !this.count.counts(e.object) || controllerRefOf(e.object.metadata)?.uid !== ref.uid;
     return gone ? { rsKey: `${old.metadata.namespace}/${ref.name}`, rsUid: ref.uid } : undefined;
   }
 
@@ -442,6 +447,19 @@ export class ViewAlignment {
     this.pendingOwnerTrigger = { key: t.key, e };
   }
 
+  /**
+   * A node event just delivered to the model (a kind that watches nodes: the DaemonSet controller's
+   * addNode/updateNode enqueue every DaemonSet whose placement on the node changed what it must do).
+   * For each owner with unsettled departures that the event enqueued (`enqueued`), the status its
+   * sync writes is checked as for a pod or owner event (`checkTrigger`); the pod informer is another
+   * stream, so only departures VIEW_JITTER_MS older are surely listed.
+   */
+  noteNodeEvent(e: TimelineEvent, name: string, enqueued: (key: string) => boolean): void {
+    for (const key of this.departed.departureKeys()) {
+      if (enqueued(key)) this.checkTrigger(key, e, e.at - VIEW_JITTER_MS, () => `the node event of ${name}`);
+    }
+  }
+
   /** The ReplicaSet event just delivered to the model (the trigger is checked once the model has it). */
   private pendingOwnerTrigger: { key: string; e: TimelineEvent } | undefined;
 
@@ -454,7 +472,7 @@ export class ViewAlignment {
   }
 
   private noteStatus(t: RsTrack, rs: ReplicaSet, e: TimelineEvent): void {
-    const signature = statusSignature(rs);
+    const signature = this.count.signature(rs);
     const uid = rs.metadata.uid;
     // The first status of this ReplicaSet (of this UID) kexp sees was written at a time the input
     // does not show — perhaps by a sync still running, whose next write counts what it listed
@@ -463,8 +481,7 @@ export class ViewAlignment {
     if (!first && t.lastStatus!.signature === signature) return;
     const previous = first ? undefined : t.lastStatus!.at;
     const previousReplicas = first ? undefined : t.lastStatus!.replicas;
-    const r = (rs.status as { replicas?: unknown } | null | undefined)?.replicas;
-    const replicas = typeof r === 'number' && Number.isFinite(r) ? r : undefined;
+    const replicas = this.count.of(rs);
     t.lastStatus = first ? { signature, uid, replicas } : { at: e.at, signature, uid, replicas, source: e.source };
     t.statusWrites.push(e.at);
     const ns = rs.metadata.namespace;
@@ -485,7 +502,7 @@ export class ViewAlignment {
       const ghosts = this.departed.heldFor(t.key);
       const inputActive = (): number => {
         let n = 0;
-        for (const p of mine()) if (isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !this.departed.isHeld(objectKey(p.metadata))) n++;
+        for (const p of mine()) if (this.count.counts(p) && controllerRefOf(p.metadata)?.uid === uid && !this.departed.isHeld(objectKey(p.metadata))) n++;
         return n;
       };
       if (this.departed.checkStatus(t, rs, e, replicas, previous, inputActive) || ghosts > 0) this.windows.drain();
@@ -501,18 +518,18 @@ export class ViewAlignment {
     // more older pods than the status counts: at most every pod of the index but those first
     // seen since the previous write (a scale-up's status lags by those). Bounded so, the check
     // walks the ReplicaSet's pods only when it could find it behind.
-    const statusReplicas = (rs.status as { replicas?: number } | undefined)?.replicas;
+    const statusReplicas = this.count.of(rs);
     if (held.length === 0 && !open && (!lastBehind || (lastUp !== undefined && lastUp.at >= lastBehind.at)) && typeof statusReplicas === 'number') {
       let fresh = 0;
       if (previous !== undefined) {
         for (const r of recent ?? []) {
           const p = pods.get(r.pk);
-          if (p && this.sightings.get(r.pk)?.at === r.at && isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid && !existedAt(p, r.at, previous)) fresh++;
+          if (p && this.sightings.get(r.pk)?.at === r.at && this.count.counts(p) && controllerRefOf(p.metadata)?.uid === uid && !existedAt(p, r.at, previous)) fresh++;
         }
       }
       if (previous === undefined || atMost - fresh <= statusReplicas) return;
     }
-    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost);
+    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost, this.count);
     let behindSpan: RsTrack['viewUnknown'][number] | undefined;
     if (behind && behind.missing.every((m) => this.withheldPods.get(m.pod)?.atAdd)) {
       // kexp held these adds back from their ADDs on (`addUnseen`): its model decided on the controller's view.
@@ -596,7 +613,7 @@ export class ViewAlignment {
       // A pod kexp withholds is one its model already has the controller not observe: its late count is modelled.
       if (this.withheldPods.has(c.pk)) continue;
       const p = this.controller.pods.get(c.pk);
-      if (!p || this.sightings.get(c.pk)?.at !== c.at || !isPodActive(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
+      if (!p || this.sightings.get(c.pk)?.at !== c.at || !this.count.counts(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
       seen.set(c.pk, c.at);
     }
     const increase = replicas - previous.replicas;
@@ -609,7 +626,7 @@ export class ViewAlignment {
     if (t.syncErrors.some((s) => s.at >= reflected && s.at <= e.at) || t.restarts.some((r) => r.at >= reflected && r.at <= e.at)) return;
     if (replicas < atMost) {
       let active = 0;
-      for (const p of mine()) if (isPodActive(p) && controllerRefOf(p.metadata)?.uid === uid) active++;
+      for (const p of mine()) if (this.count.counts(p) && controllerRefOf(p.metadata)?.uid === uid) active++;
       if (replicas < active) return;
     }
     const from = times[times.length - increase]!;

@@ -82,6 +82,20 @@ export interface Controller<Owner extends { metadata: ObjectMeta }> {
   restorePod(pod: Pod): void;
 }
 
+/**
+ * How a kind's own status write counts the pods its informer cache held — what a replay compares
+ * with the pods the input showed to learn what the controller saw (analysis/engine/view-alignment.ts).
+ * The ReplicaSet's is status.replicas over its active pods (calculateStatus); another kind says its own.
+ */
+export interface OwnerStatusCount<Owner> {
+  /** The count a status write of `owner` shows; undefined when it shows none the replay can compare. */
+  of(owner: Owner): number | undefined;
+  /** Whether the controller's count includes pod `p` (one of its own). */
+  counts(p: Pod): boolean;
+  /** The status fields its sync writes, as one string: a change of it is a status write. */
+  signature(owner: Owner): string;
+}
+
 /** What an engine builds a controller model with: the answers to its API calls, and where its syncs go. */
 export interface ControllerDeps<Owner> {
   podControl: PodControl<Owner>;

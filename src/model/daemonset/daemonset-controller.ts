@@ -110,7 +110,8 @@ export class DaemonSetController implements Controller<DaemonSet> {
   private readonly nodeInformer: Informer<Node>;
 
   constructor(private readonly opts: DaemonSetControllerOptions) {
-    this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
+    // NewControllerExpectations: counts only, no delete keys.
+    this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs, undefined, false);
     this.features = featuresOf(opts.version);
     this.burst = opts.burstReplicas ?? DS_BURST_REPLICAS;
     this.podInformer = new Informer<Pod>(this.pods, {

@@ -8,17 +8,25 @@
  * for a DaemonSet is not in its spec but computed from the nodes at every sync. The owner carries
  * the count the controller itself last wrote (`status.desiredNumberScheduled`): its own view, at
  * its last status write. A DaemonSet that never had a status write has no desired count (null).
- * `status.replicas` stays absent: the view checks that compare a ReplicaSet's status.replicas with
- * the pods the model holds (analysis/engine/view-alignment.ts) do not apply to a DaemonSet, whose
- * status counts nodes, not pods.
+ *
+ * What its status writes show of its cache (`daemonSetStatusCount`, the seam's OwnerStatusCount):
+ * updateDaemonSetStatus counts, from the pods its informer delivered, the nodes with a daemon pod —
+ * currentNumberScheduled (nodes that should run it) plus numberMisscheduled (nodes that should not)
+ * — over the pods getNodesToDaemonPods keeps (all but those both terminal and being deleted, with a
+ * target node). A replay compares that count with the pods it holds, one per node: exact while
+ * every node has at most one daemon pod. A DaemonSet that allows surge runs two on a node during
+ * an update, so its status pins nothing (undefined); nor does one whose status the controller never
+ * wrote (no observedGeneration).
  *
  * Cost: one shallow copy per DaemonSet event. Pure.
  */
-import type { Controller, ControllerFactory } from '../controller/controller.js';
+import type { Controller, ControllerFactory, OwnerStatusCount } from '../controller/controller.js';
 import type { PodControl } from '../controller/pod-control.js';
-import type { DaemonSet, ReplicaSet } from '../objects.js';
+import type { DaemonSet, Pod, ReplicaSet } from '../objects.js';
 import type { K8sVersion } from '../version.js';
 import { DaemonSetController } from './daemonset-controller.js';
+import { isPodTerminal, targetNodeName } from './daemon-pods.js';
+import { allowsSurge } from './rolling-update.js';
 
 /** What the engine holds for a DaemonSet: both shapes at once. */
 export type DaemonSetOwner = DaemonSet & ReplicaSet;
@@ -39,3 +47,20 @@ export function daemonSetEngineFactory(version: K8sVersion): ControllerFactory<R
   return ({ podControl, onSync }) =>
     new DaemonSetController({ version, podControl: podControl as unknown as PodControl<DaemonSet>, onSync }) as unknown as Controller<ReplicaSet>;
 }
+
+/** The DaemonSet's status count (see the header): nodes with a daemon pod, as updateDaemonSetStatus writes it. */
+export const daemonSetStatusCount: OwnerStatusCount<ReplicaSet> = {
+  of: (owner) => {
+    const ds = owner as DaemonSetOwner;
+    const s = ds.status;
+    if (!s || s.observedGeneration === undefined || allowsSurge(ds)) return undefined;
+    const current = s.currentNumberScheduled ?? 0;
+    const mis = s.numberMisscheduled ?? 0;
+    return Number.isFinite(current) && Number.isFinite(mis) ? current + mis : undefined;
+  },
+  counts: (p: Pod) => !(isPodTerminal(p) && p.metadata.deletionTimestamp != null) && targetNodeName(p) !== undefined,
+  signature: (owner) => {
+    const s = ((owner as DaemonSetOwner).status ?? {}) as Record<string, unknown>;
+    return JSON.stringify([s.desiredNumberScheduled, s.currentNumberScheduled, s.numberMisscheduled, s.numberReady, s.updatedNumberScheduled, s.numberAvailable, s.numberUnavailable, s.observedGeneration]);
+  },
+};
