@@ -207,6 +207,57 @@ export interface DaemonSet {
   } | null;
 }
 
+/** batch/v1 JobCondition (Complete, Failed, SuccessCriteriaMet, FailureTarget, Suspended). */
+export interface JobCondition {
+  type: string;
+  status: string; // "True" | "False" | "Unknown"
+  reason?: string;
+  message?: string;
+  lastProbeTime?: string | null;
+  lastTransitionTime?: string | null;
+}
+
+/** batch/v1 Job, as far as its controller reads it (the apiserver defaults the optional spec fields: SetDefaults_Job). */
+export interface Job {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta;
+  spec?: {
+    /** Defaults to 1. */
+    parallelism?: number | null;
+    /** Defaults to 1 when parallelism is also unset; otherwise nil stays nil (any success completes). */
+    completions?: number | null;
+    activeDeadlineSeconds?: number | null;
+    /** Defaults to 6 (MaxInt32 with backoffLimitPerIndex). */
+    backoffLimit?: number | null;
+    backoffLimitPerIndex?: number | null;
+    maxFailedIndexes?: number | null;
+    completionMode?: string | null; // NonIndexed (default) | Indexed
+    suspend?: boolean | null;
+    /** TerminatingOrFailed (default) | Failed (the default with a podFailurePolicy). */
+    podReplacementPolicy?: string | null;
+    managedBy?: string | null;
+    selector?: LabelSelector | null;
+    manualSelector?: boolean | null;
+    podFailurePolicy?: unknown;
+    successPolicy?: unknown;
+    template?: { metadata?: ObjectMeta | null; spec?: { restartPolicy?: string | null; [k: string]: unknown } | null } | null;
+  } | null;
+  status?: {
+    active?: number;
+    succeeded?: number;
+    failed?: number;
+    ready?: number | null;
+    terminating?: number | null;
+    startTime?: string | null;
+    completionTime?: string | null;
+    completedIndexes?: string;
+    failedIndexes?: string | null;
+    uncountedTerminatedPods?: { succeeded?: string[] | null; failed?: string[] | null } | null;
+    conditions?: JobCondition[] | null;
+  } | null;
+}
+
 /** core/v1 Taint. */
 export interface Taint {
   key: string;

@@ -58,9 +58,10 @@ export type DeleteResult = (
 export interface PodControl<Owner> {
   /**
    * One create call; `index` is 0-based within the round of `n` calls; `node` is the node a
-   * DaemonSet creates the pod for (its required node affinity names it).
+   * DaemonSet creates the pod for (its required node affinity names it); `completionIndex` the
+   * index an Indexed Job's pod is created for (its batch.kubernetes.io/job-completion-index annotation).
    */
-  createPod(owner: Owner, call: { round: number; index: number; n: number; at: number; node?: string }): CreateResult;
+  createPod(owner: Owner, call: { round: number; index: number; n: number; at: number; node?: string; completionIndex?: number }): CreateResult;
   /** One delete call for a chosen pod. */
   deletePod(owner: Owner, pod: Pod, call: { round: number; at: number }): DeleteResult;
   /** The live GET of the owner behind CanAdopt (RecheckDeletionTimestamp). */
@@ -83,6 +84,18 @@ export interface PodControl<Owner> {
    * model does not know (a record from before the input, no sync at this time).
    */
   madeNoWrites?(owner: Owner, diff: number, at: number): boolean;
+  /**
+   * Optional (Job): the PATCH that removes the batch.kubernetes.io/job-tracking finalizer from a
+   * pod (removeTrackingFinalizerPatch in pkg/controller/job/job_controller.go, sent through
+   * PodControl.PatchPod). `round` numbers the sync's removal patches like a create/delete round.
+   * Absent: the model proceeds as the API usually answers and records the outcome as unknown.
+   */
+  removeTrackingFinalizer?(owner: Owner, pod: Pod, call: { round: number; at: number }): PatchResult;
+  /**
+   * Optional (Job): the owner's status write (UpdateStatus), answered ok or with the API error.
+   * Absent: accepted unless the model itself knows the apiserver rejects it (job-controller.ts).
+   */
+  updateStatus?(owner: Owner, at: number): { ok: true } | { ok: false; error: string };
   /** Optional [1.36+]: true while the informers lag behind the controller's own last pod write for the owner `key`. */
   informerBehindOwnWrites?(key: string, at: number): boolean;
 }

@@ -3,7 +3,7 @@
  * SatisfiedExpectations gate, the counts it computed, the create/delete round it ran
  * (slowStartBatch in pkg/controller/replicaset/replica_set.go; the DaemonSet and Job controllers
  * batch the same way), its adopt/release decisions, the error it returned and how the key was
- * requeued.
+ * requeued; a DaemonSet's or a Job's own part in `daemon` / `job`.
  *
  * Contract: returned by Controller.sync and Controller.runDue (controller.ts), one per sync, and
  * handed to the engine, which reads it and keeps it in its tracks; plain data, never changed after
@@ -63,7 +63,11 @@ export type SyncOutcome =
   | 'claim-error'
   | 'selector-error'
   | 'consistency-skip' // [1.36+] informer behind the controller's own writes
-  | 'withheld'; // replays: the model would write, the input shows the controller did not
+  | 'withheld' // replays: the model would write, the input shows the controller did not
+  | 'job-finished' // Job: already Complete or Failed in the cache, nothing to do
+  | 'finish-unobserved' // Job: marked finished by an earlier sync whose update the informer has not delivered yet
+  | 'managed-elsewhere' // Job: spec.managedBy names another controller
+  | 'unknown-completion-mode'; // Job: spec.completionMode neither NonIndexed nor Indexed
 
 /** The status a DaemonSet sync computes (updateDaemonSetStatus in pkg/controller/daemon/daemon_controller.go). */
 export interface DaemonSetStatusCounts {
@@ -92,6 +96,64 @@ export interface DaemonSetSync {
   failedPods?: Array<{ pod: string; node: string; action: 'delete' | 'backoff'; backoffMs?: number }>;
   /** Succeeded daemon pods it deletes (SucceededDaemonPod event). */
   succeededPods?: string[];
+}
+
+/** The status a Job sync writes (or would write), as trackJobStatusAndRemoveFinalizers leaves it. */
+export interface JobStatusCounts {
+  active: number;
+  ready: number;
+  terminating: number;
+  succeeded: number;
+  failed: number;
+  /** status.uncountedTerminatedPods: UIDs counted in neither succeeded nor failed yet. */
+  uncountedSucceeded: string[];
+  uncountedFailed: string[];
+  /** Indexed Jobs: status.completedIndexes. */
+  completedIndexes?: string;
+  /** Conditions with status True, by type (SuccessCriteriaMet, Complete, FailureTarget, Failed, Suspended). */
+  conditions: string[];
+  /** status.startTime (epoch ms), if set. */
+  startTime?: number;
+}
+
+/** What a Job sync did beyond the rounds every controller has (syncJob in pkg/controller/job/job_controller.go). */
+export interface JobSync {
+  /** The counts syncJob computed from its cache before any write: active pods, succeeded and failed (status + new + uncounted), ready, terminating. */
+  active: number;
+  succeeded: number;
+  failed: number;
+  ready: number;
+  terminating: number;
+  /** status.uncountedTerminatedPods as the cached Job showed them (UIDs). */
+  uncountedBefore: { succeeded: number; failed: number };
+  /** Claimed pods holding the batch.kubernetes.io/job-tracking finalizer in the cache (pod keys). */
+  podsWithFinalizer: string[];
+  /** Pod UIDs whose finalizer removal the uidTrackingExpectations store still expected when the sync listed (skipped as already processed). */
+  finalizerRemovalsExpected: string[];
+  /** The sync's removal PATCHes (removeTrackingFinalizerFromPods), by pod key. */
+  finalizerRemovals?: { round: number; keys: string[]; failed: string[]; notFound: string[]; unknown: string[]; unmade: string[]; errors: string[] };
+  /** The finish condition the sync computed (FailureTarget/SuccessCriteriaMet → Failed/Complete), with its reason. */
+  finish?: { type: string; reason: string };
+  /** "Can't declare the Job as finished yet": a failure-side finish dropped because the expectations were unsatisfied or not every active pod was deleted. */
+  finishDropped?: 'unsatisfied' | 'deletes-failed';
+  /** enactJobFinished delayed the final condition: pods still uncounted, or terminating; or MaxUncountedPods was reached. */
+  finishDelayed?: 'uncounted' | 'terminating' | 'max-uncounted';
+  /** The Complete or Failed condition was written by this sync. */
+  finished: boolean;
+  /** The status the sync writes (the last write), or would write if no write was needed. */
+  status: JobStatusCounts;
+  /** Status writes the sync made (0–3: before the finalizer removals, after failed removals, at the end). */
+  statusWrites: number;
+  /** The error of a rejected status write (the sync returns it; the finalizers are not removed). */
+  statusError?: string;
+  /** The pod-failure backoff that delayed creates (backoff_utils.go): failures since the last success, the last failure, the time left. */
+  podFailureBackoff?: { failures: number; lastFailureAt?: number; remainingMs: number };
+  /** spec.suspend at the sync. */
+  suspended: boolean;
+  /** Indexed Jobs: the completion indexes the sync created pods for. */
+  indexes?: number[];
+  /** Parts of the Job's spec the model does not evaluate (podFailurePolicy, successPolicy, backoffLimitPerIndex). */
+  unmodelled?: string[];
 }
 
 export interface SyncRecord {
@@ -126,6 +188,8 @@ export interface SyncRecord {
   requeue?: { kind: 'rate-limited' | 'after'; delayMs: number };
   /** A DaemonSet's sync: its status and rolling update. */
   daemon?: DaemonSetSync;
+  /** A Job's sync: its counts, finalizer tracking, finish decision and status. */
+  job?: JobSync;
   /** ReplicaSet has no controllerRef: the "ReplicaSet has no controller" ERROR line on scale-down. */
   noControllerNoise?: boolean;
 }
