@@ -57,6 +57,8 @@ export interface ExpectationsLogLine {
   del?: number;
   /** waiting-on-deletions: the new keys; clobbering-delete-keys: the old (lost) keys; received-delete: the one key. */
   keys?: string[];
+  /** raised-expectations by `restore`: the Set time of the record put back. */
+  setAt?: number;
 }
 
 /** Fulfilled() in controller_utils.go: `add <= 0 && del <= 0`. */
@@ -131,6 +133,16 @@ export class ControllerExpectations {
     return { satisfied: false, outcome: 'still-waiting', record: snap };
   }
 
+  /**
+   * SatisfiedExpectations' answer without its log line: for a second check in one sync (the
+   * DaemonSet's rolling update asks again after manage; upstream logs that check too, kexp's log
+   * keeps one gate decision per sync).
+   */
+  isSatisfied(key: string, now: number): boolean {
+    const r = this.records.get(key);
+    return !r || isFulfilled(r) || isExpired(r, now, this.timeoutMs);
+  }
+
   /** SetExpectations: replaces the record with {add, del, timestamp=now}. */
   set(key: string, add: number, del: number, now: number): void {
     this.records.set(key, { key, add, del, timestamp: now });
@@ -199,6 +211,17 @@ export class ControllerExpectations {
    */
   countDeletionObserved(key: string, now: number): void {
     this.lower(key, 0, 1, now);
+  }
+
+  /**
+   * Not an upstream operation: puts back a record kexp's replay replaced with Sets the real
+   * controller never made — its syncs passed in the model only because the model lowered the record
+   * for an observation the controller's informer had not delivered (analysis/engine/held-deletions.ts).
+   * The record becomes `rec` (its counts and its Set time); logged as a raise carrying `setAt`.
+   */
+  restore(key: string, rec: { add: number; del: number; timestamp: number }, now: number): void {
+    this.records.set(key, { key, add: rec.add, del: rec.del, timestamp: rec.timestamp });
+    this.emit({ at: now, kind: 'raised-expectations', key, add: rec.add, del: rec.del, setAt: rec.timestamp });
   }
 
   /** CreationObserved = LowerExpectations(key, 1, 0). */

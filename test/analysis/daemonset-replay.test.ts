@@ -142,3 +142,34 @@ test('a delete whose DELETED the controller never observed: its status writes st
   assert.ok(w.gatedSyncs >= 2, `gated syncs ${w.gatedSyncs}`);
   assert.ok(r.findings.some((f) => /had not observed the deletion of kube-system\/agent-x9w3q/.test(f.title)), r.findings.map((f) => f.title).join('\n'));
 });
+
+test('a graceful delete the controller never observed: its handlers would lower at the deletionTimestamp, passes the model made meanwhile are taken back when the status shows the pod still counted; expired after 5 minutes, leaked', async () => {
+  const st = (desired: number, current: number, mis: number, extra: Record<string, number> = {}) => ({ ...status(desired, current, 1), numberMisscheduled: mis, ...extra });
+  const n1 = node('n1', { agent: 'yes' });
+  const n2 = node('n2', { agent: 'yes' });
+  const ds = changed(daemonSet({ nodeSelector: { agent: 'yes' } }), (d) => { d.status = st(2, 2, 0, { numberReady: 1 }); });
+  const p1 = daemonPod(ds, 'n1', { at: T0 - 10 * MIN, name: 'agent-k2m4p', bound: true, ready: true });
+  const p2 = daemonPod(ds, 'n2', { at: T0 - 10 * MIN, name: 'agent-x9w3q', bound: true, ready: true });
+  const terminating = changed(p2, (p) => { p.metadata.deletionTimestamp = isoS(T0 + MIN + 30 * S); p.metadata.deletionGracePeriodSeconds = 30; });
+  const { ds: r } = await replayOf('graceful-delete-unobserved', recording([
+    { at: T0, src: 'nodes', type: 'ADDED', object: n1 },
+    { at: T0, src: 'nodes', type: 'ADDED', object: n2 },
+    { at: T0, src: 'daemonsets', type: 'ADDED', object: ds },
+    { at: T0, src: 'pods', type: 'ADDED', object: p1 },
+    { at: T0, src: 'pods', type: 'ADDED', object: p2 },
+    { at: T0 + 10 * S, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(2, 2, 0, { numberReady: 2 }); }) },
+    { at: T0 + MIN, src: 'nodes', type: 'MODIFIED', object: changed(n2, (n) => { n.metadata.labels = {}; }) },
+    { at: T0 + MIN + 10, src: 'pods', type: 'MODIFIED', object: terminating },
+    { at: T0 + MIN + 20, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(1, 1, 1, { numberReady: 2 }); }) },
+    { at: T0 + MIN + 30 * S, src: 'pods', type: 'DELETED', object: changed(terminating, () => {}) },
+    { at: T0 + 3 * MIN, src: 'nodes', type: 'ADDED', object: node('n3', { agent: 'yes' }) },
+    { at: T0 + 3 * MIN + 50, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = st(2, 1, 1, { numberReady: 2 }); }) },
+    { at: T0 + 7 * MIN, src: 'nodes', type: 'MODIFIED', object: changed(n1, (n) => { n.metadata.labels = { agent: 'yes', zone: 'a' }; }) },
+  ], T0 + 8 * MIN, 'kube-system'));
+  const w = r.gatedWindows.find((x) => x.raised.del === 1)!;
+  assert.ok(w, r.gatedWindows.map((x) => JSON.stringify(x)).join('\n'));
+  assert.deepEqual([w.start, w.endedBy, w.basis], ['2026-12-05T08:01:00.000Z', 'expired', 'inferred']);
+  assert.equal(w.end, '2026-12-05T08:07:00.000Z', 'the first sync after the expiry: the node update at +7 min');
+  assert.deepEqual(r.rounds.filter((x) => x.at < '2026-12-05T08:07').map((x) => [x.kind, x.n]), [['delete', 1]], 'gated: no create for n3 before the expiry');
+  assert.ok(r.findings.some((f) => f.id === 'expectation-expired' || /only cleared by the 5-minute timeout/.test(f.title)), r.findings.map((f) => `${f.id}: ${f.title}`).join('\n'));
+});

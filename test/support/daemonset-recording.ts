@@ -3,7 +3,8 @@
  * real control plane produces them: the DaemonSet controller's pods (controllerRef, the node
  * affinity syncNodes writes, the generation and revision-hash labels), its SuccessfulCreate /
  * SuccessfulDelete Events from `daemonset-controller`, its status writes, and the nodes. A
- * scenario is a list of steps at offsets from its start; `recording()` turns it into the lines.
+ * scenario is a list of steps at offsets from its start; `recording()` turns it into the lines, with
+ * resourceVersions growing in the steps' time order as etcd's revisions do.
  * Used by the DaemonSet replay tests, not by the product.
  */
 import { daemonPod, daemonSet, node } from '../model/daemonset/daemonset-harness.js';
@@ -37,7 +38,12 @@ export function recording(steps: Step[], end: number, ns: string): string {
     redacted: true,
   };
   const lines = [JSON.stringify(header)];
-  for (const s of [...steps].sort((a, b) => a.at - b.at)) lines.push(JSON.stringify({ recv: iso(s.at), src: s.src, event: { type: s.type, object: s.object } }));
+  // etcd's revisions grow with time across every resource: each write gets the next one, in the order of the steps.
+  let rv = 1000;
+  for (const s of [...steps].sort((a, b) => a.at - b.at)) {
+    const object = { ...s.object, metadata: { ...s.object.metadata, resourceVersion: String(++rv) } };
+    lines.push(JSON.stringify({ recv: iso(s.at), src: s.src, event: { type: s.type, object } }));
+  }
   lines.push(JSON.stringify({ recv: iso(end), end: { reason: 'interrupted' } }));
   return lines.join('\n') + '\n';
 }

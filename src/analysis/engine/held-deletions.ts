@@ -62,8 +62,10 @@ interface Departure {
   /** The input's latest state of the pod; `deleted`: its last state was a DELETED. */
   latest: Pod;
   deleted: boolean;
-  /** The Set time of the record whose delete key kexp's model observed at the departure. */
+  /** The Set time of the record whose delete key kexp's model observed at the departure (or, for a kind whose lower comes first, at the pod's deletionTimestamp). */
   lowered?: number;
+  /** The record just after that lower, and where the store's log stood then (to put the record back if the model Set it again since). */
+  loweredRecord?: { add: number; del: number; timestamp: number; at: number; lowers: number };
   /** Held as the newest of these candidates (the evidence counted, did not name): a later 404 may name another. */
   among?: string[];
 }
@@ -143,10 +145,13 @@ export class HeldDeletions {
   }
 
   /** `old` (the model's cached pod, active, controlled by `rsKey`) leaves it with `e`; `lowered`: the Set time of the record whose delete key kexp's model observed. */
-  noteDeparture(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, old: Pod, rsKey: string, rsUid: string, lowered: number | undefined): void {
+  noteDeparture(e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string, old: Pod, rsKey: string, rsUid: string, lowered: number | undefined, loweredRecord?: Departure['loweredRecord']): void {
     let list = this.departures.get(rsKey);
     if (!list) this.departures.set(rsKey, (list = []));
-    const d: Departure = { pk, rsKey, rsUid, at: e.at, source: e.source, active: old, latest: e.object, deleted: e.watchType === 'DELETED', ...(lowered !== undefined ? { lowered } : {}) };
+    const d: Departure = {
+      pk, rsKey, rsUid, at: e.at, source: e.source, active: old, latest: e.object, deleted: e.watchType === 'DELETED',
+      ...(lowered !== undefined ? { lowered } : {}), ...(loweredRecord ? { loweredRecord } : {}),
+    };
     list.push(d);
     this.gone.delete(pk);
     this.gone.set(pk, d);
@@ -183,7 +188,7 @@ export class HeldDeletions {
     const older = ghosts.filter((g) => !keepSet.has(g));
     if (older.length) this.release(older, e.at, e.source, 'a status write counting fewer of them (the older departures delivered)', t);
     const fresh = keep.filter((d) => !this.held.has(d.pk));
-    for (const d of fresh) this.hold(d, e.at);
+    for (const d of fresh) this.hold(d, e.at, t);
     // The input names them only when every departure the write could count is held: otherwise
     // kexp holds the newest (a lagging informer delivers in order) but a dropped event may be any.
     const pinned = keep.length === pool.length;
@@ -249,7 +254,7 @@ export class HeldDeletions {
     const rest = list.filter((d) => !before.includes(d));
     if (rest.length) this.departures.set(t.key, rest);
     else this.departures.delete(t.key);
-    for (const d of fresh) this.hold(d, trigger.at);
+    for (const d of fresh) this.hold(d, trigger.at, t);
     if (fresh.length < before.length) for (const d of fresh) d.among = before.map((x) => x.pk);
     const pods = [...this.held.values()].filter((h) => h.rsKey === t.key).sort((a, b) => a.at - b.at);
     const entry = {
@@ -320,13 +325,49 @@ export class HeldDeletions {
     this.held.clear();
   }
 
-  private hold(d: Departure, at: number | undefined): void {
+  private hold(d: Departure, at: number | undefined, t?: RsTrack): void {
     // The model's cache gets the pod back as the controller still has it.
     this.controller.withholdPod(d.pk);
     this.controller.restorePod(d.active);
     const rec = this.controller.expectations.get(d.rsKey);
-    if (at !== undefined && d.lowered !== undefined && rec?.timestamp === d.lowered) this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
+    if (at !== undefined && d.lowered !== undefined && rec?.timestamp === d.lowered) {
+      this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
+      // A count-only store lowered at each of the pod's deletion events (deletionTimestamp, DELETED): all given back.
+      const more = (d.loweredRecord?.lowers ?? 1) - 1;
+      if (more > 0) this.controller.expectations.raise(d.rsKey, 0, more, at);
+    } else if (at !== undefined && d.loweredRecord && t) this.restoreReplaced(d, at, t);
     this.held.set(d.pk, d);
+  }
+
+  /**
+   * The model Set the record again after the lower it should not have made: a kind whose every
+   * satisfied sync Sets (the DaemonSet's SetExpectations(0, 0) once per syncNodes) replaces it at
+   * the next pass. Those passes never happened — the controller's record still waited for this
+   * deletion — so when every Set since was fulfilled at once (no round the input could show), the
+   * record is put back as it stood before the first of them, with the lower given back. A Set with
+   * a round is left alone: what the model wrote then is the reconciler's to explain.
+   */
+  private restoreReplaced(d: Departure, at: number, t: RsTrack): void {
+    const lr = d.loweredRecord!;
+    // The track's expectation changes (window-tracker.ts), in time order: from the lower on.
+    const changes = t.changes;
+    let i = changes.length - 1;
+    while (i >= 0 && !(changes[i]!.op === 'lower' && changes[i]!.at === lr.at && changes[i]!.del === lr.del && changes[i]!.add === lr.add)) i--;
+    if (i < 0) return;
+    let add = lr.add;
+    let del = lr.del;
+    let replaced = false;
+    for (const c of changes.slice(i + 1)) {
+      if (c.op === 'set') {
+        if ((c.add ?? 0) > 0 || (c.del ?? 0) > 0) return;
+        replaced = true;
+      } else if (!replaced && (c.op === 'lower' || c.op === 'raise')) {
+        add = c.add ?? add;
+        del = c.del ?? del;
+      } else if (c.op === 'delete') return;
+    }
+    if (!replaced) return;
+    this.controller.expectations.restore(d.rsKey, { add, del: del + lr.lowers, timestamp: lr.timestamp }, at);
   }
 
   /**

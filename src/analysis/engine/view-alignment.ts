@@ -68,6 +68,12 @@ export class ViewAlignment {
    * a write of the controller passes the gate (releaseWithheld), or the record expires.
    */
   private readonly pendingLowers = new Map<string, { rsKey: string; setAt: number; span: RsTrack['viewUnknown'][number] }>();
+  /**
+   * Pods whose event lowered the model's `del` before their departure (a count-only kind lowers at
+   * the deletionTimestamp, its status counts the pod until it is gone): the lower a held departure
+   * gives back. Entries live until the pod departs or is deleted.
+   */
+  private readonly delLowered = new Map<string, { rsKey: string; setAt: number; record: { add: number; del: number; timestamp: number; at: number; lowers: number } }>();
   /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
   private readonly loweredBy = new Map<string, { rsKey: string; setAt: number }>();
   /**
@@ -267,14 +273,31 @@ export class ViewAlignment {
     }
     const departing = this.departingFrom(e, old);
     const delRecord = departing ? this.controller.expectations.get(departing.rsKey) : undefined;
+    // The key whose `del` this event may lower: the pod's controller (as cached, else as now).
+    const lowerKey = departing?.rsKey ?? this.ownKeyOf(old) ?? rsKeyOf;
+    const lowerBefore = lowerKey ? (lowerKey === departing?.rsKey ? delRecord : this.controller.expectations.get(lowerKey)) : undefined;
     this.controller.deliverPod(e.watchType, pod, e.at);
-    if (departing) {
+    if (lowerKey && lowerBefore) {
       // Whether the delivery lowered the record's `del` (DeletionObserved of an expected pod key in
-      // the ReplicaSet's store; any deletion of its pods in a count-only store like the DaemonSet's).
-      const delAfter = delRecord ? this.controller.expectations.get(departing.rsKey) : undefined;
-      const lowered = delRecord && delAfter && delAfter.timestamp === delRecord.timestamp && delAfter.del < delRecord.del ? delRecord.timestamp : undefined;
-      this.departed.noteDeparture(e, pk, old!, departing.rsKey, departing.rsUid, lowered);
+      // the ReplicaSet's store; any deletion of its pods in a count-only store like the DaemonSet's,
+      // whose handlers lower at the deletionTimestamp while its status counts the pod until it is gone).
+      const after = this.controller.expectations.get(lowerKey);
+      if (after && after.timestamp === lowerBefore.timestamp && after.del < lowerBefore.del) {
+        // The first lower is kept (an informer delivers in order: a controller that missed it missed
+        // the later ones); later lowers of the same record are counted with it.
+        const first = this.delLowered.get(pk);
+        if (!first || first.rsKey !== lowerKey) {
+          this.delLowered.set(pk, { rsKey: lowerKey, setAt: lowerBefore.timestamp, record: { add: after.add, del: after.del, timestamp: after.timestamp, at: e.at, lowers: lowerBefore.del - after.del } });
+        } else if (first.setAt === after.timestamp) first.record.lowers += lowerBefore.del - after.del;
+      }
     }
+    if (departing) {
+      const l = this.delLowered.get(pk);
+      this.delLowered.delete(pk);
+      const lowered = l && l.rsKey === departing.rsKey ? l : undefined;
+      this.departed.noteDeparture(e, pk, old!, departing.rsKey, departing.rsUid, lowered?.setAt, lowered?.record);
+    }
+    if (e.watchType === 'DELETED') this.delLowered.delete(pk);
     if (before && addBefore !== undefined && addBefore > 0) {
       const after = this.controller.expectations.get(rsKeyOf!);
       if (after && after.timestamp === before.timestamp && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
@@ -416,6 +439,12 @@ export class ViewAlignment {
     if (ref?.kind !== this.owner.kind) return undefined;
     const gone = e.watchType === 'DELETED' || !this.count.counts(e.object) || controllerRefOf(e.object.metadata)?.uid !== ref.uid;
     return gone ? { rsKey: `${old.metadata.namespace}/${ref.name}`, rsUid: ref.uid } : undefined;
+  }
+
+  /** The owner key of a cached pod's controllerRef, when it is of the kind replayed. */
+  private ownKeyOf(p: Pod | undefined): string | undefined {
+    const ref = p ? controllerRefOf(p.metadata) : undefined;
+    return ref?.kind === this.owner.kind ? `${p!.metadata.namespace}/${ref.name}` : undefined;
   }
 
   /** Whether kexp holds pod `pk` back as not yet observed by the controller (a held add). */

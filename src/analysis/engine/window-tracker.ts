@@ -121,7 +121,9 @@ export class WindowTracker {
     const src = this.provenance.sourceFor(l.key);
     switch (l.kind) {
       case 'setting-expectations':
-        this.passedOnRecord.delete(l.key);
+        // A Set fulfilled at once (a DaemonSet's every satisfied sync Sets 0/0) gates nothing: the
+        // syncs passed before it stay counted for a reopening of the window before it.
+        if ((l.add ?? 0) > 0 || (l.del ?? 0) > 0) this.passedOnRecord.delete(l.key);
         t.record = { add: l.add ?? 0, del: l.del ?? 0, timestamp: l.at };
         t.firstSetAt ??= l.at;
         this.recordChange(t, { at: l.at, op: 'set', add: l.add, del: l.del, source: src });
@@ -195,6 +197,8 @@ export class WindowTracker {
     if (t.record) {
       t.record.add = l.add ?? 0;
       t.record.del = l.del ?? 0;
+      // A record put back (ControllerExpectations.restore): the Sets the model made since never happened.
+      if (l.setAt !== undefined) t.record.timestamp = l.setAt;
     }
     const change: ExpectationChangeTrack = { at: l.at, op: 'raise', add: l.add, del: l.del, source: src };
     if (this.gates.raised(l.key, { add: l.add ?? 0, del: l.del ?? 0 }) && !t.open) {

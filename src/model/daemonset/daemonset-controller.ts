@@ -414,7 +414,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
       rec.outcome = 'gated';
     } else {
       err = this.manage(ds, nodes, byNode, placement, hash, at, rec);
-      if (!err && updateStrategyType(ds) === 'RollingUpdate' && this.expectations.satisfied(key, at).satisfied) {
+      if (!err && updateStrategyType(ds) === 'RollingUpdate' && this.expectations.isSatisfied(key, at)) {
         err = this.rollingUpdate(ds, nodes, byNode, placement, hash, at, rec);
       }
     }

@@ -279,6 +279,9 @@ export const RESOURCE_KINDS: Readonly<Record<string, string>> = {
   replicationcontrollers: 'ReplicationController',
   daemonsets: 'DaemonSet',
   nodes: 'Node',
+  // Read and skipped as a kind kexp does not model (the DaemonSet controller's revision history).
+  controllerrevisions: 'ControllerRevision',
+  jobs: 'Job',
   events: 'Event',
   namespaces: 'Namespace',
 };
