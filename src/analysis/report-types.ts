@@ -196,7 +196,7 @@ export interface AdoptionRow {
 export type VerdictState = 'healthy' | 'converging' | 'stalled' | 'gated' | 'leaked' | 'failing' | 'deleting' | 'deleted' | 'unknown';
 
 /** The kind of a per-controller report (report/owner-kind.ts). */
-export type OwnerReportKind = 'ReplicaSet' | 'ReplicationController' | 'DaemonSet';
+export type OwnerReportKind = 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Job';
 
 export interface ReplicaSetReport {
   /** The controller's kind; absent for a ReplicaSet (the report's first unit). */

@@ -25,17 +25,21 @@ import { fuseControllerLog, type ControllerLogInput } from '../analysis/controll
 import { withOwnerKind } from '../analysis/report/owner-kind.js';
 import type { Report } from '../analysis/report-types.js';
 import { daemonSetEngineFactory, daemonSetStatusCount } from '../model/daemonset/engine-owner.js';
-import { DS_COMPONENT, DS_EVENT_COMPONENT, OwnerKindViews, TO_DAEMON_SETS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from './owner-kind-views.js';
+import { DS_COMPONENT, DS_EVENT_COMPONENT, JOB_COMPONENT, OwnerKindViews, TO_DAEMON_SETS, TO_JOBS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from './owner-kind-views.js';
+import { jobEngineFactory, jobStatusCount } from '../model/job/engine-owner.js';
 import { TO_FIRST, TO_SECOND, teeStream } from './stream-tee.js';
 
 export interface OwnerKindResults {
   replicaSets: ReplayResult;
   replicationControllers?: ReplayResult;
   daemonSets?: ReplayResult;
+  jobs?: ReplayResult;
 }
 
 /** The DaemonSet controller as the engine sees its writes and Events (owner-kind-views.ts). */
 const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT, statusCount: daemonSetStatusCount } as const;
+/** The Job controller: writes and Events both as `job-controller`; its status counts active pods. */
+const JOB_OWNER = { kind: 'Job', component: JOB_COMPONENT, statusCount: jobStatusCount } as const;
 
 /** `source` mapped through `f`, lazily. */
 async function* mapStream<T>(source: AsyncIterable<T>, f: (e: T) => T): AsyncGenerator<T> {
@@ -50,19 +54,20 @@ async function* mapStream<T>(source: AsyncIterable<T>, f: (e: T) => T): AsyncGen
 export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opts: Omit<ReplayOptions, 'controller' | 'owner'>): Promise<OwnerKindResults> {
   const views = new OwnerKindViews();
   const masks = new WeakMap<TimelineEvent, number>();
+  const has = (e: TimelineEvent, bits: number) => ((masks.get(e) ?? 0) & bits) !== 0;
+  // One tee per split, each reading the one before: ReplicaSets | the rest; RCs | the rest; DaemonSets | Jobs.
   const [rsView, others] = teeStream(events[Symbol.asyncIterator](), (e) => {
     const m = views.route(e);
     if (m !== TO_REPLICA_SETS) masks.set(e, m);
-    return ((m & TO_REPLICA_SETS) !== 0 ? TO_FIRST : 0) | ((m & (TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS)) !== 0 ? TO_SECOND : 0);
+    return ((m & TO_REPLICA_SETS) !== 0 ? TO_FIRST : 0) | ((m & (TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS | TO_JOBS)) !== 0 ? TO_SECOND : 0);
   });
-  const [rcPre, dsView] = teeStream(others, (e) => {
-    const m = masks.get(e) ?? 0;
-    return ((m & TO_REPLICATION_CONTROLLERS) !== 0 ? TO_FIRST : 0) | ((m & TO_DAEMON_SETS) !== 0 ? TO_SECOND : 0);
-  }, views.convertDaemonSet);
+  const [rcPre, workloads] = teeStream(others, (e) => (has(e, TO_REPLICATION_CONTROLLERS) ? TO_FIRST : 0) | (has(e, TO_DAEMON_SETS | TO_JOBS) ? TO_SECOND : 0));
+  const [dsPre, jobView] = teeStream(workloads, (e) => (has(e, TO_DAEMON_SETS) ? TO_FIRST : 0) | (has(e, TO_JOBS) ? TO_SECOND : 0), views.convertJob);
   const rcView = mapStream(rcPre, views.convert);
+  const dsView = mapStream(dsPre, views.convertDaemonSet);
   const onInvalid = opts.onInvalidEvent;
   const notShared = onInvalid ? { onInvalidEvent: (source: Parameters<typeof onInvalid>[0], message: string) => { if (!views.shared(source)) onInvalid(source, message); } } : {};
-  const [replicaSets, replicationControllers, daemonSets] = await Promise.all([
+  const [replicaSets, replicationControllers, daemonSets, jobs] = await Promise.all([
     replay(rsView, { ...opts, controller: replicaSetControllerFactory(opts.version) }),
     replay(rcView, {
       ...opts,
@@ -71,8 +76,14 @@ export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opt
       ...notShared,
     }),
     replay(dsView, { ...opts, controller: daemonSetEngineFactory(opts.version), owner: DAEMON_SET_OWNER, ...notShared }),
+    replay(jobView, { ...opts, controller: jobEngineFactory(opts.version), owner: JOB_OWNER, ...notShared }),
   ]);
-  return { replicaSets, ...(views.sawOwner ? { replicationControllers } : {}), ...(views.sawDaemonSet ? { daemonSets } : {}) };
+  return {
+    replicaSets,
+    ...(views.sawOwner ? { replicationControllers } : {}),
+    ...(views.sawDaemonSet ? { daemonSets } : {}),
+    ...(views.sawJob ? { jobs } : {}),
+  };
 }
 
 /**
@@ -91,9 +102,10 @@ export function withReplicationControllers(report: Report, results: OwnerKindRes
   return withOwnerKind(report, 'ReplicationController', rc.replicaSets);
 }
 
-/** The Report with the DaemonSets' reports added (none unless the input showed a DaemonSet), each marked with its kind. */
+/** The Report with the DaemonSets' and the Jobs' reports added (none unless the input showed one), each marked with its kind. */
 export function withDaemonSets(report: Report, results: OwnerKindResults, build: BuildOptions): Report {
-  const result = results.daemonSets;
-  if (!result) return report;
-  return withOwnerKind(report, 'DaemonSet', buildReport(result, { ...build, ownerKind: 'DaemonSet' }).replicaSets);
+  let out = report;
+  if (results.daemonSets) out = withOwnerKind(out, 'DaemonSet', buildReport(results.daemonSets, { ...build, ownerKind: 'DaemonSet' }).replicaSets);
+  if (results.jobs) out = withOwnerKind(out, 'Job', buildReport(results.jobs, { ...build, ownerKind: 'Job' }).replicaSets);
+  return out;
 }

@@ -29,7 +29,11 @@
  *   of pods it was given, writes by the `daemon-set-controller` client, to daemonsets or to pods a
  *   DaemonSet owns, Events about a DaemonSet or from the `daemonset-controller` component,
  *   Namespaces and gaps. DaemonSets and Nodes go to no other view.
- * - `sawOwner` / `sawDaemonSet`: whether any RC / DaemonSet object went by (else that engine's
+ * - the Job view, the same for the Job controller (pkg/controller/job/job_controller.go): the Job
+ *   objects in the owner shape (model/job/engine-owner.ts), pods whose controllerRef kind is Job,
+ *   orphans and their later events, writes by the `job-controller` client, to jobs or to pods a Job
+ *   owns, Events about a Job or from `job-controller`, Namespaces and gaps.
+ * - `sawOwner` / `sawDaemonSet` / `sawJob`: whether any RC / DaemonSet / Job object went by (else that engine's
  *   result adds nothing).
  * - `shared(source)`: whether the event at `source` went to the ReplicaSet view too, so a problem
  *   another engine finds with it is the ReplicaSet engine's to report (once).
@@ -41,7 +45,8 @@
  * views hold (orphans and their own), a Set of their keys each; a WeakSet entry per shared event.
  */
 import { daemonSetAsOwner } from '../model/daemonset/engine-owner.js';
-import { controllerRefOf, isRecord, type CoreEvent, type DaemonSet, type Pod } from '../model/objects.js';
+import { jobAsOwner } from '../model/job/engine-owner.js';
+import { controllerRefOf, isRecord, type CoreEvent, type DaemonSet, type Job, type Pod } from '../model/objects.js';
 import { replicaSetFromReplicationController } from '../model/replicationcontroller/conversion.js';
 import { REPLICATION_CONTROLLER_KIND } from '../model/replicationcontroller/replication-manager.js';
 import type { TimelineEvent } from '../timeline/event.js';
@@ -51,6 +56,9 @@ import { invalidObservedObject } from '../timeline/validate.js';
 export const TO_REPLICA_SETS = 1;
 export const TO_REPLICATION_CONTROLLERS = 2;
 export const TO_DAEMON_SETS = 4;
+export const TO_JOBS = 8;
+/** Every view (Namespaces, gaps). */
+const ALL = 15;
 
 const RC_KIND = REPLICATION_CONTROLLER_KIND.kind;
 const RC_COMPONENT = REPLICATION_CONTROLLER_KIND.component;
@@ -58,16 +66,23 @@ const DS_KIND = 'DaemonSet';
 /** The DaemonSet controller's client name (its writes) and its Events' source component. */
 export const DS_COMPONENT = 'daemon-set-controller';
 export const DS_EVENT_COMPONENT = 'daemonset-controller';
+const JOB_KIND = 'Job';
+/** The Job controller's client name and its Events' source component (both `job-controller`). */
+export const JOB_COMPONENT = 'job-controller';
 
 export class OwnerKindViews {
   /** Any ReplicationController object in the stream. */
   sawOwner = false;
   /** Any DaemonSet object in the stream. */
   sawDaemonSet = false;
+  /** Any Job object in the stream. */
+  sawJob = false;
   /** Pods (namespace/name) the RC view was given and that still exist. */
   private readonly rcPods = new Set<string>();
   /** Pods (namespace/name) the DaemonSet view was given and that still exist. */
   private readonly dsPods = new Set<string>();
+  /** Pods (namespace/name) the Job view was given and that still exist. */
+  private readonly jobPods = new Set<string>();
   private readonly sharedSources = new WeakSet<object>();
 
   /** The views `e` belongs to (a mask of TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS, TO_DAEMON_SETS). */
@@ -87,9 +102,10 @@ export class OwnerKindViews {
           if (!isRecord(meta) || !(meta.ownerReferences == null || (Array.isArray(meta.ownerReferences) && meta.ownerReferences.every(isRecord)))) return TO_REPLICA_SETS;
           const ref = controllerRefOf(meta);
           // The common case first, without building the key: a ReplicaSet's pod no other view ever held.
-          if (ref !== undefined && ref.kind !== RC_KIND && ref.kind !== DS_KIND && this.rcPods.size === 0 && this.dsPods.size === 0) return TO_REPLICA_SETS;
+          if (ref !== undefined && ref.kind !== RC_KIND && ref.kind !== DS_KIND && ref.kind !== JOB_KIND && this.rcPods.size === 0 && this.dsPods.size === 0 && this.jobPods.size === 0) return TO_REPLICA_SETS;
           const key = `${meta.namespace}/${meta.name}`;
-          return TO_REPLICA_SETS | this.podView(this.rcPods, key, ref?.kind, RC_KIND, e.watchType, TO_REPLICATION_CONTROLLERS) | this.podView(this.dsPods, key, ref?.kind, DS_KIND, e.watchType, TO_DAEMON_SETS);
+          return TO_REPLICA_SETS | this.podView(this.rcPods, key, ref?.kind, RC_KIND, e.watchType, TO_REPLICATION_CONTROLLERS)
+            | this.podView(this.dsPods, key, ref?.kind, DS_KIND, e.watchType, TO_DAEMON_SETS) | this.podView(this.jobPods, key, ref?.kind, JOB_KIND, e.watchType, TO_JOBS);
         }
         case 'ReplicaSet':
           return TO_REPLICA_SETS;
@@ -101,15 +117,19 @@ export class OwnerKindViews {
           return TO_DAEMON_SETS;
         case 'Node':
           return TO_DAEMON_SETS;
+        case 'Job':
+          this.sawJob = true;
+          return TO_JOBS;
         case 'Namespace':
-          return TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS;
+          return ALL;
         case 'Event': {
           const ev = e.object as CoreEvent | null;
           const kind = ev?.involvedObject?.kind;
           const component = ev?.source?.component;
           return TO_REPLICA_SETS
             | (kind === RC_KIND || component === RC_COMPONENT ? TO_REPLICATION_CONTROLLERS : 0)
-            | (kind === DS_KIND || component === DS_EVENT_COMPONENT ? TO_DAEMON_SETS : 0);
+            | (kind === DS_KIND || component === DS_EVENT_COMPONENT ? TO_DAEMON_SETS : 0)
+            | (kind === JOB_KIND || component === JOB_COMPONENT ? TO_JOBS : 0);
         }
       }
     }
@@ -117,9 +137,10 @@ export class OwnerKindViews {
       const ownerKind = e.owner?.state === 'owned' ? e.owner.kind : undefined;
       return TO_REPLICA_SETS
         | (e.actor?.controller === RC_COMPONENT || e.resource === 'replicationcontrollers' || ownerKind === RC_KIND ? TO_REPLICATION_CONTROLLERS : 0)
-        | (e.actor?.controller === DS_COMPONENT || e.resource === 'daemonsets' || ownerKind === DS_KIND ? TO_DAEMON_SETS : 0);
+        | (e.actor?.controller === DS_COMPONENT || e.resource === 'daemonsets' || ownerKind === DS_KIND ? TO_DAEMON_SETS : 0)
+        | (e.actor?.controller === JOB_COMPONENT || e.resource === 'jobs' || ownerKind === JOB_KIND ? TO_JOBS : 0);
     }
-    if (e.type === 'gap') return TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS | TO_DAEMON_SETS;
+    if (e.type === 'gap') return ALL;
     return TO_REPLICA_SETS;
   }
 
@@ -144,6 +165,12 @@ export class OwnerKindViews {
   readonly convertDaemonSet = (e: TimelineEvent): TimelineEvent => {
     if (e.type !== 'observed' || e.kind !== 'DaemonSet' || invalidObservedObject(e)) return e;
     return { ...e, kind: 'ReplicaSet', object: daemonSetAsOwner(e.object as DaemonSet) };
+  };
+
+  /** The event the Job view is handed: a Job in the owner shape (a malformed one as it came, for its engine to report). */
+  readonly convertJob = (e: TimelineEvent): TimelineEvent => {
+    if (e.type !== 'observed' || e.kind !== 'Job' || invalidObservedObject(e)) return e;
+    return { ...e, kind: 'ReplicaSet', object: jobAsOwner(e.object as Job) };
   };
 
   /** Whether the event at `source` went to the ReplicaSet view and another. */

@@ -7,7 +7,7 @@
  * `source` names the evidence (file and 1-based line, or a stream offset) so every
  * finding can cite it.
  */
-import type { CoreEvent, DaemonSet, Namespace, Node, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
+import type { CoreEvent, DaemonSet, Job, Namespace, Node, Pod, ReplicaSet, ReplicationController } from '../model/objects.js';
 
 export interface SourceRef {
   /** File path as given by the user, `-` for stdin, or a stream name for live input. */
@@ -44,6 +44,7 @@ export type ObservedEvent = Base & { type: 'observed' } & (
   | { kind: 'ReplicationController'; watchType: WatchType; object: ReplicationController }
   | { kind: 'DaemonSet'; watchType: WatchType; object: DaemonSet }
   | { kind: 'Node'; watchType: WatchType; object: Node }
+  | { kind: 'Job'; watchType: WatchType; object: Job }
   | { kind: 'Event'; watchType: WatchType; object: CoreEvent }
   | { kind: 'Namespace'; watchType: WatchType; object: Namespace }
 );

@@ -154,6 +154,36 @@ function checkDaemonSet(o: Record<string, unknown>): string | undefined {
   return undefined;
 }
 
+/** A Job: its counts integers, its selector and template of the right types, its status lists of strings. */
+function checkJob(o: Record<string, unknown>): string | undefined {
+  const spec = o.spec;
+  if (spec !== undefined && spec !== null) {
+    if (!isRecord(spec)) return 'spec is not an object';
+    for (const f of ['parallelism', 'completions', 'backoffLimit', 'activeDeadlineSeconds', 'backoffLimitPerIndex', 'maxFailedIndexes'] as const) {
+      const v = spec[f];
+      if (v !== undefined && v !== null && !(typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_INT32)) return `spec.${f} ${JSON.stringify(v)} is not an integer between 0 and ${MAX_INT32}`;
+    }
+    if (spec.suspend !== undefined && spec.suspend !== null && typeof spec.suspend !== 'boolean') return 'spec.suspend is not a boolean';
+    const sel = checkSelector(spec.selector);
+    if (sel) return sel;
+    if (spec.template !== undefined && spec.template !== null && !isRecord(spec.template)) return 'spec.template is not an object';
+  }
+  const st = o.status;
+  if (st !== undefined && st !== null) {
+    if (!isRecord(st)) return 'status is not an object';
+    const u = st.uncountedTerminatedPods;
+    if (u !== undefined && u !== null) {
+      if (!isRecord(u)) return 'status.uncountedTerminatedPods is not an object';
+      for (const f of ['succeeded', 'failed'] as const) {
+        const l = u[f];
+        if (l !== undefined && l !== null && !(Array.isArray(l) && l.every((x) => typeof x === 'string'))) return `status.uncountedTerminatedPods.${f} is not a list of strings`;
+      }
+    }
+    if (!listOfObjects(st.conditions)) return 'status.conditions is not a list of objects';
+  }
+  return undefined;
+}
+
 /** A Node: its taints a list of objects with a string key and effect. */
 function checkNode(o: Record<string, unknown>): string | undefined {
   const spec = o.spec;
@@ -173,11 +203,11 @@ export function invalidObservedObject(e: ObservedEvent): string | undefined {
   const meta = checkMeta(o.metadata);
   if (meta) return `${e.kind} ${meta}`;
   const m = o.metadata as Record<string, unknown>;
-  if (e.kind === 'Pod' || e.kind === 'ReplicaSet' || e.kind === 'ReplicationController' || e.kind === 'DaemonSet') {
+  if (e.kind === 'Pod' || e.kind === 'ReplicaSet' || e.kind === 'ReplicationController' || e.kind === 'DaemonSet' || e.kind === 'Job') {
     if (typeof m.name !== 'string' || typeof m.namespace !== 'string') return `${e.kind} without metadata.name and metadata.namespace`;
   }
   if (e.kind === 'Node' && typeof m.name !== 'string') return 'Node without metadata.name';
-  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : e.kind === 'ReplicationController' ? checkReplicationController(o) : e.kind === 'DaemonSet' ? checkDaemonSet(o) : e.kind === 'Node' ? checkNode(o) : undefined;
+  const why = e.kind === 'Pod' ? checkPod(o) : e.kind === 'ReplicaSet' ? checkReplicaSet(o) : e.kind === 'ReplicationController' ? checkReplicationController(o) : e.kind === 'DaemonSet' ? checkDaemonSet(o) : e.kind === 'Node' ? checkNode(o) : e.kind === 'Job' ? checkJob(o) : undefined;
   return why ? `${e.kind} ${String(m.namespace ?? '')}/${String(m.name ?? '')}: ${why}` : undefined;
 }
 

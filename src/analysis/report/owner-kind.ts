@@ -22,7 +22,7 @@ export function ownerKindOf(r: Pick<ReplicaSetReport, 'kind'>): OwnerReportKind 
   return r.kind ?? 'ReplicaSet';
 }
 
-/** `kubectl get rs` / `kubectl get rc` / `kubectl get ds`. */
-export function ownerResource(r: Pick<ReplicaSetReport, 'kind'>): 'rs' | 'rc' | 'ds' {
-  return r.kind === 'ReplicationController' ? 'rc' : r.kind === 'DaemonSet' ? 'ds' : 'rs';
+/** `kubectl get rs` / `kubectl get rc` / `kubectl get ds` / `kubectl get job`. */
+export function ownerResource(r: Pick<ReplicaSetReport, 'kind'>): 'rs' | 'rc' | 'ds' | 'job' {
+  return r.kind === 'ReplicationController' ? 'rc' : r.kind === 'DaemonSet' ? 'ds' : r.kind === 'Job' ? 'job' : 'rs';
 }

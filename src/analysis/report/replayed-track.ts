@@ -25,7 +25,7 @@ export interface ReplayedTrack {
   /** The ReplicaSet's pods at the end of input (finalCounts), unless it is gone. */
   final: ReturnType<typeof finalCounts> | undefined;
   /** kubectl's short name of the owner kind replayed (`rs`; `rc` for a ReplicationController). */
-  resource: 'rs' | 'rc' | 'ds';
+  resource: 'rs' | 'rc' | 'ds' | 'job';
 }
 
 /** The owner kind as ClaimObject's messages name it, by kubectl short name. */
@@ -33,6 +33,7 @@ export const CLAIM_KINDS = {
   rs: { kind: 'ReplicaSet', resource: 'replicasets.apps' },
   rc: { kind: 'ReplicationController', resource: 'replicationcontrollers' },
   ds: { kind: 'DaemonSet', resource: 'daemonsets.apps' },
+  job: { kind: 'Job', resource: 'jobs.batch' },
 } as const;
 
 /** The controller writes of `t` the report keeps from `since` on: those of its rounds since then, and the others made since. */

@@ -18,8 +18,8 @@ import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
 import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
 
-export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Event' | 'Namespace';
-const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, DaemonSet: true, Node: false, Event: true, Namespace: false };
+export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Job' | 'Event' | 'Namespace';
+const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, DaemonSet: true, Node: false, Job: true, Event: true, Namespace: false };
 const MODEL_KINDS: ReadonlySet<string> = new Set(Object.keys(NAMESPACED));
 
 type Obj = Record<string, unknown>;
