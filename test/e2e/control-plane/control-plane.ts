@@ -48,6 +48,11 @@ export interface ControlPlaneOptions {
   etcdBinDir?: string;
   /** KCM --controllers list, default DEFAULT_CONTROLLERS. */
   controllers?: string[];
+  /**
+   * More resources the audit log records with request and response bodies (e.g. `apps`
+   * daemonsets, `batch` jobs); default none, so the policy is AUDIT_POLICY byte for byte.
+   */
+  extraAuditResources?: AuditResources[];
   /** Extra flags appended to the component command lines (later flags win). */
   extraApiserverArgs?: string[];
   extraKcmArgs?: string[];
@@ -277,8 +282,19 @@ export function kubeconfigYAML(apiURL: string, pki: string): string {
   ].join('\n');
 }
 
-/** §5.6 audit policy, plus endpoints/endpointslices as noise. */
-export const AUDIT_POLICY = `apiVersion: audit.k8s.io/v1
+/** An API group and the resources of it an audit policy rule names. */
+export interface AuditResources {
+  group: string;
+  resources: string[];
+}
+
+/**
+ * §5.6 audit policy, plus endpoints/endpointslices as noise; `extra` resources join the
+ * RequestResponse rule (nothing else changes, so `auditPolicy()` is AUDIT_POLICY).
+ */
+export function auditPolicy(extraResources: AuditResources[] = []): string {
+  const extra = extraResources.map((r) => `      - group: ${JSON.stringify(r.group)}\n        resources: ${JSON.stringify(r.resources)}\n`).join('');
+  return `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: ["RequestReceived"]
 omitManagedFields: true
@@ -308,8 +324,12 @@ rules:
         resources: ["replicasets", "replicasets/*", "deployments", "deployments/*"]
       - group: "events.k8s.io"
         resources: ["events"]
-  - level: Metadata
+${extra}  - level: Metadata
 `;
+}
+
+/** The audit policy of every control plane that asks for no extra resources. */
+export const AUDIT_POLICY = auditPolicy();
 
 // ------------------------------------------------------------------------------------------ processes
 
@@ -511,7 +531,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
   const kubeconfigPath = path.join(runDir, 'admin.kubeconfig');
   const auditPolicyPath = path.join(runDir, 'audit-policy.yaml');
   fs.writeFileSync(kubeconfigPath, kubeconfigYAML(apiURL, pki), { mode: 0o600 });
-  fs.writeFileSync(auditPolicyPath, AUDIT_POLICY);
+  fs.writeFileSync(auditPolicyPath, auditPolicy(opts.extraAuditResources));
 
   const etcdLogPath = path.join(logDir, 'etcd.log');
   const apiserverLogPath = path.join(logDir, 'kube-apiserver.log');

@@ -49,15 +49,18 @@ function readFrom(file: string, offset: number): string {
   }
 }
 
-/** Audit lines about the namespace (namespaced objects in it, and the Namespace object itself). */
-export function sliceAudit(text: string, ns: string): string {
+/**
+ * Audit lines about the namespace (namespaced objects in it, and the Namespace object itself),
+ * and the cluster-scoped objects `alsoKeep` claims for the scenario (its fake Nodes).
+ */
+export function sliceAudit(text: string, ns: string, alsoKeep?: (objectRef: { resource?: string; name?: string; namespace?: string }) => boolean): string {
   const out: string[] = [];
   for (const line of text.split('\n')) {
     if (!line.includes(ns)) continue;
     try {
       const e = JSON.parse(line);
       const r = e.objectRef ?? {};
-      if (r.namespace === ns || (r.resource === 'namespaces' && r.name === ns)) out.push(line);
+      if (r.namespace === ns || (r.resource === 'namespaces' && r.name === ns) || (r.namespace === undefined && alsoKeep?.(r))) out.push(line);
     } catch {
       /* partial line at the slice edge */
     }
@@ -76,11 +79,32 @@ export function sliceAudit(text: string, ns: string): string {
  * second, decides. Controller start/stop, leader-election lines and the pod and ReplicaSet
  * reflectors' lines (a relist) are kept: a restart or a relist is part of the story. Continuation lines follow their record.
  */
-export function sliceKcm(text: string, ns: string): string {
+export interface KcmSliceOptions {
+  /** Source files whose lines may name no namespace (default the ReplicaSet controller's). */
+  keylessFiles?: string[];
+  /** Controllers whose start/stop lines are kept (default replicaset, deployment). */
+  controllers?: string[];
+  /** Kinds whose reflector lines (a relist) are kept (default Pod, ReplicaSet). */
+  reflectorKinds?: string[];
+  /** Lines of the scenario that name no namespace, e.g. its cluster-scoped Nodes'. */
+  mine?: (line: string) => boolean;
+}
+
+const RS_KCM_SLICE: Required<Omit<KcmSliceOptions, 'mine'>> = {
+  keylessFiles: ['controller_utils', 'replica_set', 'replica_set_utils'],
+  controllers: ['replicaset', 'deployment'],
+  reflectorKinds: ['Pod', 'ReplicaSet'],
+};
+
+export function sliceKcm(text: string, ns: string, opts: KcmSliceOptions = {}): string {
   type Rec = { lines: string[]; at: number; keyNs: string | undefined; keyless: boolean; always: boolean };
   const recs: Rec[] = [];
-  const rsFile = /^[IWEF]\d{4} [\d:.]+\s+\d+ (controller_utils|replica_set|replica_set_utils)\.go:\d+\]/;
-  const always = /"(Starting|Shutting down) controller" name="(replicaset|deployment)"|^[IWEF]\d{4} [\d:.]+\s+\d+ leaderelection\.go:\d+\]|^[IWEF]\d{4} [\d:.]+\s+\d+ reflector\.go:\d+\] .*type="\*v1\.(Pod|ReplicaSet)"/;
+  const o = { ...RS_KCM_SLICE, ...opts };
+  const rsFile = new RegExp(`^[IWEF]\\d{4} [\\d:.]+\\s+\\d+ (${o.keylessFiles.join('|')})\\.go:\\d+\\]`);
+  const always = new RegExp(
+    `"(Starting|Shutting down) controller" name="(${o.controllers.join('|')})"|^[IWEF]\\d{4} [\\d:.]+\\s+\\d+ leaderelection\\.go:\\d+\\]|` +
+      `^[IWEF]\\d{4} [\\d:.]+\\s+\\d+ reflector\\.go:\\d+\\] .*type="\\*v1\\.(${o.reflectorKinds.join('|')})"`,
+  );
   const key = /"([a-z0-9][-a-z0-9]*)\/[^"]+"|namespace="([a-z0-9][-a-z0-9]*)"|Updating status for : ([a-z0-9][-a-z0-9]*)\//;
   const timeOf = (line: string) => {
     const m = /^[IWEF]\d{4} (\d\d):(\d\d):(\d\d)\.(\d+)/.exec(line);
@@ -91,7 +115,7 @@ export function sliceKcm(text: string, ns: string): string {
       recs[recs.length - 1].lines.push(line);
       continue;
     }
-    const mine = line.includes(`${ns}/`) || line.includes(`"${ns}"`) || line.includes(`namespace="${ns}"`);
+    const mine = line.includes(`${ns}/`) || line.includes(`"${ns}"`) || line.includes(`namespace="${ns}"`) || (o.mine?.(line) ?? false);
     const m = key.exec(line);
     const keyNs = mine ? ns : (m ? m[1] ?? m[2] ?? m[3] : undefined);
     recs.push({ lines: [line], at: timeOf(line), keyNs, keyless: !keyNs && rsFile.test(line), always: always.test(line) });
