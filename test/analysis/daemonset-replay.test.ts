@@ -75,6 +75,8 @@ test('a pod the DaemonSet controller first sees already terminating is a deletio
     { at: T0 + S + 60, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = status(1, 1, 1); }) },
     // (a DELETED event carries the object at the deletion's resourceVersion)
     { at: T0 + 31 * S, src: 'pods', type: 'DELETED', object: changed(p, () => {}) },
+    // the gated sync the DELETED triggers writes status only: no pod on n1 now
+    { at: T0 + 31 * S + 40, src: 'daemonsets', type: 'MODIFIED', object: changed(ds, (d) => { d.status = status(1, 0, 1); }) },
   ], T0 + 10 * MIN, 'kube-system'));
   assert.deepEqual(r.rounds.map((x) => [x.kind, x.n]), [['create', 1]], 'no replacement: the only round is the first');
   const w = r.gatedWindows[0]!;
@@ -82,6 +84,8 @@ test('a pod the DaemonSet controller first sees already terminating is a deletio
   assert.equal(w.endedBy, 'open', 'still open at the end: expired, and no sync came after');
   assert.ok((w.gatedSyncs ?? 0) >= 1, 'the pod events synced it, gated');
   assert.equal(r.counts.active.last, 0);
+  assert.ok(!r.findings.some((f) => /had not observed the deletion/.test(f.title)), 'its status write after the DELETED counts no pod: the controller saw it');
+  assert.ok(r.findings.some((f) => /agent-w8k2n reached the controller already terminating/.test(f.explanation) && /kubernetes#136932/.test(f.explanation)), r.findings.map((f) => f.explanation).join('\n'));
 });
 
 test('a rolling update without surge: the controller\'s choice of the old pod to delete is taken from the input, the new pod created after', async () => {

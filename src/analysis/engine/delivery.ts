@@ -104,6 +104,14 @@ export class Delivery {
     }
     if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old);
     const pk = objectKey(pod.metadata);
+    if (!old && e.watchType !== 'DELETED' && pod.metadata.deletionTimestamp && ref?.kind === kind) {
+      // First seen already terminating: addPod routes it to deletePod (every pod-owning controller),
+      // so a record waiting for creations never counts it.
+      const key = `${pod.metadata.namespace}/${ref.name}`;
+      const rec = this.controller.expectations.get(key);
+      const t = this.tracks.get(key);
+      if (t && rec && rec.add > 0 && t.addedTerminating.length < 100) t.addedTerminating.push({ pod: pk, at: e.at, source: e.source, add: rec.add, setAt: rec.timestamp });
+    }
     this.sightings.note(e.watchType === 'DELETED', pod, pk, ref, e.at, e.source);
     if (!this.view.deliverPod(e, pk, ref, old)) return;
     // Counts change with every pod event, not only at syncs: sample them here too.

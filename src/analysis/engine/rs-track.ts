@@ -129,6 +129,11 @@ export interface RsTrack {
   podFailures: Array<{ pod: string; createdAt?: number; failedAt: number; reason: string; source: SourceRef }>;
   orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
   nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
+  /**
+   * Pods of this owner whose first state the input shows is already terminating while its record
+   * waited for creations: addPod hands such a pod to deletePod, so it never lowers `add` (delivery.ts).
+   */
+  addedTerminating: Array<{ pod: string; at: number; source: SourceRef; add: number; setAt: number }>;
 
   // ── Counts over time (count-series.ts, sampled at syncs and pod deliveries) ──
   series: Array<{ at: number; desired: number; active: number; terminating: number; ready: number }>;
@@ -216,7 +221,7 @@ export interface RsTrack {
 function newTrack(key: string): RsTrack {
   return {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
-    changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], expiredSyncs: [], noControllerNoise: 0,
+    changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], addedTerminating: [], expiredSyncs: [], noControllerNoise: 0,
     syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], otherActorWrites: [], podFailures: [],
     viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
   };

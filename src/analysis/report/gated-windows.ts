@@ -62,6 +62,11 @@ export function leakCause(t: RsTrack, w: WindowTrack, end: number): string | und
   if ((w.timedOut ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
     return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (manageReplicas before v1.18, kubernetes#67662), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
   }
+  const terminating = t.addedTerminating.filter((a) => a.setAt === w.setAt);
+  if (terminating.length > 0 && (w.remaining?.add ?? t.record?.add ?? 0) > 0) {
+    const pods = terminating.map((a) => a.pod).join(', ');
+    return `${pods} reached the controller already terminating: its addPod hands a pod first seen with a deletionTimestamp to deletePod, so ${terminating.length === 1 ? 'that creation was' : 'those creations were'} never counted and the record waits for ${terminating.length === 1 ? 'a pod' : 'pods'} it will not see (kubernetes#136932)`;
+  }
   const orphaned = t.orphanedExpected.filter((o) => o.at >= w.start);
   if (orphaned.length > 0 && (w.remaining?.del ?? 0) > 0) {
     return `expected-delete pod ${orphaned.map((o) => o.podKey).join(', ')} lost its controllerRef before its deletion was observed, so the deletion can no longer be credited`;
