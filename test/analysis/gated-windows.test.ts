@@ -28,7 +28,7 @@ test('isLeakWindow: expired; deleted with counters left; open with a leak cause 
 });
 
 function track(extra: Partial<RsTrack> = {}): RsTrack {
-  return { key: 'shop/web', rounds: [], windows: [], orphanedExpected: [], ...extra } as unknown as RsTrack;
+  return { key: 'shop/web', rounds: [], windows: [], orphanedExpected: [], addedTerminating: [], ...extra } as unknown as RsTrack;
 }
 const open = (extra: Partial<WindowTrack> = {}): WindowTrack => ({ start: T, setAt: T, raised: { add: 2, del: 0 }, basis: 'inferred', gatedSyncs: 3, evidence: [{ file: 'r.jsonl', line: 7 }], ...extra });
 
