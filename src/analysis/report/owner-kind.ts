@@ -10,7 +10,7 @@
  * Pure; O(reports × log reports) for the sort, nothing when the kind has no report.
  */
 import type { OwnerReportKind, Report, ReplicaSetReport } from '../report-types.js';
-import { ownerWordsOf, syncAssumption } from './owner-words.js';
+import { ownerWords, ownerWordsOf, syncAssumption } from './owner-words.js';
 
 export function withOwnerKind(report: Report, kind: Exclude<OwnerReportKind, 'ReplicaSet'>, reports: ReplicaSetReport[]): Report {
   if (reports.length === 0) return report;
@@ -19,7 +19,8 @@ export function withOwnerKind(report: Report, kind: Exclude<OwnerReportKind, 'Re
   all.sort((a, b) => a.key.localeCompare(b.key));
   // The report's assumption about when the controller syncs names the kinds it now reports.
   const was = syncAssumption([ownerWordsOf({}).noun]);
-  const now = syncAssumption([...new Set(all.map((r) => ownerWordsOf(r).noun))]);
+  const held = new Set(all.map((r) => ownerWordsOf(r).resource));
+  const now = syncAssumption((['rs', 'rc', 'ds', 'job'] as const).filter((k) => held.has(k)).map((k) => ownerWords(k).noun));
   const assumptions = report.coverage.assumptions.map((a) => (a === was ? now : a));
   return { ...report, coverage: { ...report.coverage, assumptions }, replicaSets: all };
 }
