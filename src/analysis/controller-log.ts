@@ -41,6 +41,7 @@ import type { Finding, GatedWindow, Report, ReplicaSetReport } from './report-ty
 import type { ControllerWrite } from './engine/write-ledger.js';
 import type { CallPause } from './engine/create-evidence.js';
 import { fmtDuration } from './report/wording.js';
+import { ownerWordsOf } from './report/owner-words.js';
 
 /** What the controller's log holds, per ReplicaSet key, plus its addPod handler lines. */
 export interface ControllerLogInput {
@@ -208,7 +209,7 @@ function leakFindingsFollowLog(findings: Finding[], matched: MatchedWindow[]): F
  * account that the same sync made the calls late: observed, with the log's line, where a recording
  * alone could not tell it from a restart (basis unknown there). Pure.
  */
-function slowCallsInOneSync(findings: Finding[], pauses: CallPause[], truth: GroundTruth | undefined): Finding[] {
+function slowCallsInOneSync(findings: Finding[], pauses: CallPause[], truth: GroundTruth | undefined, noun = 'ReplicaSet'): Finding[] {
   const spans = truth?.longSyncs;
   if (!spans?.length || !pauses.length) return findings;
   return findings.map((f) => {
@@ -221,7 +222,7 @@ function slowCallsInOneSync(findings: Finding[], pauses: CallPause[], truth: Gro
     return {
       ...f,
       basis: 'observed',
-      explanation: `${f.explanation} The controller's log shows one sync of this ReplicaSet from ${new Date(s.start).toISOString()} to ${new Date(s.end).toISOString()} ("Finished syncing" after ${fmtDuration(s.end - s.start)}, ${line}): the same sync made these calls.`,
+      explanation: `${f.explanation} The controller's log shows one sync of this ${noun} from ${new Date(s.start).toISOString()} to ${new Date(s.end).toISOString()} ("Finished syncing" after ${fmtDuration(s.end - s.start)}, ${line}): the same sync made these calls.`,
       evidence: f.evidence.includes(line) ? f.evidence : [...f.evidence, line],
     };
   });
@@ -243,7 +244,7 @@ function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: Co
     summary.decisionsUnknown = score.syncs.unknown;
     if (span && showsGate(log)) {
       // The controller's own account replaces the reconstruction where it covers the time.
-      fusion = fuseWindows(rs.gatedWindows, truth.gatedWindows, span, reportEnd, log.files);
+      fusion = fuseWindows(rs.gatedWindows, truth.gatedWindows, span, reportEnd, log.files, ownerWordsOf(rs).noun);
       summary.windowsConfirmed = fusion.matched.length;
       out.gatedWindows = fusion.windows;
       findings = leakFindingsFollowLog(findings, fusion.matched);
@@ -261,7 +262,7 @@ function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: Co
     lag,
     medianLagMs: summary.informerLagMs?.median,
   }));
-  findings = slowCallsInOneSync(findings, pauses, truth);
+  findings = slowCallsInOneSync(findings, pauses, truth, ownerWordsOf(rs).noun);
   // Findings that send the reader to the controller's log: it is here.
   for (let i = 0; i < findings.length; i++) {
     if (findings[i]!.id === 'input-disagrees-with-model') {

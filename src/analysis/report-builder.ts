@@ -20,6 +20,7 @@ import { adoptionTable } from './report/adoption-table.js';
 import { inputSummary, timeBasisLine } from './report/coverage.js';
 import { ref, refs } from './report/evidence-refs.js';
 import { ownerResource } from './report/owner-kind.js';
+import { ownerWords, syncAssumption } from './report/owner-words.js';
 import { windowReport } from './report/gated-windows.js';
 import { CLAIM_KINDS, trimTrack, type ReplayedTrack } from './report/replayed-track.js';
 import { roundReport } from './report/rounds.js';
@@ -72,11 +73,11 @@ function accountingFor({ t, res }: ReplayedTrack, findings: Finding[]): ReplicaS
 }
 
 /** What the controller's expectations were when the input starts, as far as kexp can know. */
-function initialState({ t }: ReplayedTrack): ReplicaSetReport['initialState'] {
+function initialState({ t, resource }: ReplayedTrack): ReplicaSetReport['initialState'] {
   return t.createdInCoverage ? {
     basis: 'inferred',
     until: iso(t.firstSeenAt),
-    reason: 'the ReplicaSet was created after the input started, so the controller held no expectations for it',
+    reason: `the ${ownerWords(resource).noun} was created after the input started, so the controller held no expectations for it`,
   } : {
     basis: 'unknown',
     until: iso(t.firstSetAt),
@@ -91,7 +92,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
   const { t, end, final } = c;
   const [namespace, name] = t.key.split('/');
   // Windows first: an open window's outstanding counters are what its findings read.
-  const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end));
+  const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end, ownerWords(c.resource)));
   const findings = sortFindings(findingsFor('replay', c));
   const series = t.series.map((p) => ({ at: iso(p.at)!, desired: p.desired, active: p.active, terminating: p.terminating, ready: p.ready }));
   const pick = (k: 'desired' | 'active' | 'terminating' | 'ready') => {
@@ -135,15 +136,16 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
 
 /** The assumptions every replayed report states, then the source's. */
 function assumptionsOf(res: ReplayResult, opts: BuildOptions): string[] {
+  const o = ownerWords(ownerResource({ kind: opts.ownerKind }));
   return [
-    'The controller syncs a ReplicaSet within milliseconds of an enqueue; events with the same timestamp collapse into one sync.',
+    syncAssumption([o.noun]),
     `Writes made by a sync are matched to their consequences in the input within the match window (${Math.round((opts.matchWindowMs ?? 5000) / 1000)} s).`,
     ...(res.silences.length
       ? [`kexp simulates the controller at most 60 min past an input event: across ${plural(res.silences.length, 'silence')} of the input (the first from ${iso(res.silences[0]!.from)} to ${iso(res.silences[0]!.until)}, ${ref(res.silences[0]!.source)}) ${plural(res.silences.reduce((n, x) => n + x.dropped, 0), 'pending sync')} (requeues, backoff retries) were not simulated.`]
       : []),
     ...res.restarts.map((r) => r.via === 'log'
-      ? `kube-controller-manager started its ReplicaSet controller at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
-      : `kube-controller-manager restarted at ${iso(r.at)}: the ReplicaSet controller wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
+      ? `kube-controller-manager started its ${o.controller} at ${iso(r.at)} (${ref(r.source)}): every expectation record was dropped there.`
+      : `kube-controller-manager restarted at ${iso(r.at)}: the ${o.controller} wrote with a new credential after ${fmtDuration(r.pauseMs)} without writes (${ref(r.source)}); every expectation record was dropped there.`),
     ...(opts.k8sVersion.differences ?? []).map((d) => `Kubernetes version: ${d}`),
     ...(opts.assumptions ?? []),
   ];

@@ -12,6 +12,7 @@ import { breakCommand, needsAttention, renderSummary, shellWord } from './next-s
 import { terminalSafeDeep } from './terminal-safe.js';
 import { labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
+import { ownerNouns, ownerWordsOf } from '../analysis/report/owner-words.js';
 
 const SEV = { critical: 0, warning: 1, info: 2 } as const;
 const STATE_RANK: Record<string, number> = { leaked: 0, failing: 1, gated: 2, stalled: 2, converging: 3, deleting: 4, unknown: 5, healthy: 6, deleted: 7 };
@@ -41,7 +42,11 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
   else {
     const worst = rss[0]!;
     const bad = rss.filter(needsAttention);
-    out.push(wrap(`${rss.length} ReplicaSet${rss.length === 1 ? '' : 's'}, ${bad.length} needing a look${bad.length ? `; worst: ${worst.key}` : ''}`, width, ''));
+    // The kind the reports share ("ReplicaSet", "DaemonSet"); reports of mixed kinds are "owners", each row naming its kind.
+    const nouns = ownerNouns(rss);
+    const mixed = nouns === 'owners';
+    const noun = mixed ? 'owner' : ownerWordsOf(worst).noun;
+    out.push(wrap(`${rss.length} ${rss.length === 1 ? noun : nouns}, ${bad.length} needing a look${bad.length ? `; worst: ${worst.key}` : ''}`, width, ''));
     if (bad.length) {
       out.push(...renderSummary(worst, { width }));
       out.push(...breakCommand(`kexp audit ${summaries.map((s) => shellWord(s.file)).join(' ')} --rs ${worst.key}`, width, '  '));
@@ -49,7 +54,7 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
     out.push('');
     // The columns that rank; -o wide adds the verdict's basis, rounds and gated windows.
     const columns: Column[] = [
-      { header: 'ReplicaSet', kind: 'text' }, { header: 'Verdict', kind: 'fixed' },
+      { header: mixed ? 'Owner' : noun, kind: 'text' }, { header: 'Verdict', kind: 'fixed' },
       ...(wide ? [{ header: 'Basis', kind: 'fixed' as const }] : []),
       { header: 'Findings', kind: 'fixed', align: 'right' },
       ...(wide ? [{ header: 'Rounds', kind: 'fixed' as const, align: 'right' as const }] : []),
@@ -63,12 +68,12 @@ export function renderAuditRanking(report: Report, summaries: AuditFileSummary[]
       const failed = r.rounds.reduce((n, x) => n + (x.kind === 'create' ? (x.calls ?? 0) - (x.successes ?? 0) + (x.namespaceTerminating ?? 0) + (x.timedOut ?? 0) : (x.failed?.length ?? 0)), 0);
       const leaks = r.gatedWindows.filter(isLeakWindow).length;
       return [
-        r.key, r.verdict.state, ...(wide ? [r.verdict.basis] : []), String(r.findings.length), ...(wide ? [String(r.rounds.length)] : []),
+        mixed ? `${ownerWordsOf(r).noun} ${r.key}` : r.key, r.verdict.state, ...(wide ? [r.verdict.basis] : []), String(r.findings.length), ...(wide ? [String(r.rounds.length)] : []),
         String(failed), ...(wide ? [String(r.gatedWindows.length)] : []), String(leaks), top ? `${top.severity}: ${top.title}` : '—',
       ];
     });
     out.push(...formatTable(columns, rows, { width, wide }));
-    out.push(wrap('Run with --rs NAMESPACE/NAME for the full report of one ReplicaSet.', width, ''));
+    out.push(wrap(`Run with --rs NAMESPACE/NAME for the full report of one ${noun}.`, width, ''));
   }
   if (writesOnly.length) {
     out.push('');

@@ -33,6 +33,7 @@
  * counts), so syncs appear as a count in the header and as rounds in the writes row.
  */
 import type { GatedWindow, ReplicaSetReport, RoundReport } from '../analysis/report-types.js';
+import { ownerWordsOf } from '../analysis/report/owner-words.js';
 import { paint, SGR } from './color.js';
 
 export interface ChartOptions {
@@ -218,7 +219,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   // (Loops, not Math.min(...times): reports can hold many thousands of times.)
   const t0 = ms(opts.start) ?? (times.length ? times.reduce((a, b) => (b < a ? b : a)) : undefined);
   const t1 = ms(opts.end) ?? (times.length ? times.reduce((a, b) => (b > a ? b : a)) : undefined);
-  if (t0 === undefined || t1 === undefined || t1 < t0) return `${INDENT}Timeline: no timed events for this ReplicaSet`;
+  if (t0 === undefined || t1 === undefined || t1 < t0) return `${INDENT}Timeline: no timed events for this ${ownerWordsOf(rs).noun}`;
   const span = Math.max(t1 - t0, 1);
 
   // Gutter: "  pods    5 |" — label field wide enough for the largest count.
@@ -384,7 +385,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   const cs = new Set(causes);
   if (cs.has('failure')) item(CAUSE_CHAR.failure, STYLE.cause, 'first failure');
   if (cs.has('ns-terminating')) item(CAUSE_CHAR['ns-terminating'], STYLE.cause, 'namespace Terminating');
-  if (cs.has('rs-deleted')) item(CAUSE_CHAR['rs-deleted'], STYLE.cause, 'ReplicaSet deleted');
+  if (cs.has('rs-deleted')) item(CAUSE_CHAR['rs-deleted'], STYLE.cause, `${ownerWordsOf(rs).noun} deleted`);
   let line: Cell[] = [];
   let len = 0;
   for (const it of items) {

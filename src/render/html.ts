@@ -23,6 +23,7 @@ import type { GatedWindow, Report, ReplicaSetReport, RoundReport } from '../anal
 import { CLIENT_CSS, CLIENT_JS } from './html-assets/client.js';
 import { gateClass, roundFailed, shortDuration } from './chart.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
+import { desiredMeaning, endedByLabel, ownerNouns } from '../analysis/report/owner-words.js';
 
 /** Entity-escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(s: unknown): string {
@@ -341,7 +342,7 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: Ht
   out.push(`<p>${e(rs.verdict.summary)} <span class="meta">[${e(rs.verdict.basis)}]</span></p>`);
   out.push(
     `<p class="meta">${rs.uid ? `uid <code>${e(rs.uid)}</code> · ` : ''}${rs.owner ? `owner ${e(rs.owner.kind)}/${e(rs.owner.name)} · ` : ''}` +
-      `desired ${c.desired.first}→${c.desired.last} · active ${c.active.first}→${c.active.last} (max ${c.active.max}) · ` +
+      `desired ${c.desired.first}→${c.desired.last}${e(desiredMeaning(rs))} · active ${c.active.first}→${c.active.last} (max ${c.active.max}) · ` +
       `terminating max ${c.terminating.max} · ready ${c.ready.last} · syncs ${rs.syncs.total}${rs.syncs.byOutcome.gated ? ` (${rs.syncs.byOutcome.gated} gated)` : ''}</p>`,
   );
   if (rs.initialState.basis === 'unknown')
@@ -366,7 +367,7 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: Ht
           e(t(w.start)),
           w.end ? e(t(w.end)) : `open (expires ${e(t(w.expiresAt))})`,
           e(w.durationMs === undefined ? '—' : shortDuration(w.durationMs)),
-          `<span class="badge ${e(w.endedBy)}">${e(w.endedBy)}</span>`,
+          `<span class="badge ${e(w.endedBy)}">${e(endedByLabel(rs, w.endedBy))}</span>`,
           `${w.raised.add}/${w.raised.del}`,
           w.remaining ? `${w.remaining.add}/${w.remaining.del}` : '—',
           String(w.gatedSyncs),
@@ -447,7 +448,7 @@ export function renderHtml(report: Report, extra?: HtmlExtras): string {
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
-  const title = report.replicaSets.length === 1 ? `kexp: ${report.replicaSets[0]!.key}` : `kexp report: ${report.replicaSets.length} ReplicaSets`;
+  const title = report.replicaSets.length === 1 ? `kexp: ${report.replicaSets[0]!.key}` : `kexp report: ${report.replicaSets.length} ${ownerNouns(report.replicaSets)}`;
 
   const body: string[] = [];
   body.push(`<h1>${e(title)}</h1>`);

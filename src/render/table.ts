@@ -19,6 +19,7 @@ import { terminalSafeDeep } from './terminal-safe.js';
 import { fitLine, labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
+import { desiredMeaning, endedByLabel } from '../analysis/report/owner-words.js';
 
 export const MAX_ROUNDS = 20;
 const EVIDENCE_SHOWN = 3;
@@ -71,7 +72,7 @@ function windowsSection(r: ReplicaSetReport, c: Ctx, noWindows: string): string[
     ...(c.wide ? [{ header: 'Left', kind: 'fixed' as const }, { header: 'Evidence', kind: 'flex' as const }] : []),
   ];
   const rows = r.gatedWindows.map((w: GatedWindow) => [
-    clock(w.start), w.end ? clock(w.end) : 'open', dur(w.durationMs), w.endedBy, `${w.raised.add}/${w.raised.del}`, String(w.gatedSyncs), w.basis,
+    clock(w.start), w.end ? clock(w.end) : 'open', dur(w.durationMs), endedByLabel(r, w.endedBy), `${w.raised.add}/${w.raised.del}`, String(w.gatedSyncs), w.basis,
     ...(c.wide ? [w.remaining ? `${w.remaining.add}/${w.remaining.del}` : '—', w.evidence.join(', ')] : []),
   ]);
   out.push(...formatTable(columns, rows, { width: c.width, wide: c.wide, indent: TI }));
@@ -185,7 +186,7 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
   else {
     const n = r.counts;
     out.push(wrap(
-      `Desired ${n.desired.first}→${n.desired.last}; active ${n.active.first}→${n.active.last} (max ${n.active.max}); ` +
+      `Desired ${n.desired.first}→${n.desired.last}${desiredMeaning(r)}; active ${n.active.first}→${n.active.last} (max ${n.active.max}); ` +
         `terminating ${n.terminating.last} (max ${n.terminating.max}); ready ${n.ready.last}; syncs ${r.syncs.total}` +
         (r.syncs.byOutcome.gated ? ` (${r.syncs.byOutcome.gated} gated)` : ''), c.width, '  '));
   }

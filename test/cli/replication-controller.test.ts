@@ -18,12 +18,15 @@ const RS_NS = 'kexp-dropped-add-no-trigger';
 type Entry = Record<string, unknown> & { kind?: string; key: string };
 
 /**
- * A per-controller report with the file names, the namespace and the kind taken out (the kind's
- * kubectl resource in the commands of next steps too: `annotate rc` where the RS has `annotate rs`;
- * and the adoption table's ClaimObject reasons, which name the owner's kind).
+ * A per-controller report with the file names, the namespace and the kind taken out: the kind's
+ * kubectl resource in the commands of next steps (`annotate rc` where the RS has `annotate rs`)
+ * and the owner's words (report/owner-words.ts: "ReplicationController manager" where the RS has
+ * "ReplicaSet controller", "ReplicationController" for "ReplicaSet" — in the findings, next steps,
+ * the initial state and the adoption table's ClaimObject reasons). Both sides are normalized alike.
  */
 function normalized(e: Entry, files: Record<string, string>): unknown {
-  let s = JSON.stringify({ ...e, kind: undefined }).split('kubectl annotate rc ').join('kubectl annotate rs ').split('controlled by ReplicationController ').join('controlled by ReplicaSet ');
+  let s = JSON.stringify({ ...e, kind: undefined }).split('kubectl annotate rc ').join('kubectl annotate rs ')
+    .split('ReplicationController manager').join('ReplicaSet controller').split('ReplicationController').join('ReplicaSet');
   for (const [from, to] of Object.entries(files)) s = s.split(from).join(to);
   return JSON.parse(s.split(RS_NS).join(RC_NS));
 }

@@ -8,6 +8,7 @@
  * Each rule reads ControllerLogFacts. Pure: no I/O, no clock; each rule is O(what it reads).
  */
 import { ownerResource } from '../report/owner-kind.js';
+import { ownerWordsOf } from '../report/owner-words.js';
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { FidelityScore } from '../fidelity.js';
@@ -91,11 +92,12 @@ export const controllerLogGated: FindingRule<ControllerLogFacts, GroundTruth['ga
 export const consistencyGateSkips: FindingRule<ControllerLogFacts> = {
   name: 'consistency-gate-skips',
   ids: ['consistency-gate-skips'],
-  reads: 'the syncs the log shows skipped by the 1.36+ consistency gate (StaleControllerConsistencyReplicaSet)',
+  reads: 'the syncs the log shows skipped by the 1.36+ consistency gate (StaleControllerConsistencyReplicaSet, …DaemonSet, …Job)',
   fires: 'any such skip: the informer was behind the controller\'s own writes — not expectations gating',
   find({ rs, truth }) {
     const cs = truth?.consistencySkips ?? [];
     if (!truth || !cs.length) return undefined;
+    const o = ownerWordsOf(rs);
     const first = cs[0]!;
     const last = cs[cs.length - 1]!;
     return {
@@ -105,11 +107,11 @@ export const consistencyGateSkips: FindingRule<ControllerLogFacts> = {
       basis: 'observed',
       at: logTime(first.at),
       explanation:
-        `With StaleControllerConsistencyReplicaSet (beta, on by default since 1.36) syncReplicaSet first checks that its informers have observed the resourceVersion of the controller's own last write for ${rs.key}; ` +
+        `With ${o.consistencyGate.feature} (beta, on by default since 1.36) ${o.sync} first checks that its informers have observed the resourceVersion of the controller's own last write for ${rs.key}; ` +
         `until then the sync returns an error before SatisfiedExpectations (no create, delete or status write) and the key is requeued with backoff. ` +
         `The log shows read resourceVersion ${first.readResourceVersion ?? '?'} < written ${first.writtenResourceVersion ?? '?'} at the first skip${last.readResourceVersion !== undefined ? ` and ${last.readResourceVersion} < ${last.writtenResourceVersion ?? '?'} at the last` : ''}. ` +
         `These syncs are not counted as gated by expectations; they show how far the informer lagged the controller's writes.`,
-      nextStep: 'If the skips last long, check the apiserver\'s watch latency and kube-controller-manager\'s informer health (kube-controller-manager\'s metric replicaset_controller_stale_sync_skips_total{group,resource} counts the skips).',
+      nextStep: `If the skips last long, check the apiserver's watch latency and kube-controller-manager's informer health (kube-controller-manager's metric ${o.consistencyGate.metric}{group,resource} counts the skips).`,
       evidence: [ref(first.source), ...(cs.length > 1 ? [ref(last.source)] : [])],
     };
   },
@@ -119,7 +121,7 @@ export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> =
   name: 'expectation-leak-expired',
   ids: ['expectation-leak-expired', 'expectation-leak-open', 'expectation-leak-until-deleted'],
   reads: 'each window of kexp\'s the log showed, as the log shows it (report/log-windows.ts), and kexp\'s leak findings once they followed the log',
-  fires: 'the log shows that window expired, still open past the 5-minute timeout, or unfulfilled past the timeout until the ReplicaSet\'s deletion, and no finding of kexp\'s states that leak',
+  fires: 'the log shows that window expired, still open past the 5-minute timeout, or unfulfilled past the timeout until the owner\'s deletion, and no finding of kexp\'s states that leak',
   each: (c) => c.matched,
   find({ log: t, kexp, fused: w }, { rs, findings }) {
     if (w.basis !== 'observed') return undefined;
@@ -127,12 +129,12 @@ export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> =
       return {
         id: 'expectation-leak-until-deleted',
         severity: 'warning',
-        title: `The controller stayed gated ${fmtDuration(t.end - t.start)} on an unfulfilled record until the ReplicaSet's deletion removed it, as its log shows`,
+        title: `The controller stayed gated ${fmtDuration(t.end - t.start)} on an unfulfilled record until the ${ownerWordsOf(rs).noun}'s deletion removed it, as its log shows`,
         basis: 'observed',
         at: w.start,
         explanation:
           `kube-controller-manager logged "Setting expectations" for ${rs.key} at ${logTime(t.start)} (${ref(t.startSource)}), ${plural(t.gatedSyncs, 'gated sync')}, ` +
-          `no sync after the 5-minute ExpectationsTimeout (expiry is passive), and the ReplicaSet's deletion at ${logTime(t.end)}${t.endSource ? ` (${ref(t.endSource)})` : ''} removed the record. ` +
+          `no sync after the 5-minute ExpectationsTimeout (expiry is passive), and the ${ownerWordsOf(rs).noun}'s deletion at ${logTime(t.end)}${t.endSource ? ` (${ref(t.endSource)})` : ''} removed the record. ` +
           `The deletion, not the timeout, ended it.`,
         nextStep: 'Find why the writes it waited for were never observed by the controller (a watch gap or relist, a deletion its informer missed).',
         evidence: w.evidence,
@@ -160,7 +162,7 @@ export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> =
     return {
       id: 'expectation-leak-open',
       severity: 'critical',
-      title: 'Controller gated by a leaked expectation, as its log shows: only the timeout (or deleting the ReplicaSet) will clear it',
+      title: `Controller gated by a leaked expectation, as its log shows: only the timeout (or deleting the ${ownerWordsOf(rs).noun}) will clear it`,
       basis: 'observed',
       at: w.start,
       explanation:

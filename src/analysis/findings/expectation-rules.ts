@@ -15,6 +15,7 @@ import type { Basis } from '../report-types.js';
 import type { ControllerWrite } from '../engine/write-ledger.js';
 import { ref, refs } from '../report/evidence-refs.js';
 import { leakCause, restsOnUndecided } from '../report/gated-windows.js';
+import { ownerWords, type OwnerWords } from '../report/owner-words.js';
 import { writesOfRound, type ReplayedTrack } from '../report/replayed-track.js';
 import { fmtDuration, plural } from '../report/wording.js';
 import type { FindingRule } from './finding-rule.js';
@@ -28,7 +29,8 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
   reads: 'each closed gated window, its round and the round\'s writes (when the input showed them)',
   fires: 'a window ended by expiry with creations or deletions still outstanding; informer lag when the round\'s own creates all showed up, only after the expiry',
   each: eachWindow,
-  find(w, { t }) {
+  find(w, { t, resource }) {
+    const o = ownerWords(resource);
     if (!(w.endedBy === 'expired' && w.remaining && (w.remaining.add > 0 || w.remaining.del > 0))) return undefined;
     const name = t.key;
     const waited = fmtDuration((w.end ?? w.start) - w.setAt);
@@ -70,17 +72,17 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
             (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '') +
             (inherited
-              ? ` The ReplicaSet was deleted and recreated under the same name at ${iso(inherited.at)}${inherited.source ? ` (${ref(inherited.source)})` : ''} while this record was in force: the new ReplicaSet (uid ${inherited.newUid ?? '?'}) inherited the old one's record and stayed gated on pods that belong to the old one (kubernetes#69376, fixed by #82572 in v1.17: deleteRS now deletes the expectations).`
+              ? ` The ${o.noun} was deleted and recreated under the same name at ${iso(inherited.at)}${inherited.source ? ` (${ref(inherited.source)})` : ''} while this record was in force: the new ${o.noun} (uid ${inherited.newUid ?? '?'}) inherited the old one's record and stayed gated on pods that belong to the old one (kubernetes#69376, fixed by #82572 in v1.17: deleteRS now deletes the expectations).`
               : '') +
             (orphaned.length
               ? ` ${orphaned.map((o) => `${o.podKey} lost its controllerRef at ${iso(o.at)}${by(o.podKey)?.actor ? ` (${by(o.podKey)!.actor})` : ''}`).join('; ')} before its deletion was observed: deletePod resolves the owner from the pod's controllerRef, so the deletion could not be credited to ${name} (the orphaned-delete leak).`
               : '')),
       nextStep: inherited
-        ? 'Upgrade kube-controller-manager to v1.17 or later; until then, wait a few seconds between deleting and recreating a ReplicaSet of the same name, or touch it after the 5-minute timeout.'
+        ? `Upgrade kube-controller-manager to v1.17 or later; until then, wait a few seconds between deleting and recreating a ${o.noun} of the same name, or touch it after the 5-minute timeout.`
         : orphaned.length
-        ? 'Do not remove the ownerReference of a pod the ReplicaSet is deleting (scale the owner instead); the record clears at the first sync after the 5-minute timeout.'
+        ? `Do not remove the ownerReference of a pod the ${o.noun} is deleting${o.scales ? ' (scale the owner instead)' : ''}; the record clears at the first sync after the 5-minute timeout.`
         : (w.timedOut ?? 0) > 0
-        ? 'Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ReplicaSet (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).'
+        ? `Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ${o.noun} (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).`
         : lagOnly
         ? 'Check kube-controller-manager\'s watch health at that time (apiserver load, watch relists, a slow network); expect surplus pods that a later sync deletes.'
         : 'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +
@@ -94,18 +96,21 @@ export const leakNamespaceTerminating: FindingRule<ReplayedTrack, WindowTrack> =
   name: 'expectation-leak-namespace-terminating',
   ids: ['expectation-leak-namespace-terminating'],
   reads: 'each closed gated window and the creates of its round rejected with NamespaceTerminating',
-  fires: 'a window the ReplicaSet\'s deletion ended after creates were rejected because the namespace was terminating',
+  fires: 'a window the owner\'s deletion ended after creates were rejected because the namespace was terminating',
   each: eachWindow,
-  find(w, { t }) {
+  find(w, { t, resource }) {
+    const o = ownerWords(resource);
     if (!(w.endedBy === 'rs-deleted' && (w.namespaceTerminating ?? 0) > 0)) return undefined;
     return {
       id: 'expectation-leak-namespace-terminating',
       severity: 'info',
-      title: 'Creates rejected because the namespace was terminating leaked expectations until the ReplicaSet was deleted',
+      title: `Creates rejected because the namespace was terminating leaked expectations until the ${o.noun} was deleted`,
       basis: w.basis,
       at: iso(w.start),
       explanation:
-        `The controller counts a create rejected with cause NamespaceTerminating as a success (no FailedCreate Event, no walk-back), ` +
+        (o.resource === 'rs' || o.resource === 'rc'
+          ? `The controller counts a create rejected with cause NamespaceTerminating as a success (no FailedCreate Event, no walk-back), `
+          : `${o.sync}'s create of a pod rejected with cause NamespaceTerminating returns without lowering the record (no FailedCreate Event), `) +
         `so ${plural(w.namespaceTerminating!, 'expected creation')} could never be observed. ${t.key} stayed gated from ${iso(w.start)} until ` +
         `its deletion at ${iso(w.end)} cleared the record. This is benign during namespace deletion.`,
       nextStep: 'Nothing to do if the namespace is being deleted on purpose; if it is stuck Terminating, look at its finalizers and remaining content.',
@@ -118,12 +123,14 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
   name: 'expectation-leak-open',
   ids: ['expectation-leak-open', 'gated-at-end'],
   reads: 'the window still open at the end of input, its outstanding counters and leak cause (report/gated-windows.ts)',
-  fires: 'a window open at the end of input: a leak when only the timeout or the ReplicaSet\'s deletion can clear it, else a round in flight',
-  find({ t, end, resource }) {
+  fires: 'a window open at the end of input: a leak when only the timeout or the owner\'s deletion can clear it, else a round in flight',
+  find(c) {
+    const { t, end, resource } = c;
     if (!(t.open && end !== undefined)) return undefined;
+    const o = ownerWords(resource);
     const w = t.open;
     const name = t.key;
-    const cause = leakCause(t, w, end);
+    const cause = leakCause(t, w, end, o);
     const rem = w.remaining ?? { add: w.raised.add, del: w.raised.del };
     const expires = w.setAt + EXPECTATIONS_TIMEOUT_MS;
     const undecidedOnly = restsOnUndecided(t, w);
@@ -131,18 +138,19 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
       return {
         id: 'expectation-leak-open',
         severity: undecidedOnly ? 'info' : 'critical',
-        title: `Controller gated by a leaked expectation: only the timeout (or deleting the ReplicaSet) will clear it${undecidedOnly ? ' — if the calls it waits for were made at all' : ''}`,
+        title: `Controller gated by a leaked expectation: only the timeout (or deleting the ${o.noun}) will clear it${undecidedOnly ? ' — if the calls it waits for were made at all' : ''}`,
         basis: w.gapInside || undecidedOnly ? 'unknown' : w.basis,
         at: iso(w.start),
         explanation:
           `Since ${iso(w.start)} the controller has been waiting for ${rem.add} creation(s) and ${rem.del} deletion(s) for ${name}; ${cause}. ` +
           `It refuses to create or delete pods (${plural(w.gatedSyncs, 'gated sync')} so far). The record expires at ${iso(expires)}, ` +
-          `but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger — a pod or ReplicaSet change, ` +
+          `but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger — ${o.triggers}, ` +
           `an error requeue, or the informer resync every 12–24 h.`,
         nextStep:
-          end > expires
+          heldGeneration(c, o, expires, end) +
+          (end > expires
             ? `The record is already expired: trigger a sync now, e.g. \`kubectl annotate ${resource} ${t.key.split('/')[1]} -n ${t.key.split('/')[0]} kexp.io/poke="$(date +%s)" --overwrite\`.`
-            : `Wait until ${iso(expires)} and then trigger a sync (any change to the ReplicaSet, e.g. an annotation), or delete and recreate the ReplicaSet if it cannot wait.`,
+            : `Wait until ${iso(expires)} and then trigger a sync (any change to the ${o.noun}, e.g. an annotation), or delete and recreate the ${o.noun} if it cannot wait.`),
         evidence: refs(w.evidence),
       };
     }
@@ -155,12 +163,34 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
       at: iso(w.start),
       explanation:
         `Since ${iso(w.start)} the controller is waiting to observe its own writes for ${name}. This is normal while a round is in flight; ` +
-        `it becomes a leak if the outstanding writes are never observed (the record expires at ${iso(expires)}).`,
+        `it becomes a leak if the outstanding writes are never observed (the record expires at ${iso(expires)}).` +
+        (heldGeneration(c, o, expires, end) ? ` ${heldGeneration(c, o, expires, end).trim()}` : ''),
       nextStep: 'Re-run with a longer recording (or `kexp explain --watch`) to see whether the outstanding writes arrive.',
       evidence: refs(w.evidence),
     };
   },
 };
+
+/**
+ * A DaemonSet's spec change the gate holds back: a gated syncDaemonSet writes status without
+ * raising observedGeneration (updateDaemonSetStatus(…, false) in
+ * pkg/controller/daemon/daemon_controller.go), so while the record is unsatisfied neither manage
+ * nor the rolling update runs for a generation the controller has not processed. Said when the
+ * owner object at the end of input shows metadata.generation ahead of status.observedGeneration;
+ * empty otherwise (and for kinds whose gated sync raises observedGeneration).
+ */
+function heldGeneration({ t }: ReplayedTrack, o: OwnerWords, expires: number, end: number): string {
+  if (!o.gatedHoldsObservedGeneration || !t.rs || t.deletedAt !== undefined) return '';
+  const generation = t.rs.metadata.generation;
+  const observed = t.rs.status?.observedGeneration;
+  if (typeof generation !== 'number' || typeof observed !== 'number' || !(observed < generation)) return '';
+  // With the OnDelete strategy nothing rolls: the generation waits all the same (manage does not run).
+  const onDelete = (t.rs.spec as { updateStrategy?: { type?: string } } | undefined)?.updateStrategy?.type === 'OnDelete';
+  const what = onDelete ? `generation ${generation} will not be processed` : 'a rolling update will not start';
+  return end > expires
+    ? `observedGeneration ${observed} < generation ${generation}: ${onDelete ? `generation ${generation} has not been processed` : 'the rolling update has not started'}; the record expired at ${iso(expires)}, so the next sync processes it. `
+    : `observedGeneration ${observed} < generation ${generation}: ${what} until the record expires at ${iso(expires)} (and a sync follows). `;
+}
 
 export const expiryOverCreate: FindingRule<ReplayedTrack, RsTrack['expiredSyncs'][number]> = {
   name: 'expiry-over-create',
@@ -168,8 +198,9 @@ export const expiryOverCreate: FindingRule<ReplayedTrack, RsTrack['expiredSyncs'
   reads: 'each sync that passed an expired record, the creates of its round, the earlier rounds\' creates and when the input showed them',
   fires: 'a sync after expiry created pods while the record still expected creations',
   each: (c) => c.t.expiredSyncs,
-  find(e, { t }) {
+  find(e, { t, resource }) {
     if (!((e.created ?? 0) > 0 && e.add > 0)) return undefined;
+    const o = ownerWords(resource);
     const round = t.rounds.find((r) => r.at === e.at && r.kind === 'create');
     const made = round ? writesOfRound(t, round.modelRound) : [];
     // The earlier creates this record still awaited: when (if ever) the input showed them.
@@ -195,7 +226,7 @@ export const expiryOverCreate: FindingRule<ReplayedTrack, RsTrack['expiredSyncs'
       at: iso(e.at),
       explanation:
         `At ${iso(e.at)} the record still expected ${e.add} creation(s) but had expired, so the sync passed the gate and created ${e.created} pod(s) ` +
-        `from a cache that may lack the earlier pods. If those arrive late the ReplicaSet over-creates and then deletes the surplus (kubernetes#129795).` +
+        `from a cache that may lack the earlier pods. If those arrive late the ${o.noun} over-creates and then deletes the surplus (kubernetes#129795).` +
         (lag !== undefined ? ` ${plural(lateWrites.length, 'earlier create')} showed up only after this sync, ${fmtDuration(lag)} after their round: the informer lagged at least that long.` : '') +
         (held ? ` The input showed ${plural(held.pods.length, 'pod')} of the round of ${iso(held.setAt)} (${held.pods.join(', ')}) before this sync, but the controller's creates here prove its cache lacked ${held.pods.length === 1 ? 'it' : 'them'}: kexp held ${held.pods.length === 1 ? 'it' : 'them'} back as unobserved from then on, and its record — which kexp's replay had seen fulfilled — expired unfulfilled.` : ''),
       nextStep: 'Check kube-controller-manager informer health (watch gaps, relists) around this time.',
@@ -210,7 +241,7 @@ export const deleteSatisfiedByNameReuse: FindingRule<ReplayedTrack, RsTrack['nam
   reads: 'each deletion credited to a pod of the same name but another UID (expected deletions are keyed by namespace/name)',
   fires: 'a new pod with the name of one the controller chose for deletion was deleted first',
   each: (c) => c.t.nameReuse,
-  find(n) {
+  find(n, { resource }) {
     return {
       id: 'delete-satisfied-by-name-reuse',
       severity: 'warning',
@@ -220,7 +251,7 @@ export const deleteSatisfiedByNameReuse: FindingRule<ReplayedTrack, RsTrack['nam
       explanation:
         `The controller chose ${n.podKey} (uid ${n.chosenUid}) for deletion. It keys expected deletions by namespace/name, not UID, so the deletion ` +
         `of a new pod with the same name (uid ${n.observedUid}) was credited to that expectation. (The article that motivated kexp says UIDs; the code uses names.)`,
-      nextStep: 'Avoid recreating pods by name while the ReplicaSet scales down; look for tooling that recreates pods with fixed names.',
+      nextStep: `Avoid recreating pods by name while the ${ownerWords(resource).noun} scales down; look for tooling that recreates pods with fixed names.`,
       evidence: refs([n.source]),
     };
   },

@@ -15,6 +15,7 @@ import { PodStore } from '../../model/pod-store.js';
 import { iso } from '../iso.js';
 import type { DivergenceTrack, RestartTrack, RsTrack } from '../engine/rs-track.js';
 import { refs } from '../report/evidence-refs.js';
+import { ownerWords } from '../report/owner-words.js';
 import type { ReplayedTrack } from '../report/replayed-track.js';
 import { viewEpisodes, type ViewEpisode } from '../report/view-episodes.js';
 import { describeWrites, fmtDuration, plural } from '../report/wording.js';
@@ -25,9 +26,9 @@ import { terminatingOrphansSaid } from './snapshot-rules.js';
 export const surplusPods: FindingRule<ReplayedTrack> = {
   name: 'surplus-pods',
   ids: ['surplus-pods'],
-  reads: 'the active pods the ReplicaSet controls at the end of input, against its desired count',
-  fires: 'more active pods than desired at the end of input (the ReplicaSet not deleted)',
-  find({ t, end, final }) {
+  reads: 'the active pods the owner controls at the end of input, against its desired count',
+  fires: 'more active pods than desired at the end of input (the owner not deleted)',
+  find({ t, end, final, resource }) {
     if (!(final && end !== undefined) || !(final.active > final.desired)) return undefined;
     return {
       id: 'surplus-pods',
@@ -35,7 +36,10 @@ export const surplusPods: FindingRule<ReplayedTrack> = {
       title: `${final.active - final.desired} more active pod(s) than desired at the end of the input`,
       basis: 'inferred',
       at: iso(end),
-      explanation: `${t.key} wants ${final.desired} replicas but ${final.active} active pods are controlled by it. The controller deletes the surplus at its next ungated sync.`,
+      explanation: resource === 'ds'
+        // manage in pkg/controller/daemon/daemon_controller.go: podsShouldBeOnNode keeps the oldest daemon pod of a node and deletes the rest, and deletes the pods of nodes that should not run it.
+        ? `${t.key} should run on ${final.desired} node(s) (status.desiredNumberScheduled) but ${final.active} active pods are controlled by it. At its next ungated sync the controller deletes all but the oldest daemon pod of each node and the daemon pods of nodes that should not run it.`
+        : `${t.key} wants ${final.desired} replicas but ${final.active} active pods are controlled by it. The controller deletes the surplus at its next ungated sync.`,
       nextStep: 'If this persists, look for a gated window or a stale informer cache (pods created but not yet observed).',
       evidence: [],
     };
@@ -45,22 +49,23 @@ export const surplusPods: FindingRule<ReplayedTrack> = {
 export const rsRecreated: FindingRule<ReplayedTrack, RsTrack['uidChanges'][number]> = {
   name: 'rs-recreated',
   ids: ['rs-recreated'],
-  reads: 'each change of the ReplicaSet\'s UID under the same name',
-  fires: 'the ReplicaSet was deleted and created again with the same name',
+  reads: 'each change of the owner\'s UID under the same name',
+  fires: 'the owner was deleted and created again with the same name',
   each: (c) => c.t.uidChanges,
-  find(u, { t }) {
+  find(u, { t, resource }) {
+    const o = ownerWords(resource);
     return {
       id: 'rs-recreated',
       severity: 'info',
-      title: 'ReplicaSet recreated under the same name',
+      title: `${o.noun} recreated under the same name`,
       basis: 'observed',
       at: iso(u.at),
       explanation: `${t.key} changed UID from ${u.oldUid} to ${u.newUid}. ` +
         (u.inherited
-          ? `The expectations store is keyed by namespace/name and this controller's release kept the old record at the deletion (before 1.17 deleteRS did not delete it, kubernetes#82572): the new ReplicaSet inherits it, still waiting for ${u.inherited.add} creation(s) and ${u.inherited.del} deletion(s) (Set at ${iso(u.inherited.setAt)}), and is gated until they are observed or it expires. `
+          ? `The expectations store is keyed by namespace/name and this controller's release kept the old record at the deletion (before 1.17 deleteRS did not delete it, kubernetes#82572): the new ${o.noun} inherits it, still waiting for ${u.inherited.add} creation(s) and ${u.inherited.del} deletion(s) (Set at ${iso(u.inherited.setAt)}), and is gated until they are observed or it expires. `
           : 'The new one starts with none: no expectations record waits under its key. ') +
-        'Pods still pointing at the old UID are not counted by the new ReplicaSet.',
-      nextStep: 'Check for orphaned pods of the old ReplicaSet (the adoption table shows them).',
+        `Pods still pointing at the old UID are not counted by the new ${o.noun}.`,
+      nextStep: `Check for orphaned pods of the old ${o.noun} (the adoption table shows them).`,
       evidence: refs([u.source]),
     };
   },
@@ -69,8 +74,8 @@ export const rsRecreated: FindingRule<ReplayedTrack, RsTrack['uidChanges'][numbe
 export const terminatingOrphansAtEnd: FindingRule<ReplayedTrack> = {
   name: 'terminating-orphans',
   ids: ['terminating-orphans'],
-  reads: 'the pods of the ReplicaSet\'s namespace at the end of input: no controllerRef, matching its selector, being deleted',
-  fires: 'such pods exist at the end of input (the ReplicaSet not being deleted): never adopted, not counted',
+  reads: 'the pods of the owner\'s namespace at the end of input: no controllerRef, matching its selector, being deleted',
+  fires: 'such pods exist at the end of input (the owner not being deleted): never adopted, not counted',
   find({ t, res, end }) {
     const rs = t.rs;
     if (!(rs && end !== undefined) || t.deletedAt !== undefined || rs.metadata.deletionTimestamp) return undefined;
@@ -95,9 +100,9 @@ export const terminatingOrphansAtEnd: FindingRule<ReplayedTrack> = {
 export const terminatingPods: FindingRule<ReplayedTrack> = {
   name: 'terminating-pods',
   ids: ['terminating-pods'],
-  reads: 'the pods the ReplicaSet controls at the end of input: their deletionTimestamp and phase',
+  reads: 'the pods the owner controls at the end of input: their deletionTimestamp and phase',
   fires: 'pods still terminating at the end of input (a warning when past their grace period)',
-  find({ t, res, end }) {
+  find({ t, res, end, resource }) {
     const rs = t.rs;
     if (!(rs && end !== undefined)) return undefined;
     const stuck: string[] = [];
@@ -123,7 +128,14 @@ export const terminatingPods: FindingRule<ReplayedTrack> = {
       basis: 'observed',
       at: iso(end),
       explanation:
-        `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose), so they run beside their replacements — or a new ReplicaSet's pods — until they exit; they show only in status.terminatingReplicas. ` +
+        (resource === 'ds'
+          // getNodesToDaemonPods(ctx, ds, false) keeps a terminating pod until it is terminal; podsShouldBeOnNode
+          // (pkg/controller/daemon/daemon_controller.go) skips it among the running pods but creates for its node only with surge.
+          ? `A terminating daemon pod still holds its node for the DaemonSet controller until it is terminal or gone: without maxSurge the replacement is created only then; with maxSurge one is created beside it. status.currentNumberScheduled still counts its node. `
+          : resource === 'rc'
+          // The ReplicationController manager runs without terminatingReplicas (ReplicationControllerStatus has no such field).
+          ? `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose), so they run beside their replacements until they exit; a ReplicationController's status does not count them. `
+          : `Terminating pods are not active: the controller does not count them (it replaces them, unless a scale-down removed them on purpose), so they run beside their replacements — or a new ReplicaSet's pods — until they exit; they show only in status.terminatingReplicas. `) +
         `Terminating: ${named.map((n) => `${n.pod} (${n.graceS !== undefined ? `grace period ${n.graceS} s, ` : ''}deadline ${n.until})`).join(', ')}${terminating > named.length ? `, and ${terminating - named.length} more` : ''}. ` +
         (stuck.length ? `Past their grace period: ${stuck.slice(0, 10).join(', ')} — a kubelet that is gone or a finalizer is holding them.` : ''),
       nextStep: stuck.length ? 'Check the nodes of those pods and their finalizers; force-delete only if the node is gone.' : 'Nothing to do unless they stay.',
@@ -135,18 +147,22 @@ export const terminatingPods: FindingRule<ReplayedTrack> = {
 export const rsBeingDeleted: FindingRule<ReplayedTrack> = {
   name: 'rs-being-deleted',
   ids: ['rs-being-deleted'],
-  reads: 'the ReplicaSet\'s deletionTimestamp and whether its deletion was observed',
-  fires: 'the ReplicaSet has a deletionTimestamp at the end of input and is not gone yet',
-  find({ t }) {
+  reads: 'the owner\'s deletionTimestamp and whether its deletion was observed',
+  fires: 'the owner has a deletionTimestamp at the end of input and is not gone yet',
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     if (!(t.deletingSince !== undefined && t.deletedAt === undefined)) return undefined;
     return {
       id: 'rs-being-deleted',
       severity: 'info',
-      title: 'ReplicaSet is being deleted: the controller no longer creates or deletes pods for it',
+      title: `${o.noun} is being deleted: the controller no longer creates or deletes pods for it`,
       basis: 'observed',
       at: iso(t.deletingSince),
-      explanation: 'A ReplicaSet with a deletionTimestamp is still synced (status, claiming of owned pods) but manageReplicas never runs.',
-      nextStep: 'Check the ReplicaSet\'s finalizers and the garbage collector if deletion does not finish.',
+      explanation: o.resource === 'ds'
+        // syncDaemonSet returns before constructHistory when ds.DeletionTimestamp != nil.
+        ? 'syncDaemonSet returns at once for a DaemonSet with a deletionTimestamp: it neither creates nor deletes pods and writes no status (its history may already be gone).'
+        : `A ${o.noun} with a deletionTimestamp is still synced (status, claiming of owned pods) but ${o.manage} never runs.`,
+      nextStep: `Check the ${o.noun}'s finalizers and the garbage collector if deletion does not finish.`,
       evidence: [],
     };
   },
@@ -155,17 +171,18 @@ export const rsBeingDeleted: FindingRule<ReplayedTrack> = {
 export const invalidSelector: FindingRule<ReplayedTrack> = {
   name: 'invalid-selector',
   ids: ['invalid-selector'],
-  reads: 'the syncs that stopped at converting the ReplicaSet\'s selector, and their error',
-  fires: 'the controller could not sync the ReplicaSet at all (its selector does not convert)',
-  find({ t }) {
+  reads: 'the syncs that stopped at converting the owner\'s selector, and their error',
+  fires: 'the controller could not sync the owner at all (its selector does not convert)',
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     if (!((t.syncsByOutcome['selector-error'] ?? 0) > 0)) return undefined;
     return {
       id: 'invalid-selector',
       severity: 'critical',
-      title: 'The controller cannot sync this ReplicaSet: its selector does not convert',
+      title: `The controller cannot sync this ${o.noun}: its selector does not convert`,
       basis: 'inferred',
-      explanation: `syncReplicaSet fails with "${t.syncErrors.find((e) => /selector/.test(e.error))?.error ?? 'error converting pod selector'}" (logged through HandleError, no requeue): it never claims, creates or deletes pods and never updates status (${plural(t.syncsByOutcome['selector-error']!, 'sync')}).`,
-      nextStep: 'Fix spec.selector (the API server normally rejects such selectors; this ReplicaSet was written around validation or the input is damaged).',
+      explanation: `${o.sync} fails with "${t.syncErrors.find((e) => /selector/.test(e.error))?.error ?? 'error converting pod selector'}" (logged through HandleError, no requeue): it never claims, creates or deletes pods and never updates status (${plural(t.syncsByOutcome['selector-error']!, 'sync')}).`,
+      nextStep: `Fix spec.selector (the API server normally rejects such selectors; this ${o.noun} was written around validation or the input is damaged).`,
       evidence: [],
     };
   },
@@ -177,7 +194,7 @@ export const recordContradicted: FindingRule<ReplayedTrack, DivergenceTrack> = {
   reads: 'each place where the controller wrote while kexp\'s replayed record still gated it, and a credential change at that time',
   fires: 'the controller wrote through kexp\'s gate (a restart when its credential changed: it started with no expectations)',
   each: (c) => c.t.divergences,
-  find(d, { t }) {
+  find(d, { t, resource }) {
     const rec = d.record;
     const what = describeWrites(d.writes);
     const recText = rec ? `add=${rec.add}, del=${rec.del}, set at ${iso(rec.timestamp)}` : 'a record';
@@ -191,7 +208,7 @@ export const recordContradicted: FindingRule<ReplayedTrack, DivergenceTrack> = {
       basis: 'inferred',
       at: iso(d.at),
       explanation:
-        `At ${iso(d.at)} the ReplicaSet controller ${what} for ${t.key}, although kexp's replayed record (${recText}) still gated it — ` +
+        `At ${iso(d.at)} the ${ownerWords(resource).controller} ${what} for ${t.key}, although kexp's replayed record (${recText}) still gated it — ` +
         `so SatisfiedExpectations passed in the real controller: its record was gone. ` +
         (restart
           ? `Its service-account credential changed at ${iso(d.credentialChange!.at)} (a restarted kube-controller-manager requests a new token) and expectations live only in memory, so the new process started with none; writes in flight before the restart are never awaited again. `
@@ -208,11 +225,12 @@ export const recordContradicted: FindingRule<ReplayedTrack, DivergenceTrack> = {
 export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
   name: 'controller-restarted',
   ids: ['controller-restarted'],
-  reads: 'each kube-controller-manager restart the input shows (a new credential after a pause in the controller\'s writes, or its log\'s start-up line) that dropped a record of this ReplicaSet or cut its round',
+  reads: 'each kube-controller-manager restart the input shows (a new credential after a pause in the controller\'s writes, or its log\'s start-up line) that dropped a record of this owner or cut its round',
   fires: 'for each such restart',
   // (a restart on the track only because its syncs waited for a new leader is no-leader's)
   each: (c) => c.t.restarts.filter((r) => r.interrupted !== undefined || r.dropped.some((d) => d.key === c.t.key)),
-  find(r, { t }) {
+  find(r, { t, resource }) {
+    const o = ownerWords(resource);
     const d = r.dropped.find((x) => x.key === t.key);
     const cut = r.interrupted;
     return {
@@ -220,15 +238,15 @@ export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
       severity: 'warning',
       title: cut
         ? `kube-controller-manager restarted in the middle of a ${cut.kind} round (${cut.made} of ${cut.n} calls made)`
-        : `kube-controller-manager restarted and dropped this ReplicaSet's pending expectations`,
+        : `kube-controller-manager restarted and dropped this ${o.noun}'s pending expectations`,
       basis: 'inferred',
       at: iso(r.at),
       explanation:
         (r.via === 'log'
-          ? `At ${iso(r.at)} kube-controller-manager logged the start of its ReplicaSet controller: a new process (a restart or a leader change). `
-          : `At ${iso(r.at)} the ReplicaSet controller wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
+          ? `At ${iso(r.at)} kube-controller-manager logged the start of its ${o.controller}: a new process (a restart or a leader change). `
+          : `At ${iso(r.at)} the ${o.controller} wrote with a new service-account credential after ${fmtDuration(r.pauseMs)} without any write: a new kube-controller-manager process ` +
             `(a restart or a leader change). `) +
-        (cut ? `Its round at ${iso(cut.at)} stopped after ${cut.made} of ${cut.n} ${cut.kind} calls; nothing was written for this ReplicaSet until the new process, started with no expectations, listed the pods afresh and made the rest. `
+        (cut ? `Its round at ${iso(cut.at)} stopped after ${cut.made} of ${cut.n} ${cut.kind} calls; nothing was written for this ${o.noun} until the new process, started with no expectations, listed the pods afresh and made the rest. `
           : `Expectations live only in memory, so the record ${d ? `(add=${d.add}, del=${d.del}, set at ${iso(d.setAt)})` : ''} was dropped: the new process ` +
             `lists the pods afresh and no longer waits for the writes in flight before the restart (window ended "reset").`),
       nextStep: 'Check why kube-controller-manager restarted (`kubectl -n kube-system get lease kube-controller-manager -o yaml`, the pod\'s restartCount and previous log).',
@@ -244,10 +262,11 @@ export const controllerRestarted: FindingRule<ReplayedTrack, RestartTrack> = {
 export const noLeader: FindingRule<ReplayedTrack, RestartTrack> = {
   name: 'no-leader',
   ids: ['no-leader'],
-  reads: 'each kube-controller-manager restart whose log shows a stretch with no leader (its leader-election lines) before it, and the syncs of this ReplicaSet that came due there',
-  fires: 'for each restart with a stretch with no leader that dropped a record of this ReplicaSet, cut its round or held one of its syncs',
+  reads: 'each kube-controller-manager restart whose log shows a stretch with no leader (its leader-election lines) before it, and the syncs of this owner that came due there',
+  fires: 'for each restart with a stretch with no leader that dropped a record of this owner, cut its round or held one of its syncs',
   each: (c) => c.t.restarts.filter((r) => r.noLeader !== undefined),
-  find(r, { t }) {
+  find(r, { t, resource }) {
+    const o = ownerWords(resource);
     const g = r.noLeader!;
     const idle = g.idleSyncs[t.key] ?? 0;
     const led = g.acquiredAt !== undefined ? `until the new process acquired the Lease at ${iso(g.acquiredAt)}` : 'until the end of the log';
@@ -261,14 +280,14 @@ export const noLeader: FindingRule<ReplayedTrack, RestartTrack> = {
     return {
       id: 'no-leader',
       severity: 'info',
-      title: `no kube-controller-manager led for ${span}: no sync ran${idle ? ` (${plural(idle, 'sync')} of this ReplicaSet came due then; the new leader synced it at its start)` : ''}`,
+      title: `no kube-controller-manager led for ${span}: no sync ran${idle ? ` (${plural(idle, 'sync')} of this ${o.noun} came due then; the new leader synced it at its start)` : ''}`,
       basis: g.basis,
       at: iso(g.from),
       explanation:
         why +
-        `nobody led ${led}, and the ReplicaSet controller started again at ${iso(g.resumeAt)}. ` +
+        `nobody led ${led}, and the ${o.controller} started again at ${iso(g.resumeAt)}. ` +
         (g.idleFrom !== undefined ? `The old holder renewed its Lease at a steady interval and missed its next renewal at ${iso(g.idleFrom)}: it had stopped syncing there (inferred), and kexp runs no sync from then. ` : '') +
-        `No sync, gated or not, ran in between; the new process started with no expectations and synced every ReplicaSet afresh.`,
+        `No sync, gated or not, ran in between; the new process started with no expectations and synced every ${o.noun} afresh.`,
       nextStep: {
         'lease-lost': 'Check the kube-controller-manager\'s connection to the apiserver at that time (its "Failed to renew lease" line, the apiserver\'s latency) and --leader-elect-renew-deadline.',
         'lease-expired': 'Check why the holder stopped renewing (its pod\'s restartCount and previous log, its connection to the apiserver); the gap lasts --leader-elect-lease-duration after its last renewal.',
@@ -286,7 +305,8 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
   reads: 'the controller\'s status writes that counted fewer pods than the input showed, in episodes (report/view-episodes.ts)',
   fires: 'for each episode (a warning when it lasted past the timeout or never caught up)',
   each: (c) => viewEpisodes(c.t),
-  find(ep, { t }) {
+  find(ep, { t, resource }) {
+    const o = ownerWords(resource);
     const name = t.key;
     const first = ep.writes[0]!;
     const worst = ep.writes.reduce((a, b) => (b.at - b.since > a.at - a.since ? b : a));
@@ -300,7 +320,7 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
       basis: 'observed',
       at: iso(first.at),
       explanation:
-        `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache when the sync started; ${plural(first.expected, 'pod')} of ${name} existed before the controller's previous status write, ` +
+        `${o.sync} writes ${o.statusCount.field} = ${o.statusCount.counts} when the sync started; ${plural(first.expected, 'pod')} of ${name} existed before the controller's previous status write, ` +
         `yet it counted ${first.statusReplicas}: its cache lacked ${plural(first.expected - first.statusReplicas, 'pod')} (the newest: ${first.missing.map((m) => m.pod).join(', ')}), ` +
         `at least ${lagS} s after the input showed ${worst.missing.length === 1 ? 'it' : 'them'}${ep.writes.length > 1 ? ` (${ep.writes.length} status writes show it)` : ''}. ` +
         (ep.until !== undefined
@@ -319,10 +339,11 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
 export const standaloneRsErrorLine: FindingRule<ReplayedTrack> = {
   name: 'standalone-rs-error-line',
   ids: ['standalone-rs-error-line'],
-  reads: 'the scale-down syncs of a ReplicaSet without an owner',
-  fires: 'kube-controller-manager logs "ReplicaSet has no controller" at ERROR for them (kubernetes#102442)',
-  find({ t }) {
-    if (!(t.noControllerNoise > 0)) return undefined;
+  reads: 'the scale-down syncs of a ReplicaSet (or ReplicationController) without an owner',
+  fires: 'kube-controller-manager logs "ReplicaSet has no controller" at ERROR for them (kubernetes#102442; the ReplicationController manager runs the same code); never for a DaemonSet, whose controller has no such line',
+  find({ t, resource }) {
+    // getReplicaSetsWithSameController (pkg/controller/replicaset/replica_set.go) logs it; syncDaemonSet has no counterpart.
+    if (!(t.noControllerNoise > 0) || !(resource === 'rs' || resource === 'rc')) return undefined;
     return {
       id: 'standalone-rs-error-line',
       severity: 'info',
@@ -343,8 +364,9 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
   name: 'held-deletion',
   ids: ['held-deletion'],
   reads: 'the controller\'s status writes that counted more active pods than the input had, and when kexp delivered the departures it held',
-  fires: 'once per ReplicaSet with such a write (a warning when the record it kept unfulfilled expired, or at the end still held)',
-  find({ t }) {
+  fires: 'once per owner with such a write (a warning when the record it kept unfulfilled expired, or at the end still held)',
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     // The 404s that pinned a ghost (held-deletions.ts pinGhost) are said apart from the status writes.
     const pins = t.heldDeletions.filter((h) => h.notFound);
     const byStatus = t.heldDeletions.filter((h) => !h.notFound);
@@ -362,7 +384,7 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
         basis: 'inferred',
         at: iso(first.at),
         explanation:
-          `manageReplicas chooses the pods it deletes from its informer cache (getPodsToDelete); a DELETE answered 404 of a pod the input saw deleted earlier shows the cache still held it, its deletion not yet delivered to the controller.${pinned} ` +
+          `${o.resource === 'ds' ? 'syncDaemonSet chooses the pods it deletes from its informer cache (podsShouldBeOnNode, the rolling update)' : `${o.manage} chooses the pods it deletes from its informer cache (getPodsToDelete)`}; a DELETE answered 404 of a pod the input saw deleted earlier shows the cache still held it, its deletion not yet delivered to the controller.${pinned} ` +
           (release ? `Kexp delivered the deletion at ${iso(release.at)} (${release.via}).` : 'Nothing later shows the controller\'s cache without it.'),
         nextStep: `Check kube-controller-manager's pod watch around ${iso(first.pods[0]!.departedAt)} (reflector "watch closed" / relist lines, the apiserver's load); a restart of kube-controller-manager, or its next relist, clears the stale pod.`,
         evidence: refs([...pins.slice(0, 5).map((h) => h.source), ...first.pods.map((p) => p.source), release?.source]),
@@ -383,16 +405,16 @@ export const heldDeletion: FindingRule<ReplayedTrack> = {
       id: 'held-deletion',
       severity: expired || !release ? 'warning' : 'info',
       title: (first.trigger && first.at < first.trigger.at
-        ? `The controller's status (written at ${iso(first.at)}) still counted ${first.statusReplicas} replicas after ${first.trigger.what} at ${iso(first.trigger.at)} while ${first.existed} existed`
-        : `The controller's status write at ${iso(first.at)} counted ${first.statusReplicas} replicas while ${first.existed} existed`) +
+        ? `The controller's status (written at ${iso(first.at)}) still counted ${first.statusReplicas} ${o.unit} after ${first.trigger.what} at ${iso(first.trigger.at)} while ${first.existed} existed`
+        : `The controller's status write at ${iso(first.at)} counted ${first.statusReplicas} ${o.unit} while ${first.existed} existed`) +
         `: it had not observed the deletion of ${among ? plural(held, 'pod') : named.join(', ')}`,
       basis: 'inferred',
       at: iso(first.at),
       explanation:
         (first.trigger
-          ? `Every sync of syncReplicaSet, gated or not, ends with updateReplicaSetStatus, which writes status.replicas = the active pods it listed from its informer cache (calculateStatus) whenever that count changes; ` +
+          ? `Every sync of ${o.sync}, gated or not, ends with ${o.statusUpdate}, which writes ${o.statusCount.field} = ${o.statusCount.counts}${o.resource === 'rs' || o.resource === 'rc' ? ' (calculateStatus)' : ''} whenever that count changes; ` +
             `${first.trigger.what} at ${iso(first.trigger.at)} enqueued ${t.key}, yet the status still counted ${plural(held, 'more pod')} than the input had afterwards: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. `
-          : `syncReplicaSet writes status.replicas = the active pods it listed from its informer cache (calculateStatus); pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
+          : `${o.sync} writes ${o.statusCount.field} = ${o.statusCount.counts}${o.resource === 'rs' || o.resource === 'rc' ? ' (calculateStatus)' : ''}; pods that left ${t.key} before its previous status write were not in an up-to-date list, ` +
             `yet this write counted ${plural(held, 'more pod')} than the input had: the controller's cache still held ${who}, gone in the input since ${iso(lostAt)}. `) +
         `Until it observes ${held === 1 ? 'that deletion' : 'those deletions'} its delete expectation stays unlowered and its syncs are gated (deletePod's DeletionObserved never ran); kexp held ${held === 1 ? 'it' : 'them'} in its model likewise` +
         (byStatus.length > 1 ? `; ${byStatus.length} status writes up to ${iso(last.at)} show it` : '') + '.' + pinned + ' ' +

@@ -17,6 +17,7 @@ import type { Basis, Finding } from '../report-types.js';
 import { writeCount, type ControllerWrite } from '../engine/write-ledger.js';
 import { refs } from '../report/evidence-refs.js';
 import { writesOfRound, type ReplayedTrack } from '../report/replayed-track.js';
+import { ownerWords, type OwnerWords } from '../report/owner-words.js';
 import { reportedWithheldEpisodes, silentEpisode, type WithheldEpisode } from '../report/withheld-episodes.js';
 import { describeWrites, fmtDuration, plural } from '../report/wording.js';
 import type { FindingRule } from './finding-rule.js';
@@ -26,7 +27,8 @@ export const createFailures: FindingRule<ReplayedTrack> = {
   ids: ['create-failures'],
   reads: 'the creation rounds and the errors of their calls',
   fires: 'a creation round had failed creates (a quota, an admission webhook, …)',
-  find({ t }) {
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     const failedRounds = t.rounds.filter((r) => r.sync.create && r.sync.create.errors.length > 0);
     if (failedRounds.length === 0) return undefined;
     const first = failedRounds[0]!.sync.create!;
@@ -45,8 +47,8 @@ export const createFailures: FindingRule<ReplayedTrack> = {
         `the controller: it retries with exponential backoff (5 ms doubling, up to 1000 s). ${plural(calls, 'create call')} in these rounds, ` +
         `${created} succeeded. First error: ${errText}.`,
       nextStep: quota
-        ? `Raise the ResourceQuota, lower replicas, or free quota (\`kubectl describe resourcequota -n ${t.key.split('/')[0]}\`).`
-        : 'Read the FailedCreate Events (`kubectl describe rs`) and the admission webhooks/quotas they name.',
+        ? `Raise the ResourceQuota, ${o.scales ? 'lower replicas, ' : ''}or free quota (\`kubectl describe resourcequota -n ${t.key.split('/')[0]}\`).`
+        : `Read the ${o.resource === 'ds' ? 'FailedCreate and FailedDaemonPod' : 'FailedCreate'} Events (\`kubectl describe ${o.resource}\`) and the admission webhooks/quotas they name.`,
       evidence: refs(failedRounds.map((r) => r.trigger).concat(failedRounds.flatMap((r) => r.evidence?.sources ?? []))),
     };
   },
@@ -55,9 +57,9 @@ export const createFailures: FindingRule<ReplayedTrack> = {
 export const adoptionBlocked: FindingRule<ReplayedTrack> = {
   name: 'adoption-blocked',
   ids: ['adoption-blocked'],
-  reads: 'the sync errors of claiming pods (can\'t adopt, recheck, the ReplicaSet gone)',
-  fires: 'a claim error aborted a sync before manageReplicas',
-  find({ t }) {
+  reads: 'the sync errors of claiming pods (can\'t adopt, recheck, the owner gone)',
+  fires: 'a claim error aborted a sync before it created or deleted pods',
+  find({ t, resource }) {
     const claimErrors = t.syncErrors.filter((e) => /can't adopt|recheck|is gone|has just been deleted/.test(e.error));
     if (!claimErrors.length) return undefined;
     return {
@@ -66,7 +68,7 @@ export const adoptionBlocked: FindingRule<ReplayedTrack> = {
       title: `${plural(claimErrors.length, 'sync')} aborted by an adoption error`,
       basis: 'inferred',
       at: iso(claimErrors[0]!.at),
-      explanation: `A claim error aborts the sync before manageReplicas and before the status update. First: ${claimErrors[0]!.error}.`,
+      explanation: `A claim error aborts the sync before ${ownerWords(resource).manage} and before the status update. First: ${claimErrors[0]!.error}.`,
       nextStep: 'See the adoption table; remove the conflicting labels or owner references.',
       evidence: [],
     };
@@ -84,7 +86,7 @@ function unexplainedByKind(c: ReplayedTrack): Array<[string, ControllerWrite[]]>
 }
 
 /** The finding that accounts for writes no round explains, by why kexp could not explain them. */
-function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): Finding {
+function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string, o: OwnerWords): Finding {
   const at = iso(ws[0]!.at);
   const what = describeWrites(ws);
   const detail = ws[0]!.divergence?.detail ?? '';
@@ -107,7 +109,7 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
         title: `The controller created ${plural(ws.length, 'pod')} again after its record expired while its informer had not delivered the earlier ones`,
         explanation:
           `At ${at} the controller ${what} for ${name}; ${detail}. An expired record counts as satisfied, so the sync created from a cache that still ` +
-          `lacked the pods of that earlier round: its informer lagged by at least the record's age (kubernetes#129795). The ReplicaSet over-creates and deletes the surplus once the late pods arrive.`,
+          `lacked the pods of that earlier round: its informer lagged by at least the record's age (kubernetes#129795). The ${o.noun} over-creates and deletes the surplus once the late pods arrive.`,
         nextStep: 'Check kube-controller-manager\'s informer health (watch relists, apiserver load) at that time; the surplus pods are deleted at a later sync.',
       };
     case 'extra-delete':
@@ -130,8 +132,8 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
           `At ${at} the controller ${what} for ${name}. ${detail}. ` +
           (terminating.length
             ? `ClaimObject never adopts a pod with a deletionTimestamp (kubernetes#44144), and the adoption needs a fresh owner check (RecheckDeletionTimestamp, kubernetes#42639): adopting a pod being deleted is the signature of a pre-1.7 controller or of a cache that had not seen the deletion.`
-            : 'The controller\'s cache held a different state of the pod or of the ReplicaSet\'s selector than kexp\'s input at that moment.'),
-        nextStep: 'Compare the pod\'s labels, ownerReferences and deletionTimestamp at that time with the ReplicaSet\'s selector (the adoption table).',
+            : `The controller's cache held a different state of the pod or of the ${o.noun}'s selector than kexp's input at that moment.`),
+        nextStep: `Compare the pod's labels, ownerReferences and deletionTimestamp at that time with the ${o.noun}'s selector (the adoption table).`,
       };
     }
     case 'owner-deleting':
@@ -139,11 +141,16 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string): 
         ...base, id: 'writes-after-owner-deletion', severity: 'warning',
         title: `The controller made ${plural(base.writes, 'pod write')} after ${name}'s deletion was requested`,
         explanation:
-          `At ${at} the controller ${what} for ${name}; ${detail}. syncReplicaSet only updates the status of a ReplicaSet with a deletionTimestamp ` +
-          `(manageReplicas is skipped), so these writes came from syncs on a cache whose ReplicaSet had not yet shown the deletion request — a ReplicaSet ` +
-          `informer lagging behind the deleter. Deleting many ReplicaSets (or ReplicationControllers) at once under load has made some create thousands ` +
-          `of pods meanwhile, which the garbage collector then deletes (kubernetes#57191).`,
-        nextStep: 'Check kube-controller-manager\'s ReplicaSet watch around that time (its informer lag, relists); delete with --cascade=foreground so the owner stays until its pods are gone, and expect the garbage collector to remove the pods created meanwhile.',
+          `At ${at} the controller ${what} for ${name}; ${detail}. ` +
+          (o.resource === 'ds'
+            // syncDaemonSet in pkg/controller/daemon/daemon_controller.go returns before constructHistory for a DaemonSet with a deletionTimestamp.
+            ? `syncDaemonSet returns at once for a DaemonSet with a deletionTimestamp (it neither creates nor deletes pods, and writes no status), so these writes came from syncs on a cache whose DaemonSet had not yet shown the deletion request — a DaemonSet ` +
+              `informer lagging behind the deleter.`
+            : `${o.sync} only updates the status of a ${o.noun} with a deletionTimestamp ` +
+              `(${o.manage} is skipped), so these writes came from syncs on a cache whose ${o.noun} had not yet shown the deletion request — a ${o.noun} ` +
+              `informer lagging behind the deleter. Deleting many ReplicaSets (or ReplicationControllers) at once under load has made some create thousands ` +
+              `of pods meanwhile, which the garbage collector then deletes (kubernetes#57191).`),
+        nextStep: `Check kube-controller-manager's ${o.noun} watch around that time (its informer lag, relists); delete with --cascade=foreground so the owner stays until its pods are gone, and expect the garbage collector to remove the pods created meanwhile.`,
       };
     case 'while-gated':
     case 'after-restart':
@@ -169,11 +176,11 @@ export const unexplainedWrites: FindingRule<ReplayedTrack, [string, ControllerWr
   reads: 'the controller writes no reconstructed round claimed, grouped by why (the write ledger\'s divergence kind)',
   fires: 'for each group: every write is in exactly one finding (the accounting counts them)',
   each: unexplainedByKind,
-  find([kind, ws], { t }) {
+  find([kind, ws], { t, resource }) {
     // In a recording or watch dump the write is a sighting (a pod appeared, left, changed owner):
     // with no round and no Event of the controller behind it, who made it is unknown.
     if (ws.every((w) => !w.forms.includes('audit') && !w.forms.includes('event'))) return unattributedFinding(ws, t.key);
-    return unexplainedFinding(kind, ws, t.key);
+    return unexplainedFinding(kind, ws, t.key, ownerWords(resource));
   },
 };
 
@@ -209,25 +216,26 @@ function unattributedFinding(ws: ControllerWrite[], name: string): Finding {
 export const otherActorWrites: FindingRule<ReplayedTrack> = {
   name: 'other-actor-writes',
   ids: ['other-actor-writes'],
-  reads: 'the writes of other actors to the ReplicaSet\'s pods the write ledger set aside (created with its controllerRef, ownerReference removed)',
+  reads: 'the writes of other actors to the owner\'s pods the write ledger set aside (created with its controllerRef, ownerReference removed)',
   fires: 'any such write: named as another actor\'s, never the controller\'s',
-  find({ t }) {
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     const ws = t.otherActorWrites;
     if (!ws.length) return undefined;
     const line = (w: (typeof ws)[number]) =>
       w.kind === 'create'
-        ? `${iso(w.at)} ${w.pod}: created with this ReplicaSet's controllerRef by ${w.actor ?? 'another actor (not a pod the controller creates: GetPodFromTemplate names its pods "<ReplicaSet>-xxxxx" and its field manager is kube-controller-manager)'}`
-        : `${iso(w.at)} ${w.pod}: its ownerReference to this ReplicaSet removed by ${w.actor ?? 'another actor (the pod still matched the selector, so the controller would keep it, not release it)'}`;
+        ? `${iso(w.at)} ${w.pod}: created with this ${o.noun}'s controllerRef by ${w.actor ?? `another actor (not a pod the controller creates: GetPodFromTemplate names its pods "<${o.noun}>-xxxxx" and its field manager is kube-controller-manager)`}`
+        : `${iso(w.at)} ${w.pod}: its ownerReference to this ${o.noun} removed by ${w.actor ?? 'another actor (the pod still matched the selector, so the controller would keep it, not release it)'}`;
     const creates = ws.filter((w) => w.kind === 'create').length;
     const orphans = ws.length - creates;
     return {
       id: 'other-actor-writes',
       severity: 'info',
-      title: `Another actor ${[creates ? `created ${plural(creates, 'pod')} with this ReplicaSet's controllerRef` : '', orphans ? `orphaned ${orphans === 1 ? '1 of its pods' : `${orphans} of its pods`}` : ''].filter(Boolean).join(' and ')}`,
+      title: `Another actor ${[creates ? `created ${plural(creates, 'pod')} with this ${o.noun}'s controllerRef` : '', orphans ? `orphaned ${orphans === 1 ? '1 of its pods' : `${orphans} of its pods`}` : ''].filter(Boolean).join(' and ')}`,
       basis: 'observed',
       at: iso(ws[0]!.at),
       explanation: ws.slice(0, 5).map(line).join('. ') + '. These are not the controller\'s writes: the controller counts a pod with its controllerRef as its own whoever created it (and deletes the surplus), and adopts an orphan that still matches its selector.',
-      nextStep: 'Create pods through the Deployment or ReplicaSet template; to take a pod out of a ReplicaSet, change its labels so the selector no longer matches.',
+      nextStep: `Create pods through ${o.podsThrough}; to take a pod out of a${/^[AEIOU]/.test(o.noun) ? 'n' : ''} ${o.noun}, change its labels so the selector no longer matches.`,
       evidence: refs(ws.map((w) => w.source)),
     };
   },
@@ -244,7 +252,7 @@ function quickFailuresByReason(c: ReplayedTrack): Array<[string, RsTrack['podFai
 export const replacementChurn: FindingRule<ReplayedTrack, [string, RsTrack['podFailures']]> = {
   name: 'replacement-churn',
   ids: ['replacement-churn'],
-  reads: 'pods of the ReplicaSet that reached phase Failed within a minute of their creation, by reason',
+  reads: 'pods of the owner that reached phase Failed within a minute of their creation, by reason',
   fires: 'three or more such pods for one reason',
   each: quickFailuresByReason,
   find([reason, ps], { t }) {
@@ -271,7 +279,8 @@ export const backoffInflated: FindingRule<ReplayedTrack> = {
   ids: ['backoff-inflated'],
   reads: 'the sync errors and the workqueue backoff each failure got, and the next successful write',
   fires: 'a failed sync was requeued with a backoff of a minute or more',
-  find({ t }) {
+  find({ t, resource }) {
+    const o = ownerWords(resource);
     const longBackoff = t.syncErrors.filter((e) => (e.backoffMs ?? 0) >= 60_000);
     if (!longBackoff.length) return undefined;
     const first = longBackoff.reduce((a, b) => ((b.backoffMs ?? 0) > (a.backoffMs ?? 0) ? b : a));
@@ -285,10 +294,10 @@ export const backoffInflated: FindingRule<ReplayedTrack> = {
       basis: 'inferred',
       at: iso(first.at),
       explanation:
-        `Each failed sync requeues ${t.key} with exponential backoff (5 ms doubling, capped at 1000 s), but pod and ReplicaSet events enqueue it at once, bypassing the delay, ` +
+        `Each failed sync requeues ${t.key} with exponential backoff (5 ms doubling, capped at 1000 s), but ${o.resource === 'ds' ? 'pod, node and DaemonSet' : `pod and ${o.noun}`} events enqueue it at once, bypassing the delay, ` +
         `so the failure count climbs with every event: after ${plural(failuresBefore, 'failure')} the next retry waits ${fmtDuration(first.backoffMs!)}. ` +
         `A cause that clears meanwhile (quota freed by a terminating pod) is noticed only then${nextWrite ? ` — the next successful write came at ${iso(nextWrite.at)}` : ''} (kubernetes#98656). Expectations were not the gate.`,
-      nextStep: 'Any change to the ReplicaSet (an annotation) enqueues it at once; to avoid the stall, leave quota headroom for a rollout\'s surge or use maxSurge > 0.',
+      nextStep: `Any change to the ${o.noun} (an annotation) enqueues it at once; to avoid the stall, leave quota headroom for a rollout's surge or use maxSurge > 0.`,
       evidence: refs([...(nextWrite ? nextWrite.sources : [])]),
     };
   },
@@ -304,7 +313,7 @@ function containersOf(spec: unknown): Array<{ name?: unknown; image?: unknown }>
   return Array.isArray(cs) ? cs.filter((c): c is { name?: unknown; image?: unknown } => typeof c === 'object' && c !== null) : [];
 }
 
-function imagesUnlikeTemplate(pods: string[], store: { get(key: string): Pod | undefined }, rs: ReplicaSet | undefined): string {
+function imagesUnlikeTemplate(pods: string[], store: { get(key: string): Pod | undefined }, rs: ReplicaSet | undefined, o: OwnerWords): string {
   const template = new Map(containersOf(rs?.spec?.template?.spec).map((c) => [c.name, c.image]));
   if (!template.size) return '';
   const unlike: string[] = [];
@@ -320,7 +329,7 @@ function imagesUnlikeTemplate(pods: string[], store: { get(key: string): Pod | u
     if (unlike.length >= 5) break;
   }
   return unlike.length
-    ? ` ${unlike.join('; ')}: adoption matches labels only (ClaimObject never compares the pod's spec), so the ReplicaSet counts a pod of another version among its replicas.`
+    ? ` ${unlike.join('; ')}: adoption matches labels only (ClaimObject never compares the pod's spec), so the ${o.noun} counts a pod of another version among its ${o.unit}.`
     : '';
 }
 
@@ -329,7 +338,8 @@ export const adoption: FindingRule<ReplayedTrack> = {
   ids: ['adoption'],
   reads: 'the claim rounds: what ClaimPods adopted and released, and why',
   fires: 'the controller adopted or released pods (or tried to)',
-  find({ t, res }) {
+  find({ t, res, resource }) {
+    const o = ownerWords(resource);
     const claimRounds = t.rounds.filter((r) => r.kind === 'claim');
     if (!claimRounds.length) return undefined;
     const decisions = claimRounds.flatMap((r) => (r.sync.claims ?? []).filter((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence !== 'unmade').map((c) => ({ at: r.at, c })));
@@ -345,17 +355,19 @@ export const adoption: FindingRule<ReplayedTrack> = {
       basis: !confirmed ? 'unknown' : claimRounds.some((r) => t.writes.some((w) => w.round === r.modelRound && w.forms.includes('audit'))) ? 'observed' : 'inferred',
       at: iso(claimRounds[0]!.at),
       explanation: decisions.slice(0, 5).map((d) => `${iso(d.at)} ${d.c.pod}: ${d.c.reason}`).join(' ') +
-        (adopted.length ? ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).' : '') +
-        imagesUnlikeTemplate(adopted.map((d) => d.c.pod), res.pods, t.rs),
+        (adopted.length ? (o.resource === 'ds'
+          ? ' An adopted pod counts for its node at once, so the controller creates no pod there (or deletes the surplus on that node).'
+          : ' An adopted pod counts toward replicas at once, so the controller creates fewer pods (or deletes the surplus).') : '') +
+        imagesUnlikeTemplate(adopted.map((d) => d.c.pod), res.pods, t.rs, o),
       nextStep: adopted.length
-        ? 'If these pods were not meant for this ReplicaSet, give bare pods labels its selector does not match.'
+        ? `If these pods were not meant for this ${o.noun}, give bare pods labels its selector does not match.`
         : 'A released pod keeps running as an orphan; delete it or relabel it back if that was not intended.',
       evidence: refs([...claimRounds.flatMap((r) => writesOfRound(t, r.modelRound).flatMap((w) => w.sources)), ...claimRounds.map((r) => r.trigger)]),
     };
   },
 };
 
-function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, name: string): Finding {
+function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, name: string, o: OwnerWords): Finding {
   const w = ep.first;
   const n = Math.abs(w.diff);
   const verb = w.diff < 0 ? 'create' : 'delete';
@@ -374,15 +386,15 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
   if (failures.length) causes.push(`a longer workqueue backoff than kexp's after ${plural(failures.length, 'failed sync')}`);
   const silent = silentEpisode(ep, t, res);
   if (silent) {
-    causes.unshift(`no sync of the real controller at all: it wrote no status for ${name} either, though a sync after a change of its pod count rewrites status.replicas — its informer had not delivered the change (a lag, a lost watch event, or a relist that still lists a deleted pod, kubernetes#115658), so it still counted the pods it had seen`);
+    causes.unshift(`no sync of the real controller at all: it wrote no status for ${name} either, though a sync after a change of its pod count rewrites ${o.statusCount.field} — its informer had not delivered the change (a lag, a lost watch event, or a relist that still lists a deleted pod, kubernetes#115658), so it still counted the pods it had seen`);
   } else causes.push('no sync of the real controller at that time (its informer had not delivered the change, or no trigger reached it)');
   causes.push('kube-controller-manager down or not leading');
   return {
     id: nearTimeout ? 'late-first-write' : 'writes-withheld',
     severity: waited >= 30_000 || (silent && !ep.next) ? 'warning' : 'info',
     title: ep.next
-      ? `The controller's first ${verb} came ${fmtDuration(waited)} after the ReplicaSet needed it`
-      : `The controller made no ${verb} for ${fmtDuration(waited)} although the ReplicaSet needed ${plural(n, 'pod')} ${w.diff < 0 ? 'more' : 'fewer'}${silent ? ', and no status write either: it never synced on the change' : ''}`,
+      ? `The controller's first ${verb} came ${fmtDuration(waited)} after the ${o.noun} needed it`
+      : `The controller made no ${verb} for ${fmtDuration(waited)} although the ${o.noun} needed ${plural(n, 'pod')} ${w.diff < 0 ? 'more' : 'fewer'}${silent ? ', and no status write either: it never synced on the change' : ''}`,
     basis: 'inferred',
     at: iso(w.at),
     explanation:
@@ -390,7 +402,7 @@ function withheldFinding(ep: WithheldEpisode, t: RsTrack, res: ReplayResult, nam
       `shows none ${ep.next ? `until ${iso(ep.next.at)}` : 'before it ends'}. kexp does not invent those writes. What held the controller: ${causes.join('; or ')}.` +
       (nearTimeout ? ` The delay ends about ${fmtDuration(ep.next!.at - start)} after the input starts, consistent with an unobserved record expiring after the 5-minute ExpectationsTimeout (kubernetes#110631).` : ''),
     nextStep: (nearTimeout
-      ? 'Look for what left the record unfulfilled before the input starts: a create whose pod was never observed (a timed-out create, a lost watch event) or an earlier ReplicaSet with the same name. '
+      ? `Look for what left the record unfulfilled before the input starts: a create whose pod was never observed (a timed-out create, a lost watch event) or an earlier ${o.noun} with the same name. `
       : '') + 'The kube-controller-manager log shows "Controller still waiting on expectations" for this key when a record held it (`kexp kcm-log --rs ' + name + '`).',
     evidence: refs([w.trigger, ...(ep.next ? ep.next.sources : [])]),
   };
@@ -402,8 +414,8 @@ export const writesWithheld: FindingRule<ReplayedTrack, WithheldEpisode> = {
   reads: 'the episodes of syncs in which the model would have written but the input, which records the controller\'s writes, shows none (report/withheld-episodes.ts)',
   fires: 'each reported episode; a late first write when it ends near the timeout of a record from before the input',
   each: (c) => reportedWithheldEpisodes(c.t, c.res),
-  find(ep, { t, res }) {
-    return withheldFinding(ep, t, res, t.key);
+  find(ep, { t, res, resource }) {
+    return withheldFinding(ep, t, res, t.key, ownerWords(resource));
   },
 };
 

@@ -23,6 +23,7 @@ import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
 import type { Basis, GatedWindow, VerdictState } from '../report-types.js';
 import { refs } from './evidence-refs.js';
 import type { SnapshotState } from './snapshot-state.js';
+import { ownerWords, type OwnerWords } from './owner-words.js';
 import { fmtDuration, plural } from './wording.js';
 
 /** How an open window's note names its leak cause. */
@@ -54,13 +55,13 @@ export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
   return undecided > 0 && undecided >= Math.max(0, rem.add) + Math.max(0, rem.del);
 }
 
-/** Is an open window a leak that only the timeout (or RS deletion) can clear? */
-export function leakCause(t: RsTrack, w: WindowTrack, end: number): string | undefined {
+/** Is an open window a leak that only the timeout (or the owner's deletion) can clear? `o`: the owner's words. */
+export function leakCause(t: RsTrack, w: WindowTrack, end: number, o: OwnerWords = ownerWords('rs')): string | undefined {
   if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
-    return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were counted as successes, so no pod will ever be observed for them`;
+    return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were ${o.namespaceTerminatingCreates}, so no pod will ever be observed for them`;
   }
   if ((w.timedOut ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
-    return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (manageReplicas before v1.18, kubernetes#67662), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
+    return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (${o.manage} before v1.18, kubernetes#67662), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
   }
   const terminating = t.addedTerminating.filter((a) => a.setAt === w.setAt);
   if (terminating.length > 0 && (w.remaining?.add ?? t.record?.add ?? 0) > 0) {
@@ -81,7 +82,7 @@ export function leakCause(t: RsTrack, w: WindowTrack, end: number): string | und
  * One window as the report shows it. An open window takes the record's counters at the end of
  * input as what remains (written back to `w.remaining`: the findings read them after this).
  */
-export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined): GatedWindow {
+export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined, o: OwnerWords = ownerWords('rs')): GatedWindow {
   const open = w.endedBy === undefined;
   // The round's evidence may have firmed up after the window opened (a long round observed to the end).
   const roundBasis = w.round !== undefined ? t.rounds[w.round]?.evidence?.basis : undefined;
@@ -107,7 +108,7 @@ export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined
   if (note) notes.push(note);
   if (w.gapInside) notes.push('the input has a gap inside this window');
   if (open && end !== undefined) {
-    const cause = leakCause(t, w, end);
+    const cause = leakCause(t, w, end, o);
     if (cause) notes.push(leakNote(cause));
   }
   if (notes.length) out.note = notes.join('; ');

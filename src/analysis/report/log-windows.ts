@@ -29,6 +29,7 @@ import type { GatedWindow, ReplicaSetReport, WindowEnd } from '../report-types.j
 import { ref } from './evidence-refs.js';
 import { isLeakWindow, leakNote } from './gated-windows.js';
 import { fmtDuration, plural } from './wording.js';
+import { ownerWordsOf } from './owner-words.js';
 
 /** How far apart kexp's window start and the log's may be to be the same window. */
 export const SAME_WINDOW_MS = 2000;
@@ -140,9 +141,10 @@ function fromLog(t: LogWindow, w: GatedWindow | undefined, span: LogSpan, report
 /**
  * The report's windows once the log's replace kexp's (see the module comment). `kexp` are the
  * report's windows as built from the other inputs, `logWindows` the log's for the same
- * ReplicaSet, `files` the log's files (cited when the log lacks a window).
+ * ReplicaSet, `files` the log's files (cited when the log lacks a window), `noun` the owner's kind
+ * as the notes name it.
  */
-export function fuseWindows(kexp: GatedWindow[], logWindows: LogWindow[], span: LogSpan, reportEnd: number | undefined, files: string[]): WindowFusion {
+export function fuseWindows(kexp: GatedWindow[], logWindows: LogWindow[], span: LogSpan, reportEnd: number | undefined, files: string[], noun = 'ReplicaSet'): WindowFusion {
   const used = new Set<LogWindow>();
   const windows: GatedWindow[] = [];
   const matched: MatchedWindow[] = [];
@@ -181,9 +183,9 @@ export function fuseWindows(kexp: GatedWindow[], logWindows: LogWindow[], span: 
       }
     } else if (start >= span.start && start <= span.end) {
       // The log covers this time but shows no such window (or could not attribute its lines).
-      windows.push({ ...w, note: [w.note, `the controller's log covers this time but shows no "Setting expectations" of this ReplicaSet within ${SAME_WINDOW_MS / 1000} s of it: kexp's reconstruction (${w.basis})`].filter(Boolean).join('; ') });
+      windows.push({ ...w, note: [w.note, `the controller's log covers this time but shows no "Setting expectations" of this ${noun} within ${SAME_WINDOW_MS / 1000} s of it: kexp's reconstruction (${w.basis})`].filter(Boolean).join('; ') });
       disagreements.push({
-        text: `window from ${w.start}: kexp's reconstruction says ${kexpWords(w)}; the controller's log (${files.join(', ')}) shows no "Setting expectations" of this ReplicaSet then`,
+        text: `window from ${w.start}: kexp's reconstruction says ${kexpWords(w)}; the controller's log (${files.join(', ')}) shows no "Setting expectations" of this ${noun} then`,
         evidence: w.evidence.slice(0, 1),
       });
     } else windows.push(w);
@@ -220,9 +222,10 @@ export function logVerdict(rs: ReplicaSetReport, fromLog: GatedWindow[], span: L
     const active = rs.counts.active.last;
     const desired = rs.counts.desired.last;
     const why = 'the controller\'s log shows no window open at the end of the input';
+    const o = ownerWordsOf(rs);
     return active === desired
-      ? { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${active}/${desired} pods active; ${why}` }
-      : { state: 'converging', basis: 'inferred', summary: `converging: ${active} of ${desired} replicas active; ${why}` };
+      ? { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${active}/${desired} pods active${o.desiredMeans ? ` (desired: the ${o.desiredMeans})` : ''}; ${why}` }
+      : { state: 'converging', basis: 'inferred', summary: `converging: ${active} of ${desired} ${o.unit}${o.desiredMeans ? ` (${o.desiredMeans})` : ''} active; ${why}` };
   }
   return v;
 }

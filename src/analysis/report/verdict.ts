@@ -12,22 +12,26 @@ import type { Basis, Finding, ReplicaSetReport, VerdictState } from '../report-t
 import type { ReplayedTrack } from './replayed-track.js';
 import { stallIsLeak, type SnapshotState } from './snapshot-state.js';
 import { reportedWithheldEpisodes, silentEpisode } from './withheld-episodes.js';
+import { ownerWords } from './owner-words.js';
 import { fmtAgo, plural } from './wording.js';
 
 type Verdict = ReplicaSetReport['verdict'];
 
 /** The verdict of a ReplicaSet that still exists at the end of a replay, from its counts then. */
-function countsVerdict({ t, res }: ReplayedTrack, c: NonNullable<ReplayedTrack['final']>): Verdict {
+function countsVerdict({ t, res, resource }: ReplayedTrack, c: NonNullable<ReplayedTrack['final']>): Verdict {
+  const o = ownerWords(resource);
+  // "3 replicas"; a DaemonSet's "3 daemon pods (nodes that should run it)".
+  const of = (n: number) => `${n} ${o.unit}${o.desiredMeans ? ` (${o.desiredMeans})` : ''}`;
   const lastErr = t.lastSync?.error;
   if (lastErr && c.active !== c.desired) {
-    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): ${lastErr}` };
+    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${of(c.desired)} (${c.active} active): ${lastErr}` };
   }
   // Short of pods, and the controller's last creation round failed with no create made since: the
   // retries the input shows (or its next one) meet the same error.
   const lastCreate = [...t.rounds].reverse().find((r) => r.kind === 'create');
   const failedLast = lastCreate?.sync.create?.errors[0];
   if (failedLast && c.active < c.desired && !t.writes.some((w) => w.kind === 'create' && w.outcome === 'ok' && w.at > lastCreate!.at)) {
-    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${c.desired} replicas (${c.active} active): its last creation round (${iso(lastCreate!.at)}) failed: ${failedLast}` };
+    return { state: 'failing', basis: 'inferred', summary: `failing to reach ${of(c.desired)} (${c.active} active): its last creation round (${iso(lastCreate!.at)}) failed: ${failedLast}` };
   }
   // Its own last status still counts pods the input saw leave (a held deletion nothing released):
   // its cache holds them, so it sees nothing to replace until a relist or a restart.
@@ -37,18 +41,18 @@ function countsVerdict({ t, res }: ReplayedTrack, c: NonNullable<ReplayedTrack['
     const gone = [...new Set(t.heldDeletions.flatMap((h) => h.pods.map((p) => p.pod)))];
     return {
       state: 'stalled', basis: 'inferred',
-      summary: `${c.active} of ${c.desired} replicas active, but the controller's status still counts ${statusCount}: its cache holds ${gone.length ? gone.join(', ') : 'pods'} the input saw deleted (its informer has not delivered the deletion), so it will not replace them until a relist or a restart`,
+      summary: `${c.active} of ${of(c.desired)} active, but the controller's status still counts ${statusCount}: its cache holds ${gone.length ? gone.join(', ') : 'pods'} the input saw deleted (its informer has not delivered the deletion), so it will not replace them until a relist or a restart`,
     };
   }
   if (c.active !== c.desired) {
     const stuck = reportedWithheldEpisodes(t, res).filter((ep) => !ep.next && silentEpisode(ep, t, res)).sort((a, b) => a.first.at - b.first.at)[0];
     if (stuck) {
-      return { state: 'stalled', basis: 'inferred', summary: `${c.active} of ${c.desired} replicas active, and the controller has not synced since ${iso(stuck.first.at)} (its informer has not delivered the change)` };
+      return { state: 'stalled', basis: 'inferred', summary: `${c.active} of ${of(c.desired)} active, and the controller has not synced since ${iso(stuck.first.at)} (its informer has not delivered the change)` };
     }
-    return { state: 'converging', basis: 'inferred', summary: `converging: ${c.active} of ${c.desired} replicas active` };
+    return { state: 'converging', basis: 'inferred', summary: `converging: ${c.active} of ${of(c.desired)} active` };
   }
-  if (t.firstSetAt === undefined && t.syncs === 0) return { state: 'unknown', basis: 'unknown', summary: 'no sync of this ReplicaSet in the input' };
-  return { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${c.active}/${c.desired} pods active, not gated (${c.ready} ready — readiness is up to the kubelet, not this controller)` };
+  if (t.firstSetAt === undefined && t.syncs === 0) return { state: 'unknown', basis: 'unknown', summary: `no sync of this ${o.noun} in the input` };
+  return { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${c.active}/${c.desired} pods active${o.desiredMeans ? ` (desired: the ${o.desiredMeans})` : ''}, not gated (${c.ready} ready — readiness is up to the kubelet, not this controller)` };
 }
 
 export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
@@ -60,7 +64,7 @@ export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
   if (has('expectation-leak-open')) return { state: 'leaked', basis: has('expectation-leak-open')!.basis, summary: has('expectation-leak-open')!.title };
   if (t.open) return { state: 'gated', basis: t.open.gapInside ? 'unknown' : t.open.basis, summary: 'gated on its own writes (a round is in flight)' };
   if (t.rs && end !== undefined) return countsVerdict(c, final!);
-  return { state: 'unknown', basis: 'unknown', summary: 'the ReplicaSet object itself is not in the input' };
+  return { state: 'unknown', basis: 'unknown', summary: `the ${ownerWords(c.resource).noun} object itself is not in the input` };
 }
 
 export function snapshotVerdict(s: SnapshotState): Verdict {
