@@ -90,12 +90,17 @@ export class PlausibleTimeWindow<T> {
   constructor(
     private readonly release: (item: T, t: number | undefined, implausible?: ImplausibleTime) => void,
     private readonly relative = true,
-    /** `latestFor(read time)`: times after it are implausible whatever their neighbours. */
-    private readonly latest?: number,
+    /**
+     * `latestFor(the reader's clock now)`: times after it are implausible whatever their
+     * neighbours. A function, as a pipe read for days moves its bound with the clock.
+     */
+    private readonly latest: () => number | undefined = () => undefined,
   ) {}
 
   private inRange(t: number): boolean {
-    return inRange(t) && (this.latest === undefined || t <= this.latest);
+    if (!inRange(t)) return false;
+    const latest = this.latest();
+    return latest === undefined || t <= latest;
   }
 
   push(item: T, t: number | undefined, mark = false): void {
@@ -140,7 +145,7 @@ export class PlausibleTimeWindow<T> {
           continue;
         }
         this.implausible++;
-        this.release(e.item, undefined, implausibleAlone(e.t, this.latest) ?? { t: e.t, reason: 'out-of-range' });
+        this.release(e.item, undefined, implausibleAlone(e.t, this.latest()) ?? { t: e.t, reason: 'out-of-range' });
         continue;
       }
       // The head is timed and in range. It passes at once when it agrees with the times

@@ -343,10 +343,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   const objects = new BoundedMap<string, ObjMemo>(50_000);
 
   // No record can be timed after the log is read (src/timeline/plausible-time.ts latestFor).
-  const latest = latestFor(Date.now());
+  const latest = (): number | undefined => latestFor(Date.now());
   /** A time read outside the records (first/last line) counts when it is near the records' own. */
   const agreesWithCoverage = (at: number): boolean =>
-    implausibleAlone(at, latest) === undefined && (summary.start === undefined || (at >= summary.start - MAX_DEVIATION_MS && at <= summary.end! + MAX_DEVIATION_MS));
+    implausibleAlone(at, latest()) === undefined && (summary.start === undefined || (at >= summary.start - MAX_DEVIATION_MS && at <= summary.end! + MAX_DEVIATION_MS));
   const noteTime = (at: number | undefined): void => {
     if (at === undefined) return;
     if (summary.start === undefined || at < summary.start) summary.start = at;
@@ -376,7 +376,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     heldUnits.shift();
     if (bad) {
       const received = rec.requestReceivedAt;
-      const usable = received !== undefined && implausibleAlone(received, latest) === undefined && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
+      const usable = received !== undefined && implausibleAlone(received, latest()) === undefined && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
       const fallback = usable ? received : lastDecidedAt;
       recProblem(
         rec,

@@ -231,7 +231,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       // No record can be timed after the log is read, nor outside 2014–9000
       // (src/timeline/plausible-time.ts): such a record is a problem at its line and is left out.
       // A year given by the user (`--year`) is theirs to choose: then only the range applies.
-      const latest = opts.year === undefined ? latestFor(Date.now()) : undefined;
+      const latest = (): number | undefined => (opts.year === undefined ? latestFor(Date.now()) : undefined);
       const resolver = new Resolver(facts, file);
       const relists = new InformerRelists();
       const buffer = new Reorder(REORDER_MS);
@@ -268,7 +268,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
           if (!reported) stats.unrecognisedLines++;
           return;
         }
-        const badTime = implausibleAlone(rec.at, latest);
+        const badTime = implausibleAlone(rec.at, latest());
         if (badTime) {
           problem(r.line, `${describeImplausible('record time', badTime)}; left out`);
           return;

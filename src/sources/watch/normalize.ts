@@ -140,10 +140,10 @@ export interface NormalizerOptions {
   /** Warn once that types were inferred (formats without watch types, except plain lists). */
   warnInferredTypes: boolean;
   /**
-   * When the input is read (epoch ms, the reader's clock): no time in it can be more than a day
-   * after (src/timeline/plausible-time.ts `latestFor`). Undefined: no such bound.
+   * The reader's clock (epoch ms): no time in the input can be more than a day after the moment
+   * it is read (src/timeline/plausible-time.ts `latestFor`). Undefined: no such bound.
    */
-  readAt?: number;
+  now?: () => number;
 }
 
 /** Held events wait for the first known time (object-timestamp basis only). */
@@ -167,8 +167,7 @@ export class WatchNormalizer {
   lastBookmarkRV: string | undefined;
 
   private lastAt: number | undefined;
-  /** `latestFor(readAt)`: the latest time this input can hold. */
-  private readonly latest: number | undefined;
+  private readonly now: (() => number) | undefined;
   /** Where released events go: the `out` of the latest call (the caller yields it). */
   private out: TimelineEvent[] = [];
   private readonly timeWindow: PlausibleTimeWindow<{ ev?: TimelineEvent; line: number }>;
@@ -202,8 +201,8 @@ export class WatchNormalizer {
     this.basis = opts.basis;
     this.diag = opts.diagnostics;
     this.warnInferred = opts.warnInferredTypes;
-    this.latest = latestFor(opts.readAt);
-    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received', this.latest);
+    this.now = opts.now;
+    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received', () => this.latest());
   }
 
   problem(line: number, message: string): void {
@@ -539,7 +538,7 @@ export class WatchNormalizer {
   private badTime(v: unknown, latest: number): number | undefined {
     if (typeof v !== 'string') return undefined;
     const ms = this.parseObjectTime(v);
-    return Number.isNaN(ms) || (implausibleAlone(ms, this.latest) === undefined && ms <= latest) ? undefined : ms;
+    return Number.isNaN(ms) || (implausibleAlone(ms, this.latest()) === undefined && ms <= latest) ? undefined : ms;
   }
 
   /**
@@ -574,7 +573,7 @@ export class WatchNormalizer {
       if (typeof v !== 'string') return undefined;
       const ms = this.parseObjectTime(v);
       if (Number.isNaN(ms)) return undefined;
-      return { ms, bad: implausibleAlone(ms, this.latest) };
+      return { ms, bad: implausibleAlone(ms, this.latest()) };
     };
     // Server-set times first: each alone.
     let server: number | undefined;
@@ -636,6 +635,11 @@ export class WatchNormalizer {
    * Cleared when full, so memory stays bounded whatever the input.
    */
   private readonly parsedTimes = new Map<string, number>();
+
+  /** The latest time the input can hold now (`latestFor` the reader's clock). */
+  private latest(): number | undefined {
+    return this.now ? latestFor(this.now()) : undefined;
+  }
   private parseObjectTime(v: string): number {
     let ms = this.parsedTimes.get(v);
     if (ms === undefined) {
@@ -647,7 +651,7 @@ export class WatchNormalizer {
   }
 
   private reportObjectTime(ev: ObservedEvent, meta: Obj | undefined, line: number, field: string, ms: number, action: string): void {
-    const alone = implausibleAlone(ms, this.latest);
+    const alone = implausibleAlone(ms, this.latest());
     this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, alone ?? { t: ms, reason: 'far-from-neighbours', around: ev.at }, 'the line\'s receive time')}; ${action}`);
   }
 
@@ -674,7 +678,7 @@ export class WatchNormalizer {
 
   /** Whether `t` can be a time of this input on its own (the absolute range and the read time). */
   plausibleAlone(t: number): boolean {
-    return implausibleAlone(t, this.latest) === undefined;
+    return implausibleAlone(t, this.latest()) === undefined;
   }
 
   /** Sets the last known time (recording header `startedAt`, `end` line) without an event. */

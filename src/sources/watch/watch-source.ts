@@ -535,7 +535,7 @@ export async function openWatchSource(
     diagnostics: opts.diagnostics,
     warnInferredTypes: format !== 'list' && !opts.snapshot,
     // No time in the input can be after it is read (src/timeline/plausible-time.ts).
-    readAt: Date.now(),
+    now: Date.now,
   });
   const rec: RecordingState | undefined = header
     ? { header, headerPending: true, startedAt: parseRfc3339(header.startedAt), afterEndReported: false }
