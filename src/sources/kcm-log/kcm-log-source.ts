@@ -230,8 +230,10 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       const clock = new RecordClock(clockOpts);
       // No record can be timed after the log is read, nor outside 2014–9000
       // (src/timeline/plausible-time.ts): such a record is a problem at its line and is left out.
-      // A year given by the user (`--year`) is theirs to choose: then only the range applies.
-      const latest = (): number | undefined => (opts.year === undefined ? latestFor(Date.now()) : undefined);
+      // The read-time bound judges the times the input states in full (a JSON record's ts, a
+      // wrapper's timestamp); a klog header's year is not the input's but chosen (clock.ts: by
+      // `--year`, the other inputs, the mtime), so only the range applies to it.
+      const latest = (): number | undefined => latestFor(Date.now());
       const resolver = new Resolver(facts, file);
       const relists = new InformerRelists();
       const buffer = new Reorder(REORDER_MS);
@@ -268,7 +270,7 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
           if (!reported) stats.unrecognisedLines++;
           return;
         }
-        const badTime = implausibleAlone(rec.at, latest());
+        const badTime = implausibleAlone(rec.at, rec.format === 'json' || rec.wrapper !== undefined ? latest() : undefined);
         if (badTime) {
           problem(r.line, `${describeImplausible('record time', badTime)}; left out`);
           return;
