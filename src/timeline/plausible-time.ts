@@ -8,11 +8,11 @@
  * - it lies outside [MIN_PLAUSIBLE_MS, MAX_PLAUSIBLE_MS] (before 2014, when Kubernetes
  *   appeared; from year 9000 on, where a few hours more leave the 4-digit years RFC 3339
  *   needs), or
- * - it lies after the moment the input is read, beyond a day of clock skew (`readAt`, given by
- *   the source that reads the input — this module reads no clock): no file holds a time that
- *   had not come when it was read, and a live pipe none that has not come yet. This is the only
- *   bound on the last time of an input (an end line, the last event), which no neighbour
- *   follows, or
+ * - it lies after the moment the input is read, beyond a day of clock skew (`latestFor`; the
+ *   source that reads the input passes its clock — this module reads none): no file holds a
+ *   time that had not come when it was read, and a live pipe none that has not come yet. This
+ *   is the only bound on the last time of an input (an end line, the last event), which no
+ *   neighbour follows, or
  * - most of the times around it — the RADIUS timed items before it (as decided) and the RADIUS
  *   after it — lie more than MAX_DEVIATION_MS from it: it disagrees with the majority of its
  *   neighbourhood.
