@@ -86,7 +86,9 @@ export const clusterFlags = {
 /** Parses kubectl-style durations: `90`, `90s`, `5m`, `1h30m`, `500ms`. Throws Error on others. */
 export function parseDuration(s: string): number {
   if (/^\d+$/.test(s)) return Number(s) * 1000;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
+  // (?<![\d.]): a number starts where no digit or dot precedes it — without it a long run of
+  // digits with no unit is rescanned from each of its positions (quadratic).
+  const re = /(?<![\d.])(\d+(?:\.\d+)?)(ms|s|m|h)/g;
   let total = 0;
   let consumed = 0;
   for (let m = re.exec(s); m; m = re.exec(s)) {

@@ -216,7 +216,10 @@ export function formatGoTime(ms: number): string {
   const pad = (n: number, w = 2): string => String(n).padStart(w, '0');
   let frac = '';
   const millis = d.getUTCMilliseconds();
-  if (millis !== 0) frac = `.${pad(millis, 3)}`.replace(/0+$/, '');
+  if (millis !== 0) {
+    frac = `.${pad(millis, 3)}`;
+    while (frac.endsWith('0')) frac = frac.slice(0, -1);
+  }
   return (
     `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}${frac} +0000 UTC`

@@ -189,7 +189,7 @@ function serialize(cells: Cell[], color: boolean): string {
     }
     run += c.ch;
   }
-  return (out + paint(run, style)).replace(/\s+$/, '');
+  return (out + paint(run, style)).trimEnd();
 }
 
 function blank(n: number): Cell[] {
@@ -363,7 +363,7 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) if (place(t, tickLabel(t, step))) placed++;
   if (placed === 0) place(t0, new Date(t0).toISOString().slice(11, 23));
   lines.push(serialize(axis, color));
-  lines.push(serialize([...blank(gutterLen), ...labels], false).replace(/\s+$/, ''));
+  lines.push(serialize([...blank(gutterLen), ...labels], false).trimEnd());
 
   // Legend: only what this chart shows, wrapped to the width.
   const items: Cell[][] = [];
@@ -402,5 +402,5 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
     len += it.length;
   }
   if (line.length) lines.push(INDENT + serialize(line, color));
-  return lines.map((l) => l.replace(/\s+$/, '')).join('\n');
+  return lines.map((l) => l.trimEnd()).join('\n');
 }

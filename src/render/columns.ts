@@ -91,7 +91,8 @@ export function formatTable(columns: Column[], rows: string[][], o: TableOptions
       const pad = ' '.repeat(widths[i]! - displayLength(s));
       return columns[i]!.align === 'right' ? pad + s : i === r.length - 1 ? s : s + pad;
     });
-    const text = indent + parts.join(' '.repeat(GAP)).replace(/\s+$/, '');
+    // trimEnd, not a /\s+$/ replace: that regex is quadratic in a long run of blanks.
+    const text = indent + parts.join(' '.repeat(GAP)).trimEnd();
     // Still too wide (fixed columns alone exceed the width): cut the row, never wrap it.
     return o.wide ? text : truncate(text, o.width);
   };

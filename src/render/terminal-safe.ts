@@ -9,9 +9,15 @@
  * input held is silently lost and the operator can see that it was there. JSON and HTML keep
  * their own escaping and do not go through here.
  *
+ * A string longer than MAX_TEXT, and every run of non-whitespace longer than MAX_RUN, is cut
+ * with a mark first (src/render/long-text.ts):
+ * the input decides how long a string is, and the terminal report stays readable and linear to
+ * lay out whatever it holds.
+ *
  * Own code rather than strip-ansi: that library deletes only well-formed ANSI sequences; a
  * lone ESC, C1 controls and bidi overrides pass it, and deletion hides the evidence.
  */
+import { cutForTerminal, MAX_RUN } from './long-text.js';
 
 // C0 except TAB and LF, DEL, C1, and the Unicode bidi marks, embeddings, overrides and isolates.
 const CONTROLS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
@@ -29,12 +35,12 @@ function escape(c: string): string {
 
 /** `s` with every terminal control character made visible; newlines and tabs are kept. */
 export function terminalSafe(s: string): string {
-  return s.replace(UNSAFE, escape);
+  return cutForTerminal(s).replace(UNSAFE, escape);
 }
 
 /** `s` as one terminal line: newlines and tabs are made visible too. */
 export function terminalSafeLine(s: string): string {
-  return s.replace(UNSAFE_LINE, escape);
+  return cutForTerminal(s).replace(UNSAFE_LINE, escape);
 }
 
 /**
@@ -50,7 +56,7 @@ export function terminalSafeDeep<T>(value: T): T {
 }
 
 function walk(v: unknown): unknown {
-  if (typeof v === 'string') return HAS_UNSAFE.test(v) ? terminalSafe(v) : v;
+  if (typeof v === 'string') return v.length > MAX_RUN || HAS_UNSAFE.test(v) ? terminalSafe(v) : v;
   if (Array.isArray(v)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < v.length; i++) {

@@ -4,26 +4,40 @@ import { displayLength, truncate } from './columns.js';
 /**
  * Word-wraps `text` to `width` columns (the indent included when it fits), each line prefixed
  * with `indent`; a word longer than a line is broken, so no line is ever longer than `width`.
+ * Linear in the length of `text`: each word is measured once and a long one is broken in one
+ * pass over its code points (breaking it by re-slicing the rest was quadratic in its length).
  */
 export function wrap(text: string, width: number, indent: string): string {
   const room = Math.max(10, width - displayLength(indent));
-  const words = text.split(/\s+/).filter((w) => w !== '');
   const lines: string[] = [];
   let cur = '';
-  for (let w of words) {
-    while (displayLength(w) > room) {
+  let curLen = 0;
+  for (let w of text.split(/\s+/)) {
+    if (w === '') continue;
+    let wLen = displayLength(w);
+    if (wLen > room) {
       if (cur) {
         lines.push(cur);
         cur = '';
+        curLen = 0;
       }
       const cps = [...w];
-      lines.push(cps.slice(0, room).join(''));
-      w = cps.slice(room).join('');
+      let i = 0;
+      for (; cps.length - i > room; i += room) lines.push(cps.slice(i, i + room).join(''));
+      w = cps.slice(i).join('');
+      wLen = cps.length - i;
     }
-    if (cur && displayLength(cur) + 1 + displayLength(w) > room) {
+    if (cur && curLen + 1 + wLen > room) {
       lines.push(cur);
       cur = w;
-    } else cur = cur ? `${cur} ${w}` : w;
+      curLen = wLen;
+    } else if (cur) {
+      cur = `${cur} ${w}`;
+      curLen += 1 + wLen;
+    } else {
+      cur = w;
+      curLen = wLen;
+    }
   }
   if (cur) lines.push(cur);
   return lines.map((l) => indent + l).join('\n');

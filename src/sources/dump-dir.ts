@@ -35,8 +35,10 @@ const PEEK_BYTES = 64 * 1024;
 
 /** The kinds of objects the snapshot analysis reads. */
 const USABLE_RESOURCES = new Set(['replicasets', 'pods', 'events', 'namespaces']);
-const USABLE_KIND_RE = /(?:"kind"\s*:\s*"|^\s*-?\s*kind:\s*["']?)(ReplicaSet|Pod|Event|Namespace)(?:List)?["']?\s*(?:,|$)/m;
-const ANY_KIND_RE = /(?:"kind"\s*:\s*"|^\s*-?\s*kind:\s*["']?)[A-Za-z]+/m;
+// `^\s*(?:-\s*)?kind:`, not `^\s*-?\s*kind:`: two \s* around an optional dash split a run of
+// blanks every way (quadratic in a file head of blanks). Bounded: test/fuzz/input-patterns.test.ts.
+const USABLE_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)(ReplicaSet|Pod|Event|Namespace)(?:List)?["']?\s*(?:,|$)/m;
+const ANY_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)[A-Za-z]+/m;
 const KCM_POD_RE = /^kube-controller-manager-/;
 
 export type DumpLayout = 'cluster-info-dump' | 'must-gather' | 'directory';

@@ -8,6 +8,11 @@
  * - it lies outside [MIN_PLAUSIBLE_MS, MAX_PLAUSIBLE_MS] (before 2014, when Kubernetes
  *   appeared; from year 9000 on, where a few hours more leave the 4-digit years RFC 3339
  *   needs), or
+ * - it lies after the moment the input is read, beyond a day of clock skew (`latestFor`; the
+ *   source that reads the input passes its clock — this module reads none): no file holds a
+ *   time that had not come when it was read, and a live pipe none that has not come yet. This
+ *   is the only bound on the last time of an input (an end line, the last event), which no
+ *   neighbour follows, or
  * - most of the times around it — the RADIUS timed items before it (as decided) and the RADIUS
  *   after it — lie more than MAX_DEVIATION_MS from it: it disagrees with the majority of its
  *   neighbourhood.
@@ -34,9 +39,31 @@ export const RADIUS = 4;
 export interface ImplausibleTime {
   /** The time the input gave. */
   t: number;
-  /** Why: outside the absolute range, or far from its neighbours (`around`: their median). */
-  reason: 'out-of-range' | 'far-from-neighbours';
+  /**
+   * Why: outside the absolute range, after the input was read (`around`: the read time), or
+   * far from its neighbours (`around`: their median).
+   */
+  reason: 'out-of-range' | 'after-read' | 'far-from-neighbours';
   around?: number;
+}
+
+/**
+ * The latest time an input read at `readAt` (epoch ms, the reader's clock) can hold: `readAt`
+ * plus a day of clock skew between the machine that wrote the input and the one reading it.
+ * Undefined when there is no plausible read time (a clock before 2014 is not believed).
+ */
+export function latestFor(readAt: number | undefined): number | undefined {
+  return readAt !== undefined && Number.isFinite(readAt) && readAt >= MIN_PLAUSIBLE_MS ? readAt + MAX_DEVIATION_MS : undefined;
+}
+
+/**
+ * Why `t` cannot be a time of an input read at a time giving `latest` (`latestFor`), or
+ * undefined when it can (the absolute range and the read time; no neighbours).
+ */
+export function implausibleAlone(t: number, latest: number | undefined): ImplausibleTime | undefined {
+  if (!inRange(t)) return { t, reason: 'out-of-range' };
+  if (latest !== undefined && t > latest) return { t, reason: 'after-read', around: latest - MAX_DEVIATION_MS };
+  return undefined;
 }
 
 interface Pending<T> {
@@ -63,11 +90,22 @@ export class PlausibleTimeWindow<T> {
   constructor(
     private readonly release: (item: T, t: number | undefined, implausible?: ImplausibleTime) => void,
     private readonly relative = true,
+    /**
+     * `latestFor(the reader's clock now)`: times after it are implausible whatever their
+     * neighbours. A function, as a pipe read for days moves its bound with the clock.
+     */
+    private readonly latest: () => number | undefined = () => undefined,
   ) {}
+
+  private inRange(t: number): boolean {
+    if (!inRange(t)) return false;
+    const latest = this.latest();
+    return latest === undefined || t <= latest;
+  }
 
   push(item: T, t: number | undefined, mark = false): void {
     if (t !== undefined && !Number.isFinite(t)) t = undefined;
-    if (this.head === this.queue.length && !mark && t !== undefined && inRange(t) && (!this.relative || this.agreesWithBefore(t))) {
+    if (this.head === this.queue.length && !mark && t !== undefined && this.inRange(t) && (!this.relative || this.agreesWithBefore(t))) {
       // Nothing held and the time agrees with the ones before it (nearly every event of a
       // recording): released at once, as drain() would, without queueing it.
       if (this.head > 0) {
@@ -80,7 +118,7 @@ export class PlausibleTimeWindow<T> {
       return;
     }
     this.queue.push({ item, t, mark });
-    if (!mark && t !== undefined && inRange(t)) this.timedAhead++;
+    if (!mark && t !== undefined && this.inRange(t)) this.timedAhead++;
     this.drain(false);
   }
 
@@ -98,16 +136,16 @@ export class PlausibleTimeWindow<T> {
         this.release(e.item, undefined);
         continue;
       }
-      if (!inRange(e.t) || e.mark) {
+      if (!this.inRange(e.t) || e.mark) {
         this.head++;
-        if (inRange(e.t)) {
+        if (this.inRange(e.t)) {
           // A mark (e.g. a recording's startedAt) seeds the neighbourhood of the first items.
           if (this.before.length === 0) this.before.push(e.t);
           this.release(e.item, e.t);
           continue;
         }
         this.implausible++;
-        this.release(e.item, undefined, { t: e.t, reason: 'out-of-range' });
+        this.release(e.item, undefined, implausibleAlone(e.t, this.latest()) ?? { t: e.t, reason: 'out-of-range' });
         continue;
       }
       // The head is timed and in range. It passes at once when it agrees with the times
@@ -146,7 +184,7 @@ export class PlausibleTimeWindow<T> {
     const around: number[] = [...this.before];
     for (let i = this.head; i < this.queue.length && around.length < this.before.length + RADIUS; i++) {
       const { t: u, mark } = this.queue[i]!;
-      if (!mark && u !== undefined && inRange(u)) around.push(u);
+      if (!mark && u !== undefined && this.inRange(u)) around.push(u);
     }
     let disagree = 0;
     for (const u of around) if (Math.abs(u - t) > MAX_DEVIATION_MS) disagree++;
@@ -172,6 +210,9 @@ export function describeImplausible(what: string, v: ImplausibleTime, relativeTo
   const iso = safeIso(v.t);
   if (v.reason === 'out-of-range' || v.around === undefined) {
     return `${what} ${iso} is not a plausible time (outside 2014–9000)`;
+  }
+  if (v.reason === 'after-read') {
+    return `${what} ${iso} is ${span(v.t - v.around)} after this input was read (${safeIso(v.around)})`;
   }
   const d = v.t - v.around;
   return `${what} ${iso} is ${span(Math.abs(d))} ${d > 0 ? 'after' : 'before'} ${relativeTo} (${safeIso(v.around)})`;

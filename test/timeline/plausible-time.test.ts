@@ -84,3 +84,38 @@ test('a time within a day of its neighbours is never a problem', () => {
   const r = run([T, T + 1, T + MAX_DEVIATION_MS - 1, T + 2, T + 3, T + 4]);
   assert.deepEqual(flagged(r), []);
 });
+
+test('the read time bounds every time, marks and object times (relative: false) too; a day of skew is allowed', async () => {
+  const { latestFor, implausibleAlone } = await import('../../src/timeline/plausible-time.js');
+  const readAt = T + 5 * DAY;
+  const latest = latestFor(readAt)!;
+  assert.equal(latest, readAt + DAY);
+  assert.equal(latestFor(Date.UTC(2001, 0, 1)), undefined, 'a clock before 2014 is not believed');
+  assert.equal(implausibleAlone(readAt + DAY - 1, latest), undefined);
+  assert.deepEqual(implausibleAlone(readAt + 2 * DAY, latest), { t: readAt + 2 * DAY, reason: 'after-read', around: readAt });
+  for (const relative of [true, false]) {
+    const released: Array<[number, number | undefined, ImplausibleTime | undefined]> = [];
+    const w = new PlausibleTimeWindow<number>((i, t, bad) => released.push([i, t, bad]), relative, () => latest);
+    w.push(0, T);
+    w.push(1, T + 1000);
+    w.push(2, T + 2 * 365 * DAY, true); // an end line two years on
+    w.push(3, T + 2000);
+    w.push(4, readAt + 3 * DAY); // the last event, no neighbour after it
+    w.flush();
+    assert.deepEqual(released.filter(([, , bad]) => bad).map(([i, , bad]) => [i, bad!.reason]), [[2, 'after-read'], [4, 'after-read']]);
+    assert.deepEqual(released.map(([i]) => i), [0, 1, 2, 3, 4]);
+  }
+});
+
+test('the read-time bound moves with the clock: a pipe read for days keeps its later times', () => {
+  let now = T;
+  const released: Array<[number, ImplausibleTime | undefined]> = [];
+  const w = new PlausibleTimeWindow<number>((i, _t, bad) => released.push([i, bad]), true, () => now + DAY);
+  for (let day = 0; day < 4; day++) {
+    now = T + day * DAY;
+    w.push(day, now - 1000);
+  }
+  w.push(9, now + 3 * DAY); // ahead of the clock as it reads it
+  w.flush();
+  assert.deepEqual(released.map(([i, bad]) => [i, bad?.reason]), [[0, undefined], [1, undefined], [2, undefined], [3, undefined], [9, 'after-read']]);
+});

@@ -33,7 +33,7 @@
 import type { Readable } from 'node:stream';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
-import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
+import { describeImplausible, implausibleAlone, latestFor, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 import { isRecord } from '../../model/objects.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { auditEnvelope, auditLineEnvelope } from '../envelope/registry.js';
@@ -342,9 +342,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   const owners = new PodOwnerTracker();
   const objects = new BoundedMap<string, ObjMemo>(50_000);
 
+  // No record can be timed after the log is read (src/timeline/plausible-time.ts latestFor).
+  const latest = (): number | undefined => latestFor(Date.now());
   /** A time read outside the records (first/last line) counts when it is near the records' own. */
   const agreesWithCoverage = (at: number): boolean =>
-    isPlausibleTime(at) && (summary.start === undefined || (at >= summary.start - MAX_DEVIATION_MS && at <= summary.end! + MAX_DEVIATION_MS));
+    implausibleAlone(at, latest()) === undefined && (summary.start === undefined || (at >= summary.start - MAX_DEVIATION_MS && at <= summary.end! + MAX_DEVIATION_MS));
   const noteTime = (at: number | undefined): void => {
     if (at === undefined) return;
     if (summary.start === undefined || at < summary.start) summary.start = at;
@@ -374,7 +376,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     heldUnits.shift();
     if (bad) {
       const received = rec.requestReceivedAt;
-      const usable = received !== undefined && isPlausibleTime(received) && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
+      const usable = received !== undefined && implausibleAlone(received, latest()) === undefined && (bad.around === undefined || Math.abs(received - bad.around) <= MAX_DEVIATION_MS);
       const fallback = usable ? received : lastDecidedAt;
       recProblem(
         rec,
@@ -393,7 +395,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       }
     }
     handleRecord(rec);
-  });
+  }, true, latest);
   const takeRecord = (rec: AuditRecord): void => {
     rec.unit = unit;
     heldUnits.push(unit);

@@ -191,7 +191,7 @@ export function keyList(v: unknown): string[] {
   const t = v.trim();
   if (t.startsWith('map[')) {
     const out: string[] = [];
-    const re = /([^\s[\]:]+):\{\}/g;
+    const re = /(?<![^\s[\]:])([^\s[\]:]+):\{\}/g;
     for (let m = re.exec(t); m; m = re.exec(t)) out.push(m[1]!);
     return out;
   }

@@ -51,6 +51,7 @@ import { type InformerRelist, InformerRelists } from './informer-relists.js';
 import { olderThanModelledNote, olderThanModelledWording } from './log-era.js';
 import { type PhysicalLine, type RawRecord, RecordAssembler, type RecordItem } from './records.js';
 import type { ParsedKcmLine } from './parse-line.js';
+import { describeImplausible, implausibleAlone, latestFor } from '../../timeline/plausible-time.js';
 
 export interface KcmLogOptions {
   diagnostics: Diagnostics;
@@ -227,6 +228,12 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
       const facts = await collectFacts(readPath, file, clockOpts, stdinDamage, opts.lines);
       // Pass 2: resolve and emit.
       const clock = new RecordClock(clockOpts);
+      // No record can be timed after the log is read, nor outside 2014–9000
+      // (src/timeline/plausible-time.ts): such a record is a problem at its line and is left out.
+      // The read-time bound judges the times the input states in full (a JSON record's ts, a
+      // wrapper's timestamp); a klog header's year is not the input's but chosen (clock.ts: by
+      // `--year`, the other inputs, the mtime), so only the range applies to it.
+      const latest = (): number | undefined => latestFor(Date.now());
       const resolver = new Resolver(facts, file);
       const relists = new InformerRelists();
       const buffer = new Reorder(REORDER_MS);
@@ -261,6 +268,11 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
         });
         if (!rec) {
           if (!reported) stats.unrecognisedLines++;
+          return;
+        }
+        const badTime = implausibleAlone(rec.at, rec.format === 'json' || rec.wrapper !== undefined ? latest() : undefined);
+        if (badTime) {
+          problem(r.line, `${describeImplausible('record time', badTime)}; left out`);
           return;
         }
         const dupOf = dedup.check(r, rec.at);

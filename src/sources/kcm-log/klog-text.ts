@@ -305,7 +305,7 @@ export function parseGoDuration(s: string): number | undefined {
   const m = /^(-?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.exec(t);
   if (!m) return undefined;
   let total = 0;
-  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
+  const re = /(?<![\d.])(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
   for (let r = re.exec(t); r; r = re.exec(t)) total += Number(r[1]) * DURATION_UNIT_MS[r[2]!]!;
   total = Math.round(total * 1e6) / 1e6; // nanosecond resolution, without float noise
   return m[1] === '-' ? -total : total;

@@ -194,11 +194,14 @@ function parseJsonRecord(s: string, ctx: ParseContext): ParsedKcmLine | undefine
   let file: string | undefined;
   let callerLine: number | undefined;
   if (caller) {
-    const m = /([^/]+):(\d+)$/.exec(caller);
-    if (m) {
-      file = m[1]!;
-      callerLine = Number(m[2]);
-    } else file = caller.slice(caller.lastIndexOf('/') + 1);
+    // `dir/file.go:123` → file.go, 123. Split by lastIndexOf, not by /([^/]+):(\d+)$/: that
+    // regex backtracks quadratically on a long caller without a colon (a 100 KB one took 15 s).
+    file = caller.slice(caller.lastIndexOf('/') + 1);
+    const colon = file.lastIndexOf(':');
+    if (colon > 0 && /^\d+$/.test(file.slice(colon + 1))) {
+      callerLine = Number(file.slice(colon + 1));
+      file = file.slice(0, colon);
+    }
   }
   const kv: Record<string, unknown> = {};
   for (const [k, val] of Object.entries(o)) {

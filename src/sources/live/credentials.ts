@@ -90,7 +90,8 @@ export function scrubServerText(text: string, secrets: readonly string[] = []): 
   s = s
     .replace(/\b(Bearer|Basic)(\s+)(?!\[REDACTED\])[^\s"',;]+/gi, `$1$2${REDACTED_MARK}`)
     .replace(/(\/\/)[^\s/@"']*@/g, `$1${REDACTED_MARK}@`)
-    .replace(/\s*[\r\n]+\s*/g, ' ')
+    // Starts only where no blank precedes (else a long blank run is rescanned from each position).
+    .replace(/(?<![^\S\r\n])[^\S\r\n]*[\r\n]+\s*/g, ' ')
     .trim();
   return s.length > MAX_ECHO ? `${s.slice(0, MAX_ECHO)}…` : s;
 }

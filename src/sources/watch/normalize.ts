@@ -16,7 +16,7 @@ import { isRecord, type CoreEvent } from '../../model/objects.js';
 import type { GapEvent, ObservedEvent, TimeBasis, TimelineEvent, WatchType } from '../../timeline/event.js';
 import type { Diagnostics } from '../source.js';
 import { kindOfSrc, parseRfc3339 } from './recording-format.js';
-import { describeImplausible, isPlausibleTime, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
+import { describeImplausible, implausibleAlone, latestFor, MAX_DEVIATION_MS, PlausibleTimeWindow, type ImplausibleTime } from '../../timeline/plausible-time.js';
 
 export type ModelKind = 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Job' | 'Event' | 'Namespace';
 const NAMESPACED: Record<ModelKind, boolean> = { Pod: true, ReplicaSet: true, ReplicationController: true, DaemonSet: true, Node: false, Job: true, Event: true, Namespace: false };
@@ -140,6 +140,11 @@ export interface NormalizerOptions {
   diagnostics: Diagnostics;
   /** Warn once that types were inferred (formats without watch types, except plain lists). */
   warnInferredTypes: boolean;
+  /**
+   * The reader's clock (epoch ms): no time in the input can be more than a day after the moment
+   * it is read (src/timeline/plausible-time.ts `latestFor`). Undefined: no such bound.
+   */
+  now?: () => number;
 }
 
 /** Held events wait for the first known time (object-timestamp basis only). */
@@ -163,6 +168,7 @@ export class WatchNormalizer {
   lastBookmarkRV: string | undefined;
 
   private lastAt: number | undefined;
+  private readonly now: (() => number) | undefined;
   /** Where released events go: the `out` of the latest call (the caller yields it). */
   private out: TimelineEvent[] = [];
   private readonly timeWindow: PlausibleTimeWindow<{ ev?: TimelineEvent; line: number }>;
@@ -196,7 +202,8 @@ export class WatchNormalizer {
     this.basis = opts.basis;
     this.diag = opts.diagnostics;
     this.warnInferred = opts.warnInferredTypes;
-    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received');
+    this.now = opts.now;
+    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received', () => this.latest());
   }
 
   problem(line: number, message: string): void {
@@ -381,6 +388,7 @@ export class WatchNormalizer {
       this.lastSeen.set(uid!, '');
     }
     this.kindsSeen.add(mk);
+    if (this.basis !== 'received') this.checkOwnTimes(mk, obj, line);
     const t = this.basis === 'received' ? recvAt : objectTime(mk, wt, obj);
     const ev = {
       type: 'observed',
@@ -464,7 +472,7 @@ export class WatchNormalizer {
   private placeDecided(ev: TimelineEvent | undefined, t: number | undefined, line: number, bad: ImplausibleTime | undefined): void {
     const out = this.out;
     if (bad) {
-      this.problem(line, `${describeImplausible(this.basis === 'received' ? 'receive time' : 'object time', bad)}; kept in file order at the previous event's time`);
+      this.problem(line, `${describeImplausible(this.basis === 'received' ? 'receive time' : 'object time', bad)}; ${ev === undefined ? 'not used' : 'kept in file order at the previous event\'s time'}`);
     }
     if (ev === undefined) {
       // A time mark (recording header startedAt, end line) without an event.
@@ -531,7 +539,95 @@ export class WatchNormalizer {
   private badTime(v: unknown, latest: number): number | undefined {
     if (typeof v !== 'string') return undefined;
     const ms = this.parseObjectTime(v);
-    return Number.isNaN(ms) || (isPlausibleTime(ms) && ms <= latest) ? undefined : ms;
+    return Number.isNaN(ms) || (implausibleAlone(ms, this.latest()) === undefined && ms <= latest) ? undefined : ms;
+  }
+
+  /**
+   * Object-timestamp basis (no receive times): the times an object carries decide where its
+   * line goes, so each is checked before `objectTime` reads it — a field that is implausible
+   * is a problem at the line naming the field and its value, and is dropped (the object's other
+   * times place the line; the analysis never reads the dropped one).
+   *
+   * The neighbouring lines cannot judge a time here: every object time is only a lower bound
+   * of when its line was seen (a list shows month-old pods beside one changed a second ago, in
+   * name order), so a time far ahead of its neighbours may be right. What can judge it:
+   * - the read time (`latest`): nothing in the file is after it (`implausibleAlone`);
+   * - the object's own server-set times. The apiserver stamps `managedFields[].time` on every
+   *   write that changes the object (apimachinery managedfields/internal/managedFieldsUpdater.Update),
+   *   and `creationTimestamp` on its create; a time a client set (an Event's
+   *   first/lastTimestamp, eventTime, series.lastObservedTime; a condition's
+   *   lastTransitionTime) cannot be later than the last write that carried it, beyond a day of
+   *   the client's clock skew. The last write's time is known when the object carries
+   *   managedFields (their latest time), or for an Event of one occurrence (count ≤ 1, no
+   *   series: written once, at its create). Otherwise (an Event series shown without
+   *   managedFields, as `kubectl get -o json` prints by default) the input cannot tell, and
+   *   only the read time bounds it.
+   * Cost: a pass over the object's time fields (a few per object).
+   */
+  private checkOwnTimes(kind: string, obj: Obj, line: number): void {
+    const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
+    const name = str(meta?.name) ?? '';
+    const drop = (field: string, why: ImplausibleTime, relativeTo?: string): void => {
+      this.problem(line, `${kind} ${name} ${describeImplausible(field, why, relativeTo)}; not used`);
+    };
+    const alone = (v: unknown): { ms: number; bad: ImplausibleTime | undefined } | undefined => {
+      if (typeof v !== 'string') return undefined;
+      const ms = this.parseObjectTime(v);
+      if (Number.isNaN(ms)) return undefined;
+      return { ms, bad: implausibleAlone(ms, this.latest()) };
+    };
+    // Server-set times first: each alone.
+    let server: number | undefined;
+    let serverSays: string | undefined;
+    const managed = meta && Array.isArray(meta.managedFields) ? meta.managedFields.filter(isRecord) : [];
+    let managedTimes = 0;
+    if (meta) {
+      const c = alone(meta.creationTimestamp);
+      if (c?.bad) {
+        drop('metadata.creationTimestamp', c.bad);
+        delete meta.creationTimestamp;
+      } else if (c) {
+        server = c.ms;
+        serverSays = 'metadata.creationTimestamp';
+      }
+      for (const m of managed) {
+        const mt = alone(m.time);
+        if (mt?.bad) {
+          drop(`metadata.managedFields[${str(m.manager) ?? '?'}].time`, mt.bad);
+          delete m.time;
+        } else if (mt) {
+          managedTimes++;
+          if (server === undefined || mt.ms > server) {
+            server = mt.ms;
+            serverSays = 'metadata.managedFields';
+          }
+        }
+      }
+      const d = alone(meta.deletionTimestamp);
+      if (d?.bad) {
+        drop('metadata.deletionTimestamp', d.bad);
+        delete meta.deletionTimestamp;
+      }
+    }
+    const single = kind === 'Event' && !isRecord(obj.series) && !(typeof obj.count === 'number' && obj.count > 1);
+    const bound = server !== undefined && (managedTimes > 0 || single) ? server + MAX_DEVIATION_MS : undefined;
+    const relativeTo = `its last write, ${serverSays}`;
+    const check = (holder: Obj, key: string, field: string): void => {
+      const t = alone(holder[key]);
+      if (!t) return;
+      const why = t.bad ?? (bound !== undefined && t.ms > bound ? { t: t.ms, reason: 'far-from-neighbours' as const, around: bound - MAX_DEVIATION_MS } : undefined);
+      if (!why) return;
+      drop(field, why, t.bad ? undefined : relativeTo);
+      delete holder[key];
+    };
+    const status = isRecord(obj.status) ? obj.status : undefined;
+    if (status && Array.isArray(status.conditions)) {
+      for (const c of status.conditions) if (isRecord(c)) check(c, 'lastTransitionTime', `status.conditions[${str(c.type) ?? '?'}].lastTransitionTime`);
+    }
+    if (kind === 'Event') {
+      for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime'] as const) check(obj, f, f);
+      if (isRecord(obj.series)) check(obj.series, 'lastObservedTime', 'series.lastObservedTime');
+    }
   }
 
   /**
@@ -540,6 +636,11 @@ export class WatchNormalizer {
    * Cleared when full, so memory stays bounded whatever the input.
    */
   private readonly parsedTimes = new Map<string, number>();
+
+  /** The latest time the input can hold now (`latestFor` the reader's clock). */
+  private latest(): number | undefined {
+    return this.now ? latestFor(this.now()) : undefined;
+  }
   private parseObjectTime(v: string): number {
     let ms = this.parsedTimes.get(v);
     if (ms === undefined) {
@@ -551,7 +652,8 @@ export class WatchNormalizer {
   }
 
   private reportObjectTime(ev: ObservedEvent, meta: Obj | undefined, line: number, field: string, ms: number, action: string): void {
-    this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, { t: ms, reason: isPlausibleTime(ms) ? 'far-from-neighbours' : 'out-of-range', around: ev.at }, 'the line\'s receive time')}; ${action}`);
+    const alone = implausibleAlone(ms, this.latest());
+    this.problem(line, `${ev.kind} ${str(meta?.name) ?? ''} ${describeImplausible(field, alone ?? { t: ms, reason: 'far-from-neighbours', around: ev.at }, 'the line\'s receive time')}; ${action}`);
   }
 
   private releaseHeld(out: TimelineEvent[], at: number): void {
@@ -573,6 +675,11 @@ export class WatchNormalizer {
     this.events++;
     if (this.start === undefined) this.start = ev.at;
     this.end = ev.at;
+  }
+
+  /** Whether `t` can be a time of this input on its own (the absolute range and the read time). */
+  plausibleAlone(t: number): boolean {
+    return implausibleAlone(t, this.latest()) === undefined;
   }
 
   /** Sets the last known time (recording header `startedAt`, `end` line) without an event. */

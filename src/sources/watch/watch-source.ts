@@ -15,7 +15,6 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
 import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
-import { isPlausibleTime } from '../../timeline/plausible-time.js';
 import { blankLineChunks, openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
@@ -535,6 +534,8 @@ export async function openWatchSource(
     basis,
     diagnostics: opts.diagnostics,
     warnInferredTypes: format !== 'list' && !opts.snapshot,
+    // No time in the input can be after it is read (src/timeline/plausible-time.ts).
+    now: Date.now,
   });
   const rec: RecordingState | undefined = header
     ? { header, headerPending: true, startedAt: parseRfc3339(header.startedAt), afterEndReported: false }
@@ -621,8 +622,8 @@ export async function openWatchSource(
       let end = norm.end;
       // The header's and end line's own times bound the coverage when plausible (an
       // implausible one is already a problem at its line).
-      if (rec?.startedAt !== undefined && isPlausibleTime(rec.startedAt)) start = rec.startedAt;
-      if (rec?.endAt !== undefined && isPlausibleTime(rec.endAt) && (end === undefined || rec.endAt > end)) end = rec.endAt;
+      if (rec?.startedAt !== undefined && norm.plausibleAlone(rec.startedAt)) start = rec.startedAt;
+      if (rec?.endAt !== undefined && norm.plausibleAlone(rec.endAt) && (end === undefined || rec.endAt > end)) end = rec.endAt;
       if (start !== undefined) c.start = start;
       if (end !== undefined) c.end = end;
       if (rec?.header) c.header = { ...rec.header };
