@@ -51,6 +51,9 @@ function counted(rss: KcmLogReplicaSet[]): string {
   return [...by].map(([k, n]) => plural(n, k)).join(', ');
 }
 
+/** The order kinds are listed in (as their entries follow a ReplicaSet of the same key). */
+const KIND_ORDER = ['ReplicationController', 'DaemonSet', 'Job'];
+
 /** What each kind's round lines say (the rounds' source, quoted). */
 const ROUND_LINES: Record<NonNullable<KcmLogReplicaSet['kind']> | 'ReplicaSet', string> = {
   ReplicaSet: '"Too few / Too many replicas"',
@@ -235,7 +238,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   }
   const t = clockFor(undefined);
   for (const i of r.inputs) {
-    const kinds = Object.entries(i.stats.ownerKinds ?? {});
+    const kinds = Object.entries(i.stats.ownerKinds ?? {}).sort(([a], [b]) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
     const read = kinds.reduce((a, [, k]) => a + k.events, 0);
     const skipped = Object.values(i.stats.excluded).reduce((a, b) => a + b, 0) - read;
     const others = kinds.length ? `${kinds.map(([kind, k]) => `${k.events} ${kind}`).join(', ')} lines, ` : '';
