@@ -78,8 +78,9 @@ export interface KcmLogReplicaSet {
   raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
   /**
    * `leaked`: the counts the expired record still waited for. `leakedUnknown`: why they are not
-   * given though the window expired — they were reconstructed, and lines that lowered some
-   * record of this controller inside the window name no key (the counts may be too high).
+   * given though the window expired — the log does not tell them (a lower whose count no line
+   * tells, a Set whose counts it does not print), or they were reconstructed and lines that
+   * lowered some record of this controller inside the window name no key (they may be too high).
    */
   gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; leakedUnknown?: string; gatedSyncs: number; evidence: string }>;
   clobbers: Array<{ at: string; keys: string[]; evidence: string }>;
@@ -279,11 +280,16 @@ function toRS(
     })),
     gatedWindows: g.gatedWindows.map((w) => {
       const blurred = w.leaked && w.leakedBasis === 'reconstructed' && w.end !== undefined ? unkeyedIn(w.start, w.end) : 0;
+      const unknown = blurred
+        ? `${blurred} "Lowered expectations" line(s) of this controller inside the window name no key (v1.27+ logs {}), so what it still waited for is not known`
+        : w.ended === 'expired' && !w.leaked
+          ? 'the log does not tell the record\'s counts at the expiry (a Set or a lower whose counts no line tells), so what it still waited for is not known'
+          : undefined;
       return {
         start: iso(w.start)!, ...(w.end !== undefined ? { end: iso(w.end) } : {}), ended: w.ended,
         ...(w.expected ? { expected: w.expected } : {}),
         ...(w.leaked && !blurred ? { leaked: w.leaked } : {}),
-        ...(blurred ? { leakedUnknown: `${blurred} "Lowered expectations" line(s) of this controller inside the window name no key (v1.27+ logs {}), so what it still waited for is not known` } : {}),
+        ...(unknown ? { leakedUnknown: unknown } : {}),
         gatedSyncs: w.gatedSyncs, evidence: ref(w.startSource),
       };
     }),

@@ -62,6 +62,24 @@ test('a DaemonSet -v=4 log whose delete expectation only the timeout freed: that
   assert.match(gated.stdout, /^Verdict: LEAKED \[observed\] — kube-controller-manager's log shows 1 DaemonSet still gated on expectations at its end: DaemonSet kube-system\/node-exporter\.\n/);
 });
 
+test('a lower inside the window that names no key (v1.27+ prints {}, no neighbouring line tells): what the expired record waited for is unknown, not 0/1', () => {
+  const lines = fs.readFileSync(LEAK, 'utf8').split('\n');
+  // The DaemonSet's pod handler lowered some record at 10:02 — its "Pod deleted" line is not in the log.
+  lines.splice(30, 0, 'I0304 10:02:00.000000       1 controller_utils.go:249] "Lowered expectations" logger="daemonset-controller" expectations={}');
+  const f = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-ds-lower-')), 'kcm.log');
+  fs.writeFileSync(f, lines.join('\n'));
+  const r = kexp(['kcm-log', f, '--year', '2026', '-o', 'json']);
+  assert.equal(r.code, 4, r.stderr);
+  assert.match(r.stderr, new RegExp(`warning: ${f.replace(/[./]/g, '\\$&')}:31: 1 expectations line\\(s\\) of the DaemonSet controller name no DaemonSet`));
+  const w = JSON.parse(r.stdout).replicaSets[0].gatedWindows[0];
+  assert.equal(w.ended, 'expired');
+  assert.equal(w.leaked, undefined);
+  assert.equal(w.leakedUnknown, '1 "Lowered expectations" line(s) of this controller inside the window name no key (v1.27+ logs {}), so what it still waited for is not known');
+  const text = kexp(['kcm-log', f, '--year', '2026'], { env: { COLUMNS: '300' } });
+  assert.match(text.stdout, /\n {2}10:00:00\.000 +10:05:30\.000 +expired +0\/1 +\? +10 /);
+  assert.match(text.stdout, /\n {2}Leaked \? \(window from 10:00:00\.000\): 1 "Lowered expectations" line\(s\) of this controller inside the window name no key/);
+});
+
 test('a v1.21 printf log: DaemonSets and a Job, each with its kind; the leak decides the exit code, the failing create the verdict', () => {
   const r = kexp(['kcm-log', V121, '--year', '2026', '-o', 'json']);
   assert.equal(r.code, 4, r.stderr);
