@@ -243,6 +243,30 @@ function unkeyedLowers(events: ControllerLogEvent[]): number[] {
   return events.filter((e) => e.logKind === 'lowered-expectations' && e.rsKey === undefined).map((e) => e.at).sort((a, b) => a - b);
 }
 
+/** Index of the first time ≥ t in sorted `ts` (ts.length when none). */
+function firstAtOrAfter(ts: number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first time > t in sorted `ts`. */
+function firstAfter(ts: number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function toRS(
   g: GroundTruth,
   accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] },
@@ -250,12 +274,8 @@ function toRS(
   evs: ReplicaSetEvents = { events: [], confirmations: [], failures: [] },
   unkeyed: number[] = [],
 ): KcmLogReplicaSet {
-  /** Lowers that name no key inside [start, end]: how many, and the first one's time. */
-  const unkeyedIn = (start: number, end: number): number => {
-    let n = 0;
-    for (const t of unkeyed) if (t >= start && t <= end) n++;
-    return n;
-  };
+  /** Lowers that name no key inside [start, end] (`unkeyed` is sorted). */
+  const unkeyedIn = (start: number, end: number): number => firstAfter(unkeyed, end) - firstAtOrAfter(unkeyed, start);
   const count = (d: string) => g.syncs.filter((s) => s.decision === d).length;
   const basis = g.syncs.length > 0 ? 'gate-decisions' : seen.finishedLines > 0 ? 'finished-syncing' : 'not-logged';
   return {

@@ -9,7 +9,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { parseKcmLine, type ParsedKcmLine } from '../../src/sources/kcm-log/parse-line.js';
@@ -289,3 +290,21 @@ for (const variant of ['text', 'json']) {
     assert.deepEqual(report.awaited, []);
   });
 }
+
+test('a key two kinds name (a DaemonSet and a ReplicaSet both called shop/web): its shared-code lines are of unknown kind, skipped and said; the lines that name their controller keep it', async () => {
+  const TS = 'timestamp:time.Time{wall:0xc0f6c5a1a5f0b2c8, ext:12345678901, loc:(*time.Location)(0x6e4b8a0)}';
+  const f = join(mkdtempSync(join(tmpdir(), 'kexp-two-kinds-')), 'kcm.log');
+  writeFileSync(f, [
+    'I0304 10:00:00.000100       1 replica_set.go:563] Too few replicas for ReplicaSet shop/web, need 1, creating 1',
+    'I0304 10:00:00.000300       1 daemon_controller.go:1163] Finished syncing daemon set "shop/web" (1.1ms)',
+    `I0304 10:00:01.000000       1 controller_utils.go:223] Setting expectations &controller.ControlleeExpectations{add:1, del:0, key:"shop/web", ${TS}}`,
+    `I0304 10:00:01.000100       1 controller_utils.go:195] Controller still waiting on expectations &controller.ControlleeExpectations{add:1, del:0, key:"shop/web", ${TS}}`,
+  ].join('\n') + '\n');
+  const r = await readLog(f);
+  assert.equal(r.stats.ambiguous, 2);
+  assert.deepEqual(r.events.map((e) => [e.source.line, e.ownerKind ?? 'ReplicaSet', e.logKind]), [
+    [1, 'ReplicaSet', 'too-few-replicas'],
+    [2, 'DaemonSet', 'finished-syncing'],
+  ]);
+  assert.match(r.warnings.join('\n'), /kcm\.log:3: 2 line\(s\) from code the ReplicaSet, ReplicationController, DaemonSet and Job controllers share .*could not be attributed to a kind/);
+});
