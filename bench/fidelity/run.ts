@@ -39,7 +39,7 @@ let logEnd = 0;
 async function groundTruth(file: string) {
   const src = await openKcmLogSource(file, { diagnostics, year: 2026 });
   const events: ControllerLogEvent[] = [];
-  for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  for await (const e of src.events) if (e.type === 'controller-log' && e.ownerKind === undefined) events.push(e); // the ReplicaSets' (other kinds' lines carry ownerKind)
   logEnd = events.reduce((m, e) => Math.max(m, e.at), 0);
   return buildGroundTruth(events);
 }

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
 import { KexpCommand } from '../cli/base-command.js';
-import { outputFlag, rsFlag } from '../cli/flags.js';
+import { outputFlag } from '../cli/flags.js';
 import { checkRsFlag } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForKcmLog } from '../cli/report-exit.js';
@@ -19,22 +19,29 @@ function checkFlags(flags: { rs?: string; year?: number }): void {
 }
 
 export default class KcmLog extends KexpCommand {
-  static override summary = 'Read kube-controller-manager logs (-v=4) as the ground-truth timeline of the ReplicaSet controller.';
+  static override summary = 'Read kube-controller-manager logs (-v=4) as the ground-truth timeline of the ReplicaSet, ReplicationController, DaemonSet and Job controllers.';
   static override description =
-    'Parses klog text or --logging-format=json logs (also CRI/docker-wrapped, gzip, stdin), keeps ReplicaSet lines apart from ' +
-    'ReplicationController, DaemonSet and Job lines, and rebuilds per ReplicaSet every SatisfiedExpectations decision, ' +
-    'SetExpectations, gated window, expiry, clobbered delete keys and slow-start failure. Since 1.27 the expectations lines print ' +
+    'Parses klog text or --logging-format=json logs (also CRI/docker-wrapped, gzip, stdin), tells the ReplicaSet controller\'s lines ' +
+    'from the ReplicationController manager\'s, the DaemonSet controller\'s and the Job controller\'s (they share the expectations code), ' +
+    'and rebuilds per owner, each with its kind, every SatisfiedExpectations decision, SetExpectations, gated window, expiry, clobbered ' +
+    'delete keys and slow-start failure — a DaemonSet\'s rolling-update checks apart, a Job\'s finalizer tracking (the pods whose ' +
+    'job-tracking finalizer removal it waits to observe) beside. Since 1.27 the expectations lines print ' +
     '`expectations={}`; kexp attributes them from the neighbouring lines. Below -v=4 (v=2 is common) it reports what is there — the ' +
     'rounds ("Too few / Too many replicas"), slow-start failures, deletes and the "Finished syncing" lines (V0 in 1.28–1.32) — and says ' +
     'once that gate decisions need -v=4. --compare scores a kexp report against the log.';
   static override examples = [
     '<%= config.bin %> <%= command.id %> examples/captures/quota-rejected/kcm.log',
     '<%= config.bin %> <%= command.id %> kcm.log --compare report.json --rs shop/web-7d9c6b8f5d',
+    '<%= config.bin %> <%= command.id %> kcm.log --rs kube-system/node-exporter -o json',
   ];
   static override strict = false;
   static override args = { file: Args.string({ description: 'Log file(s); "-" reads stdin.', required: true }) };
   static override flags = {
-    rs: rsFlag,
+    // kcm-log reads every kind's lines from one log: the key picks the owner whatever its kind (no TYPE/NAME form here).
+    rs: Flags.string({
+      summary: 'Only report the owner with this key, as namespace/name: a ReplicaSet, ReplicationController, DaemonSet or Job (whichever the log names).',
+      helpValue: 'NAMESPACE/NAME',
+    }),
     output: outputFlag,
     compare: Flags.string({ summary: 'Score this kexp report (kexp replay|audit -o json) against the log.', helpValue: 'REPORT.json' }),
     year: Flags.integer({ summary: 'Year of the first klog line (klog prints none; default: another input of the run that carries dates, else the file mtime, with a note).' }),
@@ -56,9 +63,9 @@ export default class KcmLog extends KexpCommand {
       }));
       await printOutput({ document: result, text: (v) => renderKcmLog(result, { width: v.width, wide: v.wide }) }, flags);
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
-      // --rs naming a ReplicaSet the log never mentions: said, and exit 8 like replay and audit.
+      // --rs naming an owner the log never mentions: said, and exit 8 like replay and audit.
       const absent = flags.rs !== undefined && result.replicaSets.length === 0;
-      if (absent) this.logToStderr(`warning: ReplicaSet ${flags.rs} does not appear in the log`);
+      if (absent) this.logToStderr(`warning: no ReplicaSet, ReplicationController, DaemonSet or Job ${flags.rs} appears in the log`);
       process.exitCode = exitCodeForKcmLog(result.replicaSets, problems.length, absent);
       this.endInterrupted(ac.signal, interrupted);
     } catch (err) {

@@ -197,7 +197,12 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
       ...(typeof f === 'string' ? {} : { lines: { from: f.from, to: f.to } }),
     });
     // (consumed whole so its coverage is complete)
-    for await (const e of src.events) if (e.type === 'controller-log') (e.ownerKind === undefined ? events : rcEvents).push(e);
+    // (the DaemonSet's and Job's lines are `kexp kcm-log`'s alone: no replay models them yet)
+    for await (const e of src.events) {
+      if (e.type !== 'controller-log') continue;
+      if (e.ownerKind === undefined) events.push(e);
+      else if (e.ownerKind === 'ReplicationController') rcEvents.push(e);
+    }
     const cov = src.coverage();
     coverage.push({ ...cov, file: name, format: 'kcm-log' });
     const note = yearNote(name, src.stats().yearBasis, cov.start, o.otherInputs);

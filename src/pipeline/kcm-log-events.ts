@@ -1,7 +1,9 @@
 /**
- * The ReplicaSet controller's own Events in its log, as evidence for `kexp kcm-log`: which
- * round each SuccessfulCreate / SuccessfulDelete confirms, and which creates or deletes failed,
- * with the cause their message names and the step an operator would take next.
+ * The ReplicaSet controller's own Events in its log — and, read apart, the ReplicationController
+ * manager's, the DaemonSet controller's and the Job controller's (the same RealPodControl records
+ * them) — as evidence for `kexp kcm-log`: which round each SuccessfulCreate / SuccessfulDelete
+ * confirms, and which creates or deletes failed, with the cause their message names and the step
+ * an operator would take next.
  *
  * Upstream (pkg/controller/controller_utils.go RealPodControl, v1.21.14 and v1.37.2 alike): each
  * create the controller makes records SuccessfulCreate "Created pod: NAME" or FailedCreate
@@ -111,13 +113,25 @@ const EVENT_LAG_MS = 1000;
 const CREATE_REASONS = new Set(['SuccessfulCreate', 'FailedCreate']);
 const DELETE_REASONS = new Set(['SuccessfulDelete', 'FailedDelete']);
 
-/** The cause and next step a failed create or delete's message names. */
-export function failureCause(message: string, key: string): { cause: string; nextStep: string; commands: string[] } {
+/**
+ * A round line: "Too few / Too many replicas" (ReplicaSet, ReplicationController), "Too few pods
+ * running" / "Too many pods running for job" / "Deleting all active pods in suspended job" (Job),
+ * "Nodes needing daemon pods…, creating N" / "Pods to delete…, deleting N" (DaemonSet). The
+ * DaemonSet logs both on every sync that passes its gate, N = 0 included: a round of no call is
+ * none.
+ */
+export function isRound(e: ControllerLogEvent): boolean {
+  if (e.logKind !== 'too-few-replicas' && e.logKind !== 'too-many-replicas') return false;
+  return e.numbers?.[e.logKind === 'too-few-replicas' ? 'creating' : 'deleting'] !== 0;
+}
+
+/** The cause and next step a failed create or delete's message names. `resource`: kubectl's short name of the owner's kind. */
+export function failureCause(message: string, key: string, resource = 'rs'): { cause: string; nextStep: string; commands: string[] } {
   const slash = key.indexOf('/');
   const ns = slash > 0 ? key.slice(0, slash) : key;
   const name = slash > 0 ? key.slice(slash + 1) : key;
   const events = `kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`;
-  const describe = `kubectl -n ${ns} describe rs ${name}`;
+  const describe = `kubectl -n ${ns} describe ${resource} ${name}`;
   const webhook = /admission webhook "([^"]+)" denied|failed calling webhook "([^"]+)"/.exec(message);
   if (/exceeded quota/i.test(message)) {
     return {
@@ -163,7 +177,7 @@ export function failureCause(message: string, key: string): { cause: string; nex
   }
   return {
     cause: 'the API server rejected the call',
-    nextStep: "read the Event's message and the ReplicaSet's conditions",
+    nextStep: resource === 'rs' ? "read the Event's message and the ReplicaSet's conditions" : "read the Event's message and the object's status",
     commands: [describe, events],
   };
 }
@@ -177,6 +191,7 @@ export function logEvents(
   events: ControllerLogEvent[],
   rounds: Map<string, ReadonlyArray<{ kind: 'create' | 'delete'; count?: number }>>,
   ref: (e: ControllerLogEvent) => string,
+  resource = 'rs',
 ): Map<string, ReplicaSetEvents> {
   const out = new Map<string, ReplicaSetEvents>();
   /** Per key: the index of the next round line to meet, and the rounds met that may still take Events, oldest first. */
@@ -197,7 +212,7 @@ export function logEvents(
     }
     let c = cursor.get(key);
     if (!c) cursor.set(key, (c = { next: 0, open: [] }));
-    if (e.logKind === 'too-few-replicas' || e.logKind === 'too-many-replicas') {
+    if (isRound(e)) {
       const kind = e.logKind === 'too-few-replicas' ? 'create' : 'delete';
       const round = rounds.get(key)?.[c.next];
       if (round && round.kind === kind) {
@@ -244,7 +259,7 @@ export function logEvents(
         s[kind] = e.at;
         lastSuccess.set(key, s);
       } else {
-        const cause = failureCause(ev.note, key);
+        const cause = failureCause(ev.note, key, resource);
         let g = groups.get(key);
         if (!g) groups.set(key, (g = new Map()));
         const id = `${ev.reason}\u0000${cause.cause}`;

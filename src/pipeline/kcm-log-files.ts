@@ -1,8 +1,13 @@
 /**
- * `kexp kcm-log`: parse kube-controller-manager logs into the ground-truth timeline per
- * ReplicaSet, optionally scoring a kexp Report (`--compare`) against it: the logs are read into
- * the same ControllerLogInput `replay` and `audit` fuse (controller-log-files.ts), and the scores
- * are those of that fusion (src/analysis/controller-log.ts).
+ * `kexp kcm-log`: parse kube-controller-manager logs into the ground-truth timeline per owner —
+ * every ReplicaSet, and, with their kind, every ReplicationController, DaemonSet and Job whose
+ * controller's lines the log holds (sources/kcm-log/attribute.ts tells them apart) — optionally
+ * scoring a kexp Report (`--compare`) against it: the logs are read into the same
+ * ControllerLogInput `replay` and `audit` fuse (controller-log-files.ts), and the scores are those
+ * of that fusion (src/analysis/controller-log.ts). Each kind's lines make their own ground truth
+ * with the same kind-agnostic machinery (ground-truth.ts over model/controller/gated-windows.ts);
+ * a Job also gets its finalizer-tracking store (finalizer-tracking.ts), a DaemonSet its
+ * rolling-update checks apart from its gate decisions.
  */
 import fs from 'node:fs';
 import { openKcmLogSource, type KcmLogStats } from '../sources/kcm-log/kcm-log-source.js';
@@ -23,13 +28,25 @@ import { iso } from '../analysis/iso.js';
 import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
 import { isRecord } from '../model/objects.js';
-import { type KcmLogEvent, type KcmLogFailure, logEvents, type ReplicaSetEvents, type RoundConfirmation } from './kcm-log-events.js';
+import { isRound, type KcmLogEvent, type KcmLogFailure, logEvents, type ReplicaSetEvents, type RoundConfirmation } from './kcm-log-events.js';
+import { buildFinalizerTracking, type FinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
+import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
 
+/** The kinds kcm-log reports besides ReplicaSets (an entry's `kind`; absent for a ReplicaSet). */
+export type KcmLogOwnerKind = NonNullable<ControllerLogEvent['ownerKind']>;
+
+/** kubectl's short resource name of each kind (next steps and commands). */
+export const KUBECTL_RESOURCE: Record<KcmLogOwnerKind | 'ReplicaSet', string> = { ReplicaSet: 'rs', ReplicationController: 'rc', DaemonSet: 'ds', Job: 'job' };
+
 export interface KcmLogReplicaSet {
-  /** The controller's kind; absent for a ReplicaSet (the ReplicationController manager's lines: its RCs). */
-  kind?: 'ReplicationController';
+  /**
+   * The owner's kind; absent for a ReplicaSet. A ReplicationController (the RC manager runs the
+   * ReplicaSet code), a DaemonSet or a Job: its controller's own lines, attributed by its logger,
+   * caller file, message or key (sources/kcm-log/attribute.ts).
+   */
+  kind?: KcmLogOwnerKind;
   key: string;
   /**
    * total..neverRecorded: SatisfiedExpectations decisions (V(4) lines). `finishedLines`: the
@@ -59,7 +76,13 @@ export interface KcmLogReplicaSet {
   deleted?: string;
   /** add/del are null when the log does not tell them (e.g. the line they come from is damaged). */
   raises: Array<{ at: string; add: number | null; del: number | null; keys?: string[]; evidence: string }>;
-  gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; gatedSyncs: number; evidence: string }>;
+  /**
+   * `leaked`: the counts the expired record still waited for. `leakedUnknown`: why they are not
+   * given though the window expired — the log does not tell them (a lower whose count no line
+   * tells, a Set whose counts it does not print), or they were reconstructed and lines that
+   * lowered some record of this controller inside the window name no key (they may be too high).
+   */
+  gatedWindows: Array<{ start: string; end?: string; ended: string; expected?: { add: number; del: number }; leaked?: { add: number; del: number }; leakedUnknown?: string; gatedSyncs: number; evidence: string }>;
   clobbers: Array<{ at: string; keys: string[]; evidence: string }>;
   slowStartFailures: Array<{ at: string; podsSkipped?: number; evidence: string }>;
   /** [1.36+] Syncs skipped by the consistency gate (not expectations gating), and other failed syncs. */
@@ -72,6 +95,19 @@ export interface KcmLogReplicaSet {
    * error line and its "Slow-start failure" line, not one line per call.
    */
   accounting: { writes: number; inRounds: number; rounds: number; outsideRounds: Array<{ at: string; kind: 'create' | 'delete'; pod?: string; evidence: string }> };
+  /**
+   * A DaemonSet: its second SatisfiedExpectations per sync that passed the gate (updateDaemonSet,
+   * after manage): the rolling update runs only when it is satisfied. Not counted in `syncs`.
+   */
+  rollingUpdateChecks?: { total: number; fulfilled: number; stillWaiting: number; expired: number; firstStillWaiting?: string; basis: 'observed' };
+  /**
+   * A Job: its finalizer UID-tracking store (finalizer-tracking.ts) — the pods whose
+   * job-tracking finalizer removal the controller waits to observe. `expected`: UIDs it expected
+   * over the log (`lines` lines), `observed`: removals it saw, `dropped`: UIDs the Job's deletion
+   * or a controller start dropped, `awaited`: UIDs still waited for at the end of the log. No
+   * counts, no timeout: not the sync gate (that is `gatedWindows`).
+   */
+  finalizerTracking?: { lines: number; expected: number; observed: number; dropped: number; awaited: Array<{ uid: string; since: string; evidence: string }>; basis: 'observed'; evidence: string };
   compare?: FidelityScore;
 }
 
@@ -95,6 +131,12 @@ export interface KcmLogResult {
    */
   verbosity: { atLeastV4: boolean; note?: string; olderThanModelled?: boolean };
   restarts: string[];
+  /**
+   * The other kinds' controller starts ("Starting daemon sets controller", "Starting job
+   * controller", the RC manager's "Starting controller"): each controller's expectations store is
+   * its own, so each start wipes its records. Absent when none of the reported kinds logged one.
+   */
+  ownerKindRestarts?: Partial<Record<KcmLogOwnerKind, string[]>>;
   /**
    * The Pod / ReplicaSet / ReplicationController informers' relists the reflector lines show
    * (sources/kcm-log/informer-relists.ts): why, when the LIST started and when it was the cache;
@@ -139,12 +181,11 @@ export function logAccounting(events: ControllerLogEvent[]): Map<string, KcmLogR
     if (!a) out.set(e.rsKey, (a = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] }));
     const cur = open.get(e.rsKey) ?? {};
     open.set(e.rsKey, cur);
-    if (e.logKind === 'too-few-replicas') {
+    if (e.logKind === 'too-few-replicas' || e.logKind === 'too-many-replicas') {
+      if (!isRound(e)) continue;
       a.rounds++;
-      cur.create = { left: e.numbers?.creating ?? Infinity };
-    } else if (e.logKind === 'too-many-replicas') {
-      a.rounds++;
-      cur.delete = { left: e.numbers?.deleting ?? Infinity };
+      if (e.logKind === 'too-few-replicas') cur.create = { left: e.numbers?.creating ?? Infinity };
+      else cur.delete = { left: e.numbers?.deleting ?? Infinity };
     } else if (e.logKind === 'controller-created-pod' || e.logKind === 'deleting-pod') {
       const kind = e.logKind === 'controller-created-pod' ? 'create' : 'delete';
       a.writes++;
@@ -174,7 +215,7 @@ export function logRounds(events: ControllerLogEvent[]): Map<string, RoundsAndSy
     let r = out.get(e.rsKey);
     if (!r) out.set(e.rsKey, (r = { rounds: [], finishedLines: 0 }));
     if (e.logKind === 'finished-syncing') r.finishedLines++;
-    else if (e.logKind === 'too-few-replicas' || e.logKind === 'too-many-replicas') {
+    else if (isRound(e)) {
       const create = e.logKind === 'too-few-replicas';
       const count = e.numbers?.[create ? 'creating' : 'deleting'];
       const desired = e.numbers?.need;
@@ -189,8 +230,41 @@ export function logRounds(events: ControllerLogEvent[]): Map<string, RoundsAndSy
 }
 
 /** The Events of each key against its rounds (kcm-log-events.ts). */
-function eventsOf(events: ControllerLogEvent[], seen: Map<string, RoundsAndSyncLines>): Map<string, ReplicaSetEvents> {
-  return logEvents(events, new Map([...seen].map(([k, v]) => [k, v.rounds])), (e) => ref(e.source));
+function eventsOf(events: ControllerLogEvent[], seen: Map<string, RoundsAndSyncLines>, resource = 'rs'): Map<string, ReplicaSetEvents> {
+  return logEvents(events, new Map([...seen].map(([k, v]) => [k, v.rounds])), (e) => ref(e.source), resource);
+}
+
+/**
+ * The times of this controller's "Lowered expectations" lines that name no key (v1.27+ prints
+ * `{}` and no neighbouring line told whose it was), sorted: a window holding one may have been
+ * lowered more than its reconstruction says.
+ */
+function unkeyedLowers(events: ControllerLogEvent[]): number[] {
+  return events.filter((e) => e.logKind === 'lowered-expectations' && e.rsKey === undefined).map((e) => e.at).sort((a, b) => a - b);
+}
+
+/** Index of the first time ≥ t in sorted `ts` (ts.length when none). */
+function firstAtOrAfter(ts: number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid]! < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Index of the first time > t in sorted `ts`. */
+function firstAfter(ts: number[], t: number): number {
+  let lo = 0;
+  let hi = ts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ts[mid]! <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 function toRS(
@@ -198,7 +272,10 @@ function toRS(
   accounting: KcmLogReplicaSet['accounting'] = { writes: 0, inRounds: 0, rounds: 0, outsideRounds: [] },
   seen: RoundsAndSyncLines = { rounds: [], finishedLines: 0 },
   evs: ReplicaSetEvents = { events: [], confirmations: [], failures: [] },
+  unkeyed: number[] = [],
 ): KcmLogReplicaSet {
+  /** Lowers that name no key inside [start, end] (`unkeyed` is sorted). */
+  const unkeyedIn = (start: number, end: number): number => firstAfter(unkeyed, end) - firstAtOrAfter(unkeyed, start);
   const count = (d: string) => g.syncs.filter((s) => s.decision === d).length;
   const basis = g.syncs.length > 0 ? 'gate-decisions' : seen.finishedLines > 0 ? 'finished-syncing' : 'not-logged';
   return {
@@ -221,16 +298,74 @@ function toRS(
       ...(r.keys ? { keys: r.keys } : {}),
       evidence: ref(r.source),
     })),
-    gatedWindows: g.gatedWindows.map((w) => ({
-      start: iso(w.start)!, ...(w.end !== undefined ? { end: iso(w.end) } : {}), ended: w.ended,
-      ...(w.expected ? { expected: w.expected } : {}), ...(w.leaked ? { leaked: w.leaked } : {}), gatedSyncs: w.gatedSyncs, evidence: ref(w.startSource),
-    })),
+    gatedWindows: g.gatedWindows.map((w) => {
+      const blurred = w.leaked && w.leakedBasis === 'reconstructed' && w.end !== undefined ? unkeyedIn(w.start, w.end) : 0;
+      const unknown = blurred
+        ? `${blurred} "Lowered expectations" line(s) of this controller inside the window name no key (v1.27+ logs {}), so what it still waited for is not known`
+        : w.ended === 'expired' && !w.leaked
+          ? 'the log does not tell the record\'s counts at the expiry (a Set or a lower whose counts no line tells), so what it still waited for is not known'
+          : undefined;
+      return {
+        start: iso(w.start)!, ...(w.end !== undefined ? { end: iso(w.end) } : {}), ended: w.ended,
+        ...(w.expected ? { expected: w.expected } : {}),
+        ...(w.leaked && !blurred ? { leaked: w.leaked } : {}),
+        ...(unknown ? { leakedUnknown: unknown } : {}),
+        gatedSyncs: w.gatedSyncs, evidence: ref(w.startSource),
+      };
+    }),
     clobbers: g.clobbers.map((c) => ({ at: iso(c.at)!, keys: c.keys, evidence: ref(c.source) })),
     slowStartFailures: g.slowStartFailures.map((c) => ({ at: iso(c.at)!, podsSkipped: c.podsSkipped, evidence: ref(c.source) })),
     consistencySkips: g.consistencySkips.map((c) => ({ at: iso(c.at)!, resource: c.resource, readResourceVersion: c.readResourceVersion, writtenResourceVersion: c.writtenResourceVersion, evidence: ref(c.source) })),
     syncFailures: g.syncFailures.length,
     accounting,
   };
+}
+
+/** The kinds reported besides ReplicaSets, in the order their entries follow a ReplicaSet of the same key. */
+const OTHER_KINDS: KcmLogOwnerKind[] = ['ReplicationController', 'DaemonSet', 'Job'];
+
+/** A DaemonSet's rolling-update checks (ground-truth.ts rollingUpdateChecks), summed. */
+function rollingUpdateChecks(g: GroundTruth): KcmLogReplicaSet['rollingUpdateChecks'] {
+  const cs = g.rollingUpdateChecks;
+  if (!cs?.length) return undefined;
+  const n = (d: string) => cs.filter((c) => c.decision === d).length;
+  const first = cs.find((c) => c.decision === 'gated');
+  return { total: cs.length, fulfilled: n('fulfilled'), stillWaiting: n('gated'), expired: n('expired'), ...(first ? { firstStillWaiting: ref(first.source) } : {}), basis: 'observed' };
+}
+
+/** A Job's finalizer tracking (finalizer-tracking.ts), as the output says it. */
+function finalizerTracking(t: FinalizerTracking): KcmLogReplicaSet['finalizerTracking'] {
+  return {
+    lines: t.expected.length,
+    expected: t.expected.reduce((n, x) => n + x.uids.length, 0),
+    observed: t.observed,
+    dropped: t.dropped,
+    awaited: t.awaited.map((a) => ({ uid: a.uid, since: iso(a.since)!, evidence: ref(a.source) })),
+    basis: 'observed',
+    evidence: t.expected[0] ? ref(t.expected[0].source) : '',
+  };
+}
+
+/**
+ * The entries of one other kind (ReplicationController, DaemonSet, Job) from its lines alone,
+ * built as a ReplicaSet's are: its own ground truth (its expectations store is its own, its
+ * restarts its own "Starting … controller" lines), rounds, Events and pod writes.
+ */
+function ownerEntries(kind: KcmLogOwnerKind, events: ControllerLogEvent[], only: string | undefined): KcmLogReplicaSet[] {
+  const accounting = logAccounting(events);
+  const seen = logRounds(events);
+  const evs = eventsOf(events, seen, KUBECTL_RESOURCE[kind]);
+  const unkeyed = unkeyedLowers(events);
+  const tracking = kind === 'Job' ? buildFinalizerTracking(events) : undefined;
+  const truths = [...buildGroundTruth(events).values()].filter((g) => !only || g.rsKey === only).sort((a, b) => a.rsKey.localeCompare(b.rsKey));
+  return truths.map((g) => {
+    const entry: KcmLogReplicaSet = { kind, ...toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey), evs.get(g.rsKey), unkeyed) };
+    const checks = kind === 'DaemonSet' ? rollingUpdateChecks(g) : undefined;
+    if (checks) entry.rollingUpdateChecks = checks;
+    const t = tracking?.get(g.rsKey);
+    if (t) entry.finalizerTracking = finalizerTracking(t);
+    return entry;
+  });
 }
 
 export interface KcmLogOptions {
@@ -356,27 +491,32 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
   }
   const stop = o.signal ? new ReadInterrupt(o.signal) : undefined;
   const read = await readAll(o, diagnostics, stop);
-  // The ReplicationController manager's lines (attribute.ts) are read apart: reported as RCs.
-  const events = read.events.filter((e) => e.ownerKind === undefined);
-  const rcEvents = read.events.filter((e) => e.ownerKind !== undefined);
+  // The ReplicationController manager's, the DaemonSet's and the Job's lines (attribute.ts) are read apart: reported with their kind.
+  const byKind = new Map<KcmLogOwnerKind | undefined, ControllerLogEvent[]>();
+  for (const e of read.events) {
+    const l = byKind.get(e.ownerKind);
+    if (l) l.push(e);
+    else byKind.set(e.ownerKind, [e]);
+  }
+  for (const l of byKind.values()) l.sort(compareTimeline);
+  const events = byKind.get(undefined) ?? [];
   const inputs = read.inputs;
-  events.sort(compareTimeline);
-  rcEvents.sort(compareTimeline);
   const log = controllerLogInput(o.files, events, compareTimeline);
   const truth = log.truths;
   const accounting = logAccounting(events);
   const seen = logRounds(events);
   const evs = eventsOf(events, seen);
+  const rsUnkeyed = unkeyedLowers(events);
   let rss = [...truth.values()].sort((a, b) => a.rsKey.localeCompare(b.rsKey));
   if (o.rs) rss = rss.filter((g) => g.rsKey === o.rs);
   const restarts = [...new Set(rss.flatMap((g) => g.restarts))].sort((a, b) => a - b).map((t) => iso(t)!);
-  // The -v of the log, from the lines of both kinds (the RC manager runs the ReplicaSet code).
-  const v = assessVerbosity(rcEvents.length ? [...events, ...rcEvents].map((e) => e.logKind) : events.map((e) => e.logKind));
-  // -v is the process's: a DaemonSet's or Job's -v≥4 lines (the shared expectations code) prove it as well.
+  // The -v of the log, from the lines of every kind read (-v is the process's; the RC manager runs the ReplicaSet code).
+  const v = assessVerbosity(read.events.map((e) => e.logKind));
+  // A line of another controller printed only at -v≥4 (the shared expectations code) proves it as well.
   if (!v.atLeastV4 && inputs.some((i) => (i.stats.v4LinesOfOthers ?? 0) > 0)) v.atLeastV4 = true;
   const verbosity: KcmLogResult['verbosity'] = { atLeastV4: v.atLeastV4, ...(inputs.some((i) => i.stats.olderThanModelled) ? { olderThanModelled: true } : {}) };
   // A log older than modelled is said so by its reader (one line); the -v rules below are those of modelled releases.
-  if (!v.atLeastV4 && events.length + rcEvents.length > 0 && !verbosity.olderThanModelled) {
+  if (!v.atLeastV4 && read.events.length > 0 && !verbosity.olderThanModelled) {
     const sync = v.linesByKind['finished-syncing'] ?? 0;
     verbosity.note =
       'the log is below -v=4 (no expectations or "Controller created pod" line): gate and expectations decisions are not visible ' +
@@ -391,16 +531,20 @@ export async function kcmLogFiles(o: KcmLogOptions): Promise<{ result: KcmLogRes
     verbosity,
     restarts,
     ...(read.relists.length ? { informerRelists: read.relists.map(relistOut) } : {}),
-    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey), evs.get(g.rsKey))),
+    replicaSets: rss.map((g) => toRS(g, accounting.get(g.rsKey), seen.get(g.rsKey), evs.get(g.rsKey), rsUnkeyed)),
   };
-  if (rcEvents.length) {
-    const rcAccounting = logAccounting(rcEvents);
-    const rcSeen = logRounds(rcEvents);
-    const rcEvs = eventsOf(rcEvents, rcSeen);
-    const rcs = [...controllerLogInput(o.files, rcEvents, compareTimeline).truths.values()].filter((g) => !o.rs || g.rsKey === o.rs);
-    const all = [...out.replicaSets, ...rcs.map((g): KcmLogReplicaSet => ({ kind: 'ReplicationController', ...toRS(g, rcAccounting.get(g.rsKey), rcSeen.get(g.rsKey), rcEvs.get(g.rsKey)) }))];
-    // By key, a ReplicaSet before an RC of the same name (a stable sort).
-    out.replicaSets = all.sort((a, b) => a.key.localeCompare(b.key));
+  const others: KcmLogReplicaSet[] = [];
+  for (const kind of OTHER_KINDS) {
+    const kindEvents = byKind.get(kind);
+    if (!kindEvents) continue;
+    const entries = ownerEntries(kind, kindEvents, o.rs);
+    others.push(...entries);
+    const starts = kindEvents.filter((e) => e.logKind === 'controller-started').map((e) => iso(e.at)!);
+    if (entries.length && starts.length) (out.ownerKindRestarts ??= {})[kind] = [...new Set(starts)];
+  }
+  if (others.length) {
+    // By key, and for one key in the order ReplicaSet, ReplicationController, DaemonSet, Job (a stable sort).
+    out.replicaSets = [...out.replicaSets, ...others].sort((a, b) => a.key.localeCompare(b.key));
   }
   if (report) {
     const inReport = new Set(report.replicaSets.map((r) => r.key));

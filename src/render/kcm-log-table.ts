@@ -1,12 +1,14 @@
 /**
  * Text rendering of `kexp kcm-log` results (kube-controller-manager's own account per
- * ReplicaSet, optional scores): a summary first — which ReplicaSets the log shows leaking
- * expectations or clobbering delete keys, with kubectl commands for them — then per
- * ReplicaSet its sync counts and a borderless table of gated windows, then the inputs.
+ * ReplicaSet — and per ReplicationController, DaemonSet and Job, named with their kind —
+ * optional scores): a summary first — which owners the log shows leaking expectations or
+ * clobbering delete keys, with kubectl commands for them — then per owner its sync counts and a
+ * borderless table of gated windows (a DaemonSet's rolling-update checks and a Job's finalizer
+ * tracking after it), then the inputs.
  * Fits `width` like the other renderers (table.ts); `wide` prints every cell and list in full.
  */
 import { pct } from '../analysis/fidelity.js';
-import type { KcmLogRelist, KcmLogReplicaSet, KcmLogResult } from '../pipeline/kcm-log-files.js';
+import { KUBECTL_RESOURCE, type KcmLogRelist, type KcmLogReplicaSet, type KcmLogResult } from '../pipeline/kcm-log-files.js';
 import { formatTable, type Column } from './columns.js';
 import { breakCommand } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
@@ -37,6 +39,29 @@ function failing(rs: KcmLogReplicaSet): boolean {
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
+/** An entry as the summary names it: a ReplicaSet by its key, another kind with its kind (`DaemonSet kube-system/node-exporter`). */
+function label(rs: KcmLogReplicaSet): string {
+  return rs.kind ? `${rs.kind} ${rs.key}` : rs.key;
+}
+
+/** `3 ReplicaSets`, or per kind when the log has others (`2 ReplicaSets, 1 DaemonSet`). */
+function counted(rss: KcmLogReplicaSet[]): string {
+  const by = new Map<string, number>();
+  for (const rs of rss) by.set(rs.kind ?? 'ReplicaSet', (by.get(rs.kind ?? 'ReplicaSet') ?? 0) + 1);
+  return [...by].map(([k, n]) => plural(n, k)).join(', ');
+}
+
+/** The order kinds are listed in (as their entries follow a ReplicaSet of the same key). */
+const KIND_ORDER = ['ReplicationController', 'DaemonSet', 'Job'];
+
+/** What each kind's round lines say (the rounds' source, quoted). */
+const ROUND_LINES: Record<NonNullable<KcmLogReplicaSet['kind']> | 'ReplicaSet', string> = {
+  ReplicaSet: '"Too few / Too many replicas"',
+  ReplicationController: '"Too few / Too many replicas"',
+  DaemonSet: '"Nodes needing daemon pods / Pods to delete for daemon set"',
+  Job: '"Too few / Too many pods running"',
+};
+
 /** "1m30s" from milliseconds, as replay's Cause line says a leak's length. */
 function span(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -51,12 +76,13 @@ function leakCause(past: KcmLogReplicaSet[]): string | undefined {
   const rs = past[0];
   if (!rs) return undefined;
   const w = rs.gatedWindows.find((x) => x.ended === 'expired');
-  const others = past.length > 1 ? ` (and ${plural(past.length - 1, 'other ReplicaSet')})` : '';
+  const rest = past.slice(1);
+  const others = rest.length ? ` (and ${rest.every((x) => !x.kind) ? plural(rest.length, 'other ReplicaSet') : `${counted(rest)} more`})` : '';
   if (w && w.end) {
-    return `Expectations leaked and were only cleared by the 5-minute timeout (after ${span(Date.parse(w.end) - Date.parse(w.start))}): ${rs.key}, ${plural(w.gatedSyncs, 'gated sync')} from ${w.start} (${w.evidence})${others}.`;
+    return `Expectations leaked and were only cleared by the 5-minute timeout (after ${span(Date.parse(w.end) - Date.parse(w.start))}): ${label(rs)}, ${plural(w.gatedSyncs, 'gated sync')} from ${w.start} (${w.evidence})${others}.`;
   }
   const c = rs.clobbers[0];
-  return c ? `An earlier deletion round of ${rs.key} never completed: its delete keys were clobbered at ${c.at} (${c.evidence})${others}.` : undefined;
+  return c ? `An earlier deletion round of ${label(rs)} never completed: its delete keys were clobbered at ${c.at} (${c.evidence})${others}.` : undefined;
 }
 
 /**
@@ -71,14 +97,14 @@ function summary(r: KcmLogResult, width: number): string[] {
   const past = r.replicaSets.filter((rs) => !stillGated(rs) && pastLeak(rs));
   const fails = r.replicaSets.filter(failing);
   const out: string[] = [];
-  const n = plural(r.replicaSets.length, 'ReplicaSet');
+  const n = counted(r.replicaSets);
   const cause = gated.length === 0 ? leakCause(past) : undefined;
   if (gated.length > 0) {
-    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${gated.length} ReplicaSet${gated.length === 1 ? '' : 's'} still gated on expectations at its end: ${gated.map((b) => b.key).join(', ')}.`, width));
+    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${counted(gated)} still gated on expectations at its end: ${gated.map(label).join(', ')}.`, width));
   } else if (fails.length > 0) {
     const f = fails[0]!.failures.find((x) => x.current)!;
     const what = f.kind === 'create' ? 'creates' : 'deletes';
-    out.push(labelled('Verdict: ', `FAILING [observed] — ${what} failing for ${fails.map((x) => x.key).join(', ')}: ${f.cause} (${f.reason} ×${f.count}, the controller's own Events, first ${f.evidence}).`, width));
+    out.push(labelled('Verdict: ', `FAILING [observed] — ${what} failing for ${fails.map(label).join(', ')}: ${f.cause} (${f.reason} ×${f.count}, the controller's own Events, first ${f.evidence}).`, width));
   } else if (!r.verbosity.atLeastV4) {
     const rounds = r.replicaSets.reduce((k, rs) => k + rs.rounds.length, 0);
     const confirmed = r.replicaSets.reduce((k, rs) => k + rs.rounds.filter((x) => (x.confirmed?.succeeded ?? 0) > 0).length, 0);
@@ -86,11 +112,11 @@ function summary(r: KcmLogResult, width: number): string[] {
     out.push(labelled('Verdict: ', `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`, width));
   } else {
     // Failures that ended (a later success, or the ReplicaSet deleted since) are history, said with the verdict.
-    const history = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${rs.key}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
+    const history = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${label(rs)}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
     const allDeleted = r.replicaSets.every((rs) => rs.deleted !== undefined);
     const leaks = past.length ? 'after the leak below' : 'with no leaked expectations before';
     out.push(labelled('Verdict: ', allDeleted
-      ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? 'the ReplicaSet' : `all ${n}`} deleted, ${leaks}${history.length ? `; ${history.slice(0, 2).join('; ')}` : ''}.`
+      ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? `the ${r.replicaSets[0]!.kind ?? 'ReplicaSet'}` : `all ${n}`} deleted, ${leaks}${history.length ? `; ${history.slice(0, 2).join('; ')}` : ''}.`
       : `HEALTHY [observed] — not gated at the end of the log (${n})${past.length ? ', after the leak below' : ', no leaked expectations'}${history.length ? `; history: ${history.slice(0, 2).join('; ')}` : ''}.`, width));
   }
   if (cause) out.push(labelled('Cause:   ', cause, width));
@@ -101,13 +127,13 @@ function summary(r: KcmLogResult, width: number): string[] {
       const [ns, name] = b.key.split('/');
       if (!ns || !name) continue;
       out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
-      out.push(...breakCommand(`kubectl -n ${ns} describe rs ${name}`, width, '  '));
+      out.push(...breakCommand(`kubectl -n ${ns} describe ${KUBECTL_RESOURCE[b.kind ?? 'ReplicaSet']} ${name}`, width, '  '));
     }
     return out;
   }
   for (const rs of fails.slice(0, 3)) {
     for (const f of rs.failures.filter((x) => x.current)) {
-      out.push(labelled('Next:    ', `${rs.key}: ${f.nextStep}:`, width));
+      out.push(labelled('Next:    ', `${label(rs)}: ${f.nextStep}:`, width));
       for (const c of f.commands) out.push(...breakCommand(c, width, '  '));
     }
   }
@@ -150,7 +176,7 @@ function renderTail(rs: KcmLogReplicaSet, clock: (t: string | undefined) => stri
   const cs = rs.consistencySkips ?? [];
   if (cs.length) {
     const first = cs[0]!;
-    out.push(wrap(`Consistency gate (1.36+ StaleControllerConsistencyReplicaSet): ${cs.length} sync(s) skipped ${clock(first.at)}–${clock(cs[cs.length - 1]!.at)}: the ${first.resource} informer had not yet observed the controller's own last write (read resourceVersion ${first.readResourceVersion ?? '?'} < written ${first.writtenResourceVersion ?? '?'}, ${first.evidence}) — skipped before the expectations check, not gated by expectations`, width, '  '));
+    out.push(wrap(`Consistency gate (1.36+ StaleControllerConsistency${rs.kind ?? 'ReplicaSet'}): ${cs.length} sync(s) skipped ${clock(first.at)}–${clock(cs[cs.length - 1]!.at)}: the ${first.resource} informer had not yet observed the controller's own last write (read resourceVersion ${first.readResourceVersion ?? '?'} < written ${first.writtenResourceVersion ?? '?'}, ${first.evidence}) — skipped before the expectations check, not gated by expectations`, width, '  '));
   }
   if (rs.syncFailures) out.push(wrap(`Failed syncs (rate-limited requeue): ${rs.syncFailures}`, width, '  '));
   if (rs.slowStartFailures.length) out.push(wrap(`Slow-start failures: ${rs.slowStartFailures.length} (first ${clock(rs.slowStartFailures[0]!.at)}, podsSkipped ${rs.slowStartFailures[0]!.podsSkipped ?? '?'})`, width, '  '));
@@ -162,7 +188,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   const wide = o.wide ?? false;
   r = terminalSafeDeep(r);
   const out: string[] = [];
-  if (r.replicaSets.length === 0) out.push('No ReplicaSet controller activity found in the log.');
+  if (r.replicaSets.length === 0) out.push('No ReplicaSet, ReplicationController, DaemonSet or Job controller activity found in the log.');
   const head = summary(r, width);
   if (head.length) out.push(...head, '');
   for (const rs of r.replicaSets) {
@@ -176,7 +202,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
     if (rs.rounds.length) {
       const rd = wide ? rs.rounds : rs.rounds.slice(0, RAISES_SHOWN);
       const one = (x: KcmLogReplicaSet['rounds'][number]) => `${clock(x.at)} ${x.kind} ${x.count ?? '?'}${x.desired !== undefined ? ` (desired ${x.desired})` : ''}${confirmation(x)}`;
-      out.push(wrap(`Rounds (observed: "Too few / Too many replicas")${dateSuffix(date)}: ${rs.rounds.length} — ${rd.map(one).join('; ')}${rs.rounds.length > rd.length ? `; … ${rs.rounds.length - rd.length} more (-o wide)` : ''}`, width, '  '));
+      out.push(wrap(`Rounds (observed: ${ROUND_LINES[rs.kind ?? 'ReplicaSet']})${dateSuffix(date)}: ${rs.rounds.length} — ${rd.map(one).join('; ')}${rs.rounds.length > rd.length ? `; … ${rs.rounds.length - rd.length} more (-o wide)` : ''}`, width, '  '));
     }
     out.push(...renderEvents(rs, clock, width, wide, dateSuffix(date)));
     if (!r.verbosity.atLeastV4) {
@@ -192,9 +218,11 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
         { header: 'Start', kind: 'fixed' }, { header: 'End', kind: 'fixed' }, { header: 'Ended', kind: 'fixed' },
         { header: 'Expected', kind: 'fixed' }, { header: 'Leaked', kind: 'fixed' }, { header: 'Syncs', kind: 'fixed', align: 'right' }, { header: 'Evidence', kind: 'flex' },
       ];
-      const rows = rs.gatedWindows.map((w) => [clock(w.start), clock(w.end), w.ended, w.expected ? `${w.expected.add ?? '?'}/${w.expected.del ?? '?'}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : '—', String(w.gatedSyncs), w.evidence]);
+      const rows = rs.gatedWindows.map((w) => [clock(w.start), clock(w.end), w.ended, w.expected ? `${w.expected.add ?? '?'}/${w.expected.del ?? '?'}` : '?', w.leaked ? `${w.leaked.add}/${w.leaked.del}` : w.leakedUnknown ? '?' : '—', String(w.gatedSyncs), w.evidence]);
       out.push(...formatTable(columns, rows, { width, wide, indent: '  ' }));
+      for (const w of rs.gatedWindows) if (w.leakedUnknown) out.push(wrap(`Leaked ? (window from ${clock(w.start)}): ${w.leakedUnknown}`, width, '  '));
     }
+    out.push(...ownerLines(rs, clock, width, wide));
     for (const c of rs.clobbers) out.push(wrap(`[ERROR] Clobbering existing delete keys at ${clock(c.at)}: ${c.keys.join(', ')} (${c.evidence}) — an earlier deletion round never completed`, width, '  '));
     out.push(...renderTail(rs, clock, width, false));
     if (rs.compare) {
@@ -210,11 +238,41 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   }
   const t = clockFor(undefined);
   for (const i of r.inputs) {
-    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${Object.values(i.stats.excluded).reduce((a, b) => a + b, 0)} from other controllers skipped, ${i.stats.contextResolved} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}${i.year.note ? `; ${i.year.note}` : ''}`, width, ''));
+    const kinds = Object.entries(i.stats.ownerKinds ?? {}).sort(([a], [b]) => KIND_ORDER.indexOf(a) - KIND_ORDER.indexOf(b));
+    const read = kinds.reduce((a, [, k]) => a + k.events, 0);
+    const skipped = Object.values(i.stats.excluded).reduce((a, b) => a + b, 0) - read;
+    const others = kinds.length ? `${kinds.map(([kind, k]) => `${k.events} ${kind}`).join(', ')} lines, ` : '';
+    const fromContext = i.stats.contextResolved + kinds.reduce((a, [, k]) => a + k.contextResolved, 0);
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.stats.records} records, ${i.stats.events} ReplicaSet lines, ${others}${skipped} from other controllers skipped, ${fromContext} keyless lines attributed from context) ${t(i.start)} → ${t(i.end)}${i.year.note ? `; ${i.year.note}` : ''}`, width, ''));
   }
   if (r.restarts.length) out.push(wrap(`Controller restarts (expectations wiped): ${r.restarts.map((x) => t(x)).join(', ')}`, width, ''));
+  for (const [kind, starts] of Object.entries(r.ownerKindRestarts ?? {})) {
+    out.push(wrap(`${kind === 'ReplicationController' ? 'ReplicationController manager' : `${kind} controller`} starts (its expectations wiped): ${starts.map((x) => t(x)).join(', ')}`, width, ''));
+  }
   if (r.informerRelists?.length) out.push(...relistLines(r.informerRelists, t, width, wide));
   return out.join('\n') + '\n';
+}
+
+/**
+ * What only a DaemonSet or a Job has: the DaemonSet's rolling-update checks (its second
+ * SatisfiedExpectations per sync, not a gate decision), the Job's finalizer-tracking store (the
+ * pods whose job-tracking finalizer removal it waits to observe — no counts, not the gate).
+ */
+function ownerLines(rs: KcmLogReplicaSet, clock: (t: string | undefined) => string, width: number, wide: boolean): string[] {
+  const out: string[] = [];
+  const c = rs.rollingUpdateChecks;
+  if (c) {
+    out.push(wrap(`Rolling-update checks (observed: updateDaemonSet's second SatisfiedExpectations after manage; the rolling update runs only when satisfied; not counted as syncs): ${c.total} — ${c.fulfilled} fulfilled, ${c.stillWaiting} still waiting (rolling update skipped)${c.expired ? `, ${c.expired} expired` : ''}${c.firstStillWaiting ? ` (first still waiting ${c.firstStillWaiting})` : ''}`, width, '  '));
+  }
+  const f = rs.finalizerTracking;
+  if (f) {
+    const shown = wide ? f.awaited : f.awaited.slice(0, RAISES_SHOWN);
+    const awaited = f.awaited.length
+      ? `; ${f.awaited.length} still awaited at the end of the log — ${shown.map((a) => `${a.uid} since ${clock(a.since)} (${a.evidence})`).join('; ')}${f.awaited.length > shown.length ? `; … ${f.awaited.length - shown.length} more (-o wide)` : ''}`
+      : '; none awaited at the end of the log';
+    out.push(wrap(`Finalizer tracking (observed: pods whose job-tracking finalizer removal the controller waits to observe; no timeout, not the sync gate): ${f.expected} expected in ${plural(f.lines, 'line')} (first ${f.evidence}), ${f.observed} observed removed${f.dropped ? `, ${f.dropped} dropped with the Job or a controller restart` : ''}${awaited}`, width, '  '));
+  }
+  return out;
 }
 
 const RELIST_CAUSE: Record<KcmLogRelist['cause'], string> = {

@@ -126,6 +126,7 @@ export type ControllerLogKind =
   | 'too-few-replicas'
   | 'too-many-replicas'
   | 'slow-start-failure'
+  | 'failed-create'
   | 'failed-delete'
   | 'finished-syncing'
   | 'sync-failed'
@@ -138,6 +139,8 @@ export type ControllerLogKind =
   | 'deleting-pod'
   | 'status-update'
   | 'controller-event'
+  | 'finalizers-expected'
+  | 'finalizer-removal-observed'
   | 'other';
 
 /**
@@ -162,9 +165,11 @@ export interface ControllerLogEvent extends Base {
   /**
    * The kind of the controller the line is about when it is not a ReplicaSet: a line of the
    * ReplicationController manager (logger `replicationcontroller-controller`, `kind="ReplicationController"`,
-   * or a key only RC lines name), which runs the ReplicaSet code (same messages, same keys).
+   * or a key only RC lines name), which runs the ReplicaSet code (same messages, same keys); of the
+   * DaemonSet or Job controller (their logger, caller file, message, or a key only their lines name;
+   * src/sources/kcm-log/attribute.ts).
    */
-  ownerKind?: 'ReplicationController';
+  ownerKind?: 'ReplicationController' | 'DaemonSet' | 'Job';
   /** `namespace/name` of the ReplicaSet the line is about, when it names one. */
   rsKey?: string;
   add?: number;

@@ -40,7 +40,7 @@ for (const name of selected) {
     assert.deepEqual(problems, []);
     const src = await openKcmLogSource(cap.kcmLog, { diagnostics: { problem: () => undefined, warn: () => undefined } });
     const events: ControllerLogEvent[] = [];
-    for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+    for await (const e of src.events) if (e.type === 'controller-log' && e.ownerKind === undefined) events.push(e); // the ReplicaSets' (other kinds' lines carry ownerKind)
     const truth = buildGroundTruth(events);
     const g = truth.get(`${cap.namespace}/web`);
     assert.ok(g, `the KCM log has lines for ${cap.namespace}/web`);

@@ -219,6 +219,6 @@ describe('kcm-log bad input', () => {
     const r = kexp(['kcm-log', f]);
     const w = warnings(r.stderr).find((x) => x.includes('could not be attributed'));
     assert.ok(w, r.stderr);
-    assert.match(w, new RegExp(`^warning: ${f}:\\d+: \\d+ line\\(s\\) from code the ReplicaSet controller shares .* \\(the first is this line\\)$`));
+    assert.match(w, new RegExp(`^warning: ${f}:\\d+: \\d+ line\\(s\\) from code the ReplicaSet, ReplicationController, DaemonSet and Job controllers share .* \\(unknown kind; the first is this line\\)$`));
   });
 });

@@ -25,6 +25,8 @@ interface Read {
   warnings: string[];
   /** The ReplicationController manager's lines (ownerKind set), apart from the ReplicaSet's `events`. */
   rcEvents: ControllerLogEvent[];
+  /** The DaemonSet and Job controllers' lines (ownerKind DaemonSet / Job). */
+  others: ControllerLogEvent[];
   stats: KcmLogStats;
   coverage: ReturnType<Awaited<ReturnType<typeof openKcmLogSource>>['coverage']>;
   format: string;
@@ -39,11 +41,13 @@ async function read(path: string, opts: Partial<KcmLogOptions> = {}): Promise<Re
   });
   const events: ControllerLogEvent[] = [];
   const rcEvents: ControllerLogEvent[] = [];
+  const others: ControllerLogEvent[] = [];
   for await (const e of src.events) {
     assert.equal(e.type, 'controller-log');
-    ((e as ControllerLogEvent).ownerKind === undefined ? events : rcEvents).push(e as ControllerLogEvent);
+    const kind = (e as ControllerLogEvent).ownerKind;
+    (kind === undefined ? events : kind === 'ReplicationController' ? rcEvents : others).push(e as ControllerLogEvent);
   }
-  return { events, rcEvents, problems, warnings, stats: src.stats(), coverage: src.coverage(), format: src.format };
+  return { events, rcEvents, others, problems, warnings, stats: src.stats(), coverage: src.coverage(), format: src.format };
 }
 
 const kinds = (evs: ControllerLogEvent[]): string[] => evs.map((e) => e.logKind);
@@ -410,6 +414,21 @@ test('v1.28-style text log: RS lines kept, RC/DaemonSet/Job lines excluded, cont
   assert.deepEqual(clob.numbers, { fromContext: 1 });
   assert.deepEqual(at(r.events, 31).numbers, { oldReplicas: 3, newReplicas: 1 });
   assert.equal(at(r.events, 64).logKind, 'rs-deleted-sync');
+  // The DaemonSet's and the Job's lines (their loggers) come out with their kind and key.
+  assert.deepEqual(
+    r.others.map((e) => [e.source.line, e.ownerKind, e.logKind, e.rsKey, e.add, e.del]),
+    [
+      [3, 'DaemonSet', 'controller-started', undefined, undefined, undefined],
+      [15, 'DaemonSet', 'setting-expectations', 'kube-system/node-exporter', 1, 0],
+      [16, 'DaemonSet', 'controller-created-pod', 'kube-system/node-exporter', undefined, undefined],
+      [17, 'Job', 'still-waiting', 'batch/nightly', 1, 0],
+    ],
+  );
+  assert.deepEqual(r.stats.ownerKinds, {
+    ReplicationController: { events: 4, contextResolved: 0, contextUnresolved: 0 },
+    DaemonSet: { events: 3, contextResolved: 0, contextUnresolved: 0 },
+    Job: { events: 1, contextResolved: 0, contextUnresolved: 0 },
+  });
   // Time order.
   for (let i = 1; i < r.events.length; i++) assert.ok(r.events[i]!.at >= r.events[i - 1]!.at);
 });
@@ -417,12 +436,23 @@ test('v1.28-style text log: RS lines kept, RC/DaemonSet/Job lines excluded, cont
 test('≤1.26 printf log: shared-code lines attributed by key, other controllers excluded, unknown key ambiguous', async () => {
   const r = await read(join(FX, 'v126-printf.log'), { year: 2025 });
   assert.deepEqual(r.problems, []);
-  assert.deepEqual(r.stats.excluded, { replicationcontroller: 4, daemonset: 1, job: 2 });
+  // (the DaemonSet's "Finished syncing daemon set" line is catalogued now: its key and sync)
+  assert.deepEqual(r.stats.excluded, { replicationcontroller: 4, daemonset: 2, job: 2 });
   assert.equal(r.stats.ambiguous, 1); // Setting expectations for ghost/unknown
   assert.equal(r.warnings.length, 2);
   // Its "Too few replicas for ReplicaSet …" round lines are the printf wording of v1.20 and earlier (src/sources/kcm-log/log-era.ts).
   assert.match(r.warnings[0]!, /v126-printf\.log:7: this kube-controller-manager log is older than kexp models/);
-  assert.match(r.warnings[1]!, /1 line\(s\) from code the ReplicaSet controller shares/);
+  assert.match(r.warnings[1]!, /v126-printf\.log:26: 1 line\(s\) from code the ReplicaSet, ReplicationController, DaemonSet and Job controllers share .* could not be attributed to a kind and were skipped \(unknown kind; the first is this line\)$/);
+  // The keyed shared-code lines whose key only a DaemonSet's or a Job's "Finished syncing …" line names are theirs.
+  assert.deepEqual(
+    r.others.map((e) => [e.source.line, e.ownerKind, e.logKind, e.rsKey, e.add, e.del, e.numbers?.durationMs]),
+    [
+      [22, 'DaemonSet', 'setting-expectations', 'kube-system/node-exporter', 1, 0, undefined],
+      [23, 'DaemonSet', 'finished-syncing', 'kube-system/node-exporter', undefined, undefined, 2.1],
+      [24, 'Job', 'still-waiting', 'batch/nightly', 1, 0, undefined],
+      [25, 'Job', 'finished-syncing', 'batch/nightly', undefined, undefined, 1.4],
+    ],
+  );
   assert.equal(r.events.length, 28);
   assert.ok(r.events.every((e) => e.rsKey === RS || e.logKind === 'controller-started'));
   assert.deepEqual(
@@ -636,7 +666,7 @@ test('stdin (gzip) is read like a file; no RS lines gives a warning', async () =
   const r2 = await read('-', { stdin: Readable.from([Buffer.from(other)]), year: 2025 });
   assert.equal(r2.events.length, 0);
   assert.equal(r2.warnings.length, 1);
-  assert.match(r2.warnings[0]!, /no ReplicaSet controller lines found in 1 log records/);
+  assert.match(r2.warnings[0]!, /no ReplicaSet, ReplicationController, DaemonSet or Job controller lines found in 1 log records/);
 });
 
 test('year: the option applies to the first line and follows New Year; the mtime rule without it', async () => {

@@ -9,7 +9,10 @@
  *
  * This module also decides which controller a line belongs to (ReplicaSet, ReplicationController,
  * DaemonSet, Job, other) from what the line itself says; see `ControllerFamily` and
- * kcm-log-source.ts for the attribution rule applied on top.
+ * attribute.ts for the attribution rule applied on top. The DaemonSet's and Job's own lines
+ * (OWNER_STRUCTURED, OWNER_PRINTF) map onto the same kinds as the ReplicaSet's where they mean
+ * the same: their round lines are `too-few-replicas` / `too-many-replicas`, their sync ends
+ * `finished-syncing`, their "has been deleted" `rs-deleted-sync`.
  */
 import type { ControllerLogKind, LoggedEvent } from '../../timeline/event.js';
 import { isRecord } from '../../model/objects.js';
@@ -63,6 +66,31 @@ export interface Classified {
    * as `name=value`; they were left out (unknown), and the source reports them as a problem.
    */
   invalid?: string[];
+  /**
+   * Which side of its SetExpectations the same call path writes this line (µs apart, same
+   * goroutine): `after` — ExpectCreations then "Too few replicas" (replica_set.go
+   * manageReplicas), "Too few pods running" / ExpectDeletions then "Too many pods running for job"
+   * (job_controller.go manageJob), SetExpectations then "Nodes needing daemon pods for daemon set,
+   * creating" (daemon_controller.go syncNodes); `before` — "Controller waiting on deletions"
+   * (controller_utils.go UIDTrackingControllerExpectations.ExpectDeletions), "Deleting all active
+   * pods in suspended job" (manageJob). attribute.ts pairs keyless "Setting expectations" lines
+   * with these.
+   */
+  setSide?: 'before' | 'after';
+  /**
+   * A slow-start failure whose skipped creations are lowered by ONE LowerExpectations call (one
+   * "Lowered expectations" line lowering `podsSkipped`: daemon_controller.go syncNodes), not one
+   * CreationObserved per skipped pod (replica_set.go manageReplicas, job_controller.go manageJob).
+   */
+  lowersAtOnce?: true;
+  /**
+   * The caller file that writes the line in this wording, which other controllers share: from
+   * another file (the JSON logger often names a helper's frame, `wait/backoff.go`), the line is
+   * `contentFamily`'s only when its key is (parse-line.ts sets `onlyForKeysOf`).
+   */
+  callerFile?: string;
+  /** The line is this controller's when its key is one of that controller's (attribute.ts), and nobody's otherwise. */
+  onlyForKeysOf?: ControllerFamily;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -89,6 +117,7 @@ const NON_NEGATIVE = new Set([
   'creating',
   'deleting',
   'podsSkipped',
+  'nodesNeeding',
   'oldReplicas',
   'newReplicas',
   'replicasFrom',
@@ -268,6 +297,7 @@ export function fileFamily(file: string | undefined): ControllerFamily {
     case 'daemonset_util.go':
       return 'daemonset';
     case 'job_controller.go':
+    case 'tracking_utils.go':
       return 'job';
     default:
       return 'unknown'; // controller_utils.go, controller_ref_manager.go, runtime.go, anything else
@@ -319,7 +349,25 @@ const SYNC_FAILED_RE = /^sync "((?:[^"\\]|\\.)*)" failed with ([\s\S]*)$/;
  */
 const CONSISTENCY_RE = /read version: (\d+) is not as new as written version: (\d+) for group resource (\S+)/;
 
+/**
+ * The DaemonSet controller's failed sync (daemon_controller.go processNextWorkItem, v1.21.14 and
+ * v1.37.2: `utilruntime.HandleError(fmt.Errorf("%v failed with : %v", dsKey, err))`). Other
+ * controllers print the same wording (expand_controller.go, clusterroleaggregation), so it is the
+ * DaemonSet's only from daemon_controller.go (callerFile).
+ */
+const DS_SYNC_FAILED_RE = /^([^\s/"]+\/[^\s/"]+) failed with : ([\s\S]*)$/;
+
 function syncFailed(text: string): Classified | undefined {
+  const d = DS_SYNC_FAILED_RE.exec(text);
+  if (d) {
+    const c: Classified = { kind: 'sync-failed', rsKey: d[1]!, contentFamily: 'daemonset', callerFile: 'daemon_controller.go' };
+    const g = CONSISTENCY_RE.exec(d[2]!);
+    if (g) {
+      c.aux = 'consistency-skip';
+      c.numbers = { readResourceVersion: Number(g[1]), writtenResourceVersion: Number(g[2]), consistencyPods: g[3] === 'pods' ? 1 : 0 };
+    }
+    return c;
+  }
   const m = SYNC_FAILED_RE.exec(text);
   if (!m) return undefined;
   const c: Classified = { kind: 'sync-failed', rsKey: m[1]!.replace(/\\(.)/g, '$1') };
@@ -415,12 +463,127 @@ function printfEvent(m: RegExpExecArray): Classified {
 /** "Too few replicas" / "Too many replicas": replicaSet (older: rs), need and creating|deleting. */
 function replicaCountLine(kv: KV, kind: 'too-few-replicas' | 'too-many-replicas', count: 'creating' | 'deleting'): Classified {
   const c: Classified = { kind };
+  // manageReplicas: ExpectCreations, then "Too few replicas" (its deletions are announced by
+  // "Controller waiting on deletions" before their Set).
+  if (kind === 'too-few-replicas') c.setSide = 'after';
   const k = keyOf(c, 'replicaSet', 'replicaSet' in kv ? kv.replicaSet : kv.rs);
   if (k) c.rsKey = k;
   setNum(c, 'need', kv.need);
   setNum(c, count, kv[count]);
   return c;
 }
+
+
+// ---------------------------------------------------------------------------------------------
+// the DaemonSet and Job controllers' own lines (v1.28+ structured; the v1.21.14–v1.26 printf forms
+// are in PRINTF). Read in pkg/controller/daemon/daemon_controller.go, pkg/controller/job/
+// job_controller.go and tracking_utils.go at v1.21.14, v1.25.16, v1.28.15 and v1.37.2.
+
+/**
+ * DaemonSet syncNodes: "Nodes needing daemon pods for daemon set, creating" daemonset=KObj
+ * needCount=[node names] createCount=N — written right after SetExpectations(dsKey, createDiff,
+ * deleteDiff) (V(4)); createCount is the Set's `add`, the next "Pods to delete…, deleting" line
+ * of the same sync carries its `del`.
+ */
+function dsCreating(kv: KV): Classified {
+  const c: Classified = { kind: 'too-few-replicas', contentFamily: 'daemonset', setSide: 'after' };
+  const k = keyOf(c, 'daemonset', kv.daemonset);
+  if (k) c.rsKey = k;
+  if ('needCount' in kv) (c.numbers ??= {}).nodesNeeding = keyList(kv.needCount).length;
+  setNum(c, 'creating', kv.createCount);
+  return c;
+}
+
+/** DaemonSet syncNodes: "Pods to delete for daemon set, deleting" daemonset=KObj toDeleteCount=[pod names] deleteCount=N (V(4)). */
+function dsDeleting(kv: KV): Classified {
+  const c: Classified = { kind: 'too-many-replicas', contentFamily: 'daemonset' };
+  const k = keyOf(c, 'daemonset', kv.daemonset);
+  if (k) c.rsKey = k;
+  setNum(c, 'deleting', kv.deleteCount);
+  const pods = keyList(kv.toDeleteCount);
+  const slash = k?.indexOf('/') ?? -1;
+  if (pods.length) c.keys = pods.map((p) => (slash > 0 && !p.includes('/') ? `${k!.slice(0, slash)}/${p}` : p));
+  return c;
+}
+
+/** A line naming its DaemonSet (`daemonset=`) or Job (`job=`, `key=`) and nothing else kexp reads. */
+function ownerLine(kind: ControllerLogKind, family: 'daemonset' | 'job', name: string, v: unknown, aux?: AuxKind): Classified {
+  const c: Classified = { kind, contentFamily: family };
+  if (aux) c.aux = aux;
+  const k = keyOf(c, name, v);
+  if (k) c.rsKey = k;
+  return c;
+}
+
+/** The Job controller's finalizer UID-tracking store (tracking_utils.go): `key=` since v1.28, `job=` before. */
+function trackingLine(kind: 'finalizers-expected' | 'finalizer-removal-observed', kv: KV, uids: unknown): Classified {
+  const c = ownerLine(kind, 'job', 'key' in kv ? 'key' : 'job', 'key' in kv ? kv.key : kv.job);
+  c.keys = typeof uids === 'string' && !uids.startsWith('[') ? (uids ? [uids] : []) : keyList(uids);
+  return c;
+}
+
+const OWNER_STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
+  'Nodes needing daemon pods for daemon set, creating': dsCreating,
+  'Pods to delete for daemon set, deleting': dsDeleting,
+  'Finished syncing daemon set': (kv) => withDuration(ownerLine('finished-syncing', 'daemonset', 'daemonset', kv.daemonset), kv.time),
+  'Daemon set has been deleted': (kv) => ownerLine('rs-deleted-sync', 'daemonset', 'daemonset', kv.daemonset),
+  // deleteDaemonset: DeleteExpectations follows (V(4), the informer handler).
+  'Deleting daemon set': (kv) => ownerLine('other', 'daemonset', 'daemonset', kv.daemonset, 'rs-deleting'),
+  'Adding daemon set': (kv) => ownerLine('other', 'daemonset', 'daemonset', kv.daemonset, 'rs-added'),
+  // addPod / deletePod: CreationObserved / DeletionObserved follow (V(4), the informer handler).
+  'Pod added': (kv) => podHandler('pod-added', kv.pod),
+  'Failed creation, decrementing expectations for daemon set': (kv) => ownerLine('failed-create', 'daemonset', 'daemonset', kv.daemonset),
+  'Slow-start failure. Skipping creation pods, decrementing expectations for daemon set': (kv) => {
+    const c = ownerLine('slow-start-failure', 'daemonset', 'daemonset', kv.daemonset);
+    c.lowersAtOnce = true;
+    setNum(c, 'podsSkipped', kv.skippedPods);
+    return c;
+  },
+  'Failed deletion, decremented expectations for daemon set': (kv) => ownerLine('failed-delete', 'daemonset', 'daemonset', kv.daemonset),
+  'Starting daemon sets controller': () => ({ kind: 'controller-started', contentFamily: 'daemonset' }),
+  'Shutting down daemon sets controller': () => ({ kind: 'other', aux: 'controller-stopped', contentFamily: 'daemonset' }),
+  // Job manageJob: ExpectCreations then "Too few pods running"; ExpectDeletions then "Too many pods
+  // running for job"; "Deleting all active pods in suspended job" then ExpectDeletions (V(4)).
+  'Too few pods running': (kv) => {
+    const c = ownerLine('too-few-replicas', 'job', 'key', kv.key);
+    c.setSide = 'after';
+    setNum(c, 'need', kv.need);
+    setNum(c, 'creating', kv.creating);
+    return c;
+  },
+  'Too many pods running for job': (kv) => {
+    const c = ownerLine('too-many-replicas', 'job', 'job', kv.job);
+    c.setSide = 'after';
+    setNum(c, 'need', kv.target);
+    setNum(c, 'deleting', kv.deleted);
+    return c;
+  },
+  'Deleting all active pods in suspended job': (kv) => {
+    const c = ownerLine('too-many-replicas', 'job', 'job', kv.job);
+    c.setSide = 'before';
+    setNum(c, 'need', 0);
+    setNum(c, 'deleting', kv.active);
+    return c;
+  },
+  'Finished syncing job': (kv) => withDuration(ownerLine('finished-syncing', 'job', 'key', kv.key), kv.elapsed),
+  'Job has been deleted': (kv) => ownerLine('rs-deleted-sync', 'job', 'key', kv.key),
+  'Failed creation, decrementing expectations': (kv) => ownerLine('failed-create', 'job', 'job', kv.job),
+  'Slow-start failure. Skipping creating pods, decrementing expectations': (kv) => {
+    const c = ownerLine('slow-start-failure', 'job', 'job', kv.job);
+    setNum(c, 'podsSkipped', kv.skippedCount);
+    return c;
+  },
+  'Failed to delete Pod': (kv) => {
+    const c = ownerLine('failed-delete', 'job', 'job', kv.job);
+    const p = keyOf(c, 'pod', kv.pod);
+    if (p) c.podKey = p;
+    return c;
+  },
+  'Expecting tracking finalizers removed': (kv) => trackingLine('finalizers-expected', kv, kv.podUIDs),
+  'Observed tracking finalizer removed': (kv) => trackingLine('finalizer-removal-observed', kv, kv.podUID),
+  'Starting job controller': () => ({ kind: 'controller-started', contentFamily: 'job' }),
+  'Shutting down job controller': () => ({ kind: 'other', aux: 'controller-stopped', contentFamily: 'job' }),
+};
 
 const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   'Controller either never recorded expectations, or the ttl expired': (kv) => {
@@ -430,7 +593,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
     return c;
   },
   'Controller waiting on deletions': (kv) => {
-    const c: Classified = { kind: 'waiting-on-deletions', keys: keyList(kv.keys) };
+    const c: Classified = { kind: 'waiting-on-deletions', keys: keyList(kv.keys), setSide: 'before' };
     const k = keyOf(c, 'controller', kv.controller);
     if (k) c.rsKey = k;
     return c;
@@ -519,6 +682,7 @@ const STRUCTURED: Record<string, (kv: KV) => Classified | undefined> = {
   'Event occurred': (kv) => controllerEvent(objKey(kv.object), kv.kind, kv.type, kv.reason, kv.message),
   'Pod created': (kv) => podHandler('pod-added', kv.pod),
   'Pod deleted': (kv) => podHandler('pod-deleted', kv.pod),
+  ...OWNER_STRUCTURED,
 };
 
 function podControl(kind: ControllerLogKind, controller: unknown, pod: unknown): Classified {
@@ -560,8 +724,62 @@ function podHandler(aux: AuxKind, pod: unknown): Classified {
   return c;
 }
 
+/** `"ns"/"name"` of a printf `%q/%q` (DaemonSet and Job lines of v1.16–v1.26) → ns/name. */
+const QQ = '"((?:[^"\\\\]|\\\\.)*)"\\/"((?:[^"\\\\]|\\\\.)*)"';
+const unq = (t: string): string => t.replace(/\\(.)/g, '$1');
+const qqKey = (m: RegExpExecArray, i: number): string => `${unq(m[i]!)}/${unq(m[i + 1]!)}`;
+
+/**
+ * The DaemonSet and Job controllers' printf lines (v1.21.14 and v1.25.16 klog.Infof; v1.16.4
+ * where its spelling differs). The DaemonSet's round lines name the DaemonSet without its
+ * namespace (`ds.Name`); attribute.ts finds the key among the DaemonSets the log names.
+ */
+const OWNER_PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = [
+  [
+    /^Nodes needing daemon pods for daemon set (\S+): (\[[\s\S]*\]), creating (-?\d+)$/,
+    (m) => ({ kind: 'too-few-replicas', contentFamily: 'daemonset', setSide: 'after', rsName: m[1]!, numbers: { creating: Number(m[3]), nodesNeeding: keyList(m[2]!).length } }),
+  ],
+  [
+    /^Pods to delete for daemon set (\S+): (\[[\s\S]*\]), deleting (-?\d+)$/,
+    (m) => ({ kind: 'too-many-replicas', contentFamily: 'daemonset', rsName: m[1]!, numbers: { deleting: Number(m[3]) } }),
+  ],
+  [
+    /^Finished syncing daemon set "((?:[^"\\]|\\.)*)" \(([^)]*)\)$/,
+    (m) => withDuration({ kind: 'finished-syncing', contentFamily: 'daemonset', rsKey: unq(m[1]!) }, m[2]!),
+  ],
+  [/^daemon set has been deleted (\S+)$/, (m) => ({ kind: 'rs-deleted-sync', contentFamily: 'daemonset', rsKey: m[1]! })],
+  [
+    new RegExp(`^Failed creation, decrementing expectations for (set|job) ${QQ}$`),
+    (m) => ({ kind: 'failed-create', contentFamily: m[1] === 'set' ? 'daemonset' : 'job', rsKey: qqKey(m, 2) }),
+  ],
+  [
+    new RegExp(`^Slow-start failure\\. Skipping creation of (\\d+) pods, decrementing expectations for (set|job) ${QQ}$`),
+    (m) => ({
+      kind: 'slow-start-failure', contentFamily: m[2] === 'set' ? 'daemonset' : 'job', rsKey: qqKey(m, 3),
+      numbers: { podsSkipped: Number(m[1]) }, ...(m[2] === 'set' ? { lowersAtOnce: true as const } : {}),
+    }),
+  ],
+  [new RegExp(`^Failed deletion, decrement(?:ed|ing) expectations for set ${QQ}$`), (m) => ({ kind: 'failed-delete', contentFamily: 'daemonset', rsKey: qqKey(m, 1) })],
+  [
+    /^Too few pods running job "((?:[^"\\]|\\.)*)", need (-?\d+), creating (-?\d+)$/,
+    (m) => ({ kind: 'too-few-replicas', contentFamily: 'job', setSide: 'after', rsKey: unq(m[1]!), numbers: { need: Number(m[2]), creating: Number(m[3]) } }),
+  ],
+  [
+    /^Too many pods running job "((?:[^"\\]|\\.)*)", need (-?\d+), deleting (-?\d+)$/,
+    (m) => ({ kind: 'too-many-replicas', contentFamily: 'job', rsKey: unq(m[1]!), numbers: { need: Number(m[2]), deleting: Number(m[3]) } }),
+  ],
+  [/^Job has been deleted: (\S+)$/, (m) => ({ kind: 'rs-deleted-sync', contentFamily: 'job', rsKey: m[1]! })],
+  [
+    new RegExp(`^Failed to delete (\\S+), decrementing expectations for job ${QQ}$`),
+    (m) => ({ kind: 'failed-delete', contentFamily: 'job', rsKey: qqKey(m, 2), podKey: `${unq(m[2]!)}/${m[1]!}` }),
+  ],
+  [/^Starting daemon sets controller$/, () => ({ kind: 'controller-started', contentFamily: 'daemonset' })],
+  [/^Shutting down daemon sets controller$/, () => ({ kind: 'other', aux: 'controller-stopped', contentFamily: 'daemonset' })],
+];
+
 /** printf (≤1.26) messages. Each returns undefined when its regexp does not match. */
 const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = [
+  ...OWNER_PRINTF,
   [
     /^(Setting expectations|Lowered expectations|Raised expectations|Controller expectations fulfilled|Controller expectations expired|Controller still waiting on expectations) ([\s\S]*)$/,
     (m) => fromExpectations(EXPECTATION_KIND[m[1]!]!, m[2]!),
@@ -570,7 +788,7 @@ const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = 
     /^Controller (\S+) either never recorded expectations, or the ttl expired\.?$/,
     (m) => ({ kind: 'never-recorded', rsKey: m[1]! }),
   ],
-  [/^Controller (\S+) waiting on deletions for: ([\s\S]*)$/, (m) => ({ kind: 'waiting-on-deletions', rsKey: m[1]!, keys: keyList(m[2]!) })],
+  [/^Controller (\S+) waiting on deletions for: ([\s\S]*)$/, (m) => ({ kind: 'waiting-on-deletions', rsKey: m[1]!, keys: keyList(m[2]!), setSide: 'before' })],
   [/^Clobbering existing delete keys: ([\s\S]*)$/, (m) => ({ kind: 'clobbering-delete-keys', keys: keyList(m[1]!) })],
   [
     /^Controller (\S+) received delete for pod (\S+)$/,
@@ -581,6 +799,7 @@ const PRINTF: Array<[RegExp, (m: RegExpExecArray) => Classified | undefined]> = 
     (m) => ({
       kind: 'too-few-replicas',
       contentFamily: kindFamily(m[1])!,
+      setSide: 'after',
       rsKey: m[2]!,
       numbers: { need: Number(m[3]), creating: Number(m[4]) },
     }),
@@ -659,11 +878,17 @@ function classifyRaw(msg: string, structured: boolean, kv: () => KV): Classified
     if (msg.startsWith('sync "')) return syncFailed(msg);
     return undefined;
   }
+  // The DaemonSet's failed sync starts with its key.
+  if (msg.includes(' failed with : ')) {
+    const f = syncFailed(msg);
+    if (f) return f;
+  }
   // printf: cheap prefix screen before the regexps.
   const c0 = msg.charCodeAt(0);
-  // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od) E(vent)
+  // S(etting|low-start|tarting|hutting|ync) L(owered) R(aised|eplica*) C(ontroller|lobbering) T(oo) F(ailed|inished) U(pdating) A(dding) D(eleting) P(od|ods to delete) E(vent)
+  // N(odes needing) J(ob has been deleted) d(aemon set has been deleted)
   // a(ttempting) f(ailed to renew) l(eaderelection) s(uccessfully): the leader-election lines of ≤1.26.
-  if (!'SLRCTFUADPEafl'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
+  if (!'SLRCTFUADPENJafld'.includes(String.fromCharCode(c0)) && c0 !== 0x73 /* s */) return undefined;
   if (msg.startsWith('sync "')) return syncFailed(msg);
   if (msg.startsWith('Updating status for ')) return statusUpdate(msg);
   for (const [re, f] of PRINTF) {
@@ -673,50 +898,37 @@ function classifyRaw(msg: string, structured: boolean, kv: () => KV): Classified
   return undefined;
 }
 
-/** A key (and, for a sync, its duration) named by an uncatalogued line of another controller. */
+/** A key named by an uncatalogued line of another controller. */
 export interface OtherControllerLine {
   key: string;
   family: ControllerFamily;
-  /** Set for the DaemonSet / Job "Finished syncing …" lines: those syncs also call SatisfiedExpectations. */
-  durationMs?: number;
+  /** The Job controller's "enqueueing job" (enqueueSyncJobInternal): its pod handlers write it right after lowering the Job's record. */
+  enqueued?: true;
 }
 
 /**
- * Lines of other controllers that kexp does not catalogue in detail but needs: their keys (the
- * ≤1.26 attribution rule must tell a DaemonSet/Job key from a ReplicaSet key) and the DaemonSet
- * and Job sync intervals (their gate lines look exactly like the ReplicaSet's).
- *   1.37: "Finished syncing daemon set" daemonset=… time=…; "Finished syncing job" key=… elapsed=…
- *   ≤1.26: Finished syncing daemon set "ns/name" (1.2ms)   (the job form is caught by the catalogue)
+ * Lines of controllers that share no expectations code with the ones kexp reads (the DaemonSet's
+ * and Job's "Finished syncing …" lines are in the catalogue): their keys, so the ≤1.26
+ * attribution rule can tell their keys from a ReplicaSet's.
  */
 const OTHER_PRINTF_RES: Array<[RegExp, ControllerFamily]> = [
-  [/^Finished syncing daemon set "((?:[^"\\]|\\.)*)"(?: \(([^)]*)\))?/, 'daemonset'],
   [/^Finished syncing (?:deployment|statefulset|stateful set) "((?:[^"\\]|\\.)*)"/, 'other'],
 ];
 
 export function otherControllerKey(msg: string, kv: () => KV): OtherControllerLine | undefined {
+  // job_controller.go enqueueSyncJobInternal: `"enqueueing job" key=… delay=…` (V(2) in v1.37.2, V(0) in v1.28.15).
+  if (msg === 'enqueueing job') {
+    const key = objKey(kv().key);
+    return key ? { key, family: 'job', enqueued: true } : undefined;
+  }
   if (!msg.startsWith('Finished syncing ')) return undefined;
   for (const [re, family] of OTHER_PRINTF_RES) {
     const m = re.exec(msg);
-    if (m) {
-      const out: OtherControllerLine = { key: m[1]!, family };
-      const d = m[2] !== undefined ? parseGoDuration(m[2]) : undefined;
-      if (d !== undefined) out.durationMs = d;
-      return out;
-    }
+    if (m) return { key: m[1]!, family };
   }
   const v = kv();
   let out: OtherControllerLine | undefined;
-  if (msg === 'Finished syncing daemon set') {
-    const key = objKey(v.daemonset);
-    if (key) out = { key, family: 'daemonset' };
-    const d = typeof v.time === 'string' ? parseGoDuration(v.time) : undefined;
-    if (out && d !== undefined) out.durationMs = d;
-  } else if (msg === 'Finished syncing job') {
-    const key = objKey(v.key);
-    if (key) out = { key, family: 'job' };
-    const d = typeof v.elapsed === 'string' ? parseGoDuration(v.elapsed) : undefined;
-    if (out && d !== undefined) out.durationMs = d;
-  } else if (msg === 'Finished syncing deployment' || msg === 'Finished syncing statefulset') {
+  if (msg === 'Finished syncing deployment' || msg === 'Finished syncing statefulset') {
     const key = objKey(v.deployment ?? v.key);
     if (key) out = { key, family: 'other' };
   }

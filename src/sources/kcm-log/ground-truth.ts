@@ -1,6 +1,13 @@
 /**
- * Ground truth from a -v=4 kube-controller-manager log: what the ReplicaSet controller's own
- * expectations bookkeeping said, per ReplicaSet. Pure; no I/O, no clock.
+ * Ground truth from a -v=4 kube-controller-manager log: what a controller's own expectations
+ * bookkeeping said, per owner key — the ReplicaSet controller's per ReplicaSet, and, given one
+ * kind's events (`ownerKind`), the ReplicationController manager's, the DaemonSet controller's
+ * or the Job controller's count store (ControllerExpectations, which they share). The Job's
+ * second store, the finalizer UID tracking, is finalizer-tracking.ts. Pure; no I/O, no clock.
+ *
+ * The DaemonSet controller checks its record twice per sync that passes the gate (syncDaemonSet,
+ * then updateDaemonSet before the rolling update); the source marks the second line
+ * (numbers.rollingUpdateCheck) and it is kept apart (`rollingUpdateChecks`), not counted as a sync.
  *
  * The signals (controller-semantics.md §1, §2, §8.3; pkg/controller/controller_utils.go):
  * - `SetExpectations` (reached through `ExpectCreations` / `ExpectDeletions`) logs
@@ -140,9 +147,16 @@ export interface GroundTruth {
    * returned before SatisfiedExpectations because an informer had not observed the controller's
    * own last write — no decision about expectations, not gating.
    */
-  consistencySkips: Array<{ at: number; readResourceVersion?: number; writtenResourceVersion?: number; resource: 'pods' | 'replicasets'; source: SourceRef }>;
+  consistencySkips: Array<{ at: number; readResourceVersion?: number; writtenResourceVersion?: number; resource: string; source: SourceRef }>;
   /** Other failed syncs ("sync … failed with …"): requeued with rate limiting. */
   syncFailures: Array<{ at: number; source: SourceRef }>;
+  /**
+   * A DaemonSet's second SatisfiedExpectations per sync (updateDaemonSet after manage, event
+   * numbers.rollingUpdateCheck): it decides whether the rolling update runs, not whether the
+   * sync runs, so it is no sync decision; `fulfilled` shows the record fulfilled at `at` and ends
+   * the window the sync's Set opened.
+   */
+  rollingUpdateChecks?: Array<{ at: number; decision: Exclude<SyncDecision, 'never-recorded'>; source: SourceRef }>;
 }
 
 interface Counters {
@@ -194,8 +208,19 @@ const OUTCOME: Record<SyncDecision, SatisfiedOutcome> = {
   'never-recorded': 'never-recorded',
 };
 
-/** The deleteRS handler line: `"Deleting" replicaSet=…` (text), `"msg":"Deleting"` (JSON), `Deleting ReplicaSet "…"` (≤1.26). */
-const RS_DELETING_RE = /\] "Deleting"(?: |$)|"msg":"Deleting"|\] Deleting (?:ReplicaSet|ReplicationController) "/;
+/**
+ * The delete handlers' lines, which DeleteExpectations follows: deleteRS `"Deleting" replicaSet=…`
+ * (text), `"msg":"Deleting"` (JSON), `Deleting ReplicaSet "…"` (≤1.26); deleteDaemonset
+ * `"Deleting daemon set" daemonset=…` (v1.28+; daemon_controller.go).
+ */
+const RS_DELETING_RE = /\] "Deleting(?: daemon set)?"(?: |$)|"msg":"Deleting(?: daemon set)?"|\] Deleting (?:ReplicaSet|ReplicationController) "/;
+
+/** The resource a consistency-gate error names: `pods`, `replicasets.apps` → `replicasets`. */
+function gatedResource(e: ControllerLogEvent): string {
+  if (e.numbers?.consistencyPods) return 'pods';
+  const m = /for group resource ([a-z0-9-]+)/.exec(e.message);
+  return m ? m[1]! : 'replicasets';
+}
 
 /** How long after "Controller waiting on deletions" its "Setting expectations" may come. */
 const KEYS_PAIRING_MS = 1000;
@@ -316,6 +341,16 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
       case 'expectations-expired':
       case 'still-waiting':
       case 'never-recorded': {
+        if (e.numbers?.rollingUpdateCheck && e.logKind !== 'never-recorded') {
+          const decision = e.logKind === 'expectations-fulfilled' ? 'fulfilled' : e.logKind === 'expectations-expired' ? 'expired' : 'gated';
+          (gt.rollingUpdateChecks ??= []).push({ at: e.at, decision, source: e.source });
+          if (logged) s.record = { ...logged, basis: 'logged' };
+          // The record is fulfilled here, as observed: the window ends (the rolling update runs, and
+          // so would the next sync). Still waiting (the rolling update skipped) or expired (a sync
+          // longer than the timeout) decide nothing about the window: the next sync's gate does.
+          if (decision === 'fulfilled') gates.synced(e.rsKey, e.at, 'fulfilled', { e });
+          break;
+        }
         const decision: SyncDecision =
           e.logKind === 'expectations-fulfilled'
             ? 'fulfilled'
@@ -367,7 +402,7 @@ export function buildGroundTruth(events: ControllerLogEvent[]): Map<string, Grou
         if (e.numbers?.writtenResourceVersion !== undefined) {
           gt.consistencySkips.push({
             at: e.at, readResourceVersion: e.numbers.readResourceVersion, writtenResourceVersion: e.numbers.writtenResourceVersion,
-            resource: e.numbers.consistencyPods ? 'pods' : 'replicasets', source: e.source,
+            resource: gatedResource(e), source: e.source,
           });
         } else gt.syncFailures.push({ at: e.at, source: e.source });
         break;

@@ -4,7 +4,9 @@
  * Reads klog text or JSON logs (plain, gzip, stdin; optionally CRI / docker json-file /
  * `kubectl logs --timestamps` wrapped) written at -v=4, keeps the ReplicaSet controller's
  * lines from the catalogue (controller-semantics.md §8) and emits them as ControllerLogEvents
- * (atBasis `log`, source = file:first line of the record), in time order.
+ * (atBasis `log`, source = file:first line of the record), in time order; the
+ * ReplicationController manager's, the DaemonSet controller's and the Job controller's lines
+ * likewise, marked with their `ownerKind` (stats `ownerKinds`).
  *
  * - Lines of other controllers and uncatalogued lines are skipped silently and counted
  *   (`stats()`); malformed wrapper lines, impossible klog dates and cut-off partial lines are
@@ -112,6 +114,13 @@ export interface KcmLogStats {
   ambiguous: number;
   /** ReplicaSet events emitted. */
   events: number;
+  /**
+   * Lines of the other controllers kexp reports (ReplicationController, DaemonSet, Job) emitted
+   * with their kind, per kind: how many, and of their keyless lines how many took their key from
+   * neighbouring lines (`contextResolved`) and how many could not (`contextUnresolved`, emitted
+   * without a key). Absent when the log has none. They are counted in `excluded` too.
+   */
+  ownerKinds?: Partial<Record<NonNullable<ControllerLogEvent['ownerKind']>, { events: number; contextResolved: number; contextUnresolved: number }>>;
   /** Keyless (1.27+ `{}`) / clobbering lines whose ReplicaSet came from neighbouring lines. */
   contextResolved: number;
   /** … and those for which no neighbouring line told (emitted without rsKey). */
@@ -322,9 +331,17 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
             stats.excluded[res.family] = (stats.excluded[res.family] ?? 0) + 1;
             // -v is the process's: another controller's -v≥4 line (a DaemonSet's expectations) proves it too.
             if (rec.kind !== undefined && provesV4(rec.kind)) stats.v4LinesOfOthers = (stats.v4LinesOfOthers ?? 0) + 1;
-            // A ReplicationController line goes on (its reader reports RCs), counted as before:
-            // with the other controllers' lines, not among the ReplicaSet events.
+            // A ReplicationController, DaemonSet or Job line goes on (its reader reports it with its
+            // kind), counted as before: with the other controllers' lines, not among the ReplicaSet events.
             if (res.event) {
+              const kind = res.event.ownerKind!;
+              const k = ((stats.ownerKinds ??= {})[kind] ??= { events: 0, contextResolved: 0, contextUnresolved: 0 });
+              k.events++;
+              if (res.context === 'resolved') k.contextResolved++;
+              else if (res.context === 'unresolved') {
+                k.contextUnresolved++;
+                (firstLine.unresolvedOf ??= {})[kind] ??= r.line;
+              }
               buffer.push(res.event);
               for (const e of buffer.drain(false)) ready.push(e);
             }
@@ -387,6 +404,8 @@ export async function openKcmLogSource(path: string, opts: KcmLogOptions): Promi
 interface WarningLines {
   ambiguous?: number;
   unresolved?: number;
+  /** The first keyless line of each other kind that no neighbouring line tied to a key. */
+  unresolvedOf?: Partial<Record<NonNullable<ControllerLogEvent['ownerKind']>, number>>;
   outOfOrder?: { line: number; newestLine: number; backMs: number };
   duplicate?: { line: number; of: number };
 }
@@ -410,23 +429,31 @@ function warnings(
     const o = s.olderThanModelled;
     d.warn(olderThanModelledNote(where(o.line), o.wording, o.lines));
   }
-  // (a log of the ReplicationController manager alone has its lines: they are reported as RCs)
-  if (s.records > 0 && s.events === 0 && !s.olderThanModelled && !s.excluded.replicationcontroller) {
+  // (a log of the ReplicationController manager, the DaemonSet or the Job controller alone has its lines: they are reported with their kind)
+  if (s.records > 0 && s.events === 0 && !s.olderThanModelled && !s.ownerKinds) {
     d.warn(
-      `${file}: no ReplicaSet controller lines found in ${s.records} log records; ` +
-        'kexp needs kube-controller-manager logs written at -v=4 (--v=4) with the replicaset controller enabled',
+      `${file}: no ReplicaSet, ReplicationController, DaemonSet or Job controller lines found in ${s.records} log records; ` +
+        'kexp needs kube-controller-manager logs written at -v=4 (--v=4) with those controllers enabled',
     );
   }
   if (s.ambiguous > 0) {
     d.warn(
-      `${where(at.ambiguous)}: ${s.ambiguous} line(s) from code the ReplicaSet controller shares with other controllers (no logger name, ` +
-        'key not seen on any ReplicaSet line) could not be attributed and were skipped (the first is this line)',
+      `${where(at.ambiguous)}: ${s.ambiguous} line(s) from code the ReplicaSet, ReplicationController, DaemonSet and Job controllers share ` +
+        '(no logger name; a key no line of a known controller names, or that two controllers\' lines name) could not be attributed to a kind ' +
+        'and were skipped (unknown kind; the first is this line)',
     );
   }
   if (s.contextUnresolved > 0) {
     d.warn(
       `${where(at.unresolved)}: ${s.contextUnresolved} expectations line(s) name no ReplicaSet (v1.27+ logs the expectations as {}) and ` +
         'could not be matched to one from neighbouring lines; they are reported without a ReplicaSet (the first is this line)',
+    );
+  }
+  for (const [kind, k] of Object.entries(s.ownerKinds ?? {})) {
+    if (!k.contextUnresolved) continue;
+    d.warn(
+      `${where(at.unresolvedOf?.[kind as keyof NonNullable<WarningLines['unresolvedOf']>])}: ${k.contextUnresolved} expectations line(s) of the ${kind} controller name no ${kind} ` +
+        '(v1.27+ logs the expectations as {}) and could not be matched to one from neighbouring lines; they are reported without a key (the first is this line)',
     );
   }
   if (s.outOfOrder > 0 && at.outOfOrder) {

@@ -20,7 +20,8 @@ export const OLD_WORDING_UNTIL = 'v1.20';
 const OLD_WORDING: Array<[RegExp, string]> = [
   [/^Too few replicas for \w+ \S+, need -?\d+, creating -?\d+$/, '"Too few replicas for <Kind> <ns/name>, need N, creating N"'],
   [/^Too many replicas for \w+ \S+, need -?\d+, deleting -?\d+$/, '"Too many replicas for <Kind> <ns/name>, need N, deleting N"'],
-  [/^Slow-start failure\. Skipping creation of \d+ pods, decrementing expectations for \w+ \S+$/, '"Slow-start failure. Skipping creation of N pods, decrementing expectations for <Kind> <ns/name>"'],
+  // (the DaemonSet's and Job's `… for set "ns"/"name"` / `… for job "ns"/"name"` are printed through v1.25: not this)
+  [/^Slow-start failure\. Skipping creation of \d+ pods, decrementing expectations for (?!set "|job ")\w+ \S+$/, '"Slow-start failure. Skipping creation of N pods, decrementing expectations for <Kind> <ns/name>"'],
 ];
 
 /** The old wording a printf message is in (a short description), or undefined. */

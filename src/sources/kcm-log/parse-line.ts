@@ -15,9 +15,10 @@
  *
  * Which controller a line is about is decided, in this order, by: the contextual logger name
  * (`logger="replicaset-controller"`, 1.27+), a `kind=` key, the kind the printf message names
- * (`Too few replicas for ReplicaSet …`), the caller file (replica_set.go → RS or RC;
- * daemon_controller.go, job_controller.go → not RS; controller_utils.go → unknown). The source
- * (kcm-log-source.ts) settles `rs-or-rc`/`unknown` lines with the key rule documented there.
+ * (`Too few replicas for ReplicaSet …`, `… for daemon set`, `… pods running job`), the caller
+ * file (replica_set.go → RS or RC; daemon_controller.go → DaemonSet; job_controller.go,
+ * tracking_utils.go → Job; controller_utils.go → unknown). The source (kcm-log-source.ts)
+ * settles `rs-or-rc`/`unknown` lines with the key rule documented in attribute.ts.
  */
 import {
   type Classified,
@@ -232,6 +233,15 @@ function finish(
   if (logger !== undefined) rec.logger = logger;
   let c = classifyMessage(rec.msg, rec.structured, kv);
   if (!c && alsoPrintf) c = classifyMessage(rec.msg, false, kv);
+  // A wording other controllers share is the catalogued controller's from its own file, and
+  // otherwise only when its key is that controller's.
+  if (c?.callerFile !== undefined) {
+    if (c.callerFile !== rec.file && c.contentFamily) {
+      c.onlyForKeysOf = c.contentFamily;
+      delete c.contentFamily;
+    }
+    delete c.callerFile;
+  }
   if (c) applyClassified(rec, c);
   else {
     const ok = otherControllerKey(rec.msg, kv);

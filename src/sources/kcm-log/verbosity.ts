@@ -37,6 +37,8 @@ const LEVEL: Record<ControllerLogKind, number> = {
   'too-few-replicas': 2,
   'too-many-replicas': 2,
   'slow-start-failure': 2,
+  // DaemonSet syncNodes / Job manageJob "Failed creation, decrementing expectations…" (V(2), v1.21.14 and v1.37.2).
+  'failed-create': 2,
   'failed-delete': 2,
   'finished-syncing': 4,
   'sync-failed': 0,
@@ -53,6 +55,10 @@ const LEVEL: Record<ControllerLogKind, number> = {
   // Run: StartStructuredLogging(3)); v1.21 printed it at V(0) (NewBaseController:
   // StartStructuredLogging(0)), so a -v=2 log of those releases has it too.
   'controller-event': 3,
+  // The Job controller's finalizer UID-tracking store (pkg/controller/job/tracking_utils.go): V(4)
+  // from v1.23 (InfoS `job=`) through v1.37.2 (`key=`).
+  'finalizers-expected': 4,
+  'finalizer-removal-observed': 4,
   other: 4,
 };
 

@@ -49,7 +49,7 @@ function text(file: string): string {
 export async function truthsOf(kcmLog: string): Promise<GroundTruth[]> {
   const src = await openKcmLogSource(kcmLog, { diagnostics });
   const events: ControllerLogEvent[] = [];
-  for await (const e of src.events) if (e.type === 'controller-log') events.push(e);
+  for await (const e of src.events) if (e.type === 'controller-log' && e.ownerKind === undefined) events.push(e); // the ReplicaSets' (other kinds' lines carry ownerKind)
   return [...buildGroundTruth(events).values()];
 }
 
