@@ -211,6 +211,11 @@ export class WindowTracker {
         if (from !== undefined && from < change.at) {
           change.learnedAt = change.at;
           change.at = from;
+          // A record put back (restore): the Sets the model made since — fulfilled at once — and the
+          // lowers it applied to them never happened; the change log drops them with the passes.
+          if (l.setAt !== undefined) {
+            t.changes = t.changes.filter((c) => !(c.at >= from && c.at <= change.learnedAt! && (c.op === 'lower' || (c.op === 'set' && (c.add ?? 0) <= 0 && (c.del ?? 0) <= 0))));
+          }
         }
         t.windows.pop();
         // The syncs the model let through since then, while the record was in force, were refused by
