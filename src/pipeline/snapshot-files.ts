@@ -49,14 +49,16 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
   for (const s of sources) {
     for await (const e of s.events) {
       if (e.type !== 'observed') continue;
+      if (e.kind === 'DaemonSet' || e.kind === 'Node') {
+        // Counted and named, not analysed: nothing of them but the name is read, so nothing else is checked.
+        const meta = (e.object as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+        const name = typeof meta?.name === 'string' ? meta.name : undefined;
+        if (name !== undefined) (e.kind === 'DaemonSet' ? daemonSets : nodes).add(e.kind === 'DaemonSet' ? `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${name}` : name);
+        continue;
+      }
       const why = invalidObservedObject(e);
       if (why) {
         o.diagnostics.problem({ file: e.source.file, line: e.source.line, message: why });
-        continue;
-      }
-      if (e.kind === 'DaemonSet' || e.kind === 'Node') {
-        if (e.kind === 'DaemonSet') daemonSets.add(objectKey(e.object.metadata));
-        else nodes.add(e.object.metadata.name ?? '');
         continue;
       }
       if (Number.isFinite(e.at)) at = Math.max(at ?? e.at, e.at);
