@@ -45,7 +45,7 @@ import { AuditNormaliser, classifyValue } from './normalise.js';
 import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { eventIsAboutOwner, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { dsWriteIsRelevant, eventIsAboutOwner, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { nodeState, NodeStates } from './node-states.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
@@ -431,6 +431,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutOwner(rec);
     if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
     if (relevant && ref!.resource === 'nodes') relevant = nodeWriteIsRelevant(rec);
+    if (relevant && ref!.resource === 'daemonsets') relevant = dsWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {

@@ -169,14 +169,22 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
     // Writes to replicationcontrollers matter with an object body or by the RC controller
     // (relevance.ts rcWriteIsRelevant); a body-less sweep by another client is not decoded.
     if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShowReplicationController(buf, start, end);
+    // The same for daemonsets (relevance.ts dsWriteIsRelevant).
+    if (r === 'daemonsets' && oneRecordPerLine) return mayShow(DS_EVIDENCE, buf, start, end);
     return true;
   };
 }
 
 const RC_EVIDENCE = ['"requestObject"', '"responseObject"', 'replication-controller'].map((n) => Buffer.from(n));
+const DS_EVIDENCE = ['"requestObject"', '"responseObject"', 'daemon-set-controller'].map((n) => Buffer.from(n));
 
 function mayShowReplicationController(buf: Buffer, start: number, end: number): boolean {
-  for (const n of RC_EVIDENCE) {
+  return mayShow(RC_EVIDENCE, buf, start, end);
+}
+
+/** Any of the needles in `buf[start, end)`. */
+function mayShow(needles: readonly Buffer[], buf: Buffer, start: number, end: number): boolean {
+  for (const n of needles) {
     const i = buf.indexOf(n, start);
     if (i >= 0 && i + n.length <= end) return true;
   }

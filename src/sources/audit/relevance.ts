@@ -57,6 +57,12 @@ export function rcWriteIsRelevant(rec: AuditRecord): boolean {
   return isRecord(rec.requestObject) || isRecord(rec.responseObject);
 }
 
+/** The same for daemonsets: with an object body, or made by the DaemonSet controller (its status writes). */
+export function dsWriteIsRelevant(rec: AuditRecord): boolean {
+  if (actorOf(rec).controller === 'daemon-set-controller') return true;
+  return isRecord(rec.requestObject) || isRecord(rec.responseObject);
+}
+
 /**
  * A write to nodes concerns the DaemonSet model only through the node's state after it, which only
  * a response body shows (RequestResponse level): a Request- or Metadata-level write — the kubelet's
