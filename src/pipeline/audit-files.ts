@@ -67,25 +67,39 @@ const PRESCAN_EVENTS = 500_000;
  * such write (and notes the first record's time and the version its user agent names, which is
  * the version kexp models); stdin cannot be read twice, so there the engine decides from its
  * look-ahead and the version is the flag's or the default.
+ *
+ * The DaemonSet controller's pod writes are noted on the way (`daemonSetWrites`, and the version
+ * from their user agent when the ReplicaSet controller wrote none): the pre-scan never reads
+ * further for them, so a log the ReplicaSet controller wrote pods in costs what it did.
  */
-async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; firstAt?: number; userAgentVersion?: string }> {
+async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; daemonSetWrites?: boolean; firstAt?: number; userAgentVersion?: string }> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   let read = 0;
   let firstAt: number | undefined;
+  /** The first pod write of the DaemonSet controller: its user agent's version. */
+  let daemonSet: { userAgentVersion?: string } | undefined;
+  const others = (): { daemonSetWrites?: boolean; userAgentVersion?: string } =>
+    daemonSet ? { daemonSetWrites: true, ...(daemonSet.userAgentVersion ? { userAgentVersion: daemonSet.userAgentVersion } : {}) } : {};
   for (const f of files) {
-    if (f === '-') return { firstAt };
+    if (f === '-') return { firstAt, ...others() };
     const src = await openAuditSource(f, { diagnostics: quiet });
     for await (const e of src.events) {
-      if (signal?.aborted) return { firstAt };
+      if (signal?.aborted) return { firstAt, ...others() };
       firstAt ??= e.at;
-      if (e.type === 'write' && e.actor.controller === 'replicaset-controller' && e.resource === 'pods' && !e.subresource) {
-        const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
-        return { recorded: true, firstAt, ...(userAgentVersion ? { userAgentVersion } : {}) };
+      if (e.type === 'write' && e.resource === 'pods' && !e.subresource) {
+        if (e.actor.controller === 'replicaset-controller') {
+          const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
+          return { recorded: true, firstAt, ...(daemonSet ? { daemonSetWrites: true } : {}), ...(userAgentVersion ? { userAgentVersion } : {}) };
+        }
+        if (e.actor.controller === 'daemon-set-controller' && !daemonSet) {
+          const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
+          daemonSet = userAgentVersion ? { userAgentVersion } : {};
+        }
       }
-      if (++read >= PRESCAN_EVENTS) return { firstAt };
+      if (++read >= PRESCAN_EVENTS) return { firstAt, ...others() };
     }
   }
-  return { recorded: false, firstAt };
+  return { recorded: false, firstAt, ...others() };
 }
 
 /**
@@ -125,7 +139,12 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   let uaVersion: string | undefined;
   const pre = await prescan(files, o.signal);
   const lease = await leaseWrites(files, o.signal);
-  const writesRecorded = pre.recorded;
+  // One answer for every engine (owner-kind-replay.ts): an audit policy that records the
+  // ReplicaSet controller's pod writes records the DaemonSet controller's too (policies select
+  // pods by resource and verb); a log with the DaemonSet controller's pod writes but none of the
+  // ReplicaSet controller's leaves it to each engine's look-ahead (its own controller's writes
+  // seen), so neither is told the other's answer.
+  const writesRecorded = pre.recorded === false && pre.daemonSetWrites ? undefined : pre.recorded;
   // klog lines carry no year: take it from the audit log's first record.
   const controllerLog = kcmLogs.length
     ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { otherInputs: { at: pre.firstAt, what: "the audit log's first event" } } : {}) })
@@ -219,7 +238,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   if (writesRecorded) {
     assumptions.push('The audit policy records the ReplicaSet controller\'s pod writes, so a create or delete the model predicts but the log does not show was not made (reported as withheld, never as made or failed).');
-  } else if (writesRecorded === false) {
+  } else if (pre.recorded === false) {
     assumptions.push('The log holds no pod write of the ReplicaSet controller: its creates and deletes cannot be confirmed or ruled out, so their outcomes are unknown.');
   }
   if (duplicates.first) {

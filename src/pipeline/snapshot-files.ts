@@ -6,6 +6,13 @@
  * time as the newest timestamp in it (a lower bound: a List carries no read time), and analyses
  * each ReplicaSet's state with the same snapshot analysis `kexp explain` uses — its Events as
  * evidence of earlier rounds, nothing simulated, the controller's expectations unknown.
+ *
+ * DaemonSets and Nodes in a snapshot (a cluster-info dump's daemonsets.json and nodes.json, a
+ * must-gather's apps/daemonsets.yaml and cluster-scoped-resources/core/nodes/) are read and
+ * counted, not analysed: the snapshot analysis is the ReplicaSet's (its status against its pods);
+ * a DaemonSet's desired count comes from the nodes at each sync, and what its controller last
+ * decided shows only in a history (a recording, a watch dump, an audit log), which `kexp replay`
+ * and `kexp audit` replay. The report says so, naming them; they do not move the snapshot time.
  */
 import type { VersionInfo } from '../model/version.js';
 import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
@@ -35,10 +42,20 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
   const pods = new Map<string, Pod>();
   const events = new Map<string, CoreEvent>();
   const namespaces = new Map<string, Namespace>();
+  /** DaemonSets (namespace/name) and Nodes seen: counted and named, not analysed. */
+  const daemonSets = new Set<string>();
+  const nodes = new Set<string>();
   let at: number | undefined;
   for (const s of sources) {
     for await (const e of s.events) {
       if (e.type !== 'observed') continue;
+      if (e.kind === 'DaemonSet' || e.kind === 'Node') {
+        // Counted and named, not analysed: nothing of them but the name is read, so nothing else is checked.
+        const meta = (e.object as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
+        const name = typeof meta?.name === 'string' ? meta.name : undefined;
+        if (name !== undefined) (e.kind === 'DaemonSet' ? daemonSets : nodes).add(e.kind === 'DaemonSet' ? `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${name}` : name);
+        continue;
+      }
       const why = invalidObservedObject(e);
       if (why) {
         o.diagnostics.problem({ file: e.source.file, line: e.source.line, message: why });
@@ -134,6 +151,7 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
       assumptions: [
         'A snapshot is a state, not a history: no sync is simulated; the controller\'s expectations are not visible, and its Events are the evidence of its earlier rounds (one write per occurrence).',
         `${rss.size} ReplicaSet(s), ${pods.size} pod(s), ${events.size} Event(s), ${namespaces.size} namespace(s) in the snapshot.`,
+        ...(daemonSets.size || nodes.size ? [notAnalysed(daemonSets, nodes)] : []),
         ...(eventsOnly.length
           ? [`${eventsOnly.length} ReplicaSet(s) known only from Events (${eventsOnly.slice(0, 5).join(', ')}${eventsOnly.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`]
           : []),
@@ -143,6 +161,14 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
     },
     replicaSets,
   };
+}
+
+/** The note on the DaemonSets and Nodes of a snapshot, which kexp reads but does not analyse. */
+function notAnalysed(daemonSets: Set<string>, nodes: Set<string>): string {
+  const names = [...daemonSets].sort();
+  const ds = names.length ? `${names.length} DaemonSet(s) (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : '';
+  const n = nodes.size ? `${nodes.size} node(s)` : '';
+  return `${[ds, n].filter(Boolean).join(' and ')} in the snapshot, not analysed: a DaemonSet's controller decides from the nodes at each sync, and what it decided shows only in a history — replay a recording, a watch dump or an audit log of it (kexp replay, kexp audit).`;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {

@@ -33,11 +33,16 @@ import { isKcmLogByContent } from './kcm-log-recognition.js';
 export const MAX_FILES = 200_000;
 const PEEK_BYTES = 64 * 1024;
 
-/** The kinds of objects the snapshot analysis reads. */
-const USABLE_RESOURCES = new Set(['replicasets', 'pods', 'events', 'namespaces']);
+/**
+ * The kinds of objects kexp reads: what the snapshot analysis reads, and DaemonSets and Nodes
+ * (replayed from histories; a snapshot counts them, pipeline/snapshot-files.ts). Nodes are found by
+ * their path only (nodes.json, a must-gather's cluster-scoped-resources/core/nodes/): a peek would
+ * take every object that refers to a node (`nodeRef`, a CSINode's ownerReference) for one.
+ */
+const USABLE_RESOURCES = new Set(['replicasets', 'pods', 'events', 'namespaces', 'daemonsets', 'nodes']);
 // `^\s*(?:-\s*)?kind:`, not `^\s*-?\s*kind:`: two \s* around an optional dash split a run of
 // blanks every way (quadratic in a file head of blanks). Bounded: test/fuzz/input-patterns.test.ts.
-const USABLE_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)(ReplicaSet|Pod|Event|Namespace)(?:List)?["']?\s*(?:,|$)/m;
+const USABLE_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)(ReplicaSet|Pod|Event|Namespace|DaemonSet)(?:List)?["']?\s*(?:,|$)/m;
 const ANY_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)[A-Za-z]+/m;
 const KCM_POD_RE = /^kube-controller-manager-/;
 
@@ -53,12 +58,12 @@ export interface DumpDir {
   /** kube-apiserver audit logs. */
   auditLogs: string[];
   /** Files not used, by reason. */
-  skipped: { otherKinds: number; otherLogs: number; copies: number; empty: number; other: number; unreadable: number };
+  skipped: { otherKinds: number; otherLogs: number; copies: number; daemonSetCopies: number; empty: number; other: number; unreadable: number };
   /** The walk stopped at MAX_FILES. */
   truncated: boolean;
 }
 
-type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek' | 'peek-log';
+type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'ds-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek' | 'peek-log';
 
 const DATA_EXT_RE = /\.(json|ya?ml)(\.gz)?$/;
 
@@ -86,9 +91,16 @@ export function classifyPath(parts: string[]): Use {
     return /^(kube-controller-manager|kcm)[^/]*\.log(\.gz)?$/.test(lower) ? 'kcm' : /audit[^/]*\.log(\.gz)?$/.test(lower) ? 'audit' : 'peek-log';
   }
   if (!DATA_EXT_RE.test(lower)) return 'other';
+  // must-gather: cluster-scoped-resources/<group>/<resource>/<name>.yaml, one object each; of them
+  // kexp reads the Nodes (core/nodes). The others are decided by their folder, not a peek, which
+  // would take a CSINode's ownerReference (`kind: Node`) for a Node.
+  const ci = parts.indexOf('cluster-scoped-resources');
+  if (ci !== -1 && parts.length === ci + 4) return parts[ci + 1] === 'core' && parts[ci + 2] === 'nodes' ? 'list' : 'otherKinds';
   const stem = lower.replace(DATA_EXT_RE, '');
   // must-gather: namespaces/<ns>/pods/<pod>/<pod>.yaml is a copy of an item of core/pods.yaml.
   if (parts.length >= 4 && parts[parts.length - 3] === 'pods' && parts[parts.length - 2] === stem) return 'pod-copy';
+  // must-gather: namespaces/<ns>/apps/daemonsets/<name>.yaml is a copy of an item of apps/daemonsets.yaml.
+  if (parts.length >= 5 && parts[parts.length - 2] === 'daemonsets' && parts[parts.length - 3] === 'apps' && parts[parts.length - 5] === 'namespaces') return 'ds-copy';
   // must-gather: namespaces/<ns>/<ns>.yaml is the Namespace object.
   if (parts.length >= 3 && parts[parts.length - 3] === 'namespaces' && parts[parts.length - 2] === stem) return 'list';
   if (USABLE_RESOURCES.has(stem)) return 'list';
@@ -161,9 +173,10 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
   const rels = files.map((f) => relative(dir, f));
   const out: DumpDir = {
     dir, layout: layoutOf(rels), lists: [], kcmLogs: [], auditLogs: [],
-    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, empty: 0, other: 0, unreadable }, truncated,
+    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, daemonSetCopies: 0, empty: 0, other: 0, unreadable }, truncated,
   };
   const podCopies: string[] = [];
+  const dsCopies: string[] = [];
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     // An empty file (a must-gather's previous.log of a container that never restarted) holds nothing.
@@ -180,6 +193,7 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
       case 'kcm': out.kcmLogs.push(f); break;
       case 'audit': out.auditLogs.push(f); break;
       case 'pod-copy': podCopies.push(f); break;
+      case 'ds-copy': dsCopies.push(f); break;
       case 'otherKinds': out.skipped.otherKinds++; break;
       case 'otherLogs': out.skipped.otherLogs++; break;
       case 'unreadable': out.skipped.unreadable++; break;
@@ -191,6 +205,13 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
   for (const f of podCopies) {
     const nsDir = f.split(sep).slice(0, -3).join(sep);
     if (podLists.has(nsDir)) out.skipped.copies++;
+    else out.lists.push(f);
+  }
+  // The same for a DaemonSet's own file beside its namespace's apps/daemonsets.yaml.
+  const dsLists = new Set(out.lists.filter((f) => /(^|[/\\])apps[/\\]daemonsets\.ya?ml$/.test(f)).map((f) => f.split(sep).slice(0, -1).join(sep)));
+  for (const f of dsCopies) {
+    const appsDir = f.split(sep).slice(0, -2).join(sep);
+    if (dsLists.has(appsDir)) out.skipped.daemonSetCopies++;
     else out.lists.push(f);
   }
   return out;
@@ -206,10 +227,11 @@ export function skippedSummary(d: DumpDir): string | undefined {
   add(s.otherKinds, 'other kinds');
   add(s.otherLogs, 'other logs');
   add(s.copies, 'per-pod copies of listed pods');
+  add(s.daemonSetCopies, 'per-DaemonSet copies of listed DaemonSets');
   add(s.empty, 'empty');
   add(s.other, 'other files');
   add(s.unreadable, 'unreadable');
-  const total = s.otherKinds + s.otherLogs + s.copies + s.empty + s.other + s.unreadable;
+  const total = s.otherKinds + s.otherLogs + s.copies + s.daemonSetCopies + s.empty + s.other + s.unreadable;
   if (total === 0) return d.truncated ? `stopped after ${MAX_FILES} files` : undefined;
   return `skipped ${total} file${total === 1 ? '' : 's'}: ${parts.join(', ')}${d.truncated ? `; stopped after ${MAX_FILES} files` : ''}`;
 }
@@ -218,7 +240,7 @@ export function skippedSummary(d: DumpDir): string | undefined {
 export function lookedFor(command: 'replay' | 'audit'): string {
   return command === 'audit'
     ? 'looked for kube-apiserver audit logs (audit_logs/kube-apiserver/*.log of a must-gather, audit*.log) and kube-controller-manager logs'
-    : 'looked for ReplicaSet, Pod, Event and Namespace Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs';
+    : 'looked for ReplicaSet, Pod, Event, Namespace, DaemonSet and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs';
 }
 
 const LAYOUT_NAME: Record<DumpLayout, string> = { 'cluster-info-dump': 'kubectl cluster-info dump', 'must-gather': 'must-gather', directory: 'directory' };

@@ -28,7 +28,7 @@ function lines(s: string): string[] {
 test('replay on a cluster-info dump directory: its Lists are one snapshot, Events are rounds, the KCM log is fused, skipped files are one line', () => {
   const r = kexp(['replay', CID, '--output', 'json']);
   assert.equal(r.code, 0, r.stderr);
-  assert.deepEqual(lines(r.stderr), [`warning: ${CID} (kubectl cluster-info dump): read 6 List files, 1 kube-controller-manager log; skipped 14 files: 9 other kinds, 5 other logs`]);
+  assert.deepEqual(lines(r.stderr), [`warning: ${CID} (kubectl cluster-info dump): read 9 List files, 1 kube-controller-manager log; skipped 11 files: 6 other kinds, 5 other logs`]);
   const rep = JSON.parse(r.stdout) as Report;
   assert.deepEqual(rep.replicaSets.map((x) => [x.key, x.verdict.state]), [['default/web-5c8f7b9d6', 'healthy'], ['kube-system/coredns-6f6b679f8f', 'healthy']]);
   const dns = rep.replicaSets[1]!;
@@ -52,14 +52,16 @@ test('replay on a cluster-info dump directory: its Lists are one snapshot, Event
   assert.ok(input, rep.inputs.map((i) => i.file).join(', '));
   assert.deepEqual([input.format, input.problems, input.start, input.end], ['kcm-log', 0, '2024-09-01T09:58:50.100Z', '2024-09-01T10:02:11.010Z']);
   assert.deepEqual(dns.controllerLog?.files, [logFile]);
-  assert.equal(rep.inputs.filter((i) => i.format === 'list').length, 6);
+  // nodes.json and the two (empty) daemonsets.json are read too: the one node is named, not analysed.
+  assert.equal(rep.inputs.filter((i) => i.format === 'list').length, 9);
+  assert.ok(rep.coverage.assumptions.includes('1 node(s) in the snapshot, not analysed: a DaemonSet\'s controller decides from the nodes at each sync, and what it decided shows only in a history — replay a recording, a watch dump or an audit log of it (kexp replay, kexp audit).'), rep.coverage.assumptions.join('\n'));
 });
 
 test('replay on a must-gather tree: YAML Lists, the Namespace, the KCM container log; audit logs named with the command that reads them', () => {
   const r = kexp(['replay', MG, '--output', 'json']);
   assert.equal(r.code, 5, r.stderr); // failing
   assert.deepEqual(lines(r.stderr), [
-    `warning: ${MG} (must-gather): read 7 List files, 1 kube-controller-manager log; skipped 17 files: 4 other kinds, 4 other logs, 3 per-pod copies of listed pods, 3 empty, 3 other files`,
+    `warning: ${MG} (must-gather): read 8 List files, 1 kube-controller-manager log; skipped 16 files: 3 other kinds, 4 other logs, 3 per-pod copies of listed pods, 3 empty, 3 other files`,
     `warning: ${MG}: 1 kube-apiserver audit log(s) found (not read by replay): analyse them with \`kexp audit ${MG}\``,
   ]);
   const rep = JSON.parse(r.stdout) as Report;
@@ -79,7 +81,7 @@ test('audit on a must-gather tree reads its kube-apiserver audit logs and fuses 
   const r = kexp(['audit', MG, '--output', 'json']);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(lines(r.stderr), [
-    `warning: ${MG} (must-gather): read 1 kube-controller-manager log, 1 kube-apiserver audit log; skipped 17 files: 4 other kinds, 4 other logs, 3 per-pod copies of listed pods, 3 empty, 3 other files; its 7 List file(s) are read by \`kexp replay ${MG}\``,
+    `warning: ${MG} (must-gather): read 1 kube-controller-manager log, 1 kube-apiserver audit log; skipped 16 files: 3 other kinds, 4 other logs, 3 per-pod copies of listed pods, 3 empty, 3 other files; its 8 List file(s) are read by \`kexp replay ${MG}\``,
   ]);
   const rep = JSON.parse(r.stdout) as Report;
   const files = rep.inputs.map((i) => [path.relative(MG_ROOT, i.file), i.format, i.events]);
@@ -92,7 +94,7 @@ test('audit on a must-gather tree reads its kube-apiserver audit logs and fuses 
 test('audit on a directory without audit logs: one line naming what it looked for, exit 6', () => {
   const r = kexp(['audit', CID]);
   assert.equal(r.code, 6);
-  assert.deepEqual(lines(r.stderr), [`kexp: ${CID}: no audit logs: looked for kube-apiserver audit logs (audit_logs/kube-apiserver/*.log of a must-gather, audit*.log) and kube-controller-manager logs; it holds 6 List file(s): read them with \`kexp replay ${CID}\``]);
+  assert.deepEqual(lines(r.stderr), [`kexp: ${CID}: no audit logs: looked for kube-apiserver audit logs (audit_logs/kube-apiserver/*.log of a must-gather, audit*.log) and kube-controller-manager logs; it holds 9 List file(s): read them with \`kexp replay ${CID}\``]);
 });
 
 test('a dump cut in the middle of a List: the items before the cut are used, one problem line, exit 6', () => {
@@ -122,7 +124,7 @@ test('an empty directory: one line naming what kexp looked for, exit 6', () => {
   assert.equal(r.code, 6);
   assert.equal(r.stdout, '');
   assert.deepEqual(lines(r.stderr), [
-    `kexp: ${dir}: nothing kexp can use: looked for ReplicaSet, Pod, Event and Namespace Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs; the directory is empty`,
+    `kexp: ${dir}: nothing kexp can use: looked for ReplicaSet, Pod, Event, Namespace, DaemonSet and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs; the directory is empty`,
   ]);
 });
 

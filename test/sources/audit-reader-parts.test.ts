@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputReader } from '../../src/sources/audit/line-reader.js';
-import { auditLineFilter, innerFilter, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
+import { auditLineFilter, innerFilter, mentionsDaemonSet, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
 import type { AuditRecord } from '../../src/sources/audit/record.js';
-import { eventIsAboutRs, RESOURCE_NAMES, WRITE_VERBS } from '../../src/sources/audit/relevance.js';
+import { eventIsAboutOwner, RESOURCE_NAMES, WRITE_VERBS } from '../../src/sources/audit/relevance.js';
 import { sniff } from '../../src/sources/audit/sniff.js';
 import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from '../../src/sources/audit/watch-outcome.js';
 import { InputError } from '../../src/sources/source.js';
@@ -32,7 +32,7 @@ describe('prefilter: auditLineFilter on the log backend', () => {
   const f = auditLineFilter(false, false, true);
 
   it('writes to relevant resources pass; reads and other resources are skipped', () => {
-    for (const r of RESOURCE_NAMES) if (r !== 'events' && r !== 'replicationcontrollers') assert.equal(passes(f, native('create', r)), true, r);
+    for (const r of RESOURCE_NAMES) if (r !== 'events' && r !== 'replicationcontrollers' && r !== 'nodes' && r !== 'daemonsets') assert.equal(passes(f, native('create', r)), true, r);
     for (const v of WRITE_VERBS) assert.equal(passes(f, native(v, 'pods')), true, v);
     assert.equal(passes(f, native('get', 'pods')), false);
     assert.equal(passes(f, native('update', 'leases')), false);
@@ -44,9 +44,29 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(passes(f, native('update', 'replicationcontrollers').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:replication-controller"')), true);
   });
 
-  it('Events only when they mention a ReplicaSet (unless allEvents)', () => {
+  it('writes to nodes pass only with a response body: the kubelets\' body-less status heartbeats are skipped', () => {
+    assert.equal(passes(f, native('patch', 'nodes', ',"subresource":"status"')), false);
+    assert.equal(passes(f, native('patch', 'nodes', ',"subresource":"status"').replace('"responseStatus"', '"requestObject":{"status":{}},"responseStatus"')), false);
+    assert.equal(passes(f, native('patch', 'nodes').replace('"responseStatus"', '"responseObject":{"kind":"Node"},"responseStatus"')), true);
+    // daemonsets as replicationcontrollers: with a body or by their controller; the namespace controller's body-less sweep is skipped.
+    assert.equal(passes(f, native('deletecollection', 'daemonsets')), false);
+    assert.equal(passes(f, native('create', 'daemonsets').replace('"responseStatus"', '"responseObject":{"kind":"DaemonSet"},"responseStatus"')), true);
+    assert.equal(passes(f, native('update', 'daemonsets').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:daemon-set-controller"')), true);
+    const esc = auditLineFilter(true, false, true);
+    assert.equal(passes(esc, JSON.stringify({ line: native('patch', 'nodes') })), false);
+    assert.equal(passes(esc, JSON.stringify({ line: native('patch', 'nodes').replace('"responseStatus"', '"responseObject":{"kind":"Node"},"responseStatus"') })), true);
+    assert.equal(innerFilter(false)(native('patch', 'nodes')), false);
+    assert.equal(innerFilter(false)(native('patch', 'nodes').replace('"responseStatus"', '"responseObject":{},"responseStatus"')), true);
+  });
+
+  it('Events only when they mention a ReplicaSet or a DaemonSet (unless allEvents)', () => {
     assert.equal(passes(f, native('create', 'events')), false);
     assert.equal(passes(f, native('create', 'events', ',"name":"web.ReplicaSet"')), true);
+    assert.equal(passes(f, native('create', 'events').replace('"responseStatus"', '"requestObject":{"involvedObject":{"kind":"DaemonSet","name":"agent"}},"responseStatus"')), true);
+    assert.equal(passes(f, native('create', 'events').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:daemon-set-controller"')), true);
+    // A message that names a DaemonSet is not an Event about one (its quote is escaped).
+    assert.equal(passes(f, native('create', 'events').replace('"responseStatus"', '"requestObject":{"message":"the \\"DaemonSet\\" daemon"},"responseStatus"')), false);
+    assert.equal(innerFilter(false)(native('create', 'events', ',"name":"agent.DaemonSet"')), true);
     assert.equal(passes(auditLineFilter(false, true, true), native('create', 'events')), true);
   });
 
@@ -76,17 +96,29 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(mentionsReplicaSet(b, 0, 25), true);
     assert.equal(mentionsReplicaSet(b, 26, b.length), true);
     assert.equal(mentionsReplicaSet(Buffer.from('eplicaSet'), 0, 9), false);
+    const d = Buffer.from('"kind":"DaemonSet" daemon-set-controller DaemonSets daemon-sets');
+    assert.equal(mentionsDaemonSet(d, 0, 18), true);
+    assert.equal(mentionsDaemonSet(d, 19, 40), true);
+    assert.equal(mentionsDaemonSet(d, 41, d.length), false);
+    assert.equal(mentionsDaemonSet(Buffer.from('aemonSet"'), 0, 9), false);
   });
 });
 
-describe('relevance: eventIsAboutRs', () => {
+describe('relevance: eventIsAboutOwner', () => {
   const rec = (o: Partial<AuditRecord>): AuditRecord => ({ line: 1, origin: 'log', apiVersion: 'audit.k8s.io/v1', stage: 'ResponseComplete', verb: 'create', user: { username: 'system:node:n' }, ...o });
 
   it('made by the ReplicaSet controller, or about a ReplicaSet (core involvedObject or events.k8s.io regarding)', () => {
-    assert.equal(eventIsAboutRs(rec({ user: { username: 'system:serviceaccount:kube-system:replicaset-controller' } })), true);
-    assert.equal(eventIsAboutRs(rec({ requestObject: { involvedObject: { kind: 'ReplicaSet' } } })), true);
-    assert.equal(eventIsAboutRs(rec({ responseObject: { regarding: { kind: 'ReplicaSet' } } })), true);
-    assert.equal(eventIsAboutRs(rec({ requestObject: { involvedObject: { kind: 'Pod' } } })), false);
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:replicaset-controller' } })), true);
+    assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'ReplicaSet' } } })), true);
+    assert.equal(eventIsAboutOwner(rec({ responseObject: { regarding: { kind: 'ReplicaSet' } } })), true);
+    assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'Pod' } } })), false);
+  });
+
+  it('made by the DaemonSet controller, or about a DaemonSet', () => {
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:daemon-set-controller' } })), true);
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:kube-controller-manager' }, userAgent: 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc1234/daemon-set-controller' })), true);
+    assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'DaemonSet' } } })), true);
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:job-controller' }, requestObject: { involvedObject: { kind: 'Job' } } })), false);
   });
 });
 
@@ -109,6 +141,8 @@ describe('watch outcome of a write', () => {
     assert.equal(finishedDeletion(pod({ deletionTimestamp: 't', deletionGracePeriodSeconds: 30 }), 'Pod'), false);
     assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'ReplicaSet'), true);
     assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't', finalizers: ['f'] } }, 'ReplicaSet'), false);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'DaemonSet'), true);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'Node'), true);
     assert.equal(isStatus({ kind: 'Status', status: 'Success' }), true);
     assert.equal(isStatus(pod({})), false);
     assert.equal(kindMatches(pod({}), 'Pod'), true);

@@ -7,7 +7,8 @@ import { parseScalingMessage } from '../../src/analysis/report/scaling-events.js
 
 test('classifyPath: cluster-info dump and must-gather layouts', () => {
   const c = (p: string) => classifyPath(p.split('/'));
-  assert.equal(c('nodes.json'), 'peek');
+  assert.equal(c('nodes.json'), 'list');
+  assert.equal(c('kube-system/daemonsets.json'), 'list');
   assert.equal(c('kube-system/replicasets.json'), 'list');
   assert.equal(c('kube-system/pods.yaml'), 'list');
   assert.equal(c('default/services.json'), 'peek');
@@ -17,6 +18,10 @@ test('classifyPath: cluster-info dump and must-gather layouts', () => {
   assert.equal(c('mg/namespaces/shop/core/events.yaml'), 'list');
   assert.equal(c('mg/namespaces/shop/apps/replicasets.yaml'), 'list');
   assert.equal(c('mg/namespaces/shop/pods/web-1/web-1.yaml'), 'pod-copy');
+  assert.equal(c('mg/namespaces/shop/apps/daemonsets.yaml'), 'list');
+  assert.equal(c('mg/namespaces/shop/apps/daemonsets/agent.yaml'), 'ds-copy');
+  assert.equal(c('mg/cluster-scoped-resources/core/nodes/m0.yaml'), 'list');
+  assert.equal(c('mg/cluster-scoped-resources/storage.k8s.io/csinodes/m0.yaml'), 'otherKinds');
   assert.equal(c('mg/namespaces/openshift-kube-controller-manager/pods/kube-controller-manager-m0/kube-controller-manager/kube-controller-manager/logs/current.log'), 'kcm');
   assert.equal(c('mg/namespaces/openshift-kube-controller-manager/pods/kube-controller-manager-m0/cluster-policy-controller/cluster-policy-controller/logs/current.log'), 'otherLogs');
   assert.equal(c('mg/audit_logs/kube-apiserver/m0-audit.log.gz'), 'audit');

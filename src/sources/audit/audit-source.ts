@@ -45,7 +45,8 @@ import { AuditNormaliser, classifyValue } from './normalise.js';
 import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { eventIsAboutRs, NON_WRITE_POD_SUBRESOURCES, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { dsWriteIsRelevant, eventIsAboutOwner, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { nodeState, NodeStates } from './node-states.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
 import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from './watch-outcome.js';
@@ -138,6 +139,12 @@ export interface AuditFileSummary {
   rsControllerWrites: number;
   /** Successful updates/patches whose result had the same resourceVersion as before (no watch event). */
   noopWrites: number;
+  /**
+   * Node writes whose response changed neither the node's labels nor its taints (the kubelet's
+   * status heartbeats), folded away: the DaemonSet controller ignores them (updateNode). Absent
+   * when none.
+   */
+  nodeWritesFolded?: number;
   incomplete: { count: number; examples: IncompleteRequest[] };
   outOfOrder: { count: number; maxLateMs: number; firstLine?: number };
   /** Records deliberately skipped, by reason (non-audit messages, other AKS categories, …). */
@@ -193,7 +200,9 @@ interface ObjMemo {
 /** The parts of a pod the controller model reads outside metadata. */
 function podRest(obj: unknown): unknown {
   if (!isRecord(obj)) return undefined;
-  const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName } : undefined;
+  // The required node affinity names the node a daemon pod is for (the DaemonSet model reads it).
+  const required = isRecord(obj.spec) && isRecord(obj.spec.affinity) && isRecord(obj.spec.affinity.nodeAffinity) ? obj.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
+  const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName, ...(required !== undefined ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } } : {}) } : undefined;
   const st = isRecord(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
   return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
 }
@@ -341,6 +350,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   const pending = new BoundedMap<string, IncompleteRequest>(100_000);
   const owners = new PodOwnerTracker();
   const objects = new BoundedMap<string, ObjMemo>(50_000);
+  const nodes = new NodeStates();
 
   // No record can be timed after the log is read (src/timeline/plausible-time.ts latestFor).
   const latest = (): number | undefined => latestFor(Date.now());
@@ -420,8 +430,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       info.groups.includes(ref!.apiGroup) &&
       WRITE_VERBS.has(rec.verb) &&
       !(ref!.resource === 'pods' && ref!.subresource !== undefined && NON_WRITE_POD_SUBRESOURCES.has(ref!.subresource));
-    if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutRs(rec);
+    if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutOwner(rec);
     if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
+    if (relevant && ref!.resource === 'nodes') relevant = nodeWriteIsRelevant(rec);
+    if (relevant && ref!.resource === 'daemonsets') relevant = dsWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {
@@ -508,6 +520,16 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     const success = code >= 200 && code < 300;
     const resp = rec.responseObject;
     const name = ref.name ?? (success && rec.verb === 'create' ? s(metaOf(resp)?.name) : undefined);
+    if (!info.statesOnly) pushWrite(rec, at, resource, status, name, success);
+    if (!success || resp === undefined || info.observed === undefined) return;
+    if (rec.requestURI !== undefined && /[?&]dryRun=/.test(rec.requestURI)) return;
+    observeResponse(rec, at, info.observed, code);
+  };
+
+  /** The write event of a relevant write (every relevant resource but those read for their states only). */
+  const pushWrite = (rec: AuditRecord, at: number, resource: string, status: WriteEvent['status'], name: string | undefined, success: boolean): void => {
+    const ref = rec.objectRef!;
+    const resp = rec.responseObject;
     const actor = actorOf(rec);
     const ev: AuditWriteEvent = {
       type: 'write',
@@ -534,10 +556,13 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     summary.writeEvents++;
     push(ev);
     if (actor.controller === 'replicaset-controller' && at >= since && at <= until) summary.rsControllerWrites++;
+  };
 
-    if (!success || resp === undefined || info.observed === undefined) return;
-    if (rec.requestURI !== undefined && /[?&]dryRun=/.test(rec.requestURI)) return;
-    const kind = info.observed;
+  /** The object states a successful write's response shows, as watch events. */
+  const observeResponse = (rec: AuditRecord, at: number, kind: ObservedKind, code: number): void => {
+    const ref = rec.objectRef!;
+    const resource = ref.resource!;
+    const resp = rec.responseObject;
     const src = { file: path, line: rec.line };
     if (rec.verb === 'deletecollection') {
       const items = isRecord(resp) && Array.isArray(resp.items) ? resp.items : [];
@@ -552,7 +577,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       const key = objKey(kind, ref.namespace, ref.name ?? s(d.name));
       const last = objects.get(key);
       const stub = {
-        apiVersion: kind === 'ReplicaSet' ? 'apps/v1' : 'v1',
+        apiVersion: apiVersionOf(kind),
         kind,
         metadata: { name: ref.name ?? s(d.name), namespace: ref.namespace, uid: s(d.uid) ?? last?.uid },
       };
@@ -560,12 +585,12 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Node')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
       if (!isRecord(last)) return;
-      body = { ...last, apiVersion: kind === 'ReplicaSet' ? 'apps/v1' : 'v1', kind, metadata: resp.metadata };
+      body = { ...last, apiVersion: apiVersionOf(kind), kind, metadata: resp.metadata };
     } else if (!kindMatches(resp, kind)) {
       // A subresource write answers with another kind (a Scale, Binding or Eviction): not an
       // object state. A write to the resource itself (or its status) answering with another
@@ -581,13 +606,24 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   };
 
   const observe = (
-    kind: ResourceInfo['observed'] & string,
+    kind: ObservedKind,
     watchType: 'ADDED' | 'MODIFIED' | 'DELETED',
     obj: unknown,
     at: number,
     source: { file: string; line: number },
     ns: string | undefined,
   ): void => {
+    if (kind === 'Node') {
+      // A Node is kept and passed on as the part the DaemonSet controller reads (node-states.ts);
+      // a change of neither its labels nor its taints — a kubelet heartbeat — is folded away.
+      const state = nodeState(obj);
+      if (watchType === 'DELETED') nodes.forget(state);
+      else if (nodes.unchanged(state) && watchType === 'MODIFIED') {
+        summary.nodeWritesFolded = (summary.nodeWritesFolded ?? 0) + 1;
+        return;
+      }
+      obj = state;
+    }
     const meta = metaOf(obj) ?? {};
     const key = objKey(kind, s(meta.namespace) ?? ns, s(meta.name));
     const uid = s(meta.uid);
@@ -602,8 +638,9 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       const memo: ObjMemo = {};
       if (uid !== undefined) memo.uid = uid;
       if (rv !== undefined) memo.rv = rv;
-      // Full objects only for the few, small-numbered kinds whose delete answers with a Status.
-      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'Namespace') memo.obj = obj;
+      // Full objects only for the few, small-numbered kinds whose delete answers with a Status (a
+      // Node: the part kexp keeps of it, node-states.ts).
+      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Namespace' || kind === 'Node') memo.obj = obj;
       else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }
@@ -807,6 +844,13 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     summary: () => summary,
   };
   return source;
+}
+
+type ObservedKind = NonNullable<ResourceInfo['observed']>;
+
+/** The apiVersion of a stub or completed object of `kind`. */
+function apiVersionOf(kind: ObservedKind): string {
+  return kind === 'ReplicaSet' || kind === 'DaemonSet' ? 'apps/v1' : 'v1';
 }
 
 function objKey(kind: string, ns: string | undefined, name: string | undefined): string {

@@ -41,6 +41,28 @@ export function mentionsReplicaSet(buf: Buffer, start: number, end: number): boo
   return false;
 }
 
+/**
+ * `DaemonSet"` (an involvedObject's kind, the value's closing quote right after it: inside a
+ * message the quote would be escaped) and `daemon-set-controller` (the DaemonSet controller's
+ * user / user agent) share `aemon`.
+ */
+const DS_NEEDLE = Buffer.from('aemon');
+const DS_KIND_TAIL = Buffer.from('Set"');
+const DS_CLIENT_TAIL = Buffer.from('-set-controller');
+export function mentionsDaemonSet(buf: Buffer, start: number, end: number): boolean {
+  const line = buf.subarray(start, end);
+  for (let i = line.indexOf(DS_NEEDLE); i >= 0; i = line.indexOf(DS_NEEDLE, i + 5)) {
+    if (line[i - 1] === 68 && startsWith(line, i + 5, DS_KIND_TAIL)) return true; // DaemonSet"
+    if (line[i - 1] === 100 && startsWith(line, i + 5, DS_CLIENT_TAIL)) return true; // daemon-set-controller
+  }
+  return false;
+}
+
+/** An Event line that may concern a modelled controller: about (or by the controller of) a ReplicaSet or a DaemonSet. */
+export function mentionsOwner(buf: Buffer, start: number, end: number): boolean {
+  return mentionsReplicaSet(buf, start, end) || mentionsDaemonSet(buf, start, end);
+}
+
 /** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
 const EVENT_HEAD = Buffer.from('{"kind":"Event","apiVersion":"audit.k8s.io/v1');
 const BETA1 = Buffer.from('beta1"');
@@ -57,6 +79,7 @@ function hasEventHead(buf: Buffer, p: number, end: number): boolean {
 }
 
 function startsWith(buf: Buffer, p: number, b: Buffer): boolean {
+  if (p + b.length > buf.length) return false;
   for (let k = 0; k < b.length; k++) if (buf[p + k] !== b[k]) return false;
   return true;
 }
@@ -86,6 +109,7 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
   const objectRefKey = keyScanner('objectRef');
   const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
   const itemsKey = new NeedleScanner(Buffer.from('"items":['));
+  const responseObjectKey = keyScanner('responseObject', escaped);
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
@@ -134,29 +158,40 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
       return findStringValue(buf, start, end, verbKey, false, any) === undefined || irrelevant(buf, start, end, head, true);
     }
     if (!allEvents && r === 'events') {
-      // Only Events about a ReplicaSet or by the RS controller are kept. A line holding several
-      // records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
+      // Only Events about a ReplicaSet or a DaemonSet, or by their controllers, are kept. A line
+      // holding several records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
       if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
-      return mentionsReplicaSet(buf, start, end);
+      return mentionsOwner(buf, start, end);
     }
+    // A node write is read only with its response body (relevance.ts nodeWriteIsRelevant): the
+    // kubelet's body-less status heartbeats are skipped here, unparsed, as before nodes were read.
+    if (r === 'nodes' && oneRecordPerLine) return responseObjectKey.find(buf, start, end) >= 0;
     // Writes to replicationcontrollers matter with an object body or by the RC controller
     // (relevance.ts rcWriteIsRelevant); a body-less sweep by another client is not decoded.
     if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShowReplicationController(buf, start, end);
+    // The same for daemonsets (relevance.ts dsWriteIsRelevant).
+    if (r === 'daemonsets' && oneRecordPerLine) return mayShow(DS_EVIDENCE, buf, start, end);
     return true;
   };
 }
 
 const RC_EVIDENCE = ['"requestObject"', '"responseObject"', 'replication-controller'].map((n) => Buffer.from(n));
+const DS_EVIDENCE = ['"requestObject"', '"responseObject"', 'daemon-set-controller'].map((n) => Buffer.from(n));
 
 function mayShowReplicationController(buf: Buffer, start: number, end: number): boolean {
-  for (const n of RC_EVIDENCE) {
+  return mayShow(RC_EVIDENCE, buf, start, end);
+}
+
+/** Any of the needles in `buf[start, end)`. */
+function mayShow(needles: readonly Buffer[], buf: Buffer, start: number, end: number): boolean {
+  for (const n of needles) {
     const i = buf.indexOf(n, start);
     if (i >= 0 && i + n.length <= end) return true;
   }
   return false;
 }
 
-const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|events|namespaces|resourcequotas|deployments)"/;
+const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|daemonsets|nodes|events|namespaces|resourcequotas|deployments)"/;
 const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
 
 /**
@@ -167,7 +202,8 @@ export function innerFilter(allEvents: boolean): (json: string) => boolean {
   return (s) => {
     const m = INNER_RESOURCE_RE.exec(s);
     if (!m || !INNER_VERB_RE.test(s)) return false;
-    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset');
+    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset') || s.includes('DaemonSet') || s.includes('daemon-set-controller');
+    if (m[1] === 'nodes') return s.includes('"responseObject"');
     return true;
   };
 }

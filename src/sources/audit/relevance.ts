@@ -1,8 +1,10 @@
 /**
  * What kexp needs of an audit log: writes (create/update/patch/delete/deletecollection) to the
- * resources the ReplicaSet controller model consumes or reports — pods (with their subresources
- * that write the pod), replicasets, core Events, namespaces, resourcequotas, deployments — and
- * which of them carry object bodies the model observes.
+ * resources the controller models consume or report — pods (with their subresources that write
+ * the pod), replicasets, replicationcontrollers, daemonsets, core Events, namespaces,
+ * resourcequotas, deployments — which of them carry object bodies the models observe, and the
+ * nodes, whose bodies the DaemonSet model observes (their writes are nobody's the models track:
+ * only their states are read, and only from a response body).
  *
  * Contract: the one table both the byte prefilters (prefilter.ts, the envelopes' filters) and
  * the source's semantic check read, so the two never disagree on what is relevant. Constant
@@ -18,8 +20,13 @@ export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'dele
 export interface ResourceInfo {
   groups: readonly string[];
   /** Kind of the ObservedEvent produced from its bodies, when the model consumes it. */
-  observed?: 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'Event' | 'Namespace';
+  observed?: 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Event' | 'Namespace';
   kind: string;
+  /**
+   * Only the object states matter, not the writes: no write event is made (no modelled controller
+   * writes the resource), and a write is relevant only with a response body (nodeWriteIsRelevant).
+   */
+  statesOnly?: true;
 }
 
 /** The resources whose writes kexp reads, by objectRef.resource. */
@@ -27,6 +34,8 @@ export const RESOURCES: Record<string, ResourceInfo> = {
   pods: { groups: [''], observed: 'Pod', kind: 'Pod' },
   replicasets: { groups: ['apps', 'extensions'], observed: 'ReplicaSet', kind: 'ReplicaSet' },
   replicationcontrollers: { groups: [''], observed: 'ReplicationController', kind: 'ReplicationController' },
+  daemonsets: { groups: ['apps', 'extensions'], observed: 'DaemonSet', kind: 'DaemonSet' },
+  nodes: { groups: [''], observed: 'Node', kind: 'Node', statesOnly: true },
   events: { groups: [''], observed: 'Event', kind: 'Event' },
   namespaces: { groups: [''], observed: 'Namespace', kind: 'Namespace' },
   resourcequotas: { groups: [''], kind: 'ResourceQuota' },
@@ -48,17 +57,37 @@ export function rcWriteIsRelevant(rec: AuditRecord): boolean {
   return isRecord(rec.requestObject) || isRecord(rec.responseObject);
 }
 
+/** The same for daemonsets: with an object body, or made by the DaemonSet controller (its status writes). */
+export function dsWriteIsRelevant(rec: AuditRecord): boolean {
+  if (actorOf(rec).controller === 'daemon-set-controller') return true;
+  return isRecord(rec.requestObject) || isRecord(rec.responseObject);
+}
+
 /**
- * A core Event write concerns a modelled controller when the RS or RC controller made it or the
- * Event is about a ReplicaSet or a ReplicationController.
+ * A write to nodes concerns the DaemonSet model only through the node's state after it, which only
+ * a response body shows (RequestResponse level): a Request- or Metadata-level write — the kubelet's
+ * status heartbeats under most audit policies — shows no node and is not read, so a log whose node
+ * writes carry no bodies reads as it did before nodes were modelled. (A request body is a patch or
+ * a whole object the apiserver may still change: not a state.)
  */
-export function eventIsAboutRs(rec: AuditRecord): boolean {
-  const c = actorOf(rec).controller;
-  if (c === 'replicaset-controller' || c === 'replication-controller') return true;
+export function nodeWriteIsRelevant(rec: AuditRecord): boolean {
+  return isRecord(rec.responseObject);
+}
+
+/** The kinds whose Events concern a modelled controller, and the controllers (client names) that record them. */
+const EVENT_OWNER_KINDS: ReadonlySet<unknown> = new Set(['ReplicaSet', 'ReplicationController', 'DaemonSet']);
+const EVENT_RECORDERS: ReadonlySet<unknown> = new Set(['replicaset-controller', 'replication-controller', 'daemon-set-controller']);
+
+/**
+ * A core Event write concerns a modelled controller when the RS, RC or DaemonSet controller made
+ * it or the Event is about a ReplicaSet, a ReplicationController or a DaemonSet.
+ */
+export function eventIsAboutOwner(rec: AuditRecord): boolean {
+  if (EVENT_RECORDERS.has(actorOf(rec).controller)) return true;
   for (const body of [rec.requestObject, rec.responseObject]) {
     if (!isRecord(body)) continue;
     const io = isRecord(body.involvedObject) ? body.involvedObject : isRecord(body.regarding) ? body.regarding : undefined;
-    if (io && (io.kind === 'ReplicaSet' || io.kind === 'ReplicationController')) return true;
+    if (io && EVENT_OWNER_KINDS.has(io.kind)) return true;
   }
   return false;
 }

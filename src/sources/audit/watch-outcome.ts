@@ -53,5 +53,6 @@ export function finishedDeletion(obj: unknown, kind: string): boolean {
   if (!meta || !meta.deletionTimestamp) return false;
   if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
   if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
-  return kind === 'ReplicaSet' || kind === 'ReplicationController';
+  // Owners and nodes have no graceful deletion: with the last finalizer gone the object is.
+  return kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Node';
 }

@@ -18,7 +18,7 @@
 import { isRecord } from '../../model/objects.js';
 import { endsWithBrace, findStringValue, keyScanner, type LineFilter } from '../audit/line-filter.js';
 import { parseMicroTime } from '../audit/micro-time.js';
-import { mentionsReplicaSet } from '../audit/prefilter.js';
+import { mentionsOwner } from '../audit/prefilter.js';
 import type { AuditObjectRef, AuditRecord, AuditResponseStatus, AuditStage } from '../audit/record.js';
 import { RESOURCE_NAMES, WRITE_VERBS } from '../audit/relevance.js';
 import type { AuditDocumentEnvelope, PayloadSink } from './envelope.js';
@@ -103,6 +103,7 @@ function gkeRecord(e: Obj, line: number, sink: PayloadSink<AuditRecord>): AuditR
  */
 function gkeLineFilter(allEvents: boolean): LineFilter {
   const methodKey = keyScanner('methodName');
+  const responseKey = keyScanner('response');
   const any = () => true;
   return (buf, start, end) => {
     let p = start;
@@ -113,7 +114,9 @@ function gkeLineFilter(allEvents: boolean): LineFilter {
     const m = parseGkeMethod(v);
     if (m === undefined) return parseGkeNonResourceMethod(v) === undefined;
     if (!RESOURCE_NAMES.has(m.resource) || !WRITE_VERBS.has(m.verb)) return false;
-    if (!allEvents && m.resource === 'events') return mentionsReplicaSet(buf, start, end);
+    if (!allEvents && m.resource === 'events') return mentionsOwner(buf, start, end);
+    // A node write is read only with its response body (audit/relevance.ts nodeWriteIsRelevant).
+    if (m.resource === 'nodes') return responseKey.find(buf, start, end) >= 0;
     return true;
   };
 }
