@@ -16,6 +16,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuditLogBuilder } from '../../test/support/audit-builder.js';
 import * as B from '../../test/support/bug-case-inputs.js';
+import * as DS from '../../test/support/daemonset-recording.js';
 import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { causeNames, custom, findingText, exitCode, finding, noFinding, noInventedRounds, noLeak, noWindowEnded, readCleanly, rounds, verdict, versionSaid, windowEnded, writesAccounted, type Criterion, type FindingSpec } from './judge.js';
 
@@ -206,7 +207,25 @@ export const CASES: BugCase[] = [
   { n: 3, title: 'DaemonSet: timed-out creates (kubernetes#72155)', outOfScope: '#22', runs: [] },
   { n: 6, title: 'DaemonSet: 5 min stop after node removal (kubernetes#75836)', outOfScope: '#22', runs: [] },
   { n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)', outOfScope: '#22', runs: [] },
-  { n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)', outOfScope: '#22', runs: [] },
+  {
+    n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)',
+    runs: [{
+      label: 'rebuilt', format: 'recording', version: 'v1.37.2', rsKey: 'kube-system/agent', input: writeRecording('136932', () => DS.terminatingAtCreation()),
+      expect: { verdict: ['leaked'], exit: 4, exitWhy: 'the record waits for a creation it will never see; only the timeout clears it, and no sync follows' },
+      criteria: [
+        readCleanly(), versionSaid('v1.37.2'),
+        finding('the pod reached the controller terminating: its creation never counted (add never lowered), kubernetes#136932', { ids: ['expectation-leak-open'], says: [/agent-w8k2n reached the controller already terminating/, /kubernetes#136932/] }),
+        causeNames({ ids: ['expectation-leak-open'] }),
+        custom('the DaemonSet is left one pod short: the window stays open with add=1, no replacement', (rs) => {
+          const w = rs.gatedWindows.find((x) => x.endedBy === 'open');
+          if (!w) return 'no window open at the end';
+          return (w.remaining?.add ?? 0) === 1 ? true : `remaining add ${w.remaining?.add}`;
+        }),
+        rounds([['create', 1]], 'the one create; no replacement while the record waits', true),
+        noInventedRounds(1, 'create'),
+      ],
+    }],
+  },
   {
     n: 9, title: 'Slow initializers: creates repeatedly unobserved (kubernetes#48893, v1.7)',
     runs: [rebuiltAudit('48893', 'v1.7.0', SHOP, () => B.hiddenPodsRepeated('v1.7.0', 3),

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { OwnerKindViews, TO_DAEMON_SETS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from '../../src/pipeline/owner-kind-views.js';
+import { OwnerKindViews, TO_DAEMON_SETS, TO_JOBS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from '../../src/pipeline/owner-kind-views.js';
 import type { Pod } from '../../src/model/objects.js';
 import type { TimelineEvent } from '../../src/timeline/event.js';
 
 const BOTH = TO_REPLICA_SETS | TO_REPLICATION_CONTROLLERS;
 /** Orphans, Namespaces and gaps go to every view. */
-const ALL = BOTH | TO_DAEMON_SETS;
+const ALL = BOTH | TO_DAEMON_SETS | TO_JOBS;
 let line = 0;
 const base = () => ({ at: 1, atBasis: 'received' as const, source: { file: 'x', line: ++line } });
 
@@ -81,4 +81,21 @@ test('DaemonSets and Nodes go to the DaemonSet view alone, the DaemonSet in the 
   assert.equal(v.route(write), TO_REPLICA_SETS | TO_DAEMON_SETS);
   const ev: TimelineEvent = { ...base(), type: 'observed', kind: 'Event', watchType: 'ADDED', object: { metadata: { name: 'e', namespace: 'kube-system' }, involvedObject: { kind: 'DaemonSet', name: 'agent', namespace: 'kube-system' }, source: { component: 'daemonset-controller' } } };
   assert.equal(v.route(ev), TO_REPLICA_SETS | TO_DAEMON_SETS);
+});
+
+test('Jobs go to the Job view alone, in the owner shape (desired = parallelism, 0 once finished); their pods, the job-controller\'s writes and Events beside the ReplicaSet view', () => {
+  const v = new OwnerKindViews();
+  const job: TimelineEvent = { ...base(), type: 'observed', kind: 'Job', watchType: 'ADDED', object: { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'work', namespace: 'batch', uid: 'j1' }, spec: { parallelism: 3, completions: 5, selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': 'j1' } } } } };
+  assert.equal(v.route(job), TO_JOBS);
+  assert.equal(v.sawJob, true);
+  const converted = v.convertJob(job);
+  assert.equal(converted.type === 'observed' && converted.kind, 'ReplicaSet');
+  assert.equal(converted.type === 'observed' && converted.kind === 'ReplicaSet' ? converted.object.spec?.replicas : undefined, 3);
+  const done = v.convertJob({ ...job, object: { ...(job as { object: object }).object, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as never });
+  assert.equal(done.type === 'observed' && done.kind === 'ReplicaSet' ? done.object.spec?.replicas : undefined, 0);
+  assert.equal(v.route(observedPod({ metadata: { name: 'work-x', namespace: 'batch', uid: 'p1', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'work', uid: 'j1', controller: true }] } })), TO_REPLICA_SETS | TO_JOBS);
+  const write: TimelineEvent = { ...base(), type: 'write', actor: { username: 'system:serviceaccount:kube-system:job-controller', controller: 'job-controller' }, verb: 'patch', resource: 'pods', namespace: 'batch', status: { code: 200 } };
+  assert.equal(v.route(write), TO_REPLICA_SETS | TO_JOBS);
+  const ev: TimelineEvent = { ...base(), type: 'observed', kind: 'Event', watchType: 'ADDED', object: { metadata: { name: 'e', namespace: 'batch' }, involvedObject: { kind: 'Job', name: 'work', namespace: 'batch' }, source: { component: 'job-controller' } } };
+  assert.equal(v.route(ev), TO_REPLICA_SETS | TO_JOBS);
 });

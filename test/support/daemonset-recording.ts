@@ -49,3 +49,28 @@ export function recording(steps: Step[], end: number, ns: string): string {
 }
 
 export { daemonPod, daemonSet, node };
+
+/**
+ * kubernetes#136932 (bug-cases.md case 8): a DaemonSet over one node creates its pod, whose first
+ * state the controller's informer delivers is already terminating (deleted right after its creation
+ * by another actor, seen after a relist): addPod hands it to deletePod, the creation is never
+ * counted, and the DaemonSet stays one pod short — gated until the record expires, and nothing syncs
+ * it after. The recording runs 10 minutes past the creation.
+ */
+export function terminatingAtCreation(): string {
+  const s = 1000;
+  const ds = daemonSet();
+  const p = daemonPod(ds, 'n1', { at: T0 + s, name: 'agent-w8k2n' });
+  p.metadata.deletionTimestamp = new Date(T0 + 31 * s).toISOString().replace(/\.\d+Z$/, 'Z');
+  p.metadata.deletionGracePeriodSeconds = 30;
+  const status = (current: number) => ({ desiredNumberScheduled: 1, currentNumberScheduled: current, numberMisscheduled: 0, numberReady: 0, updatedNumberScheduled: current, numberAvailable: 0, numberUnavailable: 1, observedGeneration: 1 });
+  return recording([
+    { at: T0, src: 'nodes', type: 'ADDED', object: node('n1') },
+    { at: T0 + 500, src: 'daemonsets', type: 'ADDED', object: ds },
+    { at: T0 + s, src: 'pods', type: 'ADDED', object: p },
+    { at: T0 + s + 20, src: 'events', type: 'ADDED', object: dsEvent(ds, T0 + s, 'SuccessfulCreate', `Created pod: ${p.metadata.name}`) },
+    { at: T0 + s + 60, src: 'daemonsets', type: 'MODIFIED', object: { ...ds, status: status(1) } },
+    { at: T0 + 31 * s, src: 'pods', type: 'DELETED', object: p },
+    { at: T0 + 31 * s + 40, src: 'daemonsets', type: 'MODIFIED', object: { ...ds, status: status(0) } },
+  ], T0 + 11 * 60 * s, 'kube-system');
+}

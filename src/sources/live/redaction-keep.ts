@@ -46,6 +46,9 @@ export const KEPT_ANNOTATIONS: readonly string[] = [
   'deployment.kubernetes.io/desired-replicas',
   'deployment.kubernetes.io/max-replicas',
   'k8s.io/initial-events-end',
+  // The DaemonSet's template generation (its pods' updatedness) and an Indexed Job pod's index: integers the controllers write.
+  'deprecated.daemonset.template.generation',
+  'batch.kubernetes.io/job-completion-index',
 ];
 
 const ANNOTATIONS: KeepMap = Object.fromEntries(KEPT_ANNOTATIONS.map((a) => [a, LEAF]));
@@ -125,6 +128,27 @@ const POD_STATUS: KeepMap = {
 
 const TEMPLATE: KeepMap = { metadata: METADATA, spec: POD_SPEC };
 
+/** A node selector term (node affinity): requirements over labels and metadata.name. */
+const NODE_SELECTOR_TERM: KeepMap = {
+  matchExpressions: { key: LEAF, operator: LEAF, values: LEAF },
+  matchFields: { key: LEAF, operator: LEAF, values: LEAF },
+};
+/** The required node affinity (where a daemon pod may run; the node a daemon pod is for). */
+const AFFINITY: KeepMap = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: NODE_SELECTOR_TERM } } };
+
+/**
+ * A daemon pod's spec as the DaemonSet controller reads it (model/daemonset/node-placement.ts,
+ * daemon-pods.ts): its node selector, required node affinity, tolerations and hostNetwork, besides
+ * what every pod keeps.
+ */
+const DAEMON_POD_SPEC: KeepMap = {
+  ...POD_SPEC,
+  nodeSelector: STRING_MAP,
+  affinity: AFFINITY,
+  tolerations: { key: LEAF, operator: LEAF, value: LEAF, effect: LEAF, tolerationSeconds: LEAF },
+  hostNetwork: LEAF,
+};
+
 /** Conditions whose message kexp quotes (a ReplicaFailure's apiserver error, a Deployment's progress). */
 const CONDITION_WITH_MESSAGE: KeepMap = { type: LEAF, status: LEAF, reason: LEAF, message: LEAF, lastTransitionTime: LEAF };
 
@@ -154,7 +178,7 @@ const EVENT_BASE: KeepMap = {
 };
 
 /**
- * An Event about a ReplicaSet or a Deployment also keeps its message (`note`): the write ledger
+ * An Event about a ReplicaSet, a Deployment, a DaemonSet or a Job also keeps its message (`note`): the write ledger
  * takes pod names from "Created pod: NAME" and quotes FailedCreate/FailedDelete errors; the
  * snapshot analysis quotes the Deployment's. Messages of other Events (kubelet, scheduler:
  * "Error: failed to start container … exec: "…"" can echo a command line) are replaced.
@@ -164,7 +188,35 @@ const EVENT_WITH_MESSAGE: KeepMap = { ...EVENT_BASE, message: LEAF, note: LEAF }
 const TOP: KeepMap = { apiVersion: LEAF, kind: LEAF };
 
 const KINDS: Readonly<Record<string, KeepMap>> = {
-  Pod: { ...TOP, metadata: METADATA, spec: POD_SPEC, status: POD_STATUS },
+  // A pod keeps its required node affinity too: the node a daemon pod is for before it is bound.
+  Pod: { ...TOP, metadata: METADATA, spec: { ...POD_SPEC, affinity: AFFINITY }, status: POD_STATUS },
+  DaemonSet: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      selector: SELECTOR, template: { metadata: METADATA, spec: DAEMON_POD_SPEC }, minReadySeconds: LEAF, revisionHistoryLimit: LEAF,
+      updateStrategy: { type: LEAF, rollingUpdate: { maxUnavailable: LEAF, maxSurge: LEAF } },
+    },
+    status: {
+      currentNumberScheduled: LEAF, numberMisscheduled: LEAF, desiredNumberScheduled: LEAF, numberReady: LEAF, observedGeneration: LEAF,
+      updatedNumberScheduled: LEAF, numberAvailable: LEAF, numberUnavailable: LEAF, collisionCount: LEAF, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
+  /** What the DaemonSet controller reads of a node: its labels (METADATA) and taints. */
+  Node: { ...TOP, metadata: METADATA, spec: { taints: { key: LEAF, value: LEAF, effect: LEAF, timeAdded: LEAF }, unschedulable: LEAF } },
+  Job: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      parallelism: LEAF, completions: LEAF, activeDeadlineSeconds: LEAF, backoffLimit: LEAF, backoffLimitPerIndex: LEAF, maxFailedIndexes: LEAF,
+      completionMode: LEAF, suspend: LEAF, podReplacementPolicy: LEAF, managedBy: LEAF, selector: SELECTOR, manualSelector: LEAF,
+      template: { metadata: METADATA, spec: { ...POD_SPEC, restartPolicy: LEAF } },
+    },
+    status: {
+      active: LEAF, succeeded: LEAF, failed: LEAF, ready: LEAF, terminating: LEAF, startTime: LEAF, completionTime: LEAF,
+      completedIndexes: LEAF, failedIndexes: LEAF, uncountedTerminatedPods: { succeeded: LEAF, failed: LEAF }, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
   ReplicaSet: {
     ...TOP,
     metadata: METADATA,
@@ -196,7 +248,7 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
 /** Any other kind (Secret, ConfigMap, …): identity only; labels and annotations keep their names, not their values. */
 const OTHER: KeepMap = { ...TOP, metadata: IDENTITY };
 
-const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment']);
+const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment', 'DaemonSet', 'Job']);
 
 /** The keep-set for one object, chosen by its `kind` (and, for Events, the kind of object the Event is about). */
 export function keepSetFor(obj: Record<string, unknown>): KeepMap {
