@@ -24,6 +24,19 @@ async function replayCapture(name: string) {
   return report;
 }
 
+/**
+ * The controller's rounds in its log, in order: the Job's "Too few pods running … creating=N" /
+ * "Too many pods running … deleting=N", the DaemonSet's "Nodes needing daemon pods … createCount=N"
+ * / "Pods to delete … deleteCount=N" (manage's and the rolling update's), N > 0, before `until`.
+ */
+function logRounds(name: string, until = Infinity): Array<[string, number]> {
+  return logLines(path.join(DIR, name, 'kcm.log'), 2026)
+    .filter((l) => l.at < until)
+    .map((l) => /(?:creating|createCount)=(\d+)|(?:deleting|deleteCount)=(\d+)/.exec(l.text))
+    .filter((m): m is RegExpExecArray => m !== null && (m[1] ?? m[2]) !== '0')
+    .map((m): [string, number] => (m[1] !== undefined ? ['create', Number(m[1])] : ['delete', Number(m[2])]));
+}
+
 /** The times of the log's lines matching `re`. */
 function logTimes(name: string, re: RegExp): number[] {
   return logLines(path.join(DIR, name, 'kcm.log'), 2026).filter((l) => re.test(l.text)).map((l) => l.at);
@@ -40,6 +53,13 @@ test('ds-deletion-loss: the hidden deletion leaves del=1 from the delete round t
   assert.ok(Math.abs(Date.parse(leak.start) - deleteRound!) < 50, `window start ${leak.start} vs the log's delete round ${new Date(deleteRound!).toISOString()}`);
   assert.ok(Math.abs(Date.parse(leak.end!) - expired!) < 50, `window end ${leak.end} vs the log's expired sync ${new Date(expired!).toISOString()}`);
   assert.ok(leak.gatedSyncs >= 5, `gated syncs ${leak.gatedSyncs}`);
+  // The rounds up to the expiry are the log's: 3 creates, one for each new node, the delete of the
+  // pod whose deletion the proxy hid. After it they are not: the controller's cache still held that
+  // pod (its DELETE answered 404 at every later sync, in manage and in the rolling update: the
+  // log's delete 1 + 5, then 1 + 1 per sync) while kexp's view released it at the expiry.
+  const rounds = ds.rounds.filter((r) => Date.parse(r.at) < Date.parse(leak.end!)).map((r) => [r.kind, r.n]);
+  assert.deepEqual(rounds, logRounds('ds-deletion-loss', expired!));
+  assert.deepEqual(rounds, [['create', 3], ['create', 1], ['create', 1], ['delete', 1]]);
   assert.equal(exitCodeFor(report, 0), 4);
 });
 
@@ -53,8 +73,15 @@ test('job-dropped-add: the create whose ADD the controller never got leaves the 
   assert.ok(Math.abs(Date.parse(leak.start) - set!) < 50, `window start ${leak.start} vs the log's round ${new Date(set!).toISOString()}`);
   assert.ok(Math.abs(Date.parse(leak.end!) - expired!) < 50, `window end ${leak.end} vs the log's expired sync ${new Date(expired!).toISOString()}`);
   const stillWaiting = logTimes('job-dropped-add', /"Controller still waiting on expectations"/).filter((t) => t > set! && t < expired!).length;
-  // The log shows 10 (its 60-s rate-limited requeues included); within 20 % while the model's requeue of a gated failing Job is checked.
+  // The log shows 10, each 1 s after a handler's "enqueueing job" (none rate-limited: no gated sync
+  // failed); the ones 60 s apart follow the scenario's annotation patches of the Job, which kexp
+  // replays too. kexp counts 8: it withholds the newest pod (work-ktzm8) where the proxy dropped the
+  // other's ADD (work-9dtz6), so its model misses the syncs after ktzm8's Running and Failed updates
+  // (07:59:16.5, 07:59:18.5). Fed the controller's own view the model makes all 10
+  // (test/model/job/job-captures.test.ts); the 10 % target needs the view alignment to hold the pod
+  // the controller's writes show it lacked (the finalizer PATCH and uncountedTerminatedPods name ktzm8).
   assert.ok(Math.abs(leak.gatedSyncs - stillWaiting) <= Math.ceil(stillWaiting * 0.2), `gated syncs ${leak.gatedSyncs} vs the log's ${stillWaiting}`);
+  assert.deepEqual(job.rounds.map((r) => [r.kind, r.n]), logRounds('job-dropped-add'));
   assert.equal(exitCodeFor(report, 0), 4);
 });
 
@@ -62,10 +89,27 @@ test('ds-scale-nodes: healthy, with the create and delete rounds the controller 
   const report = await replayCapture('ds-scale-nodes');
   const ds = report.replicaSets.find((r) => r.kind === 'DaemonSet')!;
   assert.equal(ds.verdict.state, 'healthy');
-  const logged = logLines(path.join(DIR, 'ds-scale-nodes', 'kcm.log'), 2026)
-    .map((l) => /createCount=(\d+)|deleteCount=(\d+)/.exec(l.text))
-    .filter((m): m is RegExpExecArray => m !== null && (m[1] ?? m[2]) !== '0')
-    .map((m) => (m[1] !== undefined ? ['create', Number(m[1])] : ['delete', Number(m[2])]));
-  assert.deepEqual(ds.rounds.map((r) => [r.kind, r.n]), logged);
+  assert.deepEqual(ds.rounds.map((r) => [r.kind, r.n]), logRounds('ds-scale-nodes'));
+  assert.equal(exitCodeFor(report, 0), 0);
+});
+
+test('job-complete: healthy, with the controller\'s three create rounds (3, then 1 and 2 to replace the finished pods), each fulfilled by its ADDs with no gated sync', async () => {
+  const report = await replayCapture('job-complete');
+  const job = report.replicaSets.find((r) => r.kind === 'Job')!;
+  assert.deepEqual(job.rounds.map((r) => [r.kind, r.n]), logRounds('job-complete'));
+  assert.deepEqual(logRounds('job-complete'), [['create', 3], ['create', 1], ['create', 2]]);
+  // Each round's window: from its Set ("Setting expectations") to the sync that found it fulfilled.
+  const sets = logTimes('job-complete', /"Setting expectations"/);
+  const fulfilled = logTimes('job-complete', /"Controller expectations fulfilled"/);
+  assert.equal(job.gatedWindows.length, sets.length);
+  job.gatedWindows.forEach((w, i) => {
+    assert.equal(w.endedBy, 'fulfilled');
+    assert.equal(w.gatedSyncs, 0);
+    assert.ok(Math.abs(Date.parse(w.start) - sets[i]!) < 50, `window ${i} start ${w.start}`);
+    const end = fulfilled.find((t) => t > sets[i]!)!;
+    assert.ok(Math.abs(Date.parse(w.end!) - end) < 50, `window ${i} end ${w.end} vs the log's ${new Date(end).toISOString()}`);
+  });
+  assert.equal(logTimes('job-complete', /"Controller still waiting on expectations"/).length, 0);
+  assert.equal(job.verdict.state, 'healthy');
   assert.equal(exitCodeFor(report, 0), 0);
 });
