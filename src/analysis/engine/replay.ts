@@ -99,7 +99,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     // The ReplicaSet's store is a consistency store (model/replicaset/owner-kind.ts); the ReplicationController's is not.
     featuresOf(opts.version).consistencyGate && owner.kind === REPLICA_SET_OWNER.kind);
   oracle.setHeldGone((pk) => view.heldGone(pk));
-  windows.setHeldPods((pk) => view.isWithheld(pk));
+  windows.setHeldPods((pk) => view.eventsUnseen(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
   const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);
 

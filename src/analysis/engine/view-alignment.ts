@@ -452,6 +452,15 @@ export class ViewAlignment {
     return this.withheldPods.has(pk);
   }
 
+  /**
+   * Whether the controller never had pod `pk`'s latest events: held back as not yet observed (a held
+   * add), or held in its cache as it was before a departure it had not observed (a held deletion).
+   * A sync such an event triggered in kexp's model never ran in the controller's.
+   */
+  eventsUnseen(pk: string): boolean {
+    return this.withheldPods.has(pk) || this.departed.isHeld(pk);
+  }
+
   /** Whether the controller's cache holds pod `pk` although the input saw it deleted (a held deletion). */
   heldGone(pk: string): boolean {
     return this.departed.isHeldDeleted(pk);
