@@ -46,6 +46,10 @@ export const KEPT_ANNOTATIONS: readonly string[] = [
   'deployment.kubernetes.io/desired-replicas',
   'deployment.kubernetes.io/max-replicas',
   'k8s.io/initial-events-end',
+  // Integers the DaemonSet and Job controllers write and read back (model/daemonset/daemon-pods.ts,
+  // model/job/completion-indexes.ts): the DaemonSet's template generation, an Indexed Job pod's index.
+  'deprecated.daemonset.template.generation',
+  'batch.kubernetes.io/job-completion-index',
 ];
 
 const ANNOTATIONS: KeepMap = Object.fromEntries(KEPT_ANNOTATIONS.map((a) => [a, LEAF]));
@@ -106,6 +110,27 @@ const POD_SPEC: KeepMap = {
   ephemeralContainers: { name: LEAF },
 };
 
+const NODE_SELECTOR_REQUIREMENT: KeepMap = { key: LEAF, operator: LEAF, values: LEAF };
+
+/**
+ * A pod spec as the DaemonSet and Job controllers read it, beside POD_SPEC's: where a daemon pod
+ * may run (nodeSelector, the required node affinity — a daemon pod's names its node by
+ * matchFields metadata.name —, tolerations, hostNetwork: model/daemonset/node-placement.ts) and
+ * the restart policy (a Job's pods). Label keys and values, taint keys: no credential.
+ */
+const WORKLOAD_POD_SPEC: KeepMap = {
+  ...POD_SPEC,
+  restartPolicy: LEAF,
+  nodeSelector: STRING_MAP,
+  affinity: {
+    nodeAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: { matchExpressions: NODE_SELECTOR_REQUIREMENT, matchFields: NODE_SELECTOR_REQUIREMENT } },
+    },
+  },
+  tolerations: { key: LEAF, operator: LEAF, value: LEAF, effect: LEAF, tolerationSeconds: LEAF },
+  hostNetwork: LEAF,
+};
+
 const CONTAINER_STATUS: KeepMap = { name: LEAF, restartCount: LEAF, ready: LEAF, started: LEAF };
 
 /**
@@ -124,6 +149,7 @@ const POD_STATUS: KeepMap = {
 };
 
 const TEMPLATE: KeepMap = { metadata: METADATA, spec: POD_SPEC };
+const WORKLOAD_TEMPLATE: KeepMap = { metadata: METADATA, spec: WORKLOAD_POD_SPEC };
 
 /** Conditions whose message kexp quotes (a ReplicaFailure's apiserver error, a Deployment's progress). */
 const CONDITION_WITH_MESSAGE: KeepMap = { type: LEAF, status: LEAF, reason: LEAF, message: LEAF, lastTransitionTime: LEAF };
@@ -154,9 +180,9 @@ const EVENT_BASE: KeepMap = {
 };
 
 /**
- * An Event about a ReplicaSet or a Deployment also keeps its message (`note`): the write ledger
- * takes pod names from "Created pod: NAME" and quotes FailedCreate/FailedDelete errors; the
- * snapshot analysis quotes the Deployment's. Messages of other Events (kubelet, scheduler:
+ * An Event about a pod owner (ReplicaSet, ReplicationController, DaemonSet, Job) or a Deployment
+ * also keeps its message (`note`): the write ledger takes pod names from "Created pod: NAME" and
+ * quotes FailedCreate/FailedDelete errors; the snapshot analysis quotes the Deployment's. Messages of other Events (kubelet, scheduler:
  * "Error: failed to start container … exec: "…"" can echo a command line) are replaced.
  */
 const EVENT_WITH_MESSAGE: KeepMap = { ...EVENT_BASE, message: LEAF, note: LEAF };
@@ -164,7 +190,7 @@ const EVENT_WITH_MESSAGE: KeepMap = { ...EVENT_BASE, message: LEAF, note: LEAF }
 const TOP: KeepMap = { apiVersion: LEAF, kind: LEAF };
 
 const KINDS: Readonly<Record<string, KeepMap>> = {
-  Pod: { ...TOP, metadata: METADATA, spec: POD_SPEC, status: POD_STATUS },
+  Pod: { ...TOP, metadata: METADATA, spec: WORKLOAD_POD_SPEC, status: POD_STATUS },
   ReplicaSet: {
     ...TOP,
     metadata: METADATA,
@@ -179,6 +205,48 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
     metadata: METADATA,
     spec: { replicas: LEAF, minReadySeconds: LEAF, selector: SELECTOR, template: TEMPLATE, paused: LEAF },
     status: { replicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
+  },
+  ReplicationController: {
+    ...TOP,
+    metadata: METADATA,
+    spec: { replicas: LEAF, minReadySeconds: LEAF, selector: STRING_MAP, template: TEMPLATE },
+    status: { replicas: LEAF, fullyLabeledReplicas: LEAF, readyReplicas: LEAF, availableReplicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
+  },
+  /** What the DaemonSet model reads (model/objects.ts DaemonSet): placement, update strategy, status counts. */
+  DaemonSet: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      selector: SELECTOR, template: WORKLOAD_TEMPLATE, minReadySeconds: LEAF, revisionHistoryLimit: LEAF,
+      updateStrategy: { type: LEAF, rollingUpdate: { maxUnavailable: LEAF, maxSurge: LEAF } },
+    },
+    status: {
+      currentNumberScheduled: LEAF, numberMisscheduled: LEAF, desiredNumberScheduled: LEAF, numberReady: LEAF, observedGeneration: LEAF,
+      updatedNumberScheduled: LEAF, numberAvailable: LEAF, numberUnavailable: LEAF, collisionCount: LEAF, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
+  /** What the Job model reads (model/objects.ts Job): its counts, policies' structure, the finalizer accounting. */
+  Job: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      parallelism: LEAF, completions: LEAF, activeDeadlineSeconds: LEAF, backoffLimit: LEAF, backoffLimitPerIndex: LEAF, maxFailedIndexes: LEAF,
+      completionMode: LEAF, suspend: LEAF, podReplacementPolicy: LEAF, managedBy: LEAF, selector: SELECTOR, manualSelector: LEAF,
+      podFailurePolicy: { rules: { action: LEAF, onExitCodes: { containerName: LEAF, operator: LEAF, values: LEAF }, onPodConditions: { type: LEAF, status: LEAF } } },
+      successPolicy: { rules: { succeededIndexes: LEAF, succeededCount: LEAF } },
+      template: WORKLOAD_TEMPLATE,
+    },
+    status: {
+      active: LEAF, succeeded: LEAF, failed: LEAF, ready: LEAF, terminating: LEAF, startTime: LEAF, completionTime: LEAF,
+      completedIndexes: LEAF, failedIndexes: LEAF, uncountedTerminatedPods: { succeeded: LEAF, failed: LEAF }, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
+  /** Where daemon pods belong (model/daemonset/node-placement.ts): labels (METADATA), taints, unschedulable, readiness. */
+  Node: {
+    ...TOP,
+    metadata: METADATA,
+    spec: { taints: { key: LEAF, value: LEAF, effect: LEAF, timeAdded: LEAF }, unschedulable: LEAF },
+    status: { conditions: { type: LEAF, status: LEAF, lastTransitionTime: LEAF } },
   },
   Namespace: { ...TOP, metadata: METADATA, status: { phase: LEAF, conditions: CONDITION_WITH_MESSAGE } },
   /** kube-system/kube-controller-manager leader election (read by `kexp explain`). */
@@ -196,7 +264,8 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
 /** Any other kind (Secret, ConfigMap, …): identity only; labels and annotations keep their names, not their values. */
 const OTHER: KeepMap = { ...TOP, metadata: IDENTITY };
 
-const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment']);
+/** Kinds whose Events keep their message: the controllers' own ("Created pod: NAME", FailedCreate's error), the Deployment's. */
+const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment', 'ReplicationController', 'DaemonSet', 'Job']);
 
 /** The keep-set for one object, chosen by its `kind` (and, for Events, the kind of object the Event is about). */
 export function keepSetFor(obj: Record<string, unknown>): KeepMap {
