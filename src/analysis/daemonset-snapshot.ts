@@ -12,7 +12,8 @@
  * - observedGeneration < generation: the controller has not processed the spec change. While its
  *   expectations are unsatisfied syncDaemonSet only writes status (updateDaemonSetStatus with
  *   updateObservedGen false), so a leaked expectation or a gated controller keeps it there (so
- *   would a controller that is not running). Past STALL_MS after the spec write: gated (inferred);
+ *   would a controller that is not running). Past STALL_MS after the spec writer's last write
+ *   (managedFields: the change is at least that old): gated (inferred);
  *   when the gate began, and whether it is one leak or a chain of windows, cannot be told from a
  *   snapshot — --watch follows it;
  * - FailedCreate/FailedDelete newer than the last progress (within RECENT_FAILURE_MS) → failing;
@@ -176,7 +177,8 @@ export function analyseDaemonSetSnapshot(ds: DaemonSet, input: DaemonSetSnapshot
   } else if (specBehind) {
     const since = lastSpecChange !== undefined ? now - lastSpecChange : undefined;
     const stalled = since !== undefined && since >= STALL_MS;
-    const what = `observedGeneration ${observed ?? 'unset'} < generation ${generation}: the controller has not processed the spec change${since !== undefined ? ` written ${secs(since)} ago` : ''}`;
+    // managedFields keep each manager's last write only: the change is at least `since` old.
+    const what = `observedGeneration ${observed ?? 'unset'} < generation ${generation}: the controller has not processed the spec change${since !== undefined ? ` (at least ${secs(since)} old: its writer's last write by managedFields)` : ''}`;
     findings.push({
       id: 'daemonset-spec-not-observed', severity: stalled ? 'critical' : 'info', basis: 'inferred', title: 'Spec change not processed',
       ...(lastSpecChange !== undefined ? { at: new Date(lastSpecChange).toISOString() } : {}),

@@ -14,7 +14,8 @@
  * - `status.uncountedTerminatedPods`: pods counted on the next status write;
  * - the Job cannot be declared finished while its expectations are unsatisfied ("Can't declare
  *   the Job as finished yet"): a FailureTarget or SuccessCriteriaMet condition without
- *   Failed/Complete, past STALL_MS, is gated (inferred);
+ *   Failed/Complete, or status.failed past the backoffLimit without Failed, past STALL_MS, is
+ *   gated (inferred);
  * - Complete/Failed → the controller is done (healthy: the workload's outcome is not the
  *   controller's failure); suspended → healthy; deletionTimestamp → deleting;
  * - FailedCreate/FailedDelete newer than the last progress → failing;
@@ -71,6 +72,9 @@ export function analyseJobSnapshot(job: Job, input: JobSnapshotInput, now: numbe
   const suspended = spec.suspend === true;
   const succeeded = st.succeeded ?? 0;
   const wanted = done || suspended ? 0 : completions !== undefined && completions !== null ? Math.max(0, Math.min(parallelism, completions - succeeded)) : parallelism;
+  // Past the backoff limit (a non-indexed Job without a pod-failure policy: pastBackoffLimit in
+  // syncJob counts status.failed), the controller fails the Job — once its expectations allow it.
+  const overLimit = !done && spec.completionMode !== 'Indexed' && spec.backoffLimitPerIndex == null && !spec.podFailurePolicy && (st.failed ?? 0) > (spec.backoffLimit ?? 6);
   const findings: Finding[] = [];
   const timeline: TimelineEntry[] = [];
   // Pods holding the tracking finalizer after they finished or while they terminate.
@@ -137,6 +141,8 @@ export function analyseJobSnapshot(job: Job, input: JobSnapshotInput, now: numbe
     verdict = { state: 'failing', basis: 'observed', summary: `${failure.reason} newer than the last progress: ${(failure.message ?? '').slice(0, 200)}` };
   } else if (done) {
     verdict = { state: 'healthy', basis: 'observed', summary: `the controller is done: the Job is ${done.type}${done.reason ? ` (${done.reason})` : ''}; ${succeeded} succeeded, ${st.failed ?? 0} failed` };
+  } else if (overLimit && quietFor !== undefined && quietFor >= STALL_MS) {
+    verdict = { state: 'gated', basis: 'inferred', summary: `${st.failed} failed > backoffLimit ${spec.backoffLimit ?? 6}, yet the Job is not Failed after ${secs(quietFor)} without progress: the controller does not declare a Job finished while its expectations are unsatisfied ("Can't declare the Job as finished yet", syncJob); the window cannot be told from a snapshot: --watch` };
   } else if (target && quietFor !== undefined && now - (parseTime(target.lastTransitionTime) ?? now) >= STALL_MS) {
     const since = now - (parseTime(target.lastTransitionTime) ?? now);
     verdict = { state: 'gated', basis: 'inferred', summary: `${target.type} for ${secs(since)} but not ${target.type === 'FailureTarget' ? 'Failed' : 'Complete'}: the controller does not declare the Job finished while its expectations are unsatisfied or pods still terminate ("Can't declare the Job as finished yet"); the window cannot be told from a snapshot: --watch` };

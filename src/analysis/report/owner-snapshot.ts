@@ -43,12 +43,22 @@ export function specWrites(meta: ObjectMeta): Array<{ at: number; manager: strin
   return out.sort((a, b) => a.at - b.at);
 }
 
+/** The Event source component of each kind's controller (its recorder's name in kube-controller-manager). */
+const OWNER_COMPONENTS: Readonly<Record<OwnerReportKind, string>> = {
+  ReplicaSet: 'replicaset-controller',
+  ReplicationController: 'replication-controller',
+  DaemonSet: 'daemonset-controller',
+  Job: 'job-controller',
+};
+
 /** The owner's create/delete rounds its controller's Events show (observed, one write per occurrence). */
 export function ownerEventRounds(kind: OwnerReportKind, meta: ObjectMeta, events: CoreEvent[], at: number): { rounds: RoundReport[]; accounting: WriteAccounting } {
-  const mine = events.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === meta.name);
-  // event-rounds.ts matches Events about a ReplicaSet; the Events' reasons, counts, times and
-  // messages are the same for every RealPodControl user, so they are read as its.
-  const asRs = mine.map((e) => ({ ...e, involvedObject: { ...e.involvedObject, kind: 'ReplicaSet', namespace: e.involvedObject?.namespace ?? e.metadata.namespace } }));
+  const component = OWNER_COMPONENTS[kind];
+  const mine = events.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === meta.name && [undefined, component].includes(e.source?.component ?? e.reportingComponent));
+  // event-rounds.ts matches the ReplicaSet controller's Events about a ReplicaSet; the Events'
+  // reasons, counts, times and messages are the same for every RealPodControl user, so this
+  // controller's (checked above) are read as its.
+  const asRs = mine.map(({ source: _s, reportingComponent: _r, ...e }) => ({ ...e, involvedObject: { ...e.involvedObject, kind: 'ReplicaSet', namespace: e.involvedObject?.namespace ?? e.metadata.namespace } }));
   const pseudo = { metadata: { name: meta.name, namespace: meta.namespace, ...(meta.uid ? { uid: meta.uid } : {}) } } as ReplicaSet;
   return eventRounds(pseudo, asRs, undefined, at);
 }
