@@ -69,10 +69,13 @@ export default class Explain extends KexpCommand {
     const spinner = createSpinner('reading', flags.quiet);
     try {
       const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
-      const res = await explainLive({
+      const t = target;
+      const explain = t.kind === 'ds' || t.kind === 'job'
+        // Loaded only for a DaemonSet or a Job: a ReplicaSet's explain does not pay for it at start-up.
+        ? async (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => (await import('../pipeline/workload-explain.js')).explainWorkload({ ...o, target: { kind: t.kind as 'ds' | 'job', name: t.name } })
+        : (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => explainLive({ ...o, target: { kind: t.kind as 'rs' | 'deployment', name: t.name } }); // requireKinds above: never rc
+      const res = await explain({
         access,
-        // requireKinds above: never rc.
-        target: target as { kind: 'rs' | 'deployment' | 'ds' | 'job'; name: string },
         watchMs,
         recordFile: flags.record,
         overwrite: flags.overwrite,

@@ -125,7 +125,7 @@ export function nextStepsOf(findings: Finding[], verdict: ReplicaSetReport['verd
 
 export interface ExplainOptions {
   access: ClusterAccess;
-  /** A ReplicaSet or a Deployment's (this module), a DaemonSet or a Job (workload-explain.ts). */
+  /** A ReplicaSet or a Deployment's (explainLive), a DaemonSet or a Job (workload-explain.ts explainWorkload). */
   target: SnapshotTarget | WorkloadSnapshotTarget;
   /** Watch for this long after the snapshot (0/undefined: snapshot only). */
   watchMs?: number;
@@ -171,10 +171,7 @@ function mergeRs(snapRep: ReplicaSetReport, a: SnapshotAnalysis, w: ReplicaSetRe
 export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   // Refuse an unusable --record FILE before reading anything from the cluster.
   if (o.recordFile && o.watchMs) checkRecordingTarget(o.recordFile, o.overwrite ?? false);
-  if (o.target.kind === 'ds' || o.target.kind === 'job') {
-    const { explainWorkload } = await import('./workload-explain.js');
-    return explainWorkload({ ...o, target: o.target });
-  }
+  if (o.target.kind === 'ds' || o.target.kind === 'job') throw new RangeError('explainLive: a DaemonSet or Job target goes to workload-explain.ts explainWorkload');
   const target: SnapshotTarget = { kind: o.target.kind, name: o.target.name };
   const warnings: string[] = [];
   const warn = (m: string) => {
