@@ -46,8 +46,7 @@ export const KEPT_ANNOTATIONS: readonly string[] = [
   'deployment.kubernetes.io/desired-replicas',
   'deployment.kubernetes.io/max-replicas',
   'k8s.io/initial-events-end',
-  // Integers the DaemonSet and Job controllers write and read back (model/daemonset/daemon-pods.ts,
-  // model/job/completion-indexes.ts): the DaemonSet's template generation, an Indexed Job pod's index.
+  // The DaemonSet's template generation (its pods' updatedness) and an Indexed Job pod's index: integers the controllers write.
   'deprecated.daemonset.template.generation',
   'batch.kubernetes.io/job-completion-index',
 ];
@@ -110,27 +109,6 @@ const POD_SPEC: KeepMap = {
   ephemeralContainers: { name: LEAF },
 };
 
-const NODE_SELECTOR_REQUIREMENT: KeepMap = { key: LEAF, operator: LEAF, values: LEAF };
-
-/**
- * A pod spec as the DaemonSet and Job controllers read it, beside POD_SPEC's: where a daemon pod
- * may run (nodeSelector, the required node affinity — a daemon pod's names its node by
- * matchFields metadata.name —, tolerations, hostNetwork: model/daemonset/node-placement.ts) and
- * the restart policy (a Job's pods). Label keys and values, taint keys: no credential.
- */
-const WORKLOAD_POD_SPEC: KeepMap = {
-  ...POD_SPEC,
-  restartPolicy: LEAF,
-  nodeSelector: STRING_MAP,
-  affinity: {
-    nodeAffinity: {
-      requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: { matchExpressions: NODE_SELECTOR_REQUIREMENT, matchFields: NODE_SELECTOR_REQUIREMENT } },
-    },
-  },
-  tolerations: { key: LEAF, operator: LEAF, value: LEAF, effect: LEAF, tolerationSeconds: LEAF },
-  hostNetwork: LEAF,
-};
-
 const CONTAINER_STATUS: KeepMap = { name: LEAF, restartCount: LEAF, ready: LEAF, started: LEAF };
 
 /**
@@ -149,7 +127,27 @@ const POD_STATUS: KeepMap = {
 };
 
 const TEMPLATE: KeepMap = { metadata: METADATA, spec: POD_SPEC };
-const WORKLOAD_TEMPLATE: KeepMap = { metadata: METADATA, spec: WORKLOAD_POD_SPEC };
+
+/** A node selector term (node affinity): requirements over labels and metadata.name. */
+const NODE_SELECTOR_TERM: KeepMap = {
+  matchExpressions: { key: LEAF, operator: LEAF, values: LEAF },
+  matchFields: { key: LEAF, operator: LEAF, values: LEAF },
+};
+/** The required node affinity (where a daemon pod may run; the node a daemon pod is for). */
+const AFFINITY: KeepMap = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: NODE_SELECTOR_TERM } } };
+
+/**
+ * A daemon pod's spec as the DaemonSet controller reads it (model/daemonset/node-placement.ts,
+ * daemon-pods.ts): its node selector, required node affinity, tolerations and hostNetwork, besides
+ * what every pod keeps.
+ */
+const DAEMON_POD_SPEC: KeepMap = {
+  ...POD_SPEC,
+  nodeSelector: STRING_MAP,
+  affinity: AFFINITY,
+  tolerations: { key: LEAF, operator: LEAF, value: LEAF, effect: LEAF, tolerationSeconds: LEAF },
+  hostNetwork: LEAF,
+};
 
 /** Conditions whose message kexp quotes (a ReplicaFailure's apiserver error, a Deployment's progress). */
 const CONDITION_WITH_MESSAGE: KeepMap = { type: LEAF, status: LEAF, reason: LEAF, message: LEAF, lastTransitionTime: LEAF };
@@ -180,9 +178,9 @@ const EVENT_BASE: KeepMap = {
 };
 
 /**
- * An Event about a pod owner (ReplicaSet, ReplicationController, DaemonSet, Job) or a Deployment
- * also keeps its message (`note`): the write ledger takes pod names from "Created pod: NAME" and
- * quotes FailedCreate/FailedDelete errors; the snapshot analysis quotes the Deployment's. Messages of other Events (kubelet, scheduler:
+ * An Event about a ReplicaSet, a Deployment, a DaemonSet or a Job also keeps its message (`note`): the write ledger
+ * takes pod names from "Created pod: NAME" and quotes FailedCreate/FailedDelete errors; the
+ * snapshot analysis quotes the Deployment's. Messages of other Events (kubelet, scheduler:
  * "Error: failed to start container … exec: "…"" can echo a command line) are replaced.
  */
 const EVENT_WITH_MESSAGE: KeepMap = { ...EVENT_BASE, message: LEAF, note: LEAF };
@@ -190,7 +188,35 @@ const EVENT_WITH_MESSAGE: KeepMap = { ...EVENT_BASE, message: LEAF, note: LEAF }
 const TOP: KeepMap = { apiVersion: LEAF, kind: LEAF };
 
 const KINDS: Readonly<Record<string, KeepMap>> = {
-  Pod: { ...TOP, metadata: METADATA, spec: WORKLOAD_POD_SPEC, status: POD_STATUS },
+  // A pod keeps its required node affinity too: the node a daemon pod is for before it is bound.
+  Pod: { ...TOP, metadata: METADATA, spec: { ...POD_SPEC, affinity: AFFINITY }, status: POD_STATUS },
+  DaemonSet: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      selector: SELECTOR, template: { metadata: METADATA, spec: DAEMON_POD_SPEC }, minReadySeconds: LEAF, revisionHistoryLimit: LEAF,
+      updateStrategy: { type: LEAF, rollingUpdate: { maxUnavailable: LEAF, maxSurge: LEAF } },
+    },
+    status: {
+      currentNumberScheduled: LEAF, numberMisscheduled: LEAF, desiredNumberScheduled: LEAF, numberReady: LEAF, observedGeneration: LEAF,
+      updatedNumberScheduled: LEAF, numberAvailable: LEAF, numberUnavailable: LEAF, collisionCount: LEAF, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
+  /** What the DaemonSet controller reads of a node: its labels (METADATA) and taints. */
+  Node: { ...TOP, metadata: METADATA, spec: { taints: { key: LEAF, value: LEAF, effect: LEAF, timeAdded: LEAF }, unschedulable: LEAF } },
+  Job: {
+    ...TOP,
+    metadata: METADATA,
+    spec: {
+      parallelism: LEAF, completions: LEAF, activeDeadlineSeconds: LEAF, backoffLimit: LEAF, backoffLimitPerIndex: LEAF, maxFailedIndexes: LEAF,
+      completionMode: LEAF, suspend: LEAF, podReplacementPolicy: LEAF, managedBy: LEAF, selector: SELECTOR, manualSelector: LEAF,
+      template: { metadata: METADATA, spec: { ...POD_SPEC, restartPolicy: LEAF } },
+    },
+    status: {
+      active: LEAF, succeeded: LEAF, failed: LEAF, ready: LEAF, terminating: LEAF, startTime: LEAF, completionTime: LEAF,
+      completedIndexes: LEAF, failedIndexes: LEAF, uncountedTerminatedPods: { succeeded: LEAF, failed: LEAF }, conditions: CONDITION_WITH_MESSAGE,
+    },
+  },
   ReplicaSet: {
     ...TOP,
     metadata: METADATA,
@@ -206,47 +232,12 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
     spec: { replicas: LEAF, minReadySeconds: LEAF, selector: SELECTOR, template: TEMPLATE, paused: LEAF },
     status: { replicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
   },
+  /** `kexp record rc/NAME`: what the RC manager reads (the ReplicaSet's fields; its selector a plain label map). */
   ReplicationController: {
     ...TOP,
     metadata: METADATA,
     spec: { replicas: LEAF, minReadySeconds: LEAF, selector: STRING_MAP, template: TEMPLATE },
     status: { replicas: LEAF, fullyLabeledReplicas: LEAF, readyReplicas: LEAF, availableReplicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
-  },
-  /** What the DaemonSet model reads (model/objects.ts DaemonSet): placement, update strategy, status counts. */
-  DaemonSet: {
-    ...TOP,
-    metadata: METADATA,
-    spec: {
-      selector: SELECTOR, template: WORKLOAD_TEMPLATE, minReadySeconds: LEAF, revisionHistoryLimit: LEAF,
-      updateStrategy: { type: LEAF, rollingUpdate: { maxUnavailable: LEAF, maxSurge: LEAF } },
-    },
-    status: {
-      currentNumberScheduled: LEAF, numberMisscheduled: LEAF, desiredNumberScheduled: LEAF, numberReady: LEAF, observedGeneration: LEAF,
-      updatedNumberScheduled: LEAF, numberAvailable: LEAF, numberUnavailable: LEAF, collisionCount: LEAF, conditions: CONDITION_WITH_MESSAGE,
-    },
-  },
-  /** What the Job model reads (model/objects.ts Job): its counts, policies' structure, the finalizer accounting. */
-  Job: {
-    ...TOP,
-    metadata: METADATA,
-    spec: {
-      parallelism: LEAF, completions: LEAF, activeDeadlineSeconds: LEAF, backoffLimit: LEAF, backoffLimitPerIndex: LEAF, maxFailedIndexes: LEAF,
-      completionMode: LEAF, suspend: LEAF, podReplacementPolicy: LEAF, managedBy: LEAF, selector: SELECTOR, manualSelector: LEAF,
-      podFailurePolicy: { rules: { action: LEAF, onExitCodes: { containerName: LEAF, operator: LEAF, values: LEAF }, onPodConditions: { type: LEAF, status: LEAF } } },
-      successPolicy: { rules: { succeededIndexes: LEAF, succeededCount: LEAF } },
-      template: WORKLOAD_TEMPLATE,
-    },
-    status: {
-      active: LEAF, succeeded: LEAF, failed: LEAF, ready: LEAF, terminating: LEAF, startTime: LEAF, completionTime: LEAF,
-      completedIndexes: LEAF, failedIndexes: LEAF, uncountedTerminatedPods: { succeeded: LEAF, failed: LEAF }, conditions: CONDITION_WITH_MESSAGE,
-    },
-  },
-  /** Where daemon pods belong (model/daemonset/node-placement.ts): labels (METADATA), taints, unschedulable, readiness. */
-  Node: {
-    ...TOP,
-    metadata: METADATA,
-    spec: { taints: { key: LEAF, value: LEAF, effect: LEAF, timeAdded: LEAF }, unschedulable: LEAF },
-    status: { conditions: { type: LEAF, status: LEAF, lastTransitionTime: LEAF } },
   },
   Namespace: { ...TOP, metadata: METADATA, status: { phase: LEAF, conditions: CONDITION_WITH_MESSAGE } },
   /** kube-system/kube-controller-manager leader election (read by `kexp explain`). */
@@ -264,14 +255,15 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
 /** Any other kind (Secret, ConfigMap, …): identity only; labels and annotations keep their names, not their values. */
 const OTHER: KeepMap = { ...TOP, metadata: IDENTITY };
 
-/** Kinds whose Events keep their message: the controllers' own ("Created pod: NAME", FailedCreate's error), the Deployment's. */
-const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment', 'ReplicationController', 'DaemonSet', 'Job']);
+const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment', 'DaemonSet', 'Job']);
 
 /** The keep-set for one object, chosen by its `kind` (and, for Events, the kind of object the Event is about). */
 export function keepSetFor(obj: Record<string, unknown>): KeepMap {
   if (obj.kind === 'Event') {
     const about = isRecord(obj.involvedObject) ? obj.involvedObject : isRecord(obj.regarding) ? obj.regarding : undefined;
-    return { ...TOP, metadata: METADATA, ...(typeof about?.kind === 'string' && MESSAGE_KINDS.has(about.kind) ? EVENT_WITH_MESSAGE : EVENT_BASE) };
+    // The RC manager's Events too ("Created pod: NAME", its FailedCreate errors), as the ReplicaSet controller's.
+    const withMessage = typeof about?.kind === 'string' && (MESSAGE_KINDS.has(about.kind) || about.kind === 'ReplicationController');
+    return { ...TOP, metadata: METADATA, ...(withMessage ? EVENT_WITH_MESSAGE : EVENT_BASE) };
   }
   return (typeof obj.kind === 'string' && Object.hasOwn(KINDS, obj.kind) ? KINDS[obj.kind] : undefined) ?? OTHER;
 }
