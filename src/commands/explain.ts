@@ -7,7 +7,7 @@ import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
 import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
-import { parseTarget } from '../pipeline/record-live.js';
+import { parseLiveTarget, requireKinds } from '../pipeline/live-target.js';
 import { explainLive } from '../pipeline/explain-live.js';
 import { renderExplainHtml, renderExplainText } from '../render/explain.js';
 
@@ -15,10 +15,11 @@ import { renderExplainHtml, renderExplainText } from '../render/explain.js';
 const HTML: HtmlOptions = { before: false, dashIsStdout: false, failureAsValue: false };
 
 export default class Explain extends KexpCommand {
-  static override summary = 'Explain, from the live cluster, whether a ReplicaSet\'s controller is healthy, converging, gated on its own writes, leaking, failing, or blocked because the ReplicaSet is being deleted.';
+  static override summary = 'Explain, from the live cluster, whether the controller of a ReplicaSet, DaemonSet or Job is healthy, converging, gated on its own writes, leaking, failing, or blocked because its object is being deleted.';
   static override description =
     'Reads the ReplicaSet (or the Deployment\'s ReplicaSets), its pods and the orphans in the namespace, its Events (aggregated ones too), ' +
-    'the ResourceQuotas, the namespace phase and the owner; with --watch it then follows the controller for DURATION through the same ' +
+    'the ResourceQuotas, the namespace phase and the owner — for ds/NAME the DaemonSet, its pods, Events and every Node (placement; optional), ' +
+    'for job/NAME the Job, its pods (the job-tracking finalizer) and Events; with --watch it then follows the controller for DURATION through the same ' +
     'watch and model as `kexp record` + `kexp replay`. Prints the verdict with its basis (observed / inferred / unknown), the evidence, the ' +
     'reconstructed recent timeline, gated windows and leaks, the adoption table and the next steps. The exit code follows the verdict ' +
     '(0 healthy/converging/deleting, 3 gated, 4 leak, 5 failing; 6 the --record FILE cannot be created or written; 7 cluster access, ' +
@@ -26,10 +27,15 @@ export default class Explain extends KexpCommand {
   static override examples = [
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop',
     '<%= config.bin %> <%= command.id %> deployment/web --namespace shop --watch 30s',
+    '<%= config.bin %> <%= command.id %> ds/node-agent --namespace kube-system --watch 30s',
+    '<%= config.bin %> <%= command.id %> job backup --namespace shop',
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --output json',
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --watch 1m --html web.html --record web.kexp.jsonl',
   ];
-  static override args = { target: Args.string({ description: 'ReplicaSet name, or deployment/NAME.', required: true }) };
+  static override args = {
+    target: Args.string({ description: 'TYPE/NAME (rs, deployment, ds, job; kubectl\'s type names) or a ReplicaSet name; or TYPE when NAME follows.', required: true }),
+    name: Args.string({ description: 'NAME, when the first argument is a TYPE (kubectl\'s `TYPE NAME`).', required: false }),
+  };
   static override flags = {
     ...clusterFlags,
     watch: Flags.string({ summary: 'After the snapshot, watch the controller for this long (e.g. 30s, 2m).', helpValue: 'DURATION' }),
@@ -47,7 +53,8 @@ export default class Explain extends KexpCommand {
     let watchMs = 0;
     let requestTimeoutMs: number;
     try {
-      target = parseTarget(args.target);
+      target = parseLiveTarget(args.name === undefined ? [args.target] : [args.target, args.name]);
+      requireKinds(target, ['rs', 'deployment', 'ds', 'job'], 'explain');
       if (flags.watch) {
         watchMs = parseDuration(flags.watch);
         if (watchMs <= 0) throw new Error(`--watch must be longer than 0, got "${flags.watch}"`);
@@ -62,9 +69,13 @@ export default class Explain extends KexpCommand {
     const spinner = createSpinner('reading', flags.quiet);
     try {
       const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
-      const res = await explainLive({
+      const t = target;
+      const explain = t.kind === 'ds' || t.kind === 'job'
+        // Loaded only for a DaemonSet or a Job: a ReplicaSet's explain does not pay for it at start-up.
+        ? async (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => (await import('../pipeline/workload-explain.js')).explainWorkload({ ...o, target: { kind: t.kind as 'ds' | 'job', name: t.name } })
+        : (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => explainLive({ ...o, target: { kind: t.kind as 'rs' | 'deployment', name: t.name } }); // requireKinds above: never rc
+      const res = await explain({
         access,
-        target,
         watchMs,
         recordFile: flags.record,
         overwrite: flags.overwrite,

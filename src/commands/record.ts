@@ -6,12 +6,15 @@ import { exitCodeForRecording } from '../cli/report-exit.js';
 import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
-import { parseTarget, recordLive } from '../pipeline/record-live.js';
+import { recordLive } from '../pipeline/record-live.js';
+import { parseLiveTarget } from '../pipeline/live-target.js';
 
 export default class Record extends KexpCommand {
-  static override summary = 'Record the watch stream of a ReplicaSet (or a Deployment\'s ReplicaSets) into a kexp recording.';
+  static override summary = 'Record the watch stream of a ReplicaSet (or a Deployment\'s ReplicaSets), a ReplicationController, a DaemonSet or a Job into a kexp recording.';
   static override description =
-    'Watches the ReplicaSets, pods and Events of the namespace and the namespace itself, stamping every event with its ' +
+    'Watches the objects of the target\'s kind (ReplicaSets, ReplicationControllers, DaemonSets or Jobs), the pods and Events of the namespace and ' +
+    'the namespace itself — for a DaemonSet also every Node and the ControllerRevisions (without list on nodes the recording goes on without them and ' +
+    'says so in its header: node placement is then unknown to the replay) —, stamping every event with its ' +
     'receive time, and appends one complete line per event to FILE (created with mode 0600; an existing FILE is refused ' +
     'unless --overwrite, and a symbolic link at FILE is never followed). The file stays replayable after Ctrl-C ' +
     'or a crash. Secret values, container env values, tokens and credential-like annotations are redacted unless --no-redact. ' +
@@ -21,8 +24,13 @@ export default class Record extends KexpCommand {
     '<%= config.bin %> <%= command.id %> web-7d9c6b8f5d -n shop -f web.kexp.jsonl --duration 10m',
     '<%= config.bin %> <%= command.id %> deployment/web -n shop -f web.kexp.jsonl',
     '<%= config.bin %> <%= command.id %> deployment/web -n shop -f web.kexp.jsonl --overwrite',
+    '<%= config.bin %> <%= command.id %> ds/node-agent -n kube-system -f agent.kexp.jsonl --duration 10m',
+    '<%= config.bin %> <%= command.id %> job backup -n shop -f backup.kexp.jsonl',
   ];
-  static override args = { target: Args.string({ description: 'ReplicaSet name, or deployment/NAME.', required: true }) };
+  static override args = {
+    target: Args.string({ description: 'TYPE/NAME (rs, rc, ds, job, deployment; kubectl\'s type names) or a ReplicaSet name; or TYPE when NAME follows.', required: true }),
+    name: Args.string({ description: 'NAME, when the first argument is a TYPE (kubectl\'s `TYPE NAME`).', required: false }),
+  };
   static override flags = {
     ...clusterFlags,
     file: Flags.string({ char: 'f', summary: 'Recording file to write (must not exist, unless --overwrite).', required: true, helpValue: 'FILE' }),
@@ -38,7 +46,7 @@ export default class Record extends KexpCommand {
     let durationMs: number | undefined;
     let requestTimeoutMs: number;
     try {
-      target = parseTarget(args.target);
+      target = parseLiveTarget(args.name === undefined ? [args.target] : [args.target, args.name]);
       durationMs = flags.duration ? parseDuration(flags.duration) : undefined;
       if (durationMs !== undefined && durationMs <= 0) throw new Error(`--duration must be longer than 0, got "${flags.duration}"`);
       requestTimeoutMs = parseDuration(flags['request-timeout']);

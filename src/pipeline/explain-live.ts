@@ -40,6 +40,7 @@ import {
 import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
+import type { WorkloadSnapshotTarget } from '../sources/live/workload-snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { checkRecordingTarget } from '../sources/live/recording-writer.js';
 import { analyseSnapshot, type SnapshotAnalysis } from '../analysis/snapshot-analysis.js';
@@ -54,7 +55,8 @@ const TIMELINE_MAX = 40;
 export interface RsExplanation {
   /** The schema'd part (also in Report.replicaSets). */
   report: ReplicaSetReport;
-  facts: RsFacts;
+  /** A ReplicaSet's snapshot facts, or a DaemonSet's or Job's facts line (workload-explain.ts). */
+  facts: RsFacts | string;
   timeline: TimelineEntry[];
   timelineOmitted: number;
   nextSteps: string[];
@@ -88,7 +90,7 @@ export function mergeVerdict(snap: ReplicaSetReport['verdict'], watch: ReplicaSe
   return watch.state === 'unknown' ? snap : watch;
 }
 
-function timelineFromWatch(r: ReplicaSetReport, watchStart: number, watchEnd: number): TimelineEntry[] {
+export function timelineFromWatch(r: ReplicaSetReport, watchStart: number, watchEnd: number): TimelineEntry[] {
   const out: TimelineEntry[] = [];
   out.push({ at: watchStart, basis: 'observed', from: 'watch', coarse: false, text: 'watch started (initial list); expectations unknown until the first round kexp sees' });
   for (const x of r.rounds) {
@@ -107,7 +109,7 @@ function timelineFromWatch(r: ReplicaSetReport, watchStart: number, watchEnd: nu
   return out;
 }
 
-function nextStepsOf(findings: Finding[], verdict: ReplicaSetReport['verdict'], watched: boolean, name: string, ns: string): string[] {
+export function nextStepsOf(findings: Finding[], verdict: ReplicaSetReport['verdict'], watched: boolean, name: string, ns: string): string[] {
   const steps: string[] = [];
   for (const f of sortFindings([...findings])) {
     if (f.nextStep && !/^None\b/.test(f.nextStep) && !steps.includes(f.nextStep)) steps.push(f.nextStep);
@@ -123,7 +125,8 @@ function nextStepsOf(findings: Finding[], verdict: ReplicaSetReport['verdict'], 
 
 export interface ExplainOptions {
   access: ClusterAccess;
-  target: SnapshotTarget;
+  /** A ReplicaSet or a Deployment's (explainLive), a DaemonSet or a Job (workload-explain.ts explainWorkload). */
+  target: SnapshotTarget | WorkloadSnapshotTarget;
   /** Watch for this long after the snapshot (0/undefined: snapshot only). */
   watchMs?: number;
   /** Keep the watch recording here (otherwise a temporary file, deleted afterwards). */
@@ -168,14 +171,16 @@ function mergeRs(snapRep: ReplicaSetReport, a: SnapshotAnalysis, w: ReplicaSetRe
 export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   // Refuse an unusable --record FILE before reading anything from the cluster.
   if (o.recordFile && o.watchMs) checkRecordingTarget(o.recordFile, o.overwrite ?? false);
+  if (o.target.kind === 'ds' || o.target.kind === 'job') throw new RangeError('explainLive: a DaemonSet or Job target goes to workload-explain.ts explainWorkload');
+  const target: SnapshotTarget = { kind: o.target.kind, name: o.target.name };
   const warnings: string[] = [];
   const warn = (m: string) => {
     warnings.push(m);
     o.onWarning?.(m);
   };
   o.onProgress?.('reading');
-  const snap = await takeSnapshot({ access: o.access, target: o.target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal });
-  if (snap.replicaSets.length === 0) throw new ClusterError('not-found', `Deployment ${snap.namespace}/${o.target.name} controls no ReplicaSet yet`);
+  const snap = await takeSnapshot({ access: o.access, target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal });
+  if (snap.replicaSets.length === 0) throw new ClusterError('not-found', `Deployment ${snap.namespace}/${target.name} controls no ReplicaSet yet`);
   for (const u of snap.unavailable) warn(`${u.message} (continuing without it)`);
   let version: VersionInfo = { version: DEFAULT_K8S_VERSION, basis: 'default' };
   if (snap.serverVersion) {
@@ -205,7 +210,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
       o.onProgress?.('watching');
       watchStart = o.now();
       const res = await recordLive({
-        access: o.access, target: o.target, file, overwrite: Boolean(o.recordFile && o.overwrite), redact: true, signal: o.signal, durationMs: o.watchMs, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
+        access: o.access, target, file, overwrite: Boolean(o.recordFile && o.overwrite), redact: true, signal: o.signal, durationMs: o.watchMs, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
         onWarning: (m) => warn(m),
         onSynced: () => o.onProgress?.('watching-synced'),
       });

@@ -1,8 +1,11 @@
 /**
- * `kexp record`'s engine room: check the recording file can be created, resolve the target,
- * start one Reflector per watched resource (ReplicaSets, pods and Events in the namespace,
- * and the namespace itself) and write everything they deliver into a kexp recording until
- * the duration ends or the signal aborts. Shared by the command, `kexp explain --watch` and
+ * `kexp record`'s engine room: check the recording file can be created, resolve the target
+ * (live-target.ts: a ReplicaSet, a Deployment, an RC, a DaemonSet or a Job), start one Reflector
+ * per watched resource (`watchesFor`: the owner kind, pods and Events in the namespace, the
+ * namespace itself; for a DaemonSet every Node and the ControllerRevisions, optional: a 403 on
+ * them is probed before the header, named in its `unavailable`, and the recording goes on) and
+ * write everything they deliver into a kexp recording until the duration ends or the signal
+ * aborts. Shared by the command, `kexp explain --watch` and
  * the e2e scenario runner.
  *
  * How a recording ends (the end line's reason, and RecordResult):
@@ -19,27 +22,90 @@
  */
 import { getJSON } from '../sources/live/api-client.js';
 import { ClusterError } from '../sources/live/cluster-error.js';
-import { checkObjectName } from '../sources/live/names.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';
 import { checkRecordingTarget, RecordingFileError, RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
-import type { RecordingWatch } from '../sources/watch/recording-format.js';
+import type { RecordingHeader, RecordingUnavailable, RecordingWatch } from '../sources/watch/recording-format.js';
+import { resourcePath } from '../sources/live/resource-paths.js';
+import { KIND_NAMES, parseLiveTarget, type LiveTarget, type LiveTargetKind } from './live-target.js';
 import { formatRecvTime } from '../sources/watch/recording-format.js';
 import { KEXP_VERSION } from '../version.js';
 
-export interface RecordTarget {
-  /** `rs` or `deployment`. */
-  kind: 'rs' | 'deployment';
-  name: string;
+/** What `kexp record` follows (live-target.ts): a ReplicaSet, a Deployment's, an RC, a DaemonSet or a Job. */
+export type RecordTarget = LiveTarget;
+
+/**
+ * Parses one `TARGET` argument (`NAME`, `rs/NAME`, `deployment/NAME`, `rc/NAME`, `ds/NAME`,
+ * `job/NAME`, …: live-target.ts). Throws Error on others.
+ */
+export function parseTarget(s: string): RecordTarget {
+  return parseLiveTarget([s]);
 }
 
-/** Parses `NAME`, `rs/NAME`, `replicaset/NAME`, `replicasets/NAME`, `deployment/NAME`, `deploy/NAME`. Throws Error on others. */
-export function parseTarget(s: string): RecordTarget {
-  const m = /^(?:(rs|replicaset|replicasets|replicaset\.apps|deploy|deployment|deployments|deployment\.apps)\/)?([a-z0-9]([-a-z0-9.]*[a-z0-9])?)$/.exec(s);
-  if (!m) throw new Error(`"${s}" is not a ReplicaSet name or deployment/NAME`);
-  const kind = m[1]?.startsWith('deploy') ? 'deployment' : 'rs';
-  // DNS-1123 subdomain (length, no empty labels) as the API validates it.
-  return { kind, name: checkObjectName(m[2], kind === 'deployment' ? 'Deployment' : 'ReplicaSet') };
+/** The API collection of each target kind (its group, version and plural resource). */
+const TARGET_RESOURCES: Readonly<Record<LiveTargetKind, { group?: string; version: string; resource: string; apiResource: string }>> = {
+  rs: { group: 'apps', version: 'v1', resource: 'replicasets', apiResource: 'replicasets.apps' },
+  deployment: { group: 'apps', version: 'v1', resource: 'deployments', apiResource: 'deployments.apps' },
+  rc: { version: 'v1', resource: 'replicationcontrollers', apiResource: 'replicationcontrollers' },
+  ds: { group: 'apps', version: 'v1', resource: 'daemonsets', apiResource: 'daemonsets.apps' },
+  job: { group: 'batch', version: 'v1', resource: 'jobs', apiResource: 'jobs.batch' },
+};
+
+/** One watch of a recording: the header entry, its API path and kind, and how it is run. */
+export interface TargetWatch extends RecordingWatch {
+  path: string;
+  kind: string;
+  apiVersion: string;
+  /** The owner kind's watch: listed after every other watch has synced (as the controller's caches are before its workers run). */
+  owner?: boolean;
+  /** A 403 on it is written into the header's `unavailable` and the recording goes on without it. */
+  optional?: boolean;
+}
+
+/**
+ * The watches a target's controller needs, as its informers have them: the owner kind of the
+ * namespace (a Deployment's ReplicaSets are ReplicaSets), its pods, the Events, the namespace;
+ * for a DaemonSet also every Node (cluster-scoped: the DaemonSet controller's node informer,
+ * nodeShouldRunDaemonPod decides placement from them) and the namespace's ControllerRevisions
+ * (its revision history; kexp's replay reads none of them yet), both optional.
+ */
+export function watchesFor(target: RecordTarget, ns: string): TargetWatch[] {
+  const owner: TargetWatch = target.kind === 'rc'
+    ? { resource: 'replicationcontrollers', namespace: ns, path: resourcePath({ version: 'v1', namespace: ns, resource: 'replicationcontrollers' }), kind: 'ReplicationController', apiVersion: 'v1', owner: true }
+    : target.kind === 'ds'
+      ? { resource: 'daemonsets', namespace: ns, path: resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'daemonsets' }), kind: 'DaemonSet', apiVersion: 'apps/v1', owner: true }
+      : target.kind === 'job'
+        ? { resource: 'jobs', namespace: ns, path: resourcePath({ group: 'batch', version: 'v1', namespace: ns, resource: 'jobs' }), kind: 'Job', apiVersion: 'batch/v1', owner: true }
+        : { resource: 'replicasets', namespace: ns, path: resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'replicasets' }), kind: 'ReplicaSet', apiVersion: 'apps/v1', owner: true };
+  const out: TargetWatch[] = [owner];
+  if (target.kind === 'ds') {
+    out.push({ resource: 'controllerrevisions', namespace: ns, path: resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'controllerrevisions' }), kind: 'ControllerRevision', apiVersion: 'apps/v1', optional: true });
+  }
+  out.push(
+    { resource: 'pods', namespace: ns, path: resourcePath({ version: 'v1', namespace: ns, resource: 'pods' }), kind: 'Pod', apiVersion: 'v1' },
+    { resource: 'events', namespace: ns, path: resourcePath({ version: 'v1', namespace: ns, resource: 'events' }), kind: 'Event', apiVersion: 'v1' },
+  );
+  if (target.kind === 'ds') out.push({ resource: 'nodes', path: resourcePath({ version: 'v1', resource: 'nodes' }), kind: 'Node', apiVersion: 'v1', optional: true });
+  out.push({ resource: 'namespaces', name: ns, fieldSelector: `metadata.name=${ns}`, path: '/api/v1/namespaces', kind: 'Namespace', apiVersion: 'v1' });
+  return out;
+}
+
+/** The header field naming the target (its name says the kind: docs/recording-format.md). */
+function targetField(t: RecordTarget): Partial<RecordingHeader> {
+  switch (t.kind) {
+    case 'rs': return { replicaSet: t.name };
+    case 'deployment': return { deployment: t.name };
+    case 'rc': return { replicationController: t.name };
+    case 'ds': return { daemonSet: t.name };
+    case 'job': return { job: t.name };
+  }
+}
+
+/** What a replay loses without an optional watch (the warning's and the header's words). */
+function withoutIt(resource: string): string {
+  return resource === 'nodes'
+    ? 'recording without Nodes: the DaemonSet\'s node placement will be unknown to the replay'
+    : `recording without ${resource}`;
 }
 
 /** Turns a 403 on a watched resource into the one line the README's Role fixes. */
@@ -75,11 +141,9 @@ export interface RecordResult {
 /** Checks the target exists; returns the server version. Throws ClusterError (or the abort error when `signal` aborts). */
 export async function resolveTarget(access: ClusterAccess, target: RecordTarget, timeoutMs?: number, signal?: AbortSignal): Promise<string | undefined> {
   const ns = access.namespace;
-  const path = target.kind === 'deployment'
-    ? `/apis/apps/v1/namespaces/${ns}/deployments/${target.name}`
-    : `/apis/apps/v1/namespaces/${ns}/replicasets/${target.name}`;
+  const r = TARGET_RESOURCES[target.kind];
   try {
-    await getJSON(access.kc, path, { timeoutMs, signal });
+    await getJSON(access.kc, resourcePath({ ...r, namespace: ns, name: target.name }), { timeoutMs, signal });
   } catch (err) {
     if (err instanceof ClusterError && err.kind === 'not-found') {
       let hint = '';
@@ -91,10 +155,10 @@ export async function resolveTarget(access: ClusterAccess, target: RecordTarget,
           /* no hint */
         }
       }
-      throw new ClusterError('not-found', `${target.kind === 'rs' ? 'ReplicaSet' : 'Deployment'} ${ns}/${target.name} not found${hint}`);
+      throw new ClusterError('not-found', `${KIND_NAMES[target.kind]} ${ns}/${target.name} not found${hint}`);
     }
     if (err instanceof ClusterError && err.kind === 'forbidden') {
-      throw new ClusterError('forbidden', forbiddenMessage('get', target.kind === 'rs' ? 'replicasets.apps' : 'deployments.apps', ns, err));
+      throw new ClusterError('forbidden', forbiddenMessage('get', r.apiResource, ns, err));
     }
     throw err;
   }
@@ -118,21 +182,33 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
     const v = await getJSON<{ gitVersion?: unknown }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch(() => undefined);
     serverVersion = typeof v?.gitVersion === 'string' ? v.gitVersion : undefined;
   }
-  let pendingSync = 4;
-  const watches: Array<RecordingWatch & { path: string; kind: string; apiVersion: string; verb: string }> = [
-    { resource: 'replicasets', namespace: ns, path: `/apis/apps/v1/namespaces/${ns}/replicasets`, kind: 'ReplicaSet', apiVersion: 'apps/v1', verb: 'watch' },
-    { resource: 'pods', namespace: ns, path: `/api/v1/namespaces/${ns}/pods`, kind: 'Pod', apiVersion: 'v1', verb: 'watch' },
-    { resource: 'events', namespace: ns, path: `/api/v1/namespaces/${ns}/events`, kind: 'Event', apiVersion: 'v1', verb: 'watch' },
-    { resource: 'namespaces', name: ns, fieldSelector: `metadata.name=${ns}`, path: '/api/v1/namespaces', kind: 'Namespace', apiVersion: 'v1', verb: 'watch' },
-  ];
+  // An optional watch the credential may not list (Nodes are cluster-scoped: a namespaced Role
+  // cannot grant them) is probed before the header is written, so the header can say so.
+  const unavailable: RecordingUnavailable[] = [];
+  const watches: TargetWatch[] = [];
+  for (const w of watchesFor(o.target, ns)) {
+    if (w.optional) {
+      try {
+        await getJSON(o.access.kc, `${w.path}?limit=1`, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+      } catch (err) {
+        if (!(err instanceof ClusterError && err.kind === 'forbidden')) throw err;
+        const message = forbiddenMessage('list', w.resource, w.namespace, err);
+        unavailable.push({ resource: w.resource, verb: 'list', message });
+        o.onWarning?.(`${message}; ${withoutIt(w.resource)}`);
+        continue;
+      }
+    }
+    watches.push(w);
+  }
+  let pendingSync = watches.length;
   const writer = new RecordingWriter(o.file, {
     kexpVersion: KEXP_VERSION,
     serverVersion,
     namespace: ns,
-    replicaSet: o.target.kind === 'rs' ? o.target.name : undefined,
-    ...(o.target.kind === 'deployment' ? { deployment: o.target.name } : {}),
+    ...targetField(o.target),
     startedAt: formatRecvTime(o.now()),
     watches: watches.map(({ resource, namespace, name, fieldSelector }) => ({ resource, ...(namespace ? { namespace } : {}), ...(name ? { name } : {}), ...(fieldSelector ? { fieldSelector } : {}) })),
+    ...(unavailable.length ? { unavailable } : {}),
     redacted: o.redact,
   }, o.redact, o.overwrite ?? false);
   const inner = new AbortController();
@@ -144,16 +220,17 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
   let writeError: RecordingFileError | undefined;
   let bug: unknown;
   const unsynced = new Set(watches.map((w) => w.resource));
-  // The ReplicaSets' initial list is written after the others' (namespace, Events, pods), the
-  // way kube-controller-manager's informer caches are all synced before its workers run: a
-  // replay then syncs each existing ReplicaSet with its pods and namespace already known,
-  // instead of predicting a bogus creation round for pods that are merely listed later.
+  // The owners' initial list (ReplicaSets, RCs, DaemonSets or Jobs) is written after the others'
+  // (namespace, Events, pods, Nodes), the way kube-controller-manager's informer caches are all
+  // synced before its workers run: a replay then syncs each existing owner with its pods, nodes
+  // and namespace already known, instead of predicting a bogus creation round for pods that are
+  // merely listed later.
   let othersSynced!: () => void;
   const othersReady = new Promise<void>((resolve) => (othersSynced = resolve));
   inner.signal.addEventListener('abort', () => othersSynced(), { once: true });
   let pendingOthers = watches.length - 1;
   const runs = watches.map(async (w) => {
-    if (w.resource === 'replicasets') {
+    if (w.owner) {
       await othersReady;
       if (inner.signal.aborted) return;
     }
@@ -164,7 +241,7 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
       },
       synced: () => {
         unsynced.delete(w.resource);
-        if (w.resource !== 'replicasets' && --pendingOthers === 0) othersSynced();
+        if (!w.owner && --pendingOthers === 0) othersSynced();
         if (--pendingSync === 0) o.onSynced?.();
       },
       gap: (reason, detail, at) => {
@@ -209,6 +286,16 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
       const ce = err instanceof ClusterError ? err : new ClusterError('http', String((err as Error)?.message ?? err).split('\n')[0]!);
       // The API server's 403 message names the verb ("cannot list resource …"); a refused WATCH is reported as "cannot watch resource …".
       const verb = /cannot (\w+) resource/.exec(ce.message)?.[1] ?? 'list/watch';
+      if (w.optional && ce.kind === 'forbidden') {
+        // Allowed to list (the probe) but not to watch, or RBAC changed meanwhile: what was
+        // recorded of it stays; the rest of the recording goes on without it.
+        o.onWarning?.(`${forbiddenMessage(verb, w.resource, w.namespace, ce)}; ${withoutIt(w.resource)} from ${formatRecvTime(o.now())} on`);
+        if (unsynced.delete(w.resource)) {
+          if (--pendingOthers === 0) othersSynced();
+          if (--pendingSync === 0) o.onSynced?.();
+        }
+        return;
+      }
       fatal ??= ce.kind === 'forbidden' ? new ClusterError('forbidden', forbiddenMessage(verb, w.resource, w.namespace, ce)) : ce;
       inner.abort();
     });

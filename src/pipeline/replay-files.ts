@@ -7,6 +7,8 @@ import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
 import { replayOwnerKinds, withDaemonSets, withReplicationControllers } from './owner-kind-replay.js';
+import { withNodePlacementCoverage } from './node-placement-coverage.js';
+import type { RecordingHeader } from '../sources/watch/recording-format.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
 import { snapshotReport } from './snapshot-files.js';
@@ -242,6 +244,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
   report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build);
+  // A recording made without the Nodes (RBAC): its DaemonSets' placement is unknown, not replayed.
+  report = withNodePlacementCoverage(report, sources.map((s) => ({ file: s.coverage().file, header: s.coverage().header as Partial<RecordingHeader> | undefined })));
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

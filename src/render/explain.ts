@@ -26,6 +26,7 @@ function ts(ms: number, coarse: boolean): string {
 
 function factsLine(e: RsExplanation): string {
   const f = e.facts;
+  if (typeof f === 'string') return f;
   return `desired ${f.desired}, active ${f.active}, terminating ${f.terminating}, ready ${f.ready}${f.finished ? `, finished ${f.finished}` : ''}; ` +
     `status.replicas ${f.statusReplicas ?? 0}, observedGeneration ${f.observedGeneration ?? '—'}/${f.generation ?? '—'}; ` +
     `namespace ${f.nsKnown ? (f.nsTerminating ? 'Terminating' : 'Active') : 'not readable'}`;

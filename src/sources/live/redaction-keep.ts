@@ -232,6 +232,13 @@ const KINDS: Readonly<Record<string, KeepMap>> = {
     spec: { replicas: LEAF, minReadySeconds: LEAF, selector: SELECTOR, template: TEMPLATE, paused: LEAF },
     status: { replicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
   },
+  /** `kexp record rc/NAME`: what the RC manager reads (the ReplicaSet's fields; its selector a plain label map). */
+  ReplicationController: {
+    ...TOP,
+    metadata: METADATA,
+    spec: { replicas: LEAF, minReadySeconds: LEAF, selector: STRING_MAP, template: TEMPLATE },
+    status: { replicas: LEAF, fullyLabeledReplicas: LEAF, readyReplicas: LEAF, availableReplicas: LEAF, observedGeneration: LEAF, conditions: CONDITION_WITH_MESSAGE },
+  },
   Namespace: { ...TOP, metadata: METADATA, status: { phase: LEAF, conditions: CONDITION_WITH_MESSAGE } },
   /** kube-system/kube-controller-manager leader election (read by `kexp explain`). */
   Lease: {
@@ -254,7 +261,9 @@ const MESSAGE_KINDS = new Set(['ReplicaSet', 'Deployment', 'DaemonSet', 'Job']);
 export function keepSetFor(obj: Record<string, unknown>): KeepMap {
   if (obj.kind === 'Event') {
     const about = isRecord(obj.involvedObject) ? obj.involvedObject : isRecord(obj.regarding) ? obj.regarding : undefined;
-    return { ...TOP, metadata: METADATA, ...(typeof about?.kind === 'string' && MESSAGE_KINDS.has(about.kind) ? EVENT_WITH_MESSAGE : EVENT_BASE) };
+    // The RC manager's Events too ("Created pod: NAME", its FailedCreate errors), as the ReplicaSet controller's.
+    const withMessage = typeof about?.kind === 'string' && (MESSAGE_KINDS.has(about.kind) || about.kind === 'ReplicationController');
+    return { ...TOP, metadata: METADATA, ...(withMessage ? EVENT_WITH_MESSAGE : EVENT_BASE) };
   }
   return (typeof obj.kind === 'string' && Object.hasOwn(KINDS, obj.kind) ? KINDS[obj.kind] : undefined) ?? OTHER;
 }

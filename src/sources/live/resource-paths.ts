@@ -27,7 +27,12 @@ const KINDS: Record<string, { group: string; kind: string }> = {
   events: { group: '', kind: 'Event' },
   namespaces: { group: '', kind: 'Namespace' },
   resourcequotas: { group: '', kind: 'ResourceQuota' },
+  nodes: { group: '', kind: 'Node' },
+  replicationcontrollers: { group: '', kind: 'ReplicationController' },
   replicasets: { group: 'apps', kind: 'ReplicaSet' },
+  daemonsets: { group: 'apps', kind: 'DaemonSet' },
+  controllerrevisions: { group: 'apps', kind: 'ControllerRevision' },
+  jobs: { group: 'batch', kind: 'Job' },
   deployments: { group: 'apps', kind: 'Deployment' },
   leases: { group: 'coordination.k8s.io', kind: 'Lease' },
 };

@@ -115,7 +115,7 @@ function explainForbidden(err: unknown, verb: string, resource: string, ns?: str
   return err;
 }
 
-async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: string, ns?: string): Promise<T> {
+export async function get<T>(o: Omit<SnapshotOptions, 'target'>, path: string, verb: string, resource: string, ns?: string): Promise<T> {
   try {
     return await getJSON<T>(o.access.kc, path, { timeoutMs: o.requestTimeoutMs, signal: o.signal });
   } catch (err) {
@@ -128,11 +128,11 @@ async function get<T>(o: SnapshotOptions, path: string, verb: string, resource: 
  * (api-client has checked the list's kind and any item's own). A server that hands out a
  * continue token it gave before would page for ever: a ClusterError.
  */
-async function listAll<T extends object>(o: SnapshotOptions, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}): Promise<T[]> {
+export async function listAll<T extends object>(o: Omit<SnapshotOptions, 'target'>, path: string, resource: string, kind: string, apiVersion: string, query: Record<string, string> = {}, clusterScoped = false): Promise<T[]> {
   const out: T[] = [];
   let cont = '';
   const seen = new Set<string>();
-  const ns = o.access.namespace;
+  const ns = clusterScoped ? undefined : o.access.namespace;
   for (let page = 0; page < 10_000; page++) {
     const q = new URLSearchParams({ ...query, limit: String(o.pageSize ?? 500) });
     if (cont) q.set('continue', cont);
@@ -140,14 +140,14 @@ async function listAll<T extends object>(o: SnapshotOptions, path: string, resou
     for (const it of body.items ?? []) out.push({ apiVersion, kind, ...it });
     cont = typeof body.metadata?.continue === 'string' ? body.metadata.continue : '';
     if (!cont) break;
-    if (seen.has(cont)) throw new ClusterError('response', `list ${resource} in namespace ${ns}: the API server repeated a continue token, so paging would never end`);
+    if (seen.has(cont)) throw new ClusterError('response', `list ${resource}${ns ? ` in namespace ${ns}` : ''}: the API server repeated a continue token, so paging would never end`);
     seen.add(cont);
   }
   return out;
 }
 
 /** An optional read: a 403 (or 404 for single objects) is recorded instead of failing the snapshot. */
-async function optional<T>(snap: { unavailable: UnavailableRead[] }, verb: string, resource: string, ns: string | undefined, fn: () => Promise<T>): Promise<T | undefined> {
+export async function optional<T>(snap: { unavailable: UnavailableRead[] }, verb: string, resource: string, ns: string | undefined, fn: () => Promise<T>): Promise<T | undefined> {
   try {
     return await fn();
   } catch (err) {

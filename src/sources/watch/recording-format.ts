@@ -33,14 +33,33 @@ export interface RecordingHeader {
   kexpVersion: string;
   /** `gitVersion` of the apiserver (`/version`), e.g. `v1.37.2`. */
   serverVersion?: string;
-  /** Namespace and ReplicaSet the recording was made for. */
+  /**
+   * Namespace and the object the recording was made for: the field names its kind — `replicaSet`,
+   * `deployment`, `replicationController`, `daemonSet` or `job` (one of them).
+   */
   namespace?: string;
   replicaSet?: string;
+  deployment?: string;
+  replicationController?: string;
+  daemonSet?: string;
+  job?: string;
+  /**
+   * Watches the recorder could not run (RBAC): the recording goes on without them, so what they
+   * would have shown is unknown to a replay (e.g. no Nodes: a DaemonSet's node placement).
+   */
+  unavailable?: RecordingUnavailable[];
   /** RFC 3339 UTC with microseconds: when the recorder started its watches. */
   startedAt: string;
   watches: RecordingWatch[];
   /** True when the recorder removed or replaced sensitive values (see docs/recording-format.md). */
   redacted: boolean;
+}
+
+/** A watch the recorder was refused: its resource, the verb refused, the API server's one line. */
+export interface RecordingUnavailable {
+  resource: string;
+  verb: string;
+  message: string;
 }
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
@@ -218,10 +237,15 @@ export function checkRecordingHeader(obj: unknown): string | undefined {
   }
   if (parseRfc3339(obj.startedAt) === undefined) return 'recording header has no valid "startedAt" time';
   // The fields kexp reads must have their types: a damaged header is named, never a crash.
-  for (const k of ['kexpVersion', 'serverVersion', 'namespace', 'replicaSet'] as const) {
+  for (const k of ['kexpVersion', 'serverVersion', 'namespace', 'replicaSet', 'deployment', 'replicationController', 'daemonSet', 'job'] as const) {
     if (obj[k] !== undefined && obj[k] !== null && typeof obj[k] !== 'string') return `recording header field "${k}" is ${typeName(obj[k])}, expected a string`;
   }
   if (obj.redacted !== undefined && typeof obj.redacted !== 'boolean') return `recording header field "redacted" is ${typeName(obj.redacted)}, expected true or false`;
+  if (obj.unavailable !== undefined) {
+    if (!Array.isArray(obj.unavailable)) return `recording header field "unavailable" is ${typeName(obj.unavailable)}, expected a list`;
+    const i = obj.unavailable.findIndex((u) => !isRecord(u) || ['resource', 'verb', 'message'].some((k) => typeof u[k] !== 'string'));
+    if (i >= 0) return `recording header "unavailable[${i}]" is not {resource, verb, message} with string values`;
+  }
   if (obj.watches !== undefined) {
     if (!Array.isArray(obj.watches)) return `recording header field "watches" is ${typeName(obj.watches)}, expected a list`;
     const i = obj.watches.findIndex((w) => !isRecord(w) || typeof w.resource !== 'string' || ['namespace', 'name'].some((k) => w[k] !== undefined && typeof w[k] !== 'string'));
