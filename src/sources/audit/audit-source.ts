@@ -45,7 +45,7 @@ import { AuditNormaliser, classifyValue } from './normalise.js';
 import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { dsWriteIsRelevant, eventIsAboutOwner, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { dsWriteIsRelevant, eventIsAboutOwner, jobWriteIsRelevant, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { nodeState, NodeStates } from './node-states.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
@@ -434,6 +434,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
     if (relevant && ref!.resource === 'nodes') relevant = nodeWriteIsRelevant(rec);
     if (relevant && ref!.resource === 'daemonsets') relevant = dsWriteIsRelevant(rec);
+    if (relevant && ref!.resource === 'jobs') relevant = jobWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {
@@ -585,7 +586,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Node')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Job' || kind === 'Node')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
@@ -640,7 +641,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (rv !== undefined) memo.rv = rv;
       // Full objects only for the few, small-numbered kinds whose delete answers with a Status (a
       // Node: the part kexp keeps of it, node-states.ts).
-      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Namespace' || kind === 'Node') memo.obj = obj;
+      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Job' || kind === 'Namespace' || kind === 'Node') memo.obj = obj;
       else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }
@@ -850,7 +851,7 @@ type ObservedKind = NonNullable<ResourceInfo['observed']>;
 
 /** The apiVersion of a stub or completed object of `kind`. */
 function apiVersionOf(kind: ObservedKind): string {
-  return kind === 'ReplicaSet' || kind === 'DaemonSet' ? 'apps/v1' : 'v1';
+  return kind === 'ReplicaSet' || kind === 'DaemonSet' ? 'apps/v1' : kind === 'Job' ? 'batch/v1' : 'v1';
 }
 
 function objKey(kind: string, ns: string | undefined, name: string | undefined): string {

@@ -58,9 +58,30 @@ export function mentionsDaemonSet(buf: Buffer, start: number, end: number): bool
   return false;
 }
 
-/** An Event line that may concern a modelled controller: about (or by the controller of) a ReplicaSet or a DaemonSet. */
+/**
+ * `"Job"` — an involvedObject's (or regarding's) kind, the whole value: `CronJob"` or a message's
+ * `Job` is not it; inside a JSON-encoded string (an envelope's) the closing quote is `\"` — and
+ * `job-controller` after `:` or `/`, how the Job controller's user (its service account) and user
+ * agent end (`cronjob-controller` is another client). The semantic check (relevance.ts
+ * eventIsAboutOwner) reads the same two things decoded, so no Event about a Job or by the Job
+ * controller is skipped here.
+ */
+const JOB_KIND = Buffer.from('Job');
+const JOB_CLIENT = Buffer.from('job-controller');
+export function mentionsJob(buf: Buffer, start: number, end: number): boolean {
+  const line = buf.subarray(start, end);
+  for (let i = line.indexOf(JOB_KIND); i >= 0; i = line.indexOf(JOB_KIND, i + 3)) {
+    if (line[i - 1] === 34 && (line[i + 3] === 34 || (line[i + 3] === 92 && line[i + 4] === 34))) return true; // "Job" or \"Job\"
+  }
+  for (let i = line.indexOf(JOB_CLIENT); i >= 0; i = line.indexOf(JOB_CLIENT, i + 14)) {
+    if (line[i - 1] === 58 || line[i - 1] === 47) return true; // :job-controller or /job-controller
+  }
+  return false;
+}
+
+/** An Event line that may concern a modelled controller: about (or by the controller of) a ReplicaSet, a DaemonSet or a Job. */
 export function mentionsOwner(buf: Buffer, start: number, end: number): boolean {
-  return mentionsReplicaSet(buf, start, end) || mentionsDaemonSet(buf, start, end);
+  return mentionsReplicaSet(buf, start, end) || mentionsDaemonSet(buf, start, end) || mentionsJob(buf, start, end);
 }
 
 /** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
@@ -110,6 +131,7 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
   const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
   const itemsKey = new NeedleScanner(Buffer.from('"items":['));
   const responseObjectKey = keyScanner('responseObject', escaped);
+  const jobEvidence = [keyScanner('requestObject', escaped), responseObjectKey, new NeedleScanner(JOB_CLIENT)];
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
@@ -171,6 +193,8 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
     if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShowReplicationController(buf, start, end);
     // The same for daemonsets (relevance.ts dsWriteIsRelevant).
     if (r === 'daemonsets' && oneRecordPerLine) return mayShow(DS_EVIDENCE, buf, start, end);
+    // And for jobs (relevance.ts jobWriteIsRelevant): a body, or the Job controller's client name.
+    if (r === 'jobs' && oneRecordPerLine) return jobEvidence.some((n) => n.find(buf, start, end) >= 0);
     return true;
   };
 }
@@ -191,7 +215,7 @@ function mayShow(needles: readonly Buffer[], buf: Buffer, start: number, end: nu
   return false;
 }
 
-const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|daemonsets|nodes|events|namespaces|resourcequotas|deployments)"/;
+const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|daemonsets|jobs|nodes|events|namespaces|resourcequotas|deployments)"/;
 const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
 
 /**
@@ -202,7 +226,7 @@ export function innerFilter(allEvents: boolean): (json: string) => boolean {
   return (s) => {
     const m = INNER_RESOURCE_RE.exec(s);
     if (!m || !INNER_VERB_RE.test(s)) return false;
-    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset') || s.includes('DaemonSet') || s.includes('daemon-set-controller');
+    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset') || s.includes('DaemonSet') || s.includes('daemon-set-controller') || s.includes('"Job"') || s.includes('job-controller');
     if (m[1] === 'nodes') return s.includes('"responseObject"');
     return true;
   };
