@@ -90,3 +90,36 @@ test('kexp audit of job-dropped-add: the add=2 record only the 5-minute expiry f
   assert.match(table.stdout, /^kexp-job-dropped-add\/work\s+healthy\s+2\s+0\s+1\s+warning: Expectations leaked/m);
   assert.match(table.stdout, /Cause:\s+Expectations leaked and were only cleared by the 5-minute timeout/);
 });
+
+test('a metadata-only write to a Job\'s pod (the garbage collector orphaning it) is completed with what the Job model reads of the pod: its phase, its containers\' restarts and finish times', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const lines = fs.readFileSync(COMPLETE, 'utf8').split('\n').slice(0, 30);
+  const last = JSON.parse(lines[29]!) as { stageTimestamp: string; responseObject: { metadata: Record<string, unknown> } };
+  assert.equal(last.responseObject.metadata.name, 'work-472r8', 'line 30: the kubelet\'s status patch that ends the pod Succeeded');
+  const at = new Date(Date.parse(last.stageTimestamp) + 5).toISOString();
+  const { ownerReferences: _o, ...orphaned } = last.responseObject.metadata;
+  lines.push(JSON.stringify({
+    kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'RequestResponse', auditID: 'gc-orphan-1', stage: 'ResponseComplete',
+    requestURI: '/api/v1/namespaces/kexp-job-complete/pods/work-472r8', verb: 'patch',
+    user: { username: 'system:serviceaccount:kube-system:generic-garbage-collector' },
+    userAgent: 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/$Format/system:serviceaccount:kube-system:generic-garbage-collector',
+    objectRef: { resource: 'pods', namespace: 'kexp-job-complete', name: 'work-472r8', apiVersion: 'v1' },
+    responseStatus: { metadata: {}, code: 200 },
+    requestObject: { metadata: { ownerReferences: [{ $patch: 'delete', uid: 'c9e20e21-2d82-4c27-a864-beb9e5372f29' }], uid: orphaned.uid } },
+    responseObject: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: { ...orphaned, resourceVersion: '9999' } },
+    requestReceivedTimestamp: at, stageTimestamp: at,
+  }));
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-job-audit-')), 'audit.jsonl');
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  const src = await openAuditSource(file, { diagnostics: { problem: (p) => assert.fail(`${p.file}:${p.line}: ${p.message}`), warn: () => undefined } });
+  let completed: unknown;
+  for await (const e of src.events) if (e.type === 'observed' && e.kind === 'Pod' && e.source.line === 31) completed = e.object;
+  const pod = completed as { metadata: { ownerReferences?: unknown; resourceVersion: string }; status: { phase: string; containerStatuses: unknown } };
+  assert.ok(pod, 'the metadata-only patch is an observation of the pod');
+  assert.equal(pod.metadata.resourceVersion, '9999');
+  assert.equal(pod.metadata.ownerReferences, undefined, 'orphaned');
+  assert.equal(pod.status.phase, 'Succeeded');
+  assert.deepEqual(pod.status.containerStatuses, [{ name: 'work', restartCount: 0, state: { terminated: { finishedAt: '2026-12-05T07:59:54Z' } } }]);
+});
