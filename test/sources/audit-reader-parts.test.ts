@@ -59,6 +59,17 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(innerFilter(false)(native('update', 'jobs', ',"subresource":"status"')), true);
   });
 
+  it('inside an envelope\'s JSON-encoded string (Loki: one a line; EKS: several), a replicationcontrollers or daemonsets write with a body and an Event about a DaemonSet pass as they do in a plain log', () => {
+    const loki = auditLineFilter(true, false, true);
+    const withBody = (r: string, kind: string) => native('create', r).replace('"responseStatus"', `"responseObject":{"kind":"${kind}"},"responseStatus"`);
+    assert.equal(passes(loki, JSON.stringify({ line: withBody('replicationcontrollers', 'ReplicationController') })), true);
+    assert.equal(passes(loki, JSON.stringify({ line: withBody('daemonsets', 'DaemonSet') })), true);
+    assert.equal(passes(loki, JSON.stringify({ line: native('deletecollection', 'daemonsets') })), false);
+    const aboutDs = native('create', 'events').replace('"responseStatus"', '"requestObject":{"involvedObject":{"kind":"DaemonSet","name":"agent"}},"responseStatus"');
+    assert.equal(passes(loki, JSON.stringify({ line: aboutDs })), true);
+    assert.equal(passes(auditLineFilter(true, false, false), JSON.stringify({ message: aboutDs })), true);
+  });
+
   it('writes to nodes pass only with a response body: the kubelets\' body-less status heartbeats are skipped', () => {
     assert.equal(passes(f, native('patch', 'nodes', ',"subresource":"status"')), false);
     assert.equal(passes(f, native('patch', 'nodes', ',"subresource":"status"').replace('"responseStatus"', '"requestObject":{"status":{}},"responseStatus"')), false);
@@ -132,10 +143,16 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(mentionsDaemonSet(d, 19, 40), true);
     assert.equal(mentionsDaemonSet(d, 41, d.length), false);
     assert.equal(mentionsDaemonSet(Buffer.from('aemonSet"'), 0, 9), false);
+    const de = Buffer.from('\\"kind\\":\\"DaemonSet\\" \\"DaemonSet\\\\\\"');
+    assert.equal(mentionsDaemonSet(de, 0, 24, true), true, 'the kind inside an envelope\'s JSON-encoded string');
+    assert.equal(mentionsDaemonSet(de, 0, 24), false);
+    assert.equal(mentionsDaemonSet(de, 25, de.length, true), false, 'a quoted DaemonSet inside a message inside an envelope\'s string');
     const j = Buffer.from('"kind":"Job" :job-controller \\"Job\\" "CronJob" cronjob-controller "Jobs" Job"');
     assert.equal(mentionsJob(j, 0, 12), true);
     assert.equal(mentionsJob(j, 13, 28), true);
-    assert.equal(mentionsJob(j, 29, 38), true);
+    assert.equal(mentionsJob(j, 29, 38), false, 'a quoted Job inside a message');
+    assert.equal(mentionsJob(j, 29, 38, true), true, 'the kind inside an envelope\'s JSON-encoded string');
+    assert.equal(mentionsJob(Buffer.from('\\"Job\\\\\\"'), 0, 10, true), false, 'a quoted Job inside a message inside an envelope\'s string');
     assert.equal(mentionsJob(j, 39, j.length), false);
     assert.equal(mentionsJob(Buffer.from('Job"'), 0, 4), false);
   });
