@@ -68,18 +68,19 @@ const PRESCAN_EVENTS = 500_000;
  * the version kexp models); stdin cannot be read twice, so there the engine decides from its
  * look-ahead and the version is the flag's or the default.
  *
- * The DaemonSet controller's pod writes are noted on the way (`daemonSetWrites`, and the version
- * from their user agent when the ReplicaSet controller wrote none): the pre-scan never reads
- * further for them, so a log the ReplicaSet controller wrote pods in costs what it did.
+ * The DaemonSet and Job controllers' pod writes are noted on the way (`workloadWrites`, and the
+ * version from the user agent of the first of them when the ReplicaSet controller wrote none): the
+ * pre-scan never reads further for them, so a log the ReplicaSet controller wrote pods in costs what
+ * it did.
  */
-async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; daemonSetWrites?: boolean; firstAt?: number; userAgentVersion?: string }> {
+async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorded?: boolean; workloadWrites?: boolean; firstAt?: number; userAgentVersion?: string }> {
   const quiet = { problem: () => undefined, warn: () => undefined };
   let read = 0;
   let firstAt: number | undefined;
-  /** The first pod write of the DaemonSet controller: its user agent's version. */
-  let daemonSet: { userAgentVersion?: string } | undefined;
-  const others = (): { daemonSetWrites?: boolean; userAgentVersion?: string } =>
-    daemonSet ? { daemonSetWrites: true, ...(daemonSet.userAgentVersion ? { userAgentVersion: daemonSet.userAgentVersion } : {}) } : {};
+  /** The first pod write of the DaemonSet or the Job controller: its user agent's version. */
+  let workload: { userAgentVersion?: string } | undefined;
+  const others = (): { workloadWrites?: boolean; userAgentVersion?: string } =>
+    workload ? { workloadWrites: true, ...(workload.userAgentVersion ? { userAgentVersion: workload.userAgentVersion } : {}) } : {};
   for (const f of files) {
     if (f === '-') return { firstAt, ...others() };
     const src = await openAuditSource(f, { diagnostics: quiet });
@@ -89,11 +90,11 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
       if (e.type === 'write' && e.resource === 'pods' && !e.subresource) {
         if (e.actor.controller === 'replicaset-controller') {
           const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
-          return { recorded: true, firstAt, ...(daemonSet ? { daemonSetWrites: true } : {}), ...(userAgentVersion ? { userAgentVersion } : {}) };
+          return { recorded: true, firstAt, ...(workload ? { workloadWrites: true } : {}), ...(userAgentVersion ? { userAgentVersion } : {}) };
         }
-        if (e.actor.controller === 'daemon-set-controller' && !daemonSet) {
+        if ((e.actor.controller === 'daemon-set-controller' || e.actor.controller === 'job-controller') && !workload) {
           const userAgentVersion = versionFromUserAgent(e.actor.userAgent);
-          daemonSet = userAgentVersion ? { userAgentVersion } : {};
+          workload = userAgentVersion ? { userAgentVersion } : {};
         }
       }
       if (++read >= PRESCAN_EVENTS) return { firstAt, ...others() };
@@ -140,11 +141,11 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const pre = await prescan(files, o.signal);
   const lease = await leaseWrites(files, o.signal);
   // One answer for every engine (owner-kind-replay.ts): an audit policy that records the
-  // ReplicaSet controller's pod writes records the DaemonSet controller's too (policies select
-  // pods by resource and verb); a log with the DaemonSet controller's pod writes but none of the
-  // ReplicaSet controller's leaves it to each engine's look-ahead (its own controller's writes
-  // seen), so neither is told the other's answer.
-  const writesRecorded = pre.recorded === false && pre.daemonSetWrites ? undefined : pre.recorded;
+  // ReplicaSet controller's pod writes records the DaemonSet and Job controllers' too (policies
+  // select pods by resource and verb); a log with the DaemonSet or Job controller's pod writes but
+  // none of the ReplicaSet controller's leaves it to each engine's look-ahead (its own controller's
+  // writes seen), so none is told another's answer.
+  const writesRecorded = pre.recorded === false && pre.workloadWrites ? undefined : pre.recorded;
   // klog lines carry no year: take it from the audit log's first record.
   const controllerLog = kcmLogs.length
     ? await readControllerLogs(kcmLogs, { diagnostics, ...(pre.firstAt !== undefined ? { otherInputs: { at: pre.firstAt, what: "the audit log's first event" } } : {}) })

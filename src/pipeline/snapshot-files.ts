@@ -13,6 +13,8 @@
  * a DaemonSet's desired count comes from the nodes at each sync, and what its controller last
  * decided shows only in a history (a recording, a watch dump, an audit log), which `kexp replay`
  * and `kexp audit` replay. The report says so, naming them; they do not move the snapshot time.
+ * Jobs (a directory's jobs.json, a must-gather's batch/jobs.yaml) the same: counted and named in
+ * one line, not analysed — whether a Job's controller was gated, and why, shows only in a history.
  */
 import type { VersionInfo } from '../model/version.js';
 import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../model/objects.js';
@@ -45,15 +47,17 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
   /** DaemonSets (namespace/name) and Nodes seen: counted and named, not analysed. */
   const daemonSets = new Set<string>();
   const nodes = new Set<string>();
+  /** Jobs (namespace/name): counted and named, not analysed. */
+  const jobs = new Set<string>();
   let at: number | undefined;
   for (const s of sources) {
     for await (const e of s.events) {
       if (e.type !== 'observed') continue;
-      if (e.kind === 'DaemonSet' || e.kind === 'Node') {
+      if (e.kind === 'DaemonSet' || e.kind === 'Node' || e.kind === 'Job') {
         // Counted and named, not analysed: nothing of them but the name is read, so nothing else is checked.
         const meta = (e.object as { metadata?: { name?: unknown; namespace?: unknown } } | null)?.metadata;
         const name = typeof meta?.name === 'string' ? meta.name : undefined;
-        if (name !== undefined) (e.kind === 'DaemonSet' ? daemonSets : nodes).add(e.kind === 'DaemonSet' ? `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${name}` : name);
+        if (name !== undefined) (e.kind === 'DaemonSet' ? daemonSets : e.kind === 'Job' ? jobs : nodes).add(e.kind === 'Node' ? name : `${typeof meta?.namespace === 'string' ? meta.namespace : ''}/${name}`);
         continue;
       }
       const why = invalidObservedObject(e);
@@ -152,6 +156,7 @@ export async function snapshotReport(sources: OpenedSource[], o: SnapshotFilesOp
         'A snapshot is a state, not a history: no sync is simulated; the controller\'s expectations are not visible, and its Events are the evidence of its earlier rounds (one write per occurrence).',
         `${rss.size} ReplicaSet(s), ${pods.size} pod(s), ${events.size} Event(s), ${namespaces.size} namespace(s) in the snapshot.`,
         ...(daemonSets.size || nodes.size ? [notAnalysed(daemonSets, nodes)] : []),
+        ...(jobs.size ? [jobsNotAnalysed(jobs)] : []),
         ...(eventsOnly.length
           ? [`${eventsOnly.length} ReplicaSet(s) known only from Events (${eventsOnly.slice(0, 5).join(', ')}${eventsOnly.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`]
           : []),
@@ -169,6 +174,12 @@ function notAnalysed(daemonSets: Set<string>, nodes: Set<string>): string {
   const ds = names.length ? `${names.length} DaemonSet(s) (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''})` : '';
   const n = nodes.size ? `${nodes.size} node(s)` : '';
   return `${[ds, n].filter(Boolean).join(' and ')} in the snapshot, not analysed: a DaemonSet's controller decides from the nodes at each sync, and what it decided shows only in a history — replay a recording, a watch dump or an audit log of it (kexp replay, kexp audit).`;
+}
+
+/** The note on the Jobs of a snapshot, which kexp reads but does not analyse. */
+function jobsNotAnalysed(jobs: Set<string>): string {
+  const names = [...jobs].sort();
+  return `${names.length} Job(s) (${names.slice(0, 5).join(', ')}${names.length > 5 ? ', …' : ''}) in the snapshot, not analysed: a Job's status shows its counts, not whether its controller was gated on its expectations or its tracking finalizers — that shows only in a history; replay a recording, a watch dump or an audit log of it (kexp replay, kexp audit).`;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {

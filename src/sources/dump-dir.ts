@@ -11,7 +11,8 @@
  *
  * must-gather (openshift/oc pkg/cli/admin/inspect): `namespaces/<ns>/<ns>.yaml` (the Namespace),
  * `namespaces/<ns>/<group>/<resource>.yaml` as YAML Lists (`core/pods.yaml`, `core/events.yaml`,
- * `apps/replicasets.yaml`), `namespaces/<ns>/pods/<pod>/<pod>.yaml` (a copy of each running pod),
+ * `apps/replicasets.yaml`, `apps/daemonsets.yaml`, `batch/jobs.yaml`), `namespaces/<ns>/pods/<pod>/<pod>.yaml`
+ * (a copy of each running pod; `apps/daemonsets/<name>.yaml`, `batch/jobs/<name>.yaml` the same of one object),
  * `namespaces/<ns>/pods/<pod>/<container>/<container>/logs/{current,previous}.log` (`kubectl
  * logs --timestamps`), and, from the default gather image's audit script, the apiservers' audit
  * logs under `audit_logs/kube-apiserver/*.log(.gz)` (`audit_logs/openshift-apiserver`,
@@ -34,15 +35,23 @@ export const MAX_FILES = 200_000;
 const PEEK_BYTES = 64 * 1024;
 
 /**
- * The kinds of objects kexp reads: what the snapshot analysis reads, and DaemonSets and Nodes
+ * The kinds of objects kexp reads: what the snapshot analysis reads, and DaemonSets, Jobs and Nodes
  * (replayed from histories; a snapshot counts them, pipeline/snapshot-files.ts). Nodes are found by
  * their path only (nodes.json, a must-gather's cluster-scoped-resources/core/nodes/): a peek would
  * take every object that refers to a node (`nodeRef`, a CSINode's ownerReference) for one.
  */
-const USABLE_RESOURCES = new Set(['replicasets', 'pods', 'events', 'namespaces', 'daemonsets', 'nodes']);
+const USABLE_RESOURCES = new Set(['replicasets', 'pods', 'events', 'namespaces', 'daemonsets', 'jobs', 'nodes']);
 // `^\s*(?:-\s*)?kind:`, not `^\s*-?\s*kind:`: two \s* around an optional dash split a run of
 // blanks every way (quadratic in a file head of blanks). Bounded: test/fuzz/input-patterns.test.ts.
 const USABLE_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)(ReplicaSet|Pod|Event|Namespace|DaemonSet)(?:List)?["']?\s*(?:,|$)/m;
+/**
+ * A Job object (its kind right before its metadata, or before the apiVersion before its metadata —
+ * the apiserver writes kind, apiVersion, metadata; kubectl apiVersion, kind, metadata) in a file whose
+ * name says nothing (jobs.json and a must-gather's batch/jobs.yaml are found by path). Not any
+ * `kind: Job`: a CronJob's status.active and a pod's ownerReferences name Jobs too, followed by the
+ * Job's name or namespace, never by metadata. One blank class each side of a newline: linear.
+ */
+const JOB_KIND_RE = /(?:"kind"[ \t]*:[ \t]*"Job"[ \t]*,[ \t\r\n]*(?:"apiVersion"[ \t]*:[ \t]*"[^"\r\n]*"[ \t]*,[ \t\r\n]*)?"metadata"|^[ \t]*(?:-[ \t]*)?kind:[ \t]*["']?Job["']?[ \t]*\r?\n(?:[ \t]*apiVersion:[^\r\n]*\r?\n)?[ \t]*metadata:)/m;
 const ANY_KIND_RE = /(?:"kind"\s*:\s*"|^\s*(?:-\s*)?kind:\s*["']?)[A-Za-z]+/m;
 const KCM_POD_RE = /^kube-controller-manager-/;
 
@@ -58,12 +67,12 @@ export interface DumpDir {
   /** kube-apiserver audit logs. */
   auditLogs: string[];
   /** Files not used, by reason. */
-  skipped: { otherKinds: number; otherLogs: number; copies: number; daemonSetCopies: number; empty: number; other: number; unreadable: number };
+  skipped: { otherKinds: number; otherLogs: number; copies: number; daemonSetCopies: number; jobCopies: number; empty: number; other: number; unreadable: number };
   /** The walk stopped at MAX_FILES. */
   truncated: boolean;
 }
 
-type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'ds-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek' | 'peek-log';
+type Use = 'list' | 'kcm' | 'audit' | 'pod-copy' | 'ds-copy' | 'job-copy' | 'otherKinds' | 'otherLogs' | 'other' | 'peek' | 'peek-log';
 
 const DATA_EXT_RE = /\.(json|ya?ml)(\.gz)?$/;
 
@@ -101,6 +110,8 @@ export function classifyPath(parts: string[]): Use {
   if (parts.length >= 4 && parts[parts.length - 3] === 'pods' && parts[parts.length - 2] === stem) return 'pod-copy';
   // must-gather: namespaces/<ns>/apps/daemonsets/<name>.yaml is a copy of an item of apps/daemonsets.yaml.
   if (parts.length >= 5 && parts[parts.length - 2] === 'daemonsets' && parts[parts.length - 3] === 'apps' && parts[parts.length - 5] === 'namespaces') return 'ds-copy';
+  // must-gather: namespaces/<ns>/batch/jobs/<name>.yaml (`oc adm inspect job/NAME`) is a copy of an item of batch/jobs.yaml.
+  if (parts.length >= 5 && parts[parts.length - 2] === 'jobs' && parts[parts.length - 3] === 'batch' && parts[parts.length - 5] === 'namespaces') return 'job-copy';
   // must-gather: namespaces/<ns>/<ns>.yaml is the Namespace object.
   if (parts.length >= 3 && parts[parts.length - 3] === 'namespaces' && parts[parts.length - 2] === stem) return 'list';
   if (USABLE_RESOURCES.has(stem)) return 'list';
@@ -131,7 +142,7 @@ async function peekKinds(file: string): Promise<'list' | 'otherKinds' | 'other' 
     return 'unreadable';
   }
   const text = head.toString('utf8');
-  if (USABLE_KIND_RE.test(text)) return 'list';
+  if (USABLE_KIND_RE.test(text) || JOB_KIND_RE.test(text)) return 'list';
   return ANY_KIND_RE.test(text) ? 'otherKinds' : 'other';
 }
 
@@ -173,10 +184,11 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
   const rels = files.map((f) => relative(dir, f));
   const out: DumpDir = {
     dir, layout: layoutOf(rels), lists: [], kcmLogs: [], auditLogs: [],
-    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, daemonSetCopies: 0, empty: 0, other: 0, unreadable }, truncated,
+    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, daemonSetCopies: 0, jobCopies: 0, empty: 0, other: 0, unreadable }, truncated,
   };
   const podCopies: string[] = [];
   const dsCopies: string[] = [];
+  const jobCopies: string[] = [];
   for (let i = 0; i < files.length; i++) {
     const f = files[i]!;
     // An empty file (a must-gather's previous.log of a container that never restarted) holds nothing.
@@ -194,6 +206,7 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
       case 'audit': out.auditLogs.push(f); break;
       case 'pod-copy': podCopies.push(f); break;
       case 'ds-copy': dsCopies.push(f); break;
+      case 'job-copy': jobCopies.push(f); break;
       case 'otherKinds': out.skipped.otherKinds++; break;
       case 'otherLogs': out.skipped.otherLogs++; break;
       case 'unreadable': out.skipped.unreadable++; break;
@@ -207,11 +220,17 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
     if (podLists.has(nsDir)) out.skipped.copies++;
     else out.lists.push(f);
   }
-  // The same for a DaemonSet's own file beside its namespace's apps/daemonsets.yaml.
+  // The same for a DaemonSet's own file beside its namespace's apps/daemonsets.yaml, and a Job's beside batch/jobs.yaml.
   const dsLists = new Set(out.lists.filter((f) => /(^|[/\\])apps[/\\]daemonsets\.ya?ml$/.test(f)).map((f) => f.split(sep).slice(0, -1).join(sep)));
   for (const f of dsCopies) {
     const appsDir = f.split(sep).slice(0, -2).join(sep);
     if (dsLists.has(appsDir)) out.skipped.daemonSetCopies++;
+    else out.lists.push(f);
+  }
+  const jobLists = new Set(out.lists.filter((f) => /(^|[/\\])batch[/\\]jobs\.ya?ml$/.test(f)).map((f) => f.split(sep).slice(0, -1).join(sep)));
+  for (const f of jobCopies) {
+    const batchDir = f.split(sep).slice(0, -2).join(sep);
+    if (jobLists.has(batchDir)) out.skipped.jobCopies++;
     else out.lists.push(f);
   }
   return out;
@@ -228,10 +247,11 @@ export function skippedSummary(d: DumpDir): string | undefined {
   add(s.otherLogs, 'other logs');
   add(s.copies, 'per-pod copies of listed pods');
   add(s.daemonSetCopies, 'per-DaemonSet copies of listed DaemonSets');
+  add(s.jobCopies, 'per-Job copies of listed Jobs');
   add(s.empty, 'empty');
   add(s.other, 'other files');
   add(s.unreadable, 'unreadable');
-  const total = s.otherKinds + s.otherLogs + s.copies + s.daemonSetCopies + s.empty + s.other + s.unreadable;
+  const total = s.otherKinds + s.otherLogs + s.copies + s.daemonSetCopies + s.jobCopies + s.empty + s.other + s.unreadable;
   if (total === 0) return d.truncated ? `stopped after ${MAX_FILES} files` : undefined;
   return `skipped ${total} file${total === 1 ? '' : 's'}: ${parts.join(', ')}${d.truncated ? `; stopped after ${MAX_FILES} files` : ''}`;
 }
@@ -240,7 +260,7 @@ export function skippedSummary(d: DumpDir): string | undefined {
 export function lookedFor(command: 'replay' | 'audit'): string {
   return command === 'audit'
     ? 'looked for kube-apiserver audit logs (audit_logs/kube-apiserver/*.log of a must-gather, audit*.log) and kube-controller-manager logs'
-    : 'looked for ReplicaSet, Pod, Event, Namespace, DaemonSet and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs';
+    : 'looked for ReplicaSet, Pod, Event, Namespace, DaemonSet, Job and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs';
 }
 
 const LAYOUT_NAME: Record<DumpLayout, string> = { 'cluster-info-dump': 'kubectl cluster-info dump', 'must-gather': 'must-gather', directory: 'directory' };

@@ -124,7 +124,7 @@ test('an empty directory: one line naming what kexp looked for, exit 6', () => {
   assert.equal(r.code, 6);
   assert.equal(r.stdout, '');
   assert.deepEqual(lines(r.stderr), [
-    `kexp: ${dir}: nothing kexp can use: looked for ReplicaSet, Pod, Event, Namespace, DaemonSet and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs; the directory is empty`,
+    `kexp: ${dir}: nothing kexp can use: looked for ReplicaSet, Pod, Event, Namespace, DaemonSet, Job and Node Lists (<ns>/replicasets.json of a cluster-info dump, namespaces/<ns>/apps/replicasets.yaml and core/{pods,events}.yaml of a must-gather, or any List of those kinds) and kube-controller-manager container logs; the directory is empty`,
   ]);
 });
 

@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { InputReader } from '../../src/sources/audit/line-reader.js';
-import { auditLineFilter, innerFilter, mentionsDaemonSet, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
+import { auditLineFilter, innerFilter, mentionsDaemonSet, mentionsJob, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
 import type { AuditRecord } from '../../src/sources/audit/record.js';
-import { eventIsAboutOwner, RESOURCE_NAMES, WRITE_VERBS } from '../../src/sources/audit/relevance.js';
+import { eventIsAboutOwner, jobWriteIsRelevant, RESOURCE_NAMES, WRITE_VERBS } from '../../src/sources/audit/relevance.js';
 import { sniff } from '../../src/sources/audit/sniff.js';
 import { deleteOutcome, finishedDeletion, isStatus, kindMatches } from '../../src/sources/audit/watch-outcome.js';
 import { InputError } from '../../src/sources/source.js';
@@ -32,7 +32,7 @@ describe('prefilter: auditLineFilter on the log backend', () => {
   const f = auditLineFilter(false, false, true);
 
   it('writes to relevant resources pass; reads and other resources are skipped', () => {
-    for (const r of RESOURCE_NAMES) if (r !== 'events' && r !== 'replicationcontrollers' && r !== 'nodes' && r !== 'daemonsets') assert.equal(passes(f, native('create', r)), true, r);
+    for (const r of RESOURCE_NAMES) if (r !== 'events' && r !== 'replicationcontrollers' && r !== 'nodes' && r !== 'daemonsets' && r !== 'jobs') assert.equal(passes(f, native('create', r)), true, r);
     for (const v of WRITE_VERBS) assert.equal(passes(f, native(v, 'pods')), true, v);
     assert.equal(passes(f, native('get', 'pods')), false);
     assert.equal(passes(f, native('update', 'leases')), false);
@@ -42,6 +42,32 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(passes(f, native('deletecollection', 'replicationcontrollers')), false);
     assert.equal(passes(f, native('create', 'replicationcontrollers').replace('"responseStatus"', '"responseObject":{"kind":"ReplicationController"},"responseStatus"')), true);
     assert.equal(passes(f, native('update', 'replicationcontrollers').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:replication-controller"')), true);
+  });
+
+  it('writes to jobs pass with an object body or by the Job controller; a body-less sweep or a CronJob controller\'s delete is skipped', () => {
+    assert.equal(passes(f, native('deletecollection', 'jobs')), false);
+    assert.equal(passes(f, native('delete', 'jobs').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:cronjob-controller"')), true); // the needle lets it through…
+    assert.equal(jobWriteIsRelevant({ line: 1, origin: 'log', apiVersion: 'audit.k8s.io/v1', stage: 'ResponseComplete', verb: 'delete', user: { username: 'system:serviceaccount:kube-system:cronjob-controller' } }), false); // …the semantic check drops it
+    assert.equal(passes(f, native('create', 'jobs').replace('"responseStatus"', '"responseObject":{"kind":"Job"},"responseStatus"')), true);
+    assert.equal(passes(f, native('patch', 'jobs').replace('"responseStatus"', '"requestObject":{"spec":{"suspend":true}},"responseStatus"')), true);
+    assert.equal(passes(f, native('update', 'jobs', ',"subresource":"status"').replace('"username":"u"', '"username":"system:serviceaccount:kube-system:job-controller"')), true);
+    assert.equal(passes(f, native('update', 'jobs', ',"subresource":"status"').replace('"username":"u"', '"username":"system:kube-controller-manager","userAgent":"kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc1234/job-controller"')), true);
+    // Inside a JSON-encoded string (Loki's line): the body keys are escaped.
+    const esc = auditLineFilter(true, false, true);
+    assert.equal(passes(esc, JSON.stringify({ line: native('deletecollection', 'jobs') })), false);
+    assert.equal(passes(esc, JSON.stringify({ line: native('create', 'jobs').replace('"responseStatus"', '"responseObject":{"kind":"Job"},"responseStatus"') })), true);
+    assert.equal(innerFilter(false)(native('update', 'jobs', ',"subresource":"status"')), true);
+  });
+
+  it('inside an envelope\'s JSON-encoded string (Loki: one a line; EKS: several), a replicationcontrollers or daemonsets write with a body and an Event about a DaemonSet pass as they do in a plain log', () => {
+    const loki = auditLineFilter(true, false, true);
+    const withBody = (r: string, kind: string) => native('create', r).replace('"responseStatus"', `"responseObject":{"kind":"${kind}"},"responseStatus"`);
+    assert.equal(passes(loki, JSON.stringify({ line: withBody('replicationcontrollers', 'ReplicationController') })), true);
+    assert.equal(passes(loki, JSON.stringify({ line: withBody('daemonsets', 'DaemonSet') })), true);
+    assert.equal(passes(loki, JSON.stringify({ line: native('deletecollection', 'daemonsets') })), false);
+    const aboutDs = native('create', 'events').replace('"responseStatus"', '"requestObject":{"involvedObject":{"kind":"DaemonSet","name":"agent"}},"responseStatus"');
+    assert.equal(passes(loki, JSON.stringify({ line: aboutDs })), true);
+    assert.equal(passes(auditLineFilter(true, false, false), JSON.stringify({ message: aboutDs })), true);
   });
 
   it('writes to nodes pass only with a response body: the kubelets\' body-less status heartbeats are skipped', () => {
@@ -68,6 +94,22 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(passes(f, native('create', 'events').replace('"responseStatus"', '"requestObject":{"message":"the \\"DaemonSet\\" daemon"},"responseStatus"')), false);
     assert.equal(innerFilter(false)(native('create', 'events', ',"name":"agent.DaemonSet"')), true);
     assert.equal(passes(auditLineFilter(false, true, true), native('create', 'events')), true);
+  });
+
+  it('Events about a Job or by the Job controller pass; a CronJob\'s, the CronJob controller\'s and a message naming a Job do not', () => {
+    const about = (kind: string) => native('create', 'events').replace('"responseStatus"', `"requestObject":{"involvedObject":{"kind":"${kind}","name":"work"}},"responseStatus"`);
+    const by = (user: string) => native('create', 'events').replace('"username":"u"', `"username":"${user}"`);
+    assert.equal(passes(f, about('Job')), true);
+    assert.equal(passes(f, about('CronJob')), false);
+    assert.equal(passes(f, by('system:serviceaccount:kube-system:job-controller')), true);
+    assert.equal(passes(f, by('system:serviceaccount:kube-system:cronjob-controller')), false);
+    assert.equal(passes(f, native('create', 'events').replace('"responseStatus"', '"requestObject":{"reason":"Completed","message":"Job completed"},"responseStatus"')), false);
+    // EKS (several records a line, escaped) and Loki (one a line, escaped): the same Event inside a string.
+    assert.equal(passes(auditLineFilter(true, false, false), JSON.stringify({ message: about('Job') })), true);
+    assert.equal(passes(auditLineFilter(true, false, true), JSON.stringify({ line: about('Job') })), true);
+    assert.equal(passes(auditLineFilter(true, false, true), JSON.stringify({ line: about('CronJob') })), false);
+    assert.equal(innerFilter(false)(about('Job')), true);
+    assert.equal(innerFilter(false)(by('system:serviceaccount:kube-system:job-controller')), true);
   });
 
   it('anything that is not what the format should hold goes to the parser, which reports it', () => {
@@ -101,6 +143,18 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(mentionsDaemonSet(d, 19, 40), true);
     assert.equal(mentionsDaemonSet(d, 41, d.length), false);
     assert.equal(mentionsDaemonSet(Buffer.from('aemonSet"'), 0, 9), false);
+    const de = Buffer.from('\\"kind\\":\\"DaemonSet\\" \\"DaemonSet\\\\\\"');
+    assert.equal(mentionsDaemonSet(de, 0, 24, true), true, 'the kind inside an envelope\'s JSON-encoded string');
+    assert.equal(mentionsDaemonSet(de, 0, 24), false);
+    assert.equal(mentionsDaemonSet(de, 25, de.length, true), false, 'a quoted DaemonSet inside a message inside an envelope\'s string');
+    const j = Buffer.from('"kind":"Job" :job-controller \\"Job\\" "CronJob" cronjob-controller "Jobs" Job"');
+    assert.equal(mentionsJob(j, 0, 12), true);
+    assert.equal(mentionsJob(j, 13, 28), true);
+    assert.equal(mentionsJob(j, 29, 38), false, 'a quoted Job inside a message');
+    assert.equal(mentionsJob(j, 29, 38, true), true, 'the kind inside an envelope\'s JSON-encoded string');
+    assert.equal(mentionsJob(Buffer.from('\\"Job\\\\\\"'), 0, 10, true), false, 'a quoted Job inside a message inside an envelope\'s string');
+    assert.equal(mentionsJob(j, 39, j.length), false);
+    assert.equal(mentionsJob(Buffer.from('Job"'), 0, 4), false);
   });
 });
 
@@ -118,7 +172,15 @@ describe('relevance: eventIsAboutOwner', () => {
     assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:daemon-set-controller' } })), true);
     assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:kube-controller-manager' }, userAgent: 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc1234/daemon-set-controller' })), true);
     assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'DaemonSet' } } })), true);
-    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:job-controller' }, requestObject: { involvedObject: { kind: 'Job' } } })), false);
+    assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'CronJob' } } })), false);
+  });
+
+  it('made by the Job controller, or about a Job', () => {
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:job-controller' } })), true);
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:kube-controller-manager' }, userAgent: 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc1234/job-controller' })), true);
+    assert.equal(eventIsAboutOwner(rec({ requestObject: { involvedObject: { kind: 'Job' } } })), true);
+    assert.equal(eventIsAboutOwner(rec({ responseObject: { regarding: { kind: 'Job' } } })), true);
+    assert.equal(eventIsAboutOwner(rec({ user: { username: 'system:serviceaccount:kube-system:cronjob-controller' }, requestObject: { involvedObject: { kind: 'CronJob' } } })), false);
   });
 });
 
@@ -143,6 +205,8 @@ describe('watch outcome of a write', () => {
     assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't', finalizers: ['f'] } }, 'ReplicaSet'), false);
     assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'DaemonSet'), true);
     assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'Node'), true);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't' } }, 'Job'), true);
+    assert.equal(finishedDeletion({ metadata: { deletionTimestamp: 't', finalizers: ['foregroundDeletion'] } }, 'Job'), false);
     assert.equal(isStatus({ kind: 'Status', status: 'Success' }), true);
     assert.equal(isStatus(pod({})), false);
     assert.equal(kindMatches(pod({}), 'Pod'), true);

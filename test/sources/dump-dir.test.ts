@@ -20,6 +20,10 @@ test('classifyPath: cluster-info dump and must-gather layouts', () => {
   assert.equal(c('mg/namespaces/shop/pods/web-1/web-1.yaml'), 'pod-copy');
   assert.equal(c('mg/namespaces/shop/apps/daemonsets.yaml'), 'list');
   assert.equal(c('mg/namespaces/shop/apps/daemonsets/agent.yaml'), 'ds-copy');
+  assert.equal(c('batch/jobs.json'), 'list');
+  assert.equal(c('mg/namespaces/shop/batch/jobs.yaml'), 'list');
+  assert.equal(c('mg/namespaces/shop/batch/jobs/work.yaml'), 'job-copy');
+  assert.equal(c('mg/namespaces/shop/batch/cronjobs.yaml'), 'peek');
   assert.equal(c('mg/cluster-scoped-resources/core/nodes/m0.yaml'), 'list');
   assert.equal(c('mg/cluster-scoped-resources/storage.k8s.io/csinodes/m0.yaml'), 'otherKinds');
   assert.equal(c('mg/namespaces/openshift-kube-controller-manager/pods/kube-controller-manager-m0/kube-controller-manager/kube-controller-manager/logs/current.log'), 'kcm');

@@ -298,8 +298,12 @@ export class WriteLedger {
         if (last) rsName = last;
       }
     } else if (e.verb === 'patch') {
-      // Adopt / release patches carry the ownerReference change (input-formats.md §1.9).
-      const refs = (e.requestObject as Pod | undefined)?.metadata?.ownerReferences as Array<{ uid?: string; $patch?: string }> | undefined;
+      // Adopt / release patches carry the ownerReference change (input-formats.md §1.9). A patch
+      // whose body changes none is no claim: the Job controller's removal of its tracking
+      // finalizer (removeTrackingFinalizerPatch, pkg/controller/job/job_controller.go).
+      const body = (e.requestObject as Pod | undefined)?.metadata;
+      if (body !== undefined && body.ownerReferences === undefined) return;
+      const refs = body?.ownerReferences as Array<{ uid?: string; $patch?: string }> | undefined;
       const released = Array.isArray(refs) ? refs.find((r) => r && r.$patch === 'delete') : undefined;
       if (released) {
         kind = 'release';

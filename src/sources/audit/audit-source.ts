@@ -5,8 +5,9 @@
  *
  * - A `write` event for every create/update/patch/delete/deletecollection on pods (incl.
  *   status/binding/eviction/… subresources, not exec/attach/portforward/proxy/log),
- *   replicasets (incl. status), events (core; by default only those about a ReplicaSet or made
- *   by the RS controller — see `allEvents`), namespaces, resourcequotas and deployments.
+ *   replicasets, replicationcontrollers, daemonsets and jobs (incl. status), events (core; by
+ *   default only those about a modelled owner or made by its controller — see `allEvents`),
+ *   namespaces, resourcequotas and deployments (relevance.ts); nodes only as observations.
  * - Additionally an `observed` event when a successful write carries its resulting object
  *   (RequestResponse level): ADDED for create, MODIFIED for update/patch, and for delete
  *   MODIFIED while the object lives on (graceful deletion: `deletionTimestamp` + grace > 0,
@@ -45,7 +46,7 @@ import { AuditNormaliser, classifyValue } from './normalise.js';
 import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
 import { auditLineFilter, innerFilter } from './prefilter.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { dsWriteIsRelevant, eventIsAboutOwner, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { dsWriteIsRelevant, eventIsAboutOwner, jobWriteIsRelevant, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { nodeState, NodeStates } from './node-states.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
@@ -190,9 +191,11 @@ interface ObjMemo {
   uid?: string;
   rv?: string;
   /**
-   * Last object: full for ReplicaSets and Namespaces; for pods only what metadata-only
-   * writes cannot carry (spec.nodeName, status.phase/conditions), to complete a
-   * PartialObjectMetadata response (the garbage collector patches through the metadata client).
+   * Last object: full for the owners (ReplicaSets, ReplicationControllers, DaemonSets, Jobs),
+   * Namespaces and Nodes; for pods only what metadata-only writes cannot carry and the models read
+   * (podRest: spec.nodeName, status.phase/conditions; a Job's pods their containers' restarts and
+   * finish times), to complete a PartialObjectMetadata response (the garbage collector patches
+   * through the metadata client).
    */
   obj?: unknown;
 }
@@ -204,7 +207,37 @@ function podRest(obj: unknown): unknown {
   const required = isRecord(obj.spec) && isRecord(obj.spec.affinity) && isRecord(obj.spec.affinity.nodeAffinity) ? obj.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution : undefined;
   const spec = isRecord(obj.spec) ? { nodeName: obj.spec.nodeName, ...(required !== undefined ? { affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: required } } } : {}) } : undefined;
   const st = isRecord(obj.status) ? { phase: obj.status.phase, conditions: obj.status.conditions } : undefined;
+  if (spec && st && isJobPod(obj)) return jobPodRest(obj, spec, st);
   return { apiVersion: obj.apiVersion ?? 'v1', kind: 'Pod', spec, status: st };
+}
+
+/** The pod's controller is a Job (its controllerRef). */
+function isJobPod(obj: Obj): boolean {
+  const refs = isRecord(obj.metadata) && Array.isArray(obj.metadata.ownerReferences) ? obj.metadata.ownerReferences : [];
+  return refs.some((r) => isRecord(r) && r.controller === true && r.kind === 'Job');
+}
+
+/**
+ * What the Job model reads of a pod besides the above: each container's restarts and terminated
+ * finishedAt (pastBackoffLimitOnFailure, getFinishedTime in pkg/controller/job), and which init
+ * containers are sidecars (restartPolicy Always). Only for a Job's pods, so other pods' memos stay
+ * as small as they were.
+ */
+function jobPodRest(obj: Obj, spec: Obj, st: Obj): unknown {
+  const containers = (v: unknown) => (Array.isArray(v) ? v.filter(isRecord).map((c) => {
+    const terminated = isRecord(c.state) && isRecord(c.state.terminated) ? c.state.terminated : undefined;
+    return { name: c.name, restartCount: c.restartCount, ...(terminated ? { state: { terminated: { finishedAt: terminated.finishedAt } } } : {}) };
+  }) : undefined);
+  const status = isRecord(obj.status) ? obj.status : {};
+  const cs = containers(status.containerStatuses);
+  const ics = containers(status.initContainerStatuses);
+  const inits = isRecord(obj.spec) && Array.isArray(obj.spec.initContainers) ? obj.spec.initContainers.filter(isRecord).map((c) => ({ name: c.name, restartPolicy: c.restartPolicy })) : undefined;
+  return {
+    apiVersion: obj.apiVersion ?? 'v1',
+    kind: 'Pod',
+    spec: { ...spec, ...(inits ? { initContainers: inits } : {}) },
+    status: { ...st, ...(cs ? { containerStatuses: cs } : {}), ...(ics ? { initContainerStatuses: ics } : {}) },
+  };
 }
 
 type Obj = Record<string, unknown>;
@@ -434,6 +467,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
     if (relevant && ref!.resource === 'nodes') relevant = nodeWriteIsRelevant(rec);
     if (relevant && ref!.resource === 'daemonsets') relevant = dsWriteIsRelevant(rec);
+    if (relevant && ref!.resource === 'jobs') relevant = jobWriteIsRelevant(rec);
 
     if (rec.stage === 'RequestReceived' || rec.stage === 'ResponseStarted') {
       if (relevant && rec.auditID !== undefined && !pending.has(rec.auditID)) {
@@ -585,7 +619,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     let body: unknown = resp;
-    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Node')) {
+    if (isRecord(resp) && resp.kind === 'PartialObjectMetadata' && isRecord(resp.metadata) && (kind === 'Pod' || kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Job' || kind === 'Node')) {
       // A metadata-only write (garbage collector, other metadata clients): complete it with the
       // last full state seen; the metadata (owners, labels, finalizers, deletion) is what changed.
       const last = objects.get(objKey(kind, s(resp.metadata.namespace) ?? ref.namespace, s(resp.metadata.name)))?.obj;
@@ -640,7 +674,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       if (rv !== undefined) memo.rv = rv;
       // Full objects only for the few, small-numbered kinds whose delete answers with a Status (a
       // Node: the part kexp keeps of it, node-states.ts).
-      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Namespace' || kind === 'Node') memo.obj = obj;
+      if (kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Job' || kind === 'Namespace' || kind === 'Node') memo.obj = obj;
       else if (kind === 'Pod') memo.obj = podRest(obj);
       objects.set(key, memo);
     }
@@ -850,7 +884,7 @@ type ObservedKind = NonNullable<ResourceInfo['observed']>;
 
 /** The apiVersion of a stub or completed object of `kind`. */
 function apiVersionOf(kind: ObservedKind): string {
-  return kind === 'ReplicaSet' || kind === 'DaemonSet' ? 'apps/v1' : 'v1';
+  return kind === 'ReplicaSet' || kind === 'DaemonSet' ? 'apps/v1' : kind === 'Job' ? 'batch/v1' : 'v1';
 }
 
 function objKey(kind: string, ns: string | undefined, name: string | undefined): string {

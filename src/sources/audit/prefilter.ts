@@ -44,23 +44,48 @@ export function mentionsReplicaSet(buf: Buffer, start: number, end: number): boo
 /**
  * `DaemonSet"` (an involvedObject's kind, the value's closing quote right after it: inside a
  * message the quote would be escaped) and `daemon-set-controller` (the DaemonSet controller's
- * user / user agent) share `aemon`.
+ * user / user agent) share `aemon`. `escaped`: the audit event is a JSON-encoded string inside an
+ * envelope (EKS, AKS, Loki), where the kind's own closing quote is `\"` and a message's `\\\"`.
  */
 const DS_NEEDLE = Buffer.from('aemon');
 const DS_KIND_TAIL = Buffer.from('Set"');
+const DS_ESCAPED_KIND_TAIL = Buffer.from('Set\\"');
 const DS_CLIENT_TAIL = Buffer.from('-set-controller');
-export function mentionsDaemonSet(buf: Buffer, start: number, end: number): boolean {
+export function mentionsDaemonSet(buf: Buffer, start: number, end: number, escaped = false): boolean {
   const line = buf.subarray(start, end);
+  const kindTail = escaped ? DS_ESCAPED_KIND_TAIL : DS_KIND_TAIL;
   for (let i = line.indexOf(DS_NEEDLE); i >= 0; i = line.indexOf(DS_NEEDLE, i + 5)) {
-    if (line[i - 1] === 68 && startsWith(line, i + 5, DS_KIND_TAIL)) return true; // DaemonSet"
+    if (line[i - 1] === 68 && startsWith(line, i + 5, kindTail)) return true; // DaemonSet" (DaemonSet\" escaped)
     if (line[i - 1] === 100 && startsWith(line, i + 5, DS_CLIENT_TAIL)) return true; // daemon-set-controller
   }
   return false;
 }
 
-/** An Event line that may concern a modelled controller: about (or by the controller of) a ReplicaSet or a DaemonSet. */
-export function mentionsOwner(buf: Buffer, start: number, end: number): boolean {
-  return mentionsReplicaSet(buf, start, end) || mentionsDaemonSet(buf, start, end);
+/**
+ * `"Job"` — an involvedObject's (or regarding's) kind, the whole value: `CronJob"` or a message's
+ * `Job` is not it; `escaped` (inside an envelope's JSON-encoded string) its closing quote is `\"`
+ * and a message's `\\\"` — and `job-controller` after `:` or `/`, how the Job controller's user
+ * (its service account) and user agent end (`cronjob-controller` is another client). The semantic
+ * check (relevance.ts eventIsAboutOwner) reads the same two things decoded, so no Event about a Job
+ * or by the Job controller is skipped here.
+ */
+const JOB_KIND = Buffer.from('Job');
+const JOB_CLIENT = Buffer.from('job-controller');
+export function mentionsJob(buf: Buffer, start: number, end: number, escaped = false): boolean {
+  const line = buf.subarray(start, end);
+  for (let i = line.indexOf(JOB_KIND); i >= 0; i = line.indexOf(JOB_KIND, i + 3)) {
+    if (line[i - 1] !== 34) continue;
+    if (escaped ? line[i + 3] === 92 && line[i + 4] === 34 : line[i + 3] === 34) return true; // "Job" (\"Job\" escaped)
+  }
+  for (let i = line.indexOf(JOB_CLIENT); i >= 0; i = line.indexOf(JOB_CLIENT, i + 14)) {
+    if (line[i - 1] === 58 || line[i - 1] === 47) return true; // :job-controller or /job-controller
+  }
+  return false;
+}
+
+/** An Event line that may concern a modelled controller: about (or by the controller of) a ReplicaSet, a DaemonSet or a Job. */
+export function mentionsOwner(buf: Buffer, start: number, end: number, escaped = false): boolean {
+  return mentionsReplicaSet(buf, start, end) || mentionsDaemonSet(buf, start, end, escaped) || mentionsJob(buf, start, end, escaped);
 }
 
 /** How the apiserver's log backend starts every line: `{"kind":"Event","apiVersion":"audit.k8s.io/v1`. */
@@ -110,6 +135,12 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
   const objectRefObject = new NeedleScanner(Buffer.from('"objectRef":{'));
   const itemsKey = new NeedleScanner(Buffer.from('"items":['));
   const responseObjectKey = keyScanner('responseObject', escaped);
+  // A body (its key as the format writes it: escaped inside an envelope's string) or the controller's client name.
+  const bodyKeys = [keyScanner('requestObject', escaped), responseObjectKey];
+  const rcEvidence = [...bodyKeys, new NeedleScanner(Buffer.from('replication-controller'))];
+  const dsEvidence = [...bodyKeys, new NeedleScanner(Buffer.from('daemon-set-controller'))];
+  const jobEvidence = [...bodyKeys, new NeedleScanner(JOB_CLIENT)];
+  const mayShow = (needles: readonly NeedleScanner[], buf: Buffer, start: number, end: number) => needles.some((n) => n.find(buf, start, end) >= 0);
   const isResource = (v: string) => RESOURCE_NAMES.has(v);
   const isOtherResource = (v: string) => v !== 'events' && RESOURCE_NAMES.has(v);
   const isWrite = (v: string) => WRITE_VERBS.has(v);
@@ -161,37 +192,23 @@ export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordP
       // Only Events about a ReplicaSet or a DaemonSet, or by their controllers, are kept. A line
       // holding several records (webhook batch, EKS/AKS wrapper) is also kept for another relevant resource.
       if (!oneRecordPerLine && findStringValue(buf, start, end, resourceKey, escaped, isOtherResource) !== undefined) return true;
-      return mentionsOwner(buf, start, end);
+      return mentionsOwner(buf, start, end, escaped);
     }
     // A node write is read only with its response body (relevance.ts nodeWriteIsRelevant): the
     // kubelet's body-less status heartbeats are skipped here, unparsed, as before nodes were read.
     if (r === 'nodes' && oneRecordPerLine) return responseObjectKey.find(buf, start, end) >= 0;
     // Writes to replicationcontrollers matter with an object body or by the RC controller
     // (relevance.ts rcWriteIsRelevant); a body-less sweep by another client is not decoded.
-    if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShowReplicationController(buf, start, end);
+    if (r === 'replicationcontrollers' && oneRecordPerLine) return mayShow(rcEvidence, buf, start, end);
     // The same for daemonsets (relevance.ts dsWriteIsRelevant).
-    if (r === 'daemonsets' && oneRecordPerLine) return mayShow(DS_EVIDENCE, buf, start, end);
+    if (r === 'daemonsets' && oneRecordPerLine) return mayShow(dsEvidence, buf, start, end);
+    // And for jobs (relevance.ts jobWriteIsRelevant): a body, or the Job controller's client name.
+    if (r === 'jobs' && oneRecordPerLine) return mayShow(jobEvidence, buf, start, end);
     return true;
   };
 }
 
-const RC_EVIDENCE = ['"requestObject"', '"responseObject"', 'replication-controller'].map((n) => Buffer.from(n));
-const DS_EVIDENCE = ['"requestObject"', '"responseObject"', 'daemon-set-controller'].map((n) => Buffer.from(n));
-
-function mayShowReplicationController(buf: Buffer, start: number, end: number): boolean {
-  return mayShow(RC_EVIDENCE, buf, start, end);
-}
-
-/** Any of the needles in `buf[start, end)`. */
-function mayShow(needles: readonly Buffer[], buf: Buffer, start: number, end: number): boolean {
-  for (const n of needles) {
-    const i = buf.indexOf(n, start);
-    if (i >= 0 && i + n.length <= end) return true;
-  }
-  return false;
-}
-
-const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|daemonsets|nodes|events|namespaces|resourcequotas|deployments)"/;
+const INNER_RESOURCE_RE = /"resource"\s*:\s*"(pods|replicasets|daemonsets|jobs|nodes|events|namespaces|resourcequotas|deployments)"/;
 const INNER_VERB_RE = /"verb"\s*:\s*"(create|update|patch|delete|deletecollection)"/;
 
 /**
@@ -202,7 +219,7 @@ export function innerFilter(allEvents: boolean): (json: string) => boolean {
   return (s) => {
     const m = INNER_RESOURCE_RE.exec(s);
     if (!m || !INNER_VERB_RE.test(s)) return false;
-    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset') || s.includes('DaemonSet') || s.includes('daemon-set-controller');
+    if (!allEvents && m[1] === 'events') return s.includes('ReplicaSet') || s.includes('replicaset') || s.includes('DaemonSet') || s.includes('daemon-set-controller') || s.includes('"Job"') || s.includes('job-controller');
     if (m[1] === 'nodes') return s.includes('"responseObject"');
     return true;
   };

@@ -1,7 +1,7 @@
 /**
  * What kexp needs of an audit log: writes (create/update/patch/delete/deletecollection) to the
  * resources the controller models consume or report — pods (with their subresources that write
- * the pod), replicasets, replicationcontrollers, daemonsets, core Events, namespaces,
+ * the pod), replicasets, replicationcontrollers, daemonsets, jobs, core Events, namespaces,
  * resourcequotas, deployments — which of them carry object bodies the models observe, and the
  * nodes, whose bodies the DaemonSet model observes (their writes are nobody's the models track:
  * only their states are read, and only from a response body).
@@ -20,7 +20,7 @@ export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'dele
 export interface ResourceInfo {
   groups: readonly string[];
   /** Kind of the ObservedEvent produced from its bodies, when the model consumes it. */
-  observed?: 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Node' | 'Event' | 'Namespace';
+  observed?: 'Pod' | 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Job' | 'Node' | 'Event' | 'Namespace';
   kind: string;
   /**
    * Only the object states matter, not the writes: no write event is made (no modelled controller
@@ -35,6 +35,7 @@ export const RESOURCES: Record<string, ResourceInfo> = {
   replicasets: { groups: ['apps', 'extensions'], observed: 'ReplicaSet', kind: 'ReplicaSet' },
   replicationcontrollers: { groups: [''], observed: 'ReplicationController', kind: 'ReplicationController' },
   daemonsets: { groups: ['apps', 'extensions'], observed: 'DaemonSet', kind: 'DaemonSet' },
+  jobs: { groups: ['batch'], observed: 'Job', kind: 'Job' },
   nodes: { groups: [''], observed: 'Node', kind: 'Node', statesOnly: true },
   events: { groups: [''], observed: 'Event', kind: 'Event' },
   namespaces: { groups: [''], observed: 'Namespace', kind: 'Namespace' },
@@ -64,6 +65,16 @@ export function dsWriteIsRelevant(rec: AuditRecord): boolean {
 }
 
 /**
+ * The same for jobs: with an object body, or made by the Job controller (its status writes, which a
+ * Metadata-level policy logs without one). A body-less write by anyone else — the namespace
+ * controller's sweep, the CronJob controller's or a user's delete at Metadata level — shows no Job.
+ */
+export function jobWriteIsRelevant(rec: AuditRecord): boolean {
+  if (actorOf(rec).controller === 'job-controller') return true;
+  return isRecord(rec.requestObject) || isRecord(rec.responseObject);
+}
+
+/**
  * A write to nodes concerns the DaemonSet model only through the node's state after it, which only
  * a response body shows (RequestResponse level): a Request- or Metadata-level write — the kubelet's
  * status heartbeats under most audit policies — shows no node and is not read, so a log whose node
@@ -75,12 +86,12 @@ export function nodeWriteIsRelevant(rec: AuditRecord): boolean {
 }
 
 /** The kinds whose Events concern a modelled controller, and the controllers (client names) that record them. */
-const EVENT_OWNER_KINDS: ReadonlySet<unknown> = new Set(['ReplicaSet', 'ReplicationController', 'DaemonSet']);
-const EVENT_RECORDERS: ReadonlySet<unknown> = new Set(['replicaset-controller', 'replication-controller', 'daemon-set-controller']);
+const EVENT_OWNER_KINDS: ReadonlySet<unknown> = new Set(['ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job']);
+const EVENT_RECORDERS: ReadonlySet<unknown> = new Set(['replicaset-controller', 'replication-controller', 'daemon-set-controller', 'job-controller']);
 
 /**
- * A core Event write concerns a modelled controller when the RS, RC or DaemonSet controller made
- * it or the Event is about a ReplicaSet, a ReplicationController or a DaemonSet.
+ * A core Event write concerns a modelled controller when the RS, RC, DaemonSet or Job controller
+ * made it or the Event is about a ReplicaSet, a ReplicationController, a DaemonSet or a Job.
  */
 export function eventIsAboutOwner(rec: AuditRecord): boolean {
   if (EVENT_RECORDERS.has(actorOf(rec).controller)) return true;

@@ -54,5 +54,5 @@ export function finishedDeletion(obj: unknown, kind: string): boolean {
   if (Array.isArray(meta.finalizers) && meta.finalizers.length > 0) return false;
   if (kind === 'Pod') return meta.deletionGracePeriodSeconds === 0;
   // Owners and nodes have no graceful deletion: with the last finalizer gone the object is.
-  return kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Node';
+  return kind === 'ReplicaSet' || kind === 'ReplicationController' || kind === 'DaemonSet' || kind === 'Job' || kind === 'Node';
 }

@@ -1,0 +1,62 @@
+/**
+ * The write ledger (src/analysis/engine/write-ledger.ts) on audit writes of pod PATCHes: which of a
+ * controller's patches are adopt/release claims. The Job controller also patches its pods to remove
+ * the batch.kubernetes.io/job-tracking finalizer (removeTrackingFinalizerPatch,
+ * pkg/controller/job/job_controller.go v1.37.2): no claim, so neither a round's write nor an
+ * unexplained one. Its ClaimObject patches carry the finalizer beside the ownerReference
+ * (ownerRefControllerPatch / GenerateDeleteOwnerRefStrategicMergeBytes in
+ * pkg/controller/controller_ref_manager.go) and stay claims.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { WriteLedger } from '../../../src/analysis/engine/write-ledger.js';
+import type { EngineOwnerKind } from '../../../src/analysis/engine/engine-controller.js';
+import type { WriteEvent } from '../../../src/timeline/event.js';
+import { NS, podObj, podWrite, rsObj, T0 } from '../../support/timeline-events.js';
+
+const JOB: EngineOwnerKind = { kind: 'Job', component: 'job-controller' };
+const JOB_UID = 'uid-work';
+const FINALIZER = 'batch.kubernetes.io/job-tracking';
+
+/** A pod PATCH by the Job controller of a pod Job `work` owns, with `requestObject` as the audit log shows it (absent at Metadata level). */
+function jobPatch(at: number, pod: string, requestObject?: unknown): WriteEvent {
+  return {
+    type: 'write', at, atBasis: 'audit-stage', source: { file: 'audit.jsonl', line: at - T0 },
+    actor: { username: 'system:serviceaccount:kube-system:job-controller', controller: 'job-controller' },
+    verb: 'patch', resource: 'pods', namespace: NS, name: pod,
+    owner: { state: 'owned', kind: 'Job', name: 'work', uid: JOB_UID, basis: 'earlier-state' },
+    status: { code: 200 },
+    ...(requestObject !== undefined ? { requestObject } : {}),
+  } as WriteEvent;
+}
+
+test('WriteLedger (audit): the Job controller\'s finalizer-removal PATCH is no claim; its adopt and release PATCHes (the finalizer beside the ownerReference) are', () => {
+  const ledger = new WriteLedger('audit', undefined, JOB);
+  ledger.enter(jobPatch(T0 + 1, 'work-a', { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [FINALIZER] } }));
+  assert.deepEqual(ledger.writes, [], 'removeTrackingFinalizerPatch changes no ownerReference');
+  ledger.enter(jobPatch(T0 + 2, 'work-b', {
+    metadata: { uid: 'uid-work-b', ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'work', uid: JOB_UID, controller: true, blockOwnerDeletion: true }], finalizers: [FINALIZER] },
+  }));
+  ledger.enter(jobPatch(T0 + 3, 'work-c', {
+    metadata: { uid: 'uid-work-c', ownerReferences: [{ $patch: 'delete', uid: JOB_UID }], [`$deleteFromPrimitiveList/finalizers`]: [FINALIZER] },
+  }));
+  assert.deepEqual(ledger.writes.map((w) => [w.kind, w.rsKey, w.pod]), [
+    ['adopt', `${NS}/work`, `${NS}/work-b`],
+    ['release', `${NS}/work`, `${NS}/work-c`],
+  ]);
+});
+
+test('WriteLedger (audit): a PATCH whose body the log does not hold (Metadata level) is counted as a claim, as before — its body cannot tell', () => {
+  const ledger = new WriteLedger('audit', undefined, JOB);
+  ledger.enter(jobPatch(T0 + 1, 'work-a'));
+  assert.deepEqual(ledger.writes.map((w) => w.kind), ['adopt']);
+});
+
+test('WriteLedger (audit): the ReplicaSet controller\'s adopt PATCH is still an adopt; another controller\'s finalizer patch is not its write', () => {
+  const rs = rsObj('web', 1);
+  const ledger = new WriteLedger('audit');
+  const pod = podObj('web-a', rs);
+  ledger.enter(podWrite(T0 + 1, 'patch', pod, 200, { requestObject: { metadata: { uid: pod.metadata.uid, ownerReferences: pod.metadata.ownerReferences } } }));
+  ledger.enter(jobPatch(T0 + 2, 'work-a', { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [FINALIZER] } }));
+  assert.deepEqual(ledger.writes.map((w) => [w.kind, w.rsKey]), [['adopt', `${NS}/web`]]);
+});
