@@ -72,7 +72,7 @@ test('kexp audit of job-complete: the Job with its three create rounds, each win
   assert.match(table.stdout, /^kexp-job-complete\/work\s+healthy\s+0\s+0\s+0\s/m);
 });
 
-test('kexp audit of job-dropped-add: the add=2 record only the 5-minute expiry freed (observed from the job-controller\'s creates), 8 gated syncs, exit 4', () => {
+test('kexp audit of job-dropped-add: the add=2 record only the 5-minute expiry freed (observed from the job-controller\'s creates), 9 gated syncs (the log\'s 10 but the one kexp could not know of), exit 4', () => {
   const { code, jobs, stderr } = report(DROPPED);
   assert.equal(code, 4, stderr);
   assert.equal(jobs.length, 1);
@@ -81,8 +81,10 @@ test('kexp audit of job-dropped-add: the add=2 record only the 5-minute expiry f
   assert.equal(job.key, 'kexp-job-dropped-add/work');
   assert.deepEqual(job.rounds.map((r) => [r.kind, r.n, r.successes, r.basis]), [['create', 2, 2, 'observed']]);
   assert.deepEqual(job.gatedWindows.map((w) => [w.start, w.end, w.endedBy, w.raised, w.gatedSyncs]), [
-    ['2026-12-05T07:59:12.314Z', '2026-12-05T08:04:19.362Z', 'expired', { add: 2, del: 0 }, 8],
+    ['2026-12-05T07:59:12.314Z', '2026-12-05T08:04:19.362Z', 'expired', { add: 2, del: 0 }, 9],
   ]);
+  // The status write at 07:59:16.548 counts work-ktzm8 ready: the controller had it and lacked work-9dtz6 (view-swap.test.ts).
+  assert.deepEqual([job.gatedWindows[0]!.remaining?.add, job.gatedWindows[0]!.remaining?.del], [1, 0]);
   assert.ok(job.findings.some((f) => f.id === 'expectation-leak-expired' && f.basis !== 'unknown'), JSON.stringify(job.findings));
   assert.equal(job.accounting.inFindings, 0);
   const table = kexp(['audit', DROPPED]);

@@ -46,6 +46,12 @@ export interface ViewBehind {
    * `addUnseen`): kexp's gate decisions already followed the controller's view.
    */
   heldFromAdd?: boolean;
+  /**
+   * A later status write named pods kexp had taken as these missing ones (view-alignment.ts
+   * `swapNamed`): `missing` was rewritten to the pods that write showed the cache lacked. `lost`:
+   * they are older than a named pod — an informer delivers in order, so their ADDs were lost.
+   */
+  corrected?: { at: number; source: SourceRef; named: string[]; lost: boolean };
 }
 
 export interface PodSighting {
@@ -75,6 +81,8 @@ export function checkStatusWrite(
   previousWriteAt: number | undefined,
   atMost?: number,
   count: OwnerStatusCount<ReplicaSet> = REPLICA_SET_STATUS_COUNT,
+  /** Pods the write proves the cache held (view-alignment.ts `namedWithheld`): never among the missing. */
+  named?: ReadonlySet<string>,
 ): StatusCheck {
   const statusReplicas = count.of(rs);
   if (typeof statusReplicas !== 'number') return { caughtUp: false };
@@ -85,6 +93,7 @@ export function checkStatusWrite(
   // creationTimestamp has whole seconds: a pod created before the previous write's second existed then.
   const previousSecond = previousWriteAt === undefined ? undefined : Math.floor(previousWriteAt / 1000) * 1000;
   let active = 0;
+  let namedOlder = 0;
   for (const p of pods) {
     if (!count.counts(p) || controllerRefOf(p.metadata)?.uid !== uid) continue;
     active++;
@@ -93,14 +102,17 @@ export function checkStatusWrite(
     const seen = sightings.get(key);
     if (!seen) continue;
     const existed = existedAt(p, seen.at, previousWriteAt, previousSecond);
-    if (existed) olderThanPrevious.push({ pod: key, seenAt: seen.at, ...(seen.source ? { source: seen.source } : {}) });
+    if (existed && !named?.has(key)) olderThanPrevious.push({ pod: key, seenAt: seen.at, ...(seen.source ? { source: seen.source } : {}) });
+    else if (existed) namedOlder++;
   }
   const caughtUp = statusReplicas >= active;
-  const deficit = olderThanPrevious.length - statusReplicas;
+  // Named pods were counted: the deficit falls on the others.
+  const deficit = olderThanPrevious.length + namedOlder - statusReplicas;
   if (deficit <= 0) return { caughtUp };
   olderThanPrevious.sort((a, b) => a.seenAt - b.seenAt);
-  const missing = olderThanPrevious.slice(-deficit);
-  return { caughtUp, behind: { at, source, statusReplicas, expected: olderThanPrevious.length, missing, since: missing[0]!.seenAt } };
+  const missing = olderThanPrevious.slice(-Math.min(deficit, olderThanPrevious.length));
+  if (!missing.length) return { caughtUp };
+  return { caughtUp, behind: { at, source, statusReplicas, expected: olderThanPrevious.length + namedOlder, missing, since: missing[0]!.seenAt } };
 }
 
 /**

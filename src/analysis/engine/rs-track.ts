@@ -171,6 +171,12 @@ export interface RsTrack {
   /** A later status write that counted every pod again: the view caught up (ends the last viewBehind episode). */
   viewCaughtUp: Array<{ at: number; source: SourceRef }>;
   /**
+   * Pods whose ADD the controller's informer lost (a status write named a newer pod as listed while
+   * it lacked these: an informer delivers in order), delivered by their next watch event — client-go's
+   * processDeltas adds an updated object its store does not hold (view-alignment.ts `deliverPod`).
+   */
+  lostAddsDelivered: Array<{ pod: string; at: number; source: SourceRef }>;
+  /**
    * Time and signature of the controller's last status write of this ReplicaSet (of `uid`).
    * `at` is undefined for the first status kexp saw of it (an initial list, a ReplicaSet first
    * seen mid-input): written at a time the input does not show, it anchors no comparison.
@@ -223,7 +229,7 @@ function newTrack(key: string): RsTrack {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], addedTerminating: [], expiredSyncs: [], noControllerNoise: 0,
     syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], otherActorWrites: [], podFailures: [],
-    viewBehind: [], viewCaughtUp: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
+    viewBehind: [], viewCaughtUp: [], lostAddsDelivered: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
   };
 }
 

@@ -60,7 +60,7 @@ export class ViewAlignment {
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
    * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
    */
-  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number; atAdd?: boolean }>();
+  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number; atAdd?: boolean; lostAdd?: boolean }>();
   /**
    * Withheld pods the input deleted (or gave another controller) while their record still waited
    * for them: whether the controller's informer delivered their ADD first (a lag: the record was
@@ -251,6 +251,16 @@ export class ViewAlignment {
     if (this.departed.intercept(e, pk, (k) => this.tracks.of(k))) return false;
     const held = this.withheldPods.get(pk);
     if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
+      if (held.lostAdd && e.watchType === 'MODIFIED') {
+        // Its ADD was lost, not late (`swapNamed`): this update is the first event of the pod the
+        // informer receives, and processDeltas (client-go tools/cache/controller.go) adds an updated
+        // object its store does not hold — the handlers run addPod, which lowers the record.
+        this.withheldPods.delete(pk);
+        this.tracks.of(held.rsKey).lostAddsDelivered.push({ pod: pk, at: e.at, source: e.source });
+        this.controller.deliverPod('ADDED', pod, e.at);
+        this.windows.drain();
+        return true;
+      }
       // Not observed by the controller yet: keep its latest state for when it is.
       held.pod = pod;
       return false;
@@ -567,11 +577,16 @@ export class ViewAlignment {
       }
       if (previous === undefined || atMost - fresh <= statusReplicas) return;
     }
-    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost, this.count);
+    // Withheld pods this write proves listed (a Job's uncountedTerminatedPods, its ready count): the cache had them.
+    const named = held.length ? this.namedWithheld(t.key, rs) : [];
+    const { behind, caughtUp } = checkStatusWrite(rs, e.at, e.source, mine(), this.sightings.byPod, previous, atMost, this.count, named.length ? new Set(named) : undefined);
     let behindSpan: RsTrack['viewUnknown'][number] | undefined;
     if (behind && behind.missing.every((m) => this.withheldPods.get(m.pod)?.atAdd)) {
       // kexp held these adds back from their ADDs on (`addUnseen`): its model decided on the controller's view.
       behind.heldFromAdd = true;
+    } else if (behind && behind.missing.every((m) => this.withheldPods.has(m.pod))) {
+      // kexp's model already lacks every pod this write shows missing (an earlier write made it
+      // hold them, with its own basis): its gate decisions since followed the controller's view.
     } else if (behind) {
       behindSpan = { from: behind.since, until: e.at, reason: `the controller's status write counted ${behind.statusReplicas} of ${behind.expected} pods the input showed`, sources: [e.source] };
     } else if (caughtUp) {
@@ -591,7 +606,68 @@ export class ViewAlignment {
       t.viewCaughtUp.push({ at: e.at, source: e.source });
     }
     this.alignView(t, behind, caughtUp, e);
+    if (named.length) this.swapNamed(t, named, behind, e);
     if (behindSpan && !this.reopenedFor(t, behind!.missing.map((m) => m.pod))) t.viewUnknown.push(behindSpan);
+  }
+
+  /**
+   * The pods withheld for `key` that the status write of `rs` proves its sync listed: named by UID
+   * (`OwnerStatusCount.seen`), or needed for its ready count (`OwnerStatusCount.ready`: more pods
+   * ready than kexp's model holds ready, and exactly that many withheld pods ready — with more
+   * candidates the write does not tell which).
+   */
+  private namedWithheld(key: string, rs: ReplicaSet): string[] {
+    const mine = [...this.withheldPods].filter(([, w]) => w.rsKey === key);
+    const uids = this.count.seen?.(rs);
+    const out = uids ? mine.filter(([, w]) => w.pod.metadata.uid && uids.has(w.pod.metadata.uid)).map(([pk]) => pk) : [];
+    const ready = this.count.ready;
+    const statusReady = ready?.of(rs);
+    if (ready && statusReady !== undefined && statusReady > 0) {
+      const { uid, namespace: ns } = rs.metadata;
+      let delivered = 0;
+      for (const p of this.controller.pods.controlledBy(ns, uid)) if (this.count.counts(p) && ready.is(p)) delivered++;
+      const cands = mine.filter(([pk, w]) => !out.includes(pk) && this.count.counts(w.pod) && ready.is(w.pod)).map(([pk]) => pk);
+      if (statusReady > delivered && cands.length === statusReady - delivered) out.push(...cands);
+    }
+    return out;
+  }
+
+  /**
+   * A status write names pods kexp withheld as unobserved (`named`): the controller's cache held
+   * them, so the pods an earlier write showed it lacked were others. kexp took the newest (a
+   * lagging informer delivers in order); a lost event (a dropped ADD) can leave any pod out. The
+   * pods this write shows missing are already held back (`alignView`, first, so the record's
+   * raise comes before the lowers below); the named ones are delivered now, with their latest
+   * state, and the earlier writes that named them as missing are rewritten to the pods held now
+   * (`ViewBehind.corrected`). The count the controller waited for is unchanged by the swap, so its
+   * gate decisions in between stay as kexp modelled them; its syncs the named pods' own events
+   * triggered meanwhile kexp did not run (the input cannot date them: they show in the report's
+   * gated-sync counts).
+   */
+  private swapNamed(t: RsTrack, named: string[], behind: ViewBehind | undefined, e: TimelineEvent): void {
+    const heldNow = [...this.withheldPods].filter(([pk, w]) => w.rsKey === t.key && !named.includes(pk)).map(([pk]) => pk);
+    // An informer delivers in order: a held pod the input showed before a named one was not late
+    // but lost (its ADD never reached the informer), so its next update delivers it (`deliverPod`).
+    const newestNamed = Math.max(...named.map((pk) => this.sightings.get(pk)?.at ?? -Infinity));
+    for (const pk of heldNow) {
+      const seenAt = this.sightings.get(pk)?.at;
+      if (seenAt !== undefined && seenAt < newestNamed) this.withheldPods.get(pk)!.lostAdd = true;
+    }
+    for (const pk of named) {
+      const w = this.withheldPods.get(pk)!;
+      this.withheldPods.delete(pk);
+      this.controller.deliverPod('ADDED', w.pod, e.at);
+    }
+    for (const v of t.viewBehind) {
+      if (v === behind || !v.missing.some((m) => named.includes(m.pod))) continue;
+      const kept = v.missing.filter((m) => !named.includes(m.pod));
+      const instead = heldNow.filter((pk) => !kept.some((m) => m.pod === pk)).slice(0, v.missing.length - kept.length)
+        .map((pk) => ({ pod: pk, seenAt: this.sightings.get(pk)?.at ?? v.since, ...(this.sightings.get(pk)?.source ? { source: this.sightings.get(pk)!.source! } : {}) }));
+      v.missing = [...kept, ...instead].sort((a, b) => a.seenAt - b.seenAt);
+      if (v.missing.length) v.since = v.missing[0]!.seenAt;
+      v.corrected = { at: e.at, source: e.source, named, lost: v.missing.length > 0 && v.missing.every((m) => m.seenAt < newestNamed) };
+    }
+    this.windows.drain();
   }
 
   /**

@@ -313,6 +313,15 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
     const missing = [...new Set(ep.writes.flatMap((w) => w.missing.map((m) => m.pod)))];
     const lagS = Math.round((worst.at - worst.since) / 1000);
     const long = worst.at - worst.since >= EXPECTATIONS_TIMEOUT_MS;
+    // A later write named the pods kexp first took as missing (view-alignment.ts swapNamed): the
+    // ADDs of the missing ones were lost, not late; their next event delivered them (processDeltas).
+    const corrected = ep.writes.find((w) => w.corrected)?.corrected;
+    const lost = corrected ? t.lostAddsDelivered.filter((d) => missing.includes(d.pod) && d.at >= ep.from) : [];
+    const which = !corrected
+      ? `the newest: ${first.missing.map((m) => m.pod).join(', ')}`
+      : corrected.lost
+        ? `not the newest: ${first.missing.map((m) => m.pod).join(', ')} — its status write at ${iso(corrected.at)} shows it listed ${corrected.named.join(', ')}, created after; an informer delivers in order, so ${first.missing.length === 1 ? 'that ADD' : 'those ADDs'} never reached it: a lost watch event, not a lag`
+        : `${first.missing.map((m) => m.pod).join(', ')} — its status write at ${iso(corrected.at)} shows it listed ${corrected.named.join(', ')}`;
     return {
       id: 'informer-behind',
       severity: long || ep.until === undefined ? 'warning' : 'info',
@@ -321,17 +330,19 @@ export const informerBehind: FindingRule<ReplayedTrack, ViewEpisode> = {
       at: iso(first.at),
       explanation:
         `${o.sync} writes ${o.statusCount.field} = ${o.statusCount.counts} when the sync started; ${plural(first.expected, 'pod')} of ${name} existed before the controller's previous status write, ` +
-        `yet it counted ${first.statusReplicas}: its cache lacked ${plural(first.expected - first.statusReplicas, 'pod')} (the newest: ${first.missing.map((m) => m.pod).join(', ')}), ` +
+        `yet it counted ${first.statusReplicas}: its cache lacked ${plural(first.expected - first.statusReplicas, 'pod')} (${which}), ` +
         `at least ${lagS} s after the input showed ${worst.missing.length === 1 ? 'it' : 'them'}${ep.writes.length > 1 ? ` (${ep.writes.length} status writes show it)` : ''}. ` +
         (ep.until !== undefined
           ? `Its status write at ${iso(ep.until)} counted every pod again: the informer had caught up. `
-          : `No later status write counts ${missing.length === 1 ? 'it' : 'them'}: to the end of the input the controller's view lacks ${missing.length === 1 ? 'this pod' : 'these pods'} — a lagging informer, or a watch event it never received (a dropped event, a relist that hid it). `) +
+          : lost.length
+            ? `The next watch event of ${lost.map((d) => `${d.pod} (${iso(d.at)})`).join(', ')} reached the informer as an add — client-go's processDeltas adds an updated object its store does not hold — and the controller's handlers lowered the record then; no status write after it counts ${lost.length === 1 ? 'it' : 'them'}. `
+            : `No later status write counts ${missing.length === 1 ? 'it' : 'them'}: to the end of the input the controller's view lacks ${missing.length === 1 ? 'this pod' : 'these pods'} — a lagging informer, or a watch event it never received (a dropped event, a relist that hid it). `) +
         (t.viewUnknown.some((u) => u.from < (ep.until ?? Infinity) && (u.until === undefined || u.until > ep.from))
           ? `kexp delivers every event to its model when the input saw it, so between ${iso(ep.from)} and ${ep.until !== undefined ? iso(ep.until) : 'the end of the input'} its gate decisions for ${name} are unknown: the controller decided on a cache the input does not show`
           : `An informer delivers in order and never takes back a pod that still exists, so the controller's cache lacked ${missing.length === 1 ? 'it' : 'them'} from ${missing.length === 1 ? 'its' : 'their'} ADD on: kexp holds ${missing.length === 1 ? 'it' : 'them'} out of its model from then (the record that waited for ${missing.length === 1 ? 'it' : 'them'} kept waiting), so its gate decisions for ${name} there follow the controller's view (inferred)`) +
         (long ? `; a record waiting for these pods expires after 5 minutes, and the next sync then counts without them (kubernetes#129795)` : '') + '.',
       nextStep: `Check kube-controller-manager's watch connections and the apiserver's load around ${iso(ep.from)}; with its -v=4 log (\`--kcm-log\`) kexp measures the lag of each pod exactly.`,
-      evidence: refs([...ep.writes.map((w) => w.source), ...ep.writes.flatMap((w) => w.missing.map((m) => m.source)), ep.untilSource]),
+      evidence: refs([...ep.writes.map((w) => w.source), ...ep.writes.flatMap((w) => w.missing.map((m) => m.source)), ep.untilSource, corrected?.source, ...lost.map((d) => d.source)]),
     };
   },
 };

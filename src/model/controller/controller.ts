@@ -94,6 +94,18 @@ export interface OwnerStatusCount<Owner> {
   counts(p: Pod): boolean;
   /** The status fields its sync writes, as one string: a change of it is a status write. */
   signature(owner: Owner): string;
+  /**
+   * The UIDs of pods a status write names as ones its sync listed — proof the controller's cache
+   * held them (a Job's status.uncountedTerminatedPods: finished pods it saw in its informer);
+   * undefined for a kind whose status names no pod.
+   */
+  seen?(owner: Owner): ReadonlySet<string> | undefined;
+  /**
+   * The status's count of ready pods among those it counts, and which pod is ready (a Job's
+   * status.ready over its active pods): more ready than the pods kexp delivers to its model are
+   * ready proves the cache held ready pods kexp withholds. Undefined for a kind not wired.
+   */
+  ready?: { of(owner: Owner): number | undefined; is(p: Pod): boolean };
 }
 
 /** What an engine builds a controller model with: the answers to its API calls, and where its syncs go. */

@@ -11,14 +11,17 @@
  * What its status writes show of its cache (`jobStatusCount`, the seam's OwnerStatusCount):
  * syncJob writes status.active = the active pods it listed (FilterActivePods: not terminal, no
  * deletionTimestamp) — the ReplicaSet's measure. A Job whose status the controller never wrote
- * (no startTime) pins nothing.
+ * (no startTime) pins nothing. status.uncountedTerminatedPods names finished pods by UID
+ * (trackJobStatusAndRemoveFinalizers records each finished pod holding the finalizer it listed
+ * before removing the finalizer): the controller's cache held them (`seen`). status.ready counts the
+ * ready pods among the active ones it listed (syncJob: countReadyPods(activePods)): `ready`.
  *
  * Cost: one shallow copy per Job event. Pure.
  */
 import type { Controller, ControllerFactory, OwnerStatusCount } from '../controller/controller.js';
 import type { PodControl } from '../controller/pod-control.js';
 import type { Job, ReplicaSet } from '../objects.js';
-import { isPodActive } from '../pod-ranking.js';
+import { isPodActive, isPodReady } from '../pod-ranking.js';
 import type { K8sVersion } from '../version.js';
 import { JobController } from './job-controller.js';
 
@@ -53,5 +56,18 @@ export const jobStatusCount: OwnerStatusCount<ReplicaSet> = {
   signature: (owner) => {
     const s = ((owner as JobOwner).status ?? {}) as Record<string, unknown>;
     return JSON.stringify([s.active, s.succeeded, s.failed, s.ready, s.terminating, s.uncountedTerminatedPods, s.completedIndexes, s.failedIndexes, (s.conditions as unknown[] | undefined)?.length]);
+  },
+  ready: {
+    of: (owner) => {
+      const s = (owner as JobOwner).status;
+      return s?.startTime && typeof s.ready === 'number' ? s.ready : undefined;
+    },
+    is: isPodReady,
+  },
+  seen: (owner) => {
+    const u = (owner as JobOwner).status?.uncountedTerminatedPods;
+    if (!u) return undefined;
+    const uids = [...(u.succeeded ?? []), ...(u.failed ?? [])].filter((x): x is string => typeof x === 'string' && x !== '');
+    return uids.length ? new Set(uids) : undefined;
   },
 };
