@@ -15,10 +15,10 @@ import { renderExplainHtml, renderExplainText } from '../render/explain.js';
 const HTML: HtmlOptions = { before: false, dashIsStdout: false, failureAsValue: false };
 
 export default class Explain extends KexpCommand {
-  static override summary = 'Explain, from the live cluster, whether the controller of a ReplicaSet, DaemonSet or Job is healthy, converging, gated on its own writes, leaking, failing, or blocked because its object is being deleted.';
+  static override summary = 'Explain, from the live cluster, whether the controller of a ReplicaSet, ReplicationController, DaemonSet or Job is healthy, converging, gated on its own writes, leaking, failing, or blocked because its object is being deleted.';
   static override description =
     'Reads the ReplicaSet (or the Deployment\'s ReplicaSets), its pods and the orphans in the namespace, its Events (aggregated ones too), ' +
-    'the ResourceQuotas, the namespace phase and the owner — for ds/NAME the DaemonSet, its pods, Events and every Node (placement; optional), ' +
+    'the ResourceQuotas, the namespace phase and the owner — for rc/NAME the ReplicationController, read as the ReplicaSet its manager runs the same code for; for ds/NAME the DaemonSet, its pods, Events and every Node (placement; optional), ' +
     'for job/NAME the Job, its pods (the job-tracking finalizer) and Events; with --watch it then follows the controller for DURATION through the same ' +
     'watch and model as `kexp record` + `kexp replay`. Prints the verdict with its basis (observed / inferred / unknown), the evidence, the ' +
     'reconstructed recent timeline, gated windows and leaks, the adoption table and the next steps. The exit code follows the verdict ' +
@@ -29,11 +29,12 @@ export default class Explain extends KexpCommand {
     '<%= config.bin %> <%= command.id %> deployment/web --namespace shop --watch 30s',
     '<%= config.bin %> <%= command.id %> ds/node-agent --namespace kube-system --watch 30s',
     '<%= config.bin %> <%= command.id %> job backup --namespace shop',
+    '<%= config.bin %> <%= command.id %> rc/legacy-web --namespace shop',
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --output json',
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --watch 1m --html web.html --record web.kexp.jsonl',
   ];
   static override args = {
-    target: Args.string({ description: 'TYPE/NAME (rs, deployment, ds, job; kubectl\'s type names) or a ReplicaSet name; or TYPE when NAME follows.', required: true }),
+    target: Args.string({ description: 'TYPE/NAME (rs, rc, deployment, ds, job; kubectl\'s type names) or a ReplicaSet name; or TYPE when NAME follows.', required: true }),
     name: Args.string({ description: 'NAME, when the first argument is a TYPE (kubectl\'s `TYPE NAME`).', required: false }),
   };
   static override flags = {
@@ -54,7 +55,7 @@ export default class Explain extends KexpCommand {
     let requestTimeoutMs: number;
     try {
       target = parseLiveTarget(args.name === undefined ? [args.target] : [args.target, args.name]);
-      requireKinds(target, ['rs', 'deployment', 'ds', 'job'], 'explain');
+      requireKinds(target, ['rs', 'rc', 'deployment', 'ds', 'job'], 'explain');
       if (flags.watch) {
         watchMs = parseDuration(flags.watch);
         if (watchMs <= 0) throw new Error(`--watch must be longer than 0, got "${flags.watch}"`);
@@ -73,7 +74,7 @@ export default class Explain extends KexpCommand {
       const explain = t.kind === 'ds' || t.kind === 'job'
         // Loaded only for a DaemonSet or a Job: a ReplicaSet's explain does not pay for it at start-up.
         ? async (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => (await import('../pipeline/workload-explain.js')).explainWorkload({ ...o, target: { kind: t.kind as 'ds' | 'job', name: t.name } })
-        : (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => explainLive({ ...o, target: { kind: t.kind as 'rs' | 'deployment', name: t.name } }); // requireKinds above: never rc
+        : (o: Omit<Parameters<typeof explainLive>[0], 'target'>) => explainLive({ ...o, target: { kind: t.kind as 'rs' | 'rc' | 'deployment', name: t.name } });
       const res = await explain({
         access,
         watchMs,

@@ -45,6 +45,9 @@ import { KEXP_VERSION } from '../version.js';
 import { checkRecordingTarget } from '../sources/live/recording-writer.js';
 import { analyseSnapshot, type SnapshotAnalysis } from '../analysis/snapshot-analysis.js';
 import { snapshotReplicaSetReport } from '../analysis/report/snapshot-report.js';
+import { eventsAsReplicaSets } from '../analysis/report/owner-snapshot.js';
+import { ownerWords } from '../analysis/report/owner-words.js';
+import { LIVE_REFS, LIVE_RC_REFS } from '../analysis/report/snapshot-refs.js';
 import { STALL_MS, type RsFacts, type TimelineEntry } from '../analysis/report/snapshot-state.js';
 import { sortFindings } from '../analysis/findings/finding-rule.js';
 
@@ -191,9 +194,14 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
       warn(`server version ${snap.serverVersion} is not a Kubernetes 1.x version; using ${DEFAULT_K8S_VERSION}`);
     }
   }
+  // A ReplicationController is read as the ReplicaSet its manager converts it to (readTargets), its
+  // manager's Events as the ReplicaSet controller's: the same code runs for both (owner-kind.ts).
+  const rc = target.kind === 'rc';
+  const events = rc ? eventsAsReplicaSets('ReplicationController', target.name, snap.events) : snap.events;
+  const refs = rc ? LIVE_RC_REFS : LIVE_REFS;
   const analyses = snap.replicaSets.map((rs) => ({
     rs,
-    a: analyseSnapshot(rs, { pods: snap.pods, events: snap.events, quotas: snap.quotas, ns: snap.ns, owner: snap.owners.get(rs.metadata.uid ?? ''), unavailable: snap.unavailable, ...(snap.kcmLease ? { kcmLease: snap.kcmLease } : {}) }, snap.takenAt),
+    a: analyseSnapshot(rs, { pods: snap.pods, events, quotas: snap.quotas, ns: snap.ns, owner: snap.owners.get(rs.metadata.uid ?? ''), unavailable: snap.unavailable, ...(snap.kcmLease ? { kcmLease: snap.kcmLease } : {}), ...(rc ? { words: ownerWords('rc') } : {}) }, snap.takenAt, refs),
   }));
   // Deployment-level events go to the timeline of every ReplicaSet (already in analyseSnapshot via snap.events).
   let watchInfo: ExplainResult['watch'];
@@ -227,8 +235,9 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
   }
   const explanations: RsExplanation[] = [];
   for (const { rs, a } of analyses) {
-    const snapRep = snapshotReplicaSetReport(rs, a, snap.takenAt, snap.events);
-    const w = watchReport?.replicaSets.find((r) => r.key === snapRep.key && (!r.uid || !rs.metadata.uid || r.uids.includes(rs.metadata.uid)));
+    const entry = snapshotReplicaSetReport(rs, a, snap.takenAt, events, refs);
+    const snapRep: ReplicaSetReport = rc ? { kind: 'ReplicationController', ...entry } : entry;
+    const w = watchReport?.replicaSets.find((r) => r.key === snapRep.key && r.kind === snapRep.kind && (!r.uid || !rs.metadata.uid || r.uids.includes(rs.metadata.uid)));
     const report = w ? mergeRs(snapRep, a, w) : snapRep;
     let timeline = [...a.timeline];
     if (w) timeline = timeline.concat(timelineFromWatch(w, watchStart, watchEnd)).sort((x, y) => x.at - y.at);

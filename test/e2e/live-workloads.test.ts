@@ -1,6 +1,6 @@
 /**
- * `kexp explain ds/NAME --watch` and `kexp record job/NAME` against a real control plane whose
- * kube-controller-manager runs the `daemonset` and `job` controllers (run-workload-scenarios.ts's
+ * `kexp explain ds/NAME --watch`, `kexp record job/NAME` and `kexp explain rc/NAME` against a real
+ * control plane whose kube-controller-manager runs the `daemonset`, `job` and `replicationcontroller` controllers (run-workload-scenarios.ts's
  * list; no scheduler, no kubelet: the test binds daemon pods to the node their affinity names and
  * plays the kubelet of Job pods, as workload-scenarios.ts does). One control plane for the file;
  * each test has its own namespace. Needs `npm run build` first (the CLI is spawned from bin/run.js).
@@ -27,7 +27,8 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-live-workloads-'));
 let nsCounter = 0;
 
 before(async () => {
-  cp = await startControlPlane({ controllers: WORKLOAD_CONTROLLERS });
+  // The ReplicationController manager too, for `explain rc/NAME`.
+  cp = await startControlPlane({ controllers: [...WORKLOAD_CONTROLLERS, 'replicationcontroller'] });
   call = api(cp);
   env = { KUBECONFIG: cp.kubeconfigPath };
 });
@@ -163,4 +164,42 @@ test('record job/NAME: the Job, its pods, Events, namespace; the replay reports 
   assert.equal(s.verdict.state, 'healthy');
   assert.match(s.verdict.summary, /the Job is Complete/);
   assert.equal(s.findings.some((f: any) => f.id === 'job-tracking-finalizer-held'), false);
+});
+
+test('explain rc/NAME: the ReplicationController read as the ReplicaSet its manager runs, its pods and the replication-controller\'s Events — healthy with its create round, exit 0; --watch follows a scale-up', async () => {
+  const ns = await namespace('rcexp');
+  const rc = {
+    apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'legacy', namespace: ns },
+    spec: { replicas: 2, selector: { app: 'legacy' }, template: { metadata: { labels: { app: 'legacy' } }, spec: { containers: [{ name: 'c', image: 'registry.k8s.io/pause:3.10' }] } } },
+  };
+  await call('POST', `/api/v1/namespaces/${ns}/replicationcontrollers`, rc);
+  await until('the RC to have 2 pods', 60000, async () => {
+    const r = await call<any>('GET', `/api/v1/namespaces/${ns}/replicationcontrollers/legacy`);
+    return r.status?.replicas === 2 && r.status?.observedGeneration === r.metadata.generation;
+  });
+  const snap = kexp(['explain', 'rc/legacy', '-n', ns, '-o', 'json'], { env });
+  assert.equal(snap.code, 0, snap.stderr);
+  const rep = json(snap);
+  assert.deepEqual(validateReport(rep), []);
+  const e = rep.replicaSets[0];
+  assert.equal(e.kind, 'ReplicationController');
+  assert.equal(e.key, `${ns}/legacy`);
+  assert.equal(e.verdict.state, 'healthy', JSON.stringify(e.verdict));
+  assert.equal(e.counts.active.last, 2);
+  // The manager's two SuccessfulCreate Events (rounds as their times group them: whole seconds).
+  assert.equal(e.rounds.filter((r: any) => r.kind === 'create').reduce((n: number, r: any) => n + (r.successes ?? 0), 0), 2, JSON.stringify(e.rounds));
+  assert.ok(e.rounds.every((r: any) => r.basis === 'observed'));
+  const text = kexp(['explain', 'replicationcontroller', 'legacy', '-n', ns], { env });
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, new RegExp(`^ReplicationController ${ns}/legacy`, 'm'));
+  // --watch: a scale-up during the watch is the manager's create round in the replay.
+  const watched = run(['explain', 'rc/legacy', '-n', ns, '--watch', '12s', '-o', 'json']);
+  await sleep(4000);
+  await call('PATCH', `/api/v1/namespaces/${ns}/replicationcontrollers/legacy`, { spec: { replicas: 3 } }, 'application/merge-patch+json');
+  const w = await watched;
+  assert.equal(w.code, 0, w.stderr);
+  const we = json(w).replicaSets[0];
+  assert.equal(we.kind, 'ReplicationController');
+  assert.equal(we.counts.active.last, 3, JSON.stringify(we.counts));
+  assert.ok(we.rounds.some((r: any) => r.kind === 'create' && r.successes === 1), JSON.stringify(we.rounds));
 });

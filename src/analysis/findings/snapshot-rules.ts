@@ -18,18 +18,24 @@ import { stallIsLeak, type SnapshotState } from '../report/snapshot-state.js';
 import { fmtAgo, plural } from '../report/wording.js';
 import type { FindingRule } from './finding-rule.js';
 import type { Finding } from '../report-types.js';
+import type { OwnerWords } from '../report/owner-words.js';
+
+/** The owner as `kexp explain` takes it: NAME for a ReplicaSet (its default), RESOURCE/NAME for another kind. */
+function explainTarget(o: OwnerWords, name: string): string {
+  return o.resource === 'rs' ? name : `${o.resource}/${name}`;
+}
 
 export const rsBeingDeleted: FindingRule<SnapshotState> = {
   name: 'rs-being-deleted',
   ids: ['rs-being-deleted'],
   reads: 'the ReplicaSet\'s deletionTimestamp and finalizers',
   fires: 'the ReplicaSet is being deleted',
-  find({ rs, key, name, refs, deletingSince }) {
+  find({ rs, key, name, refs, deletingSince, words: o }) {
     if (deletingSince === undefined) return undefined;
     return {
       id: 'rs-being-deleted', severity: 'warning', basis: 'observed', at: iso(deletingSince),
-      title: 'ReplicaSet is being deleted: the controller no longer creates or deletes pods for it',
-      explanation: `${key} has had a deletionTimestamp since ${iso(deletingSince)}${(rs.metadata.finalizers ?? []).length ? ` and is held by the finalizers ${rs.metadata.finalizers!.join(', ')}` : ''}. A ReplicaSet being deleted is still synced (status, keeping owned pods) but manageReplicas never runs, and CanAdopt refuses every adoption.`,
+      title: `${o.noun} is being deleted: the controller no longer creates or deletes pods for it`,
+      explanation: `${key} has had a deletionTimestamp since ${iso(deletingSince)}${(rs.metadata.finalizers ?? []).length ? ` and is held by the finalizers ${rs.metadata.finalizers!.join(', ')}` : ''}. A ${o.noun} being deleted is still synced (status, keeping owned pods) but ${o.manage} never runs, and CanAdopt refuses every adoption.`,
       nextStep: (rs.metadata.finalizers ?? []).length
         ? `If the deletion is stuck, find the controller responsible for the finalizers (${rs.metadata.finalizers!.join(', ')}); remove a finalizer by hand only if that controller is gone.`
         : 'Nothing to do if the deletion is intended; the garbage collector removes the pods (foreground/background) or orphans them.',
@@ -43,7 +49,7 @@ export const namespaceTerminating: FindingRule<SnapshotState> = {
   ids: ['expectation-leak-namespace-terminating-open', 'namespace-terminating'],
   reads: 'the namespace\'s phase, deletionTimestamp and conditions; the ReplicaSet\'s missing pods',
   fires: 'the namespace is terminating (the ReplicaSet not being deleted): a leak when pods are missing, since every create is rejected with NamespaceTerminating and counted as a success',
-  find({ ns, nsName, nsDeletion, nsTerminating, deletingSince, diff, now, key, desired, active, name, refs }) {
+  find({ ns, nsName, nsDeletion, nsTerminating, deletingSince, diff, now, key, desired, active, name, refs, words: o }) {
     if (!(nsTerminating && deletingSince === undefined)) return undefined;
     const nsConds = (ns?.status as { conditions?: unknown } | undefined)?.conditions;
     const conds = (Array.isArray(nsConds) ? (nsConds as Array<{ type: string; status: string; message?: string } | null>) : []).filter((c): c is { type: string; status: string; message?: string } => typeof c === 'object' && c !== null && c.status === 'True');
@@ -54,7 +60,7 @@ export const namespaceTerminating: FindingRule<SnapshotState> = {
         title: `Namespace ${nsName} is terminating: ${plural(-diff, 'create')} will be rejected and leak the controller's expectations`,
         explanation:
           `${key} wants ${desired} replicas and has ${active} active. Every create in a terminating namespace is rejected with cause NamespaceTerminating, ` +
-          `and the ReplicaSet controller counts that rejection as a success (no FailedCreate Event, no walk-back). So after each attempt it waits for ${plural(-diff, 'pod')} ` +
+          `and the ${o.controller} counts that rejection as a success (no FailedCreate Event, no walk-back). So after each attempt it waits for ${plural(-diff, 'pod')} ` +
           `that will never be observed: gated until the record expires 5 minutes later, then the next sync tries again and leaks again.${why}`,
         nextStep: conds.length
           ? `Finish or cancel the namespace deletion: it is waiting on ${conds.map((c) => c.type).join(', ')}. Look at the remaining content and finalizers (\`kubectl get ns ${nsName} -o yaml\`, \`kubectl api-resources --verbs=list --namespaced -o name | xargs -n1 kubectl get -n ${nsName} --ignore-not-found\`).`
@@ -126,12 +132,12 @@ export const statusStale: FindingRule<SnapshotState> = {
   ids: ['status-stale'],
   reads: 'the ReplicaSet\'s generation and status.observedGeneration',
   fires: 'observedGeneration lags generation (the ReplicaSet not being deleted): the controller has not synced the latest spec',
-  find({ statusStale, deletingSince, lastSpecChange, now, observedGeneration, generation, name, refs }) {
+  find({ statusStale, deletingSince, lastSpecChange, now, observedGeneration, generation, name, refs, words: o }) {
     if (!(statusStale && deletingSince === undefined)) return undefined;
     return {
       id: 'status-stale', severity: 'warning', basis: 'observed', at: iso(lastSpecChange ?? now),
       title: `The controller has not processed the latest spec (observedGeneration ${observedGeneration ?? 0} < generation ${generation})`,
-      explanation: 'The ReplicaSet controller writes status (including observedGeneration) on every sync, gated or not. A lagging observedGeneration means it has not synced this ReplicaSet since the spec changed: kube-controller-manager is down, not the leader, starved, or the workqueue is backed up.',
+      explanation: `The ${o.controller} writes status (including observedGeneration) on every sync, gated or not. A lagging observedGeneration means it has not synced this ${o.noun} since the spec changed: kube-controller-manager is down, not the leader, starved, or the workqueue is backed up.`,
       nextStep: 'Check kube-controller-manager: is it running and leading (`kubectl get lease -n kube-system kube-controller-manager`), and what does its log say?',
       evidence: [refs.rs(name, 'status.observedGeneration')],
     };
@@ -157,7 +163,7 @@ export const heldDeletionSnapshot: FindingRule<SnapshotState> = {
   reads: 'status.replicas and status.observedGeneration against the active pods of the snapshot',
   fires: `status.replicas above the active pods that exist, observedGeneration current, the pods known and no pod change in the last ${STATUS_SETTLE_MS / 1000} s`,
   find(s) {
-    const { rs, active, podsKnown, statusStale, deletingSince, now, lastProgress, key, name, nsName, refs, owned } = s;
+    const { rs, active, podsKnown, statusStale, deletingSince, now, lastProgress, key, name, nsName, refs, owned, words: o } = s;
     const replicas = rs.status?.replicas;
     if (!podsKnown || statusStale || deletingSince !== undefined || typeof replicas !== 'number' || replicas <= active) return undefined;
     if (lastProgress !== undefined && now - lastProgress <= STATUS_SETTLE_MS) return undefined;
@@ -166,10 +172,10 @@ export const heldDeletionSnapshot: FindingRule<SnapshotState> = {
       id: 'held-deletion', severity: 'warning', basis: 'inferred', at: iso(now),
       title: `status.replicas ${replicas} counts ${plural(more, 'more pod')} than the ${active} active that exist, with observedGeneration current: the controller's cache still holds ${more === 1 ? 'a deleted pod' : 'deleted pods'}`,
       explanation:
-        `Every sync of ${key} ends with updateReplicaSetStatus, whose status.replicas is the active pods the controller listed from its informer cache (calculateStatus), and observedGeneration ${s.observedGeneration} says that sync saw the current spec. ` +
+        `Every sync of ${key} ends with ${o.statusUpdate}, whose status.replicas is the active pods the controller listed from its informer cache (calculateStatus), and observedGeneration ${s.observedGeneration} says that sync saw the current spec. ` +
         `It counted ${replicas} while ${active} exist: its pod informer had not delivered ${more === 1 ? 'a deletion' : `${more} deletions`} (a lagging watch, or a deletion event it never received). ` +
         'If the controller deleted that pod itself, its delete expectation is never lowered and every sync is gated until the informer catches up or the record expires (5 minutes after it was set); its DELETE of the pod after the expiry is answered 404. The snapshot cannot tell which pod, nor when the record was set.',
-      nextStep: `Watch it: \`kexp explain ${name} -n ${nsName} --watch 1m\` (a status write counting ${active} ends it); check kube-controller-manager's pod watch (reflector "watch closed" / relist lines). A restart of kube-controller-manager or its next relist clears the stale pod.`,
+      nextStep: `Watch it: \`kexp explain ${explainTarget(o, name)} -n ${nsName} --watch 1m\` (a status write counting ${active} ends it); check kube-controller-manager's pod watch (reflector "watch closed" / relist lines). A restart of kube-controller-manager or its next relist clears the stale pod.`,
       evidence: [refs.rs(name, 'status.replicas'), refs.rs(name, 'status.observedGeneration'), ...owned.slice(-3).map(refs.pod)],
     };
   },
@@ -182,7 +188,7 @@ export const noProgress: FindingRule<SnapshotState> = {
   fires: `pods missing or surplus, the spec synced, nothing failed and nothing moved for 30 s: gated; a leak once that lasted past the 5-minute timeout`,
   find(s) {
     if (!s.stalled) return undefined;
-    const { sinceMove, lastProgress, lastSpecChange, diff, key, desired, active, observedGeneration, name, nsName, refs, owned } = s;
+    const { sinceMove, lastProgress, lastSpecChange, diff, key, desired, active, observedGeneration, name, nsName, refs, owned, words: o } = s;
     const leak = stallIsLeak(s);
     const since = Math.max(lastProgress ?? 0, lastSpecChange ?? 0);
     return {
@@ -195,12 +201,12 @@ export const noProgress: FindingRule<SnapshotState> = {
         `yet no pod was created or deleted since ${iso(since)}. An ungated controller acts within milliseconds, so it is most likely refusing to sync because its expectations are not satisfied ` +
         `(a watch gap in kube-controller-manager, pods orphaned before their deletion was seen, writes lost). ` +
         (leak
-          ? 'The record expires 5 minutes after it was set, but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger (a pod or ReplicaSet change, or the informer resync every 12–24 h).'
+          ? `The record expires 5 minutes after it was set, but expiry is passive: the controller recovers only at the first sync after that, which needs a trigger (${o.triggers}, or the informer resync every 12–24 h).`
           : `The record expires at most 5 minutes after it was set (by ${iso(since + EXPECTATIONS_TIMEOUT_MS)} at the latest); the controller recovers at the first sync after that.`) +
         ' Another explanation with the same symptoms: kube-controller-manager stopped after writing the status.',
       nextStep: leak
-        ? `Trigger a sync: \`kubectl annotate rs ${name} -n ${nsName} kexp.io/poke="$(date +%s)" --overwrite\`. Then find the cause in the kube-controller-manager log ("Controller expectations expired", watch errors).`
-        : `Watch it: \`kexp explain ${name} -n ${nsName} --watch 1m\`; if nothing moves by ${iso(since + EXPECTATIONS_TIMEOUT_MS)}, trigger a sync (any change to the ReplicaSet, e.g. an annotation).`,
+        ? `Trigger a sync: \`kubectl annotate ${o.resource} ${name} -n ${nsName} kexp.io/poke="$(date +%s)" --overwrite\`. Then find the cause in the kube-controller-manager log ("Controller expectations expired", watch errors).`
+        : `Watch it: \`kexp explain ${explainTarget(o, name)} -n ${nsName} --watch 1m\`; if nothing moves by ${iso(since + EXPECTATIONS_TIMEOUT_MS)}, trigger a sync (any change to the ${o.noun}, e.g. an annotation).`,
       evidence: [refs.rs(name), ...owned.slice(-3).map(refs.pod)],
     };
   },
@@ -228,12 +234,12 @@ export const orphansToAdopt: FindingRule<SnapshotState> = {
   ids: ['orphans-to-adopt'],
   reads: 'active pods without a controllerRef that match the selector',
   fires: 'such orphans exist (the ReplicaSet not being deleted): ClaimObject will adopt them',
-  find({ orphansMatching, deletingSince, now, name, nsName }) {
+  find({ orphansMatching, deletingSince, now, name, nsName, words: o }) {
     if (!(orphansMatching > 0 && deletingSince === undefined)) return undefined;
     return {
       id: 'orphans-to-adopt', severity: 'info', basis: 'inferred', at: iso(now),
       title: `${plural(orphansMatching, 'orphan pod')} match the selector and will be adopted`,
-      explanation: 'ClaimObject adopts an orphan in the same namespace that matches the selector (after CanAdopt\'s live re-read of the ReplicaSet). Adopted pods count towards the replicas, so the controller creates fewer pods.',
+      explanation: `ClaimObject adopts an orphan in the same namespace that matches the selector (after CanAdopt's live re-read of the ${o.noun}). Adopted pods count towards the replicas, so the controller creates fewer pods.`,
       nextStep: `See \`kexp adopt ${name} -n ${nsName}\` for the decision per pod.`,
       evidence: [],
     };
@@ -261,11 +267,11 @@ export const terminatingOrphans: FindingRule<SnapshotState> = {
   ids: ['terminating-orphans'],
   reads: 'pods without a controllerRef that match the selector and are being deleted',
   fires: 'such pods exist (the ReplicaSet not being deleted): never adopted, and a delete expectation for them can no longer be credited',
-  find({ terminatingOrphans: pods, deletingSince, now, name, nsName, refs }) {
+  find({ terminatingOrphans: pods, deletingSince, now, name, nsName, refs, words: o }) {
     if (!(pods.length > 0 && deletingSince === undefined)) return undefined;
     return {
       ...terminatingOrphansSaid(pods.map((p) => p.metadata.name ?? '?')), basis: 'inferred', at: iso(now),
-      nextStep: `Watch it (\`kexp explain ${name} -n ${nsName} --watch 1m\`) to see whether the controller is gated; nothing to do if these pods were orphaned on purpose.`,
+      nextStep: `Watch it (\`kexp explain ${explainTarget(o, name)} -n ${nsName} --watch 1m\`) to see whether the controller is gated; nothing to do if these pods were orphaned on purpose.`,
       evidence: pods.slice(0, 5).map((p) => refs.pod(p)),
     };
   },
@@ -293,13 +299,13 @@ export const ownerMissing: FindingRule<SnapshotState> = {
   ids: ['owner-missing'],
   reads: 'the live read of the ReplicaSet\'s controlling owner',
   fires: 'the owner named by the ReplicaSet\'s controllerRef no longer exists (a live read only)',
-  find({ input, rs, now }) {
+  find({ input, rs, now, words: o }) {
     if (!(input.owner && 'notFound' in input.owner)) return undefined;
     const ref = controllerRefOf(rs.metadata);
     return {
       id: 'owner-missing', severity: 'warning', basis: 'observed', at: iso(now),
       title: `The controlling owner ${ref?.kind}/${ref?.name} no longer exists`,
-      explanation: 'The garbage collector will delete this ReplicaSet (and, unless orphaned, its pods) because its controller owner is gone.',
+      explanation: `The garbage collector will delete this ${o.noun} (and, unless orphaned, its pods) because its controller owner is gone.`,
       nextStep: 'Nothing to do if the Deployment was deleted on purpose.',
       evidence: [],
     };
@@ -311,7 +317,7 @@ export const controllerLeader: FindingRule<SnapshotState> = {
   ids: ['controller-not-leading', 'controller-leader-changed'],
   reads: 'the kube-system/kube-controller-manager leader Lease (a live read only)',
   fires: 'nobody renewed it for two lease durations (no ReplicaSet controller runs), or a new leader acquired it in the last 10 minutes (it started with no expectations)',
-  find({ input, now }) {
+  find({ input, now, words: o }) {
     // The controller's leader election: nobody renewing means no ReplicaSet controller runs; a
     // recent acquisition means a new process that started with no expectations.
     const lease = input.kcmLease?.spec;
@@ -323,7 +329,7 @@ export const controllerLeader: FindingRule<SnapshotState> = {
     if (renew !== undefined && now - renew > Math.max(2 * duration, 30_000)) {
       return {
         id: 'controller-not-leading', severity: 'critical', basis: 'observed', at: iso(renew),
-        title: `No kube-controller-manager has renewed its leader Lease for ${fmtAgo(now - renew)}: no ReplicaSet controller is running`,
+        title: `No kube-controller-manager has renewed its leader Lease for ${fmtAgo(now - renew)}: no ${o.controller} is running`,
         explanation: `kube-system/kube-controller-manager was last renewed at ${iso(renew)} by ${holder} (lease ${Math.round(duration / 1000)} s). Without a leader no controller syncs: nothing is created, deleted, adopted or written to status, whatever the expectations.`,
         nextStep: 'Check the kube-controller-manager pods or process (`kubectl -n kube-system get pods -l component=kube-controller-manager`, its log, the static pod manifest).',
         evidence: ['live:leases/kube-system/kube-controller-manager#spec.renewTime'],
@@ -364,11 +370,11 @@ export const podsNotInInput: FindingRule<SnapshotState> = {
   ids: ['pods-not-in-input'],
   reads: 'whether the snapshot holds pods at all, and the ReplicaSet\'s status counts',
   fires: 'the snapshot holds no pods (e.g. `kubectl get rs -o json`): counts come from the ReplicaSet\'s status',
-  find({ podsKnown, rs, observedGeneration, nsName, name, now, refs }) {
+  find({ podsKnown, rs, observedGeneration, nsName, name, now, refs, words: o }) {
     if (podsKnown) return undefined;
     return {
       id: 'pods-not-in-input', severity: 'info', basis: 'unknown', at: iso(now),
-      title: 'The snapshot holds no pods: counts come from the ReplicaSet\'s status',
+      title: `The snapshot holds no pods: counts come from the ${o.noun}'s status`,
       explanation: `status.replicas ${rs.status?.replicas ?? 0}, readyReplicas ${rs.status?.readyReplicas ?? 0} are what the controller wrote at its last sync (observedGeneration ${observedGeneration ?? '—'}). Pod-level checks (terminating pods, the adoption table, orphans) need the pods.`,
       nextStep: `Include the pods: \`kubectl get rs,pods,events -n ${nsName} -o json\`.`,
       evidence: [refs.rs(name, 'status')],

@@ -51,16 +51,24 @@ const OWNER_COMPONENTS: Readonly<Record<OwnerReportKind, string>> = {
   Job: 'job-controller',
 };
 
+/**
+ * The Events about `kind` `name` recorded by that kind's own controller, in the ReplicaSet
+ * controller's form (about a ReplicaSet, no source component): event-rounds.ts and the snapshot
+ * state match the ReplicaSet controller's Events about a ReplicaSet, and the Events' reasons,
+ * counts, times and messages are the same for every RealPodControl user, so this controller's are
+ * read as its. Other Events are left out.
+ */
+export function eventsAsReplicaSets(kind: OwnerReportKind, name: string | undefined, events: CoreEvent[]): CoreEvent[] {
+  const component = OWNER_COMPONENTS[kind];
+  return events
+    .filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === name && [undefined, component].includes(e.source?.component ?? e.reportingComponent))
+    .map(({ source: _s, reportingComponent: _r, ...e }) => ({ ...e, involvedObject: { ...e.involvedObject, kind: 'ReplicaSet', namespace: e.involvedObject?.namespace ?? e.metadata.namespace } }));
+}
+
 /** The owner's create/delete rounds its controller's Events show (observed, one write per occurrence). */
 export function ownerEventRounds(kind: OwnerReportKind, meta: ObjectMeta, events: CoreEvent[], at: number): { rounds: RoundReport[]; accounting: WriteAccounting } {
-  const component = OWNER_COMPONENTS[kind];
-  const mine = events.filter((e) => e.involvedObject?.kind === kind && e.involvedObject.name === meta.name && [undefined, component].includes(e.source?.component ?? e.reportingComponent));
-  // event-rounds.ts matches the ReplicaSet controller's Events about a ReplicaSet; the Events'
-  // reasons, counts, times and messages are the same for every RealPodControl user, so this
-  // controller's (checked above) are read as its.
-  const asRs = mine.map(({ source: _s, reportingComponent: _r, ...e }) => ({ ...e, involvedObject: { ...e.involvedObject, kind: 'ReplicaSet', namespace: e.involvedObject?.namespace ?? e.metadata.namespace } }));
   const pseudo = { metadata: { name: meta.name, namespace: meta.namespace, ...(meta.uid ? { uid: meta.uid } : {}) } } as ReplicaSet;
-  return eventRounds(pseudo, asRs, undefined, at);
+  return eventRounds(pseudo, eventsAsReplicaSets(kind, meta.name, events), undefined, at);
 }
 
 export interface OwnerSnapshotParts {

@@ -22,3 +22,9 @@ export const LIVE_REFS: SnapshotRefs = {
   event: (e) => `live:events/${e.metadata.name ?? '?'}`,
   quota: (name) => `live:resourcequotas/${name}`,
 };
+
+/** A live snapshot of a ReplicationController (`kexp explain rc/NAME`): its fields cited as the RC's. */
+export const LIVE_RC_REFS: SnapshotRefs = {
+  ...LIVE_REFS,
+  rs: (name, field) => `live:replicationcontrollers/${name}${field ? `#${field}` : ''}`,
+};

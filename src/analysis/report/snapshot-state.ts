@@ -18,6 +18,7 @@ import type { Deployment, Lease, LiveSnapshot, ResourceQuota } from '../../sourc
 import { iso } from '../iso.js';
 import type { Basis } from '../report-types.js';
 import { eventTimes } from './event-times.js';
+import { ownerWords, type OwnerWords } from './owner-words.js';
 import type { SnapshotRefs } from './snapshot-refs.js';
 import { plural } from './wording.js';
 
@@ -69,6 +70,12 @@ export interface SnapshotInput {
   podsKnown?: boolean;
   /** kube-system/kube-controller-manager Lease, when it could be read. */
   kcmLease?: Lease;
+  /**
+   * The owner's words when it is not a ReplicaSet: a ReplicationController read as the ReplicaSet
+   * its manager converts it to (model/replicationcontroller/conversion.ts), its Events in the
+   * ReplicaSet controller's form (pipeline/explain-live.ts). Default: the ReplicaSet's.
+   */
+  words?: OwnerWords;
 }
 
 /** The newest FailedCreate/FailedDelete Event about this ReplicaSet. */
@@ -99,6 +106,8 @@ interface PodsSeen {
 
 export interface SnapshotState extends PodsSeen {
   rs: ReplicaSet;
+  /** How findings name the owner (SnapshotInput.words, else the ReplicaSet's). */
+  words: OwnerWords;
   input: SnapshotInput;
   now: number;
   refs: SnapshotRefs;
@@ -352,7 +361,7 @@ export function readSnapshot(rs: ReplicaSet, input: SnapshotInput, now: number, 
   const sinceMove = now - Math.max(lastProgress ?? 0, lastSpecChange ?? 0);
   const stalled = diff !== 0 && !statusStale && !failing && !nsTerminating && deletingSince === undefined && (lastProgress !== undefined || lastSpecChange !== undefined) && sinceMove > STALL_MS;
   return {
-    ...seen, rs, input, now, refs, key: objectKey(rs.metadata), name, nsName, desired, podsKnown, timeline,
+    ...seen, rs, words: input.words ?? ownerWords('rs'), input, now, refs, key: objectKey(rs.metadata), name, nsName, desired, podsKnown, timeline,
     lastProgress, lastSpecChange, lastFailure, ns, nsDeletion, nsTerminating, deletingSince,
     generation, observedGeneration, statusStale, diff, failing, sinceMove, stalled, quotaFull: exhaustedQuotas(input.quotas),
   };

@@ -18,7 +18,8 @@
  * (DNS-1123 subdomain) before any request, and every path is built by resourcePath (each
  * segment URI-encoded); api-client refuses responses of another kind than requested.
  */
-import type { CoreEvent, Namespace, Pod, ReplicaSet } from '../../model/objects.js';
+import type { CoreEvent, Namespace, Pod, ReplicaSet, ReplicationController } from '../../model/objects.js';
+import { replicaSetFromReplicationController } from '../../model/replicationcontroller/conversion.js';
 import { getJSON } from './api-client.js';
 import { ClusterError } from './cluster-error.js';
 import type { ClusterAccess } from './kubeconfig.js';
@@ -26,7 +27,8 @@ import { checkObjectName, dns1123SubdomainProblem, quoteValue } from './names.js
 import { resourcePath } from './resource-paths.js';
 
 export interface SnapshotTarget {
-  kind: 'rs' | 'deployment';
+  /** A ReplicaSet, a ReplicationController (read and converted to the ReplicaSet shape, as its manager does), or a Deployment's ReplicaSets. */
+  kind: 'rs' | 'rc' | 'deployment';
   name: string;
 }
 
@@ -67,13 +69,17 @@ export interface LiveSnapshot {
   target: SnapshotTarget;
   /** The Deployment named by a `deployment/NAME` target. */
   deployment?: Deployment;
-  /** The ReplicaSets to explain: the named one, or those the Deployment controls. */
+  /**
+   * The ReplicaSets to explain: the named one, or those the Deployment controls; for an `rc/NAME`
+   * target the ReplicationController converted to the ReplicaSet shape (convertRCtoRS of
+   * pkg/controller/replication/conversion.go: the RC manager runs the ReplicaSet controller's code).
+   */
   replicaSets: ReplicaSet[];
   /** The controlling owner of each target ReplicaSet, when it is a Deployment that could be read (key: RS uid). */
   owners: Map<string, Deployment | { notFound: true }>;
   /** All pods of the namespace. */
   pods: Pod[];
-  /** Events about the target ReplicaSets (and the Deployment). */
+  /** Events about the target ReplicaSets (and the Deployment); about the ReplicationController for an `rc/NAME` target. */
   events: CoreEvent[];
   quotas?: ResourceQuota[];
   ns?: Namespace;
@@ -165,7 +171,7 @@ function notFoundMessage(kind: string, ns: string, name: string, hint = ''): Clu
 
 /** The target's name must be a valid object name (InvalidNameError, a usage error, before any request). */
 function checkTarget(target: SnapshotTarget): void {
-  checkObjectName(target.name, target.kind === 'rs' ? 'ReplicaSet' : 'Deployment');
+  checkObjectName(target.name, target.kind === 'rs' ? 'ReplicaSet' : target.kind === 'rc' ? 'ReplicationController' : 'Deployment');
 }
 
 /** Reads the target ReplicaSet(s). Throws ClusterError not-found (with a Deployment hint) or forbidden. */
@@ -173,6 +179,15 @@ export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: De
   const ns = o.access.namespace;
   const { target } = o;
   checkTarget(target);
+  if (target.kind === 'rc') {
+    try {
+      const rc = await get<ReplicationController>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'replicationcontrollers', name: target.name }), 'get', 'replicationcontrollers', ns);
+      return { replicaSets: [replicaSetFromReplicationController(rc)] };
+    } catch (err) {
+      if (err instanceof ClusterError && err.kind === 'not-found') throw notFoundMessage('ReplicationController', ns, target.name);
+      throw err;
+    }
+  }
   if (target.kind === 'rs') {
     try {
       const rs = await get<ReplicaSet>(o, resourcePath({ group: 'apps', version: 'v1', namespace: ns, resource: 'replicasets', name: target.name }), 'get', 'replicasets.apps', ns);
@@ -220,7 +235,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
   podsP.catch(() => undefined); // awaited below; do not let an early failure go unhandled meanwhile
   const { deployment, replicaSets } = await readTargets(o);
   const names = new Set(replicaSets.map((r) => r.metadata.name ?? ''));
-  const eventQuery: Record<string, string> = o.target.kind === 'rs'
+  const eventQuery: Record<string, string> = o.target.kind === 'rs' || o.target.kind === 'rc'
     ? { fieldSelector: `involvedObject.name=${o.target.name}` }
     : { fieldSelector: 'involvedObject.kind=ReplicaSet' };
   const [pods, rsEvents, depEvents, quotas, nsObj, kcmLease] = await Promise.all([
@@ -247,7 +262,8 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
       }
     })(),
   ]);
-  const events = [...rsEvents.filter((e) => e.involvedObject?.kind === 'ReplicaSet' && names.has(e.involvedObject.name ?? '')), ...depEvents];
+  const ownerKind = o.target.kind === 'rc' ? 'ReplicationController' : 'ReplicaSet';
+  const events = [...rsEvents.filter((e) => e.involvedObject?.kind === ownerKind && names.has(e.involvedObject.name ?? '')), ...depEvents];
   // The controlling owner of each ReplicaSet (a Deployment, when it is one).
   const owners = new Map<string, Deployment | { notFound: true }>();
   const ownerCache = new Map<string, Promise<Deployment | { notFound: true } | undefined>>();
@@ -302,7 +318,7 @@ export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
     ...(kcmLease ? { kcmLease } : {}),
     ...(leaseNote ? { leaseNote } : {}),
     unavailable: uniq,
-    counts: { replicasets: replicaSets.length, pods: pods.length, events: events.length, resourcequotas: quotas?.length ?? 0, namespaces: nsObj ? 1 : 0 },
+    counts: { [o.target.kind === 'rc' ? 'replicationcontrollers' : 'replicasets']: replicaSets.length, pods: pods.length, events: events.length, resourcequotas: quotas?.length ?? 0, namespaces: nsObj ? 1 : 0 },
   };
 }
 
