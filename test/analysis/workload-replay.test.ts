@@ -94,6 +94,7 @@ test('job-dropped-add: the create whose ADD the controller never got leaves the 
   // Every gate decision follows the controller's view: nothing of the window is unknown.
   assert.deepEqual(job.viewUnknown ?? [], []);
   assert.deepEqual(job.rounds.map((r) => [r.kind, r.n]), logRounds('job-dropped-add'));
+  assert.match(job.verdict.summary, /^the Job is Failed \(BackoffLimitExceeded: Job has reached the specified backoff limit\) since 2026-12-05T08:04:19Z/);
   assert.equal(exitCodeFor(report, 0), 4);
 });
 
@@ -123,5 +124,8 @@ test('job-complete: healthy, with the controller\'s three create rounds (3, then
   });
   assert.equal(logTimes('job-complete', /"Controller still waiting on expectations"/).length, 0);
   assert.equal(job.verdict.state, 'healthy');
+  // Its Complete condition, as the controller wrote it, is the verdict's sentence (observed).
+  assert.equal(job.verdict.basis, 'observed');
+  assert.match(job.verdict.summary, /^the Job is Complete \(CompletionsReached: Reached expected number of succeeded pods\) since 2026-12-05T08:00:10Z/);
   assert.equal(exitCodeFor(report, 0), 0);
 });

@@ -30,10 +30,10 @@ test('unknown types and malformed targets: exit 2, one line naming the accepted 
   }
 });
 
-test('explain does not take an RC; an invalid name is named; both exit 2', () => {
-  const rc = kexp(['explain', 'rc/web'], { env: NO_CLUSTER });
+test('adopt does not take an RC; an invalid name is named; both exit 2', () => {
+  const rc = kexp(['adopt', 'rc/web'], { env: NO_CLUSTER });
   assert.equal(rc.code, 2, rc.stderr);
-  assert.match(oneLine(rc.stderr), /kexp explain does not take a ReplicationController \(rc\/web\): it takes NAME or rs\/NAME, deployment\/NAME, ds\/NAME, job\/NAME/);
+  assert.match(oneLine(rc.stderr), /kexp adopt takes a ReplicaSet name \(adoption is per ReplicaSet\)/);
   const bad = kexp(['record', 'job', 'Bad_Name', '-f', '/tmp/x.jsonl'], { env: NO_CLUSTER });
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(oneLine(bad.stderr), /Job name "Bad_Name" is not a valid object name/);
@@ -42,6 +42,7 @@ test('explain does not take an RC; an invalid name is named; both exit 2', () =>
 test('every accepted form gets past the parser to the cluster step (exit 7 without a kubeconfig)', () => {
   for (const args of [
     ['explain', 'ds/agent'], ['explain', 'daemonset', 'agent'], ['explain', 'job.batch/backup'], ['explain', 'jobs', 'backup'],
+    ['explain', 'rc/web'], ['explain', 'replicationcontroller', 'web'],
     ['record', 'rc/web', '-f', '/tmp/kexp-never.jsonl'], ['record', 'daemonsets.apps', 'agent', '-f', '/tmp/kexp-never.jsonl'],
   ]) {
     const r = kexp(args, { env: NO_CLUSTER });

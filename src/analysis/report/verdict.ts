@@ -52,7 +52,25 @@ function countsVerdict({ t, res, resource }: ReplayedTrack, c: NonNullable<Repla
     return { state: 'converging', basis: 'inferred', summary: `converging: ${c.active} of ${of(c.desired)} active` };
   }
   if (t.firstSetAt === undefined && t.syncs === 0) return { state: 'unknown', basis: 'unknown', summary: `no sync of this ${o.noun} in the input` };
+  // A finished Job wants no pods (model/job/engine-owner.ts jobAsOwner): its controller is done, and
+  // whether the Job succeeded is what the operator asks first.
+  const finished = resource === 'job' ? finishedCondition(res.replicaSets.get(t.key)) : undefined;
+  if (finished && c.active === 0) {
+    return { state: 'healthy', basis: 'observed', summary: `the Job is ${finished.type}${finished.reason ? ` (${finished.reason}${finished.message ? `: ${finished.message}` : ''})` : ''}${finished.at ? ` since ${finished.at}` : ''}: its controller has no pod left to run` };
+  }
   return { state: 'healthy', basis: 'inferred', summary: `controller healthy: ${c.active}/${c.desired} pods active${o.desiredMeans ? ` (desired: the ${o.desiredMeans})` : ''}, not gated (${c.ready} ready — readiness is up to the kubelet, not this controller)` };
+}
+
+/** A Job's Complete or Failed condition (status True), as its controller wrote it. */
+function finishedCondition(owner: { status?: unknown } | undefined): { type: string; reason?: string; message?: string; at?: string } | undefined {
+  const conds = (owner?.status as { conditions?: unknown } | undefined)?.conditions;
+  if (!Array.isArray(conds)) return undefined;
+  for (const c of conds as Array<Record<string, unknown> | null>) {
+    if (!c || (c.type !== 'Complete' && c.type !== 'Failed') || c.status !== 'True') continue;
+    const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    return { type: c.type, reason: str(c.reason), message: str(c.message), at: str(c.lastTransitionTime) };
+  }
+  return undefined;
 }
 
 export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
