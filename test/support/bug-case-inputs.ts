@@ -11,6 +11,10 @@
 import { AuditLogBuilder, actors, type Actor } from './audit-builder.js';
 import { RecordingBuilder } from './recording-builder.js';
 import { WorkQueue } from '../../src/model/workqueue.js';
+import type { Pod } from '../../src/model/objects.js';
+import { daemonPod, daemonSet, dsEvent, node as dsNode, T0 } from './daemonset-recording.js';
+import { changed as dsChanged } from '../model/daemonset/daemonset-harness.js';
+import { auditLog as dsAuditLog, dsStatus, eventCreate, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
 
 /** An actor of kube-controller-manager with the user agent of a given release. */
 export function kcmActorOf(a: Actor, version: string): Actor {
@@ -481,3 +485,74 @@ export function staleCountSurplus(version: string): AuditLogBuilder {
   return b;
 }
 
+
+// ───────────────────────── DaemonSets and Jobs (issue #22) ─────────────────────────
+
+const DS_TIMEOUT_STATUS = { metadata: {} as Record<string, never>, status: 'Failure', reason: 'Timeout', message: TIMEOUT_MESSAGE, code: 504 };
+const hb = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** updateDaemonSetStatus's counts as the controller writes them (no pod ready: the rebuilt inputs never run a kubelet). */
+function dsCounts(desired: number, current: number, observedGeneration: number, misscheduled = 0) {
+  return { desiredNumberScheduled: desired, currentNumberScheduled: current, numberMisscheduled: misscheduled, numberReady: 0, updatedNumberScheduled: current, numberAvailable: 0, numberUnavailable: desired, observedGeneration };
+}
+
+/**
+ * The DaemonSet controller's create of a daemon pod that timed out (504: no pod in the response).
+ * Answered `latencyMs` after it was sent: the rebuilt inputs keep it short, as case 2's do — the
+ * apiserver's own 60-s request timeout puts the answer past the audit reading's 60-s match window
+ * of the sync that sent it (a limit of the engine, listed in RESULTS.md's notes).
+ */
+function dsCreateTimedOut(sentAt: number, pod: Pod, latencyMs = 20): DsAuditLine {
+  const { name: _n, uid: _u, resourceVersion: _r, creationTimestamp: _c, ...meta } = pod.metadata;
+  return { at: sentAt + latencyMs, receivedAt: sentAt, actor: 'ds-controller', verb: 'create', resource: 'pods', namespace: pod.metadata.namespace, code: 504, status: DS_TIMEOUT_STATUS, requestObject: { ...pod, metadata: meta, status: {} } };
+}
+
+/** A DELETE of a daemon pod by `actor`: answered with the pod (200) or NotFound (404, already gone). */
+function dsPodDelete(at: number, pod: Pod, actor: DsAuditLine['actor'], o: { notFound?: boolean; response?: Pod } = {}): DsAuditLine {
+  const name = pod.metadata.name!;
+  if (o.notFound) {
+    return { at, actor, verb: 'delete', resource: 'pods', namespace: pod.metadata.namespace, name, code: 404, status: { metadata: {}, code: 404, status: 'Failure', reason: 'NotFound', message: `pods "${name}" not found` }, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1' } };
+  }
+  return { at, actor, verb: 'delete', resource: 'pods', namespace: pod.metadata.namespace, name, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1', ...(actor === 'pod-gc' ? { gracePeriodSeconds: 0 } : {}) }, responseObject: o.response ?? pod };
+}
+
+/**
+ * Case 3 (kubernetes#72155): a DaemonSet kube-system/agent over node n1; nodes n2 and n3 register
+ * and both creates for them time out (504, FailedCreate Events), no pod appears; before v1.18 the
+ * controller counts a timed-out create as made, so the add=2 record waits until its 5-minute
+ * expiry and nothing syncs the DaemonSet after it — until node n4 registers 45 minutes later and
+ * the sync creates the pods of n2, n3 and n4. `version`: the release of the controller's user
+ * agent (the report does not name one; December 2018).
+ */
+export function dsTimedOutCreates(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3, n4] = ['n1', 'n2', 'n3', 'n4'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' });
+  const t1 = T0 + 120 * S;
+  const lost2 = daemonPod(ds, 'n2', { at: t1, name: 'agent-lost2' });
+  const lost3 = daemonPod(ds, 'n3', { at: t1, name: 'agent-lost3' });
+  const t2 = t1 + 45 * 60 * S;
+  const later = ['n2', 'n3', 'n4'].map((n, i) => daemonPod(ds, n, { at: t2 + 100 + 30 * i, name: `agent-late${i + 2}` }));
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    eventCreate(T0 + 5 * S + 10, dsEvent(ds, T0 + 5 * S, 'SuccessfulCreate', `Created pod: ${p1.metadata.name}`)),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1); })),
+    nodeCreate(t1 - 20, n2!),
+    nodeCreate(t1 - 20, n3!),
+    // Slow start: one create per batch (1, then 1), each answered 504.
+    dsCreateTimedOut(t1, lost2),
+    eventCreate(t1 + 30, dsEvent(ds, t1 + 20, 'FailedCreate', `Error creating: ${TIMEOUT_MESSAGE}`, 'Warning')),
+    dsCreateTimedOut(t1 + 25, lost3),
+    eventCreate(t1 + 55, dsEvent(ds, t1 + 45, 'FailedCreate', `Error creating: ${TIMEOUT_MESSAGE}`, 'Warning')),
+    dsStatus(t1 + 80, dsChanged(created, (d) => { d.status = dsCounts(3, 1, 1); })),
+    nodeCreate(t2, n4!),
+    ...later.flatMap((p, i) => [podCreate(t2 + 100 + 30 * i, p), eventCreate(t2 + 110 + 30 * i, dsEvent(ds, t2 + 100 + 30 * i, 'SuccessfulCreate', `Created pod: ${p.metadata.name}`))]),
+    dsStatus(t2 + 300, dsChanged(created, (d) => { d.status = dsCounts(4, 4, 1); })),
+    nodeHeartbeat(t2 + 60 * S, dsChanged(n1!, () => {}), hb(t2 + 60 * S)),
+  ];
+  return dsAuditLog(lines, version);
+}
