@@ -226,8 +226,31 @@ export const CASES: BugCase[] = [
         custom('names the nodes left without their daemon pod (n2, n3)', (rs) => (/\bn2\b[^.]*\bn3\b/.test(text(rs)) ? true : 'no finding names the nodes n2 and n3')),
       ], 'daemon-set-controller')],
   },
-  { n: 6, title: 'DaemonSet: 5 min stop after node removal (kubernetes#75836)', outOfScope: '#22', runs: [] },
-  { n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)', outOfScope: '#22', runs: [] },
+  {
+    n: 6, title: 'DaemonSet: 5 min stop after node removal (kubernetes#75836)',
+    runs: [rebuiltAudit('75836', 'v1.14.0', DS_KEY, () => B.dsNodeRemovedPodGcRace('v1.14.0'),
+      { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released' },
+      [
+        finding('del=1 for a pod another actor (the pod GC) deleted: the 404 counted as made, never observed; gated until the expiry', LEAK_EXPIRED([/agent-m4v9d was answered 404 NotFound/, /kubernetes#91008/]), true),
+        windowEnded('expired', 'gated from the delete until the first sync after the expiry', { remainingDel: 1 }),
+        causeNames(LEAK_EXPIRED([])),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the delete of the removed node\'s pod; n3\'s pod only after the expiry', true),
+        custom('names why the controller deleted a bound pod of a removed node at all (getPodsWithoutNode, kubernetes#73401/#75836, fixed by #76060)', (rs) => (/#75836|#76060|#73401/.test(text(rs)) ? true : 'no finding names kubernetes#75836 / #76060')),
+        custom('names the node left without its daemon pod while gated (n3)', (rs) => (/\bn3\b/.test(text(rs)) ? true : 'no finding names n3')),
+      ], 'daemon-set-controller')],
+  },
+  {
+    n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)',
+    runs: [rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
+      { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released; the recreation came only with a later node event' },
+      [
+        finding('delete expectation for agent-p1x7q never observed (its delete answered 404, counted as made before v1.19)', LEAK_EXPIRED([/agent-p1x7q was answered 404 NotFound/, /kubernetes#91008/]), true),
+        windowEnded('expired', 'gated ≤ 300 s: the untaint 2 minutes in found the record unsatisfied', { remainingDel: 1 }),
+        causeNames(LEAK_EXPIRED([])),
+        custom('the recreation on n1 was skipped at the untaint (gated) and nothing re-triggered the DaemonSet until the node event 20 minutes later', (rs) => (/\bn1\b/.test(text(rs)) && /(skipped|gated|refused)/.test(text(rs)) ? true : 'no finding says the recreation on n1 was skipped')),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation only after the second taint and untaint', true),
+      ], 'daemon-set-controller')],
+  },
   {
     n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)',
     runs: [{

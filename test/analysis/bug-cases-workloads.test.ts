@@ -33,3 +33,23 @@ test('kubernetes#72155 (case 3, v1.12.3 audit): the two timed-out creates leave 
   assert.deepEqual(rs.rounds.map((x) => [x.kind, x.n, x.basis]), [['create', 1, 'observed'], ['create', 2, 'observed'], ['create', 3, 'observed']]);
   assert.deepEqual(j.failed, []);
 });
+
+test('kubernetes#75836 (case 6, v1.14.0 audit): the delete of the removed node\'s pod answered 404 after the pod GC\'s leaves del=1 until the expiry; the cause names #91008 and #73401/#76060; exit 4', async () => {
+  const { rs, r } = await run(6);
+  assert.equal(r.exit, 4);
+  const w = rs.gatedWindows.find((x) => x.endedBy === 'expired')!;
+  assert.deepEqual([w.raised.add, w.raised.del, w.remaining?.del, w.basis], [0, 1, 1, 'inferred']);
+  const leak = rs.findings.find((f) => f.id === 'expectation-leak-expired')!;
+  assert.equal(leak.basis, 'inferred', 'whether the DELETED reached the informer before the Set is read from the controller\'s later behaviour, not seen');
+  assert.match(leak.explanation, /the delete of kube-system\/agent-m4v9d was answered 404 NotFound .* RealPodControl\.DeletePod swallowed NotFound before v1\.19 \(kubernetes#91008\)/);
+  assert.match(leak.explanation, /kube-system\/agent-m4v9d ran on a node that no longer exists: this release's getPodsWithoutNode \(kubernetes#73401\)/);
+  assert.deepEqual(rs.rounds.map((x) => [x.kind, x.n]), [['create', 2], ['delete', 1], ['create', 1]]);
+});
+
+test('the DaemonSet version switches as read in each release: getPodsWithoutNode (#73401) in v1.12.6–7, v1.13.4–6, v1.14.0–1; NotFound swallowed before v1.17.12, v1.18.9, v1.19.0 (#91008)', async () => {
+  const { daemonSetFeaturesOf } = await import('../../src/model/daemonset/daemonset-controller.js');
+  const { parseK8sVersion } = await import('../../src/model/version.js');
+  const f = (v: string) => daemonSetFeaturesOf(parseK8sVersion(v));
+  assert.deepEqual([f('v1.14.0').deleteBoundPodsOfRemovedNodes, f('v1.14.2').deleteBoundPodsOfRemovedNodes, f('v1.13.6').deleteBoundPodsOfRemovedNodes, f('v1.13.7').deleteBoundPodsOfRemovedNodes, f('v1.12.7').deleteBoundPodsOfRemovedNodes, f('v1.12.5').deleteBoundPodsOfRemovedNodes], [true, false, true, false, true, false]);
+  assert.deepEqual([f('v1.15.3').deleteNotFoundSwallowed, f('v1.17.11').deleteNotFoundSwallowed, f('v1.17.12').deleteNotFoundSwallowed, f('v1.18.8').deleteNotFoundSwallowed, f('v1.18.9').deleteNotFoundSwallowed, f('v1.19.0').deleteNotFoundSwallowed, f('v1.37.2').deleteNotFoundSwallowed], [true, true, false, true, false, false, false]);
+});

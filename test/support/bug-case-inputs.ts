@@ -556,3 +556,91 @@ export function dsTimedOutCreates(version: string): string {
   ];
   return dsAuditLog(lines, version);
 }
+
+/**
+ * Case 6 (kubernetes#75836, v1.14.0): DaemonSet kube-system/agent on nodes n1 and n2; n2 is
+ * deleted; the pod GC force-deletes its daemon pod (200) and the DaemonSet controller — whose
+ * getPodsWithoutNode (#73401) deletes every pod of a removed node — deletes it too, 5 ms later:
+ * 404, which DeletePod swallowed before v1.19, so `del` stays 1. Node n3 registers a second later:
+ * the sync is gated (status only: desired 2, current 1); nothing creates its pod until a change
+ * of the DaemonSet 6 minutes later, after the record expired.
+ */
+export function dsNodeRemovedPodGcRace(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3] = ['n1', 'n2', 'n3'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = { ...daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' }) };
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const bound = (p: Pod, nodeName: string) => dsChanged(p, (x) => { x.spec = { ...x.spec, nodeName }; x.status = { phase: 'Running' }; });
+  const t1 = T0 + 600 * S;
+  const p3 = daemonPod(ds, 'n3', { at: t1 + 370 * S, name: 'agent-z8c4w' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    // The scheduler binds them, the kubelets run them.
+    { at: T0 + 6 * S, actor: { kubelet: 'n1' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p1.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p1, 'n1') },
+    { at: T0 + 6 * S + 10, actor: { kubelet: 'n2' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p2.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p2, 'n2') },
+    { at: t1, actor: 'person', verb: 'delete', resource: 'nodes', name: 'n2', requestObject: { kind: 'DeleteOptions', apiVersion: 'v1' }, responseObject: n2 },
+    dsPodDelete(t1 + 15 * S, bound(p2, 'n2'), 'pod-gc'),
+    dsPodDelete(t1 + 15 * S + 5, p2, 'ds-controller', { notFound: true }),
+    nodeCreate(t1 + 16 * S, n3!),
+    dsStatus(t1 + 16 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    // Six minutes later a person's change of the DaemonSet (an annotation) syncs it: the record has expired.
+    { at: t1 + 370 * S - 100, actor: 'person', verb: 'patch', resource: 'daemonsets', namespace: 'kube-system', name: 'agent', requestObject: { metadata: { annotations: { poke: '1' } } }, responseObject: dsChanged(created, (d) => { d.metadata.annotations = { ...d.metadata.annotations, poke: '1' }; d.status = dsCounts(2, 1, 1); }) },
+    podCreate(t1 + 370 * S, p3),
+    eventCreate(t1 + 370 * S + 10, dsEvent(ds, t1 + 370 * S, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`)),
+    dsStatus(t1 + 370 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodeHeartbeat(t1 + 430 * S, dsChanged(n1!, () => {}), hb(t1 + 430 * S)),
+  ];
+  return dsAuditLog(lines, version);
+}
+
+/**
+ * Case 7 (kubernetes#95432, v1.15.3 — the line numbers of its log): DaemonSet kube-system/agent on
+ * n1 and n2; a person taints n1 NoExecute for maintenance; the taint manager evicts the daemon pod
+ * and it is gone (final delete) before the controller's delete, answered 404: swallowed before
+ * v1.19, `del` stays 1. The person removes the taint 2 minutes later, inside the record's 5
+ * minutes: the sync is gated, no create; nothing syncs the DaemonSet after the expiry, until the
+ * person taints and untaints n1 again 20 minutes later.
+ */
+export function dsNotFoundAfterTaint(version: string): string {
+  const S = 1000;
+  const [n1, n2] = ['n1', 'n2'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-p1x7q' });
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const taint = { key: 'maintenance', value: 'true', effect: 'NoExecute' };
+  const tainted = (at: number) => dsChanged(n1!, (n) => { n.spec = { ...n.spec, taints: [taint] }; void at; });
+  const untainted = () => dsChanged(n1!, (n) => { n.spec = { ...n.spec, taints: [] }; });
+  const nodePatch = (at: number, node: unknown): DsAuditLine => ({ at, actor: 'person', verb: 'patch', resource: 'nodes', name: 'n1', requestObject: { spec: { taints: (node as { spec: { taints: unknown[] } }).spec.taints } }, responseObject: node });
+  const t1 = T0 + 600 * S;
+  const p3 = daemonPod(ds, 'n1', { at: t1 + 1322 * S, name: 'agent-k2r9s' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodePatch(t1, tainted(t1)),
+    // The taint manager's eviction; the pod is gone (the kubelet's final delete) before the controller's delete arrives.
+    dsPodDelete(t1 + 200, p1, 'node-controller', { response: dsChanged(p1, (p) => { p.metadata.deletionTimestamp = new Date(t1 + 200).toISOString().replace(/\.\d+Z$/, 'Z'); p.metadata.deletionGracePeriodSeconds = 0; }) }),
+    dsPodDelete(t1 + 1 * S, p1, 'ds-controller', { notFound: true }),
+    // The sync that deleted it counted it on the tainted node (misscheduled) from the same listing.
+    dsStatus(t1 + 1 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1, 1); })),
+    nodePatch(t1 + 120 * S, untainted()),
+    dsStatus(t1 + 120 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    nodePatch(t1 + 1320 * S, tainted(t1 + 1320 * S)),
+    nodePatch(t1 + 1322 * S - 100, untainted()),
+    podCreate(t1 + 1322 * S, p3),
+    eventCreate(t1 + 1322 * S + 10, dsEvent(ds, t1 + 1322 * S, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`)),
+    dsStatus(t1 + 1322 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+  ];
+  return dsAuditLog(lines, version);
+}

@@ -81,6 +81,7 @@ export class SyncRecorder {
         if (s.create?.timedOut) t.open.timedOut = s.create.timedOut;
         if (s.create?.timedOutNodes?.length) t.open.timedOutNodes = s.create.timedOutNodes;
         if (s.delete?.notFoundKept?.length) t.open.notFoundKept = s.delete.notFoundKept;
+        if (s.delete?.removedNodePods?.length) t.open.removedNodePods = s.delete.removedNodePods;
         if (s.delete) t.open.raised.keys = s.delete.keys;
         if (rec) t.open.remaining = { add: rec.add, del: rec.del };
       }

@@ -54,6 +54,8 @@ export interface DeleteRound {
    * DaemonSet model's `deleteNotFoundSwallowed`). A subset of `notFound`.
    */
   notFoundKept?: string[];
+  /** Keys of bound pods deleted because their node no longer exists (the DaemonSet's getPodsWithoutNode of kubernetes#73401). */
+  removedNodePods?: string[];
   errors: string[];
   note?: string;
   /** Keys whose delete outcome the input cannot tell (replays). */

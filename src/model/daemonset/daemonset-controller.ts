@@ -546,14 +546,23 @@ export class DaemonSetController implements Controller<DaemonSet> {
     // getUnscheduledPodsWithoutNode: unscheduled pods for nodes that no longer exist (the pod GC never deletes them);
     // getPodsWithoutNode in the releases of kubernetes#73401: every pod of such a node, terminating ones too.
     const existing = new Set(nodes.map((n) => n.metadata.name ?? ''));
+    const removedNodePods: string[] = [];
     for (const [nodeName, pods] of byNode) {
       if (existing.has(nodeName)) continue;
-      for (const pod of pods) if (!pod.spec?.nodeName || this.dsFeatures.deleteBoundPodsOfRemovedNodes) podsToDelete.push(pod.metadata.name ?? '');
+      for (const pod of pods) {
+        if (pod.spec?.nodeName && !this.dsFeatures.deleteBoundPodsOfRemovedNodes) continue;
+        podsToDelete.push(pod.metadata.name ?? '');
+        if (pod.spec?.nodeName) removedNodePods.push(`${ds.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`);
+      }
     }
     if (failedPods.length || succeededPods.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), ...(failedPods.length ? { failedPods } : {}), ...(succeededPods.length ? { succeededPods } : {}) };
     const r = this.syncNodes(ds, podsToDelete, nodesNeeding, at);
     if (r.create) rec.create = r.create;
-    if (r.delete) rec.delete = r.delete;
+    if (r.delete) {
+      const chosen = removedNodePods.filter((k) => r.delete!.keys.includes(k));
+      if (chosen.length) r.delete.removedNodePods = chosen;
+      rec.delete = r.delete;
+    }
     return r.error;
   }
 
