@@ -47,12 +47,12 @@ const EXAMPLES = 'examples';
  * kexp must account for, no more): the owner is the controllerRef of the request (create,
  * adopt) or of the pod in the response (delete), else the pod's generateName prefix.
  */
-export function controllerPodWrites(auditFile: string, rsName: string): { create: number; delete: number; adopt: number; release: number } {
+export function controllerPodWrites(auditFile: string, rsName: string, controller = 'replicaset-controller'): { create: number; delete: number; adopt: number; release: number } {
   const out = { create: 0, delete: 0, adopt: 0, release: 0 };
   for (const line of readFileSync(auditFile, 'utf8').split('\n')) {
-    if (!line.includes('replicaset-controller')) continue;
+    if (!line.includes(controller)) continue;
     const e = JSON.parse(line);
-    if (e.user?.username !== 'system:serviceaccount:kube-system:replicaset-controller' || e.objectRef?.resource !== 'pods' || e.objectRef?.subresource) continue;
+    if (e.user?.username !== `system:serviceaccount:kube-system:${controller}` || e.objectRef?.resource !== 'pods' || e.objectRef?.subresource) continue;
     if (e.stage && e.stage !== 'ResponseComplete') continue;
     const ref = (o: any) => (o?.metadata?.ownerReferences ?? []).find((r: { controller?: boolean; $patch?: string }) => r.controller && !r.$patch)?.name as string | undefined;
     const owner = ref(e.requestObject) ?? ref(e.responseObject) ?? (String(e.objectRef?.name ?? '').startsWith(`${rsName}-`) ? rsName : undefined);
@@ -91,12 +91,18 @@ function writeRecording(name: string, text: () => string) {
   };
 }
 
-/** A rebuilt audit-log run: the version, and every controller write accounted (counted from the built log). */
-function rebuiltAudit(name: string, version: string, rsKey: string, build: () => AuditLogBuilder, expect: RunSpec['expect'], criteria: Criterion[]): RunSpec {
+/**
+ * A rebuilt audit-log run: the version, and every controller write accounted (counted from the
+ * built log). `build` returns the builder, or the log's text (the DaemonSet and Job writers);
+ * `controller`: the service account whose pod writes are the owner's (replicaset-controller).
+ */
+function rebuiltAudit(name: string, version: string, rsKey: string, build: () => AuditLogBuilder | string, expect: RunSpec['expect'], criteria: Criterion[], controller = 'replicaset-controller'): RunSpec {
   let writes: ReturnType<typeof controllerPodWrites> | undefined;
   const input = (dir: string) => {
-    const f = writeAudit(name, build)(dir);
-    writes = controllerPodWrites(f, rsKey.split('/')[1]!);
+    const built = build();
+    const f = typeof built === 'string' ? join(dir, `${name}.audit.jsonl`) : built.write(join(dir, `${name}.audit.jsonl`));
+    if (typeof built === 'string') writeFileSync(f, built);
+    writes = controllerPodWrites(f, rsKey.split('/')[1]!, controller);
     return f;
   };
   const accounted: Criterion = { name: 'every controller write of the log accounted, none invented', check: (r) => writesAccounted(writes!).check(r) };
@@ -127,6 +133,8 @@ function hiddenDeletion(name: string): string {
 }
 
 const SHOP = 'shop/web-7d9c6b8f5d';
+/** The DaemonSet of the rebuilt DaemonSet cases (test/support/daemonset-recording.ts). */
+const DS_KEY = 'kube-system/agent';
 const healthy = (exitWhy = 'nothing gated, leaked or failing at the end'): RunSpec['expect'] => ({ verdict: ['healthy'], exit: 0, exitWhy });
 const deletedAtEnd: RunSpec['expect'] = { verdict: ['deleted'], exit: 0, exitWhy: 'the ReplicaSet is deleted at the end of the log: its past is history' };
 
@@ -204,9 +212,45 @@ export const CASES: BugCase[] = [
       ]),
     ],
   },
-  { n: 3, title: 'DaemonSet: timed-out creates (kubernetes#72155)', outOfScope: '#22', runs: [] },
-  { n: 6, title: 'DaemonSet: 5 min stop after node removal (kubernetes#75836)', outOfScope: '#22', runs: [] },
-  { n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)', outOfScope: '#22', runs: [] },
+  {
+    n: 3, title: 'DaemonSet: timed-out creates (kubernetes#72155)',
+    runs: [rebuiltAudit('72155', 'v1.12.3', DS_KEY, () => B.dsTimedOutCreates('v1.12.3'),
+      { verdict: ['healthy'], exit: 4, exitWhy: 'a record only the 5-min timeout released; every node has its pod at the end' },
+      [
+        finding('leaked add=2 from the timed-out creates, counted as made before v1.18 (the DaemonSet\'s own report)', LEAK_EXPIRED([/2 creates of that round \(for nodes n2, n3[^)]*\) timed out \(504\)/, /kubernetes#72155/, /manage \(syncNodes\)/])),
+        windowEnded('expired', 'gated from the creates until the first sync after the expiry', { remainingAdd: 2 }),
+        finding('idle after the expiry until the node event 45 minutes later: nothing retried', LEAK_EXPIRED([/after 45m/, /trigger/])),
+        causeNames(LEAK_EXPIRED([])),
+        rounds([['create', 1], ['create', 2], ['create', 3]], 'the first pod; the two timed-out creates; the creates for n2, n3 and n4 after n4 registered', true),
+        noFinding(['expiry-over-create', 'record-contradicted', 'create-failures'], 'a swallowed timeout is no failed create and nothing was over-created'),
+        custom('names the nodes left without their daemon pod (n2, n3)', (rs) => (/\bn2\b[^.]*\bn3\b/.test(text(rs)) ? true : 'no finding names the nodes n2 and n3')),
+      ], 'daemon-set-controller')],
+  },
+  {
+    n: 6, title: 'DaemonSet: 5 min stop after node removal (kubernetes#75836)',
+    runs: [rebuiltAudit('75836', 'v1.14.0', DS_KEY, () => B.dsNodeRemovedPodGcRace('v1.14.0'),
+      { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released' },
+      [
+        finding('del=1 for a pod another actor (the pod GC) deleted: the 404 counted as made, never observed; gated until the expiry', LEAK_EXPIRED([/agent-m4v9d was answered 404 NotFound/, /kubernetes#91008/]), true),
+        windowEnded('expired', 'gated from the delete until the first sync after the expiry', { remainingDel: 1 }),
+        causeNames(LEAK_EXPIRED([])),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the delete of the removed node\'s pod; n3\'s pod only after the expiry', true),
+        custom('names why the controller deleted a bound pod of a removed node at all (getPodsWithoutNode, kubernetes#73401/#75836, fixed by #76060)', (rs) => (/#75836|#76060|#73401/.test(text(rs)) ? true : 'no finding names kubernetes#75836 / #76060')),
+        custom('names the node left without its daemon pod while gated (n3)', (rs) => (/\bn3\b/.test(text(rs)) ? true : 'no finding names n3')),
+      ], 'daemon-set-controller')],
+  },
+  {
+    n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)',
+    runs: [rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
+      { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released; the recreation came only with a later node event' },
+      [
+        finding('delete expectation for agent-p1x7q never observed (its delete answered 404, counted as made before v1.19)', LEAK_EXPIRED([/agent-p1x7q was answered 404 NotFound/, /kubernetes#91008/]), true),
+        windowEnded('expired', 'gated ≤ 300 s: the untaint 2 minutes in found the record unsatisfied', { remainingDel: 1 }),
+        causeNames(LEAK_EXPIRED([])),
+        custom('the recreation on n1 was skipped at the untaint (gated) and nothing re-triggered the DaemonSet until the node event 20 minutes later', (rs) => (/\bn1\b/.test(text(rs)) && /(skipped|gated|refused)/.test(text(rs)) ? true : 'no finding says the recreation on n1 was skipped')),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation only after the second taint and untaint', true),
+      ], 'daemon-set-controller')],
+  },
   {
     n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)',
     runs: [{

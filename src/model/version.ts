@@ -77,7 +77,7 @@ export function versionDifferences(v: K8sVersion): string[] {
   const f = featuresOf(v);
   out.push(`${v.text} is older than kexp models: replayed as v1.${OLDEST_K8S_MINOR} plus the switches below; other changes between them (log wording, the pod-deletion-cost and LogarithmicScaleDown victim ranking of 1.21–1.22) are not modelled, and kexp takes the victims of a scale-down from the evidence.`);
   if (f.createTimeoutAsSuccess) {
-    out.push('Modelled: a pod create that timed out (504 Timeout) counts as a success — manageReplicas swallowed IsTimeout until v1.16.5, v1.17.1 and v1.18.0 (kubernetes#67662, fixed by #86140): the add expectation stays until it expires and nothing retries.');
+    out.push('Modelled: a pod create that timed out (504 Timeout) counts as a success — manageReplicas (and the DaemonSet\'s and Job\'s creates) swallowed IsTimeout until v1.15.8, v1.16.5, v1.17.1 and v1.18.0 (kubernetes#67662, #72155, #78796; fixed by #86140): the add expectation stays until it expires and nothing retries.');
   }
   if (f.deleteKeepsExpectations) {
     out.push('Modelled: deleting a ReplicaSet does not delete its expectations, and a UID change is not a recreate — before v1.17.0 only a sync that finds the ReplicaSet gone deletes them (kubernetes#69376, fixed by #82572): a ReplicaSet recreated under the same name inherits the old record.');
@@ -115,8 +115,10 @@ export interface VersionFeatures {
   sidecarRestartTiebreak: boolean;
   /**
    * manageReplicas counts a create that timed out (apierrors.IsTimeout) as a success, like a
-   * NamespaceTerminating rejection: up to v1.16.4, v1.17.0 and every release before 1.16 (the
-   * check is gone from v1.16.5, v1.17.1 and v1.18.0; kubernetes#86140 and its cherry-picks).
+   * NamespaceTerminating rejection: up to v1.15.7, v1.16.4, v1.17.0 and every release before 1.15
+   * (the check is gone from v1.15.8, v1.16.5, v1.17.1 and v1.18.0; kubernetes#86140 and its
+   * cherry-picks, read in pkg/controller/{replicaset,daemon,job} of each). The DaemonSet's syncNodes
+   * and the Job's manageJob had the same branch and lost it in the same releases.
    */
   createTimeoutAsSuccess: boolean;
   /**
@@ -142,7 +144,7 @@ export function featuresOf(v: K8sVersion): VersionFeatures {
     availabilityExtraSecond: v.minor <= 33,
     availabilityInclusive: v.minor >= 34,
     sidecarRestartTiebreak: v.minor >= 32,
-    createTimeoutAsSuccess: v.minor < 16 || (v.minor === 16 && v.patch !== undefined && v.patch < 5) || (v.minor === 17 && v.patch === 0),
+    createTimeoutAsSuccess: v.minor < 15 || (v.minor === 15 && v.patch !== undefined && v.patch < 8) || (v.minor === 16 && v.patch !== undefined && v.patch < 5) || (v.minor === 17 && v.patch === 0),
     deleteKeepsExpectations: v.minor < 17,
     slowStartBatch: v.minor >= 8,
   };

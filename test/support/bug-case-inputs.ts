@@ -11,6 +11,10 @@
 import { AuditLogBuilder, actors, type Actor } from './audit-builder.js';
 import { RecordingBuilder } from './recording-builder.js';
 import { WorkQueue } from '../../src/model/workqueue.js';
+import type { Pod } from '../../src/model/objects.js';
+import { daemonPod, daemonSet, dsEvent, node as dsNode, T0 } from './daemonset-recording.js';
+import { changed as dsChanged } from '../model/daemonset/daemonset-harness.js';
+import { auditLog as dsAuditLog, dsStatus, eventCreate, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
 
 /** An actor of kube-controller-manager with the user agent of a given release. */
 export function kcmActorOf(a: Actor, version: string): Actor {
@@ -481,3 +485,162 @@ export function staleCountSurplus(version: string): AuditLogBuilder {
   return b;
 }
 
+
+// ───────────────────────── DaemonSets and Jobs (issue #22) ─────────────────────────
+
+const DS_TIMEOUT_STATUS = { metadata: {} as Record<string, never>, status: 'Failure', reason: 'Timeout', message: TIMEOUT_MESSAGE, code: 504 };
+const hb = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** updateDaemonSetStatus's counts as the controller writes them (no pod ready: the rebuilt inputs never run a kubelet). */
+function dsCounts(desired: number, current: number, observedGeneration: number, misscheduled = 0) {
+  return { desiredNumberScheduled: desired, currentNumberScheduled: current, numberMisscheduled: misscheduled, numberReady: 0, updatedNumberScheduled: current, numberAvailable: 0, numberUnavailable: desired, observedGeneration };
+}
+
+/**
+ * The DaemonSet controller's create of a daemon pod that timed out (504: no pod in the response).
+ * Answered `latencyMs` after it was sent: the rebuilt inputs keep it short, as case 2's do — the
+ * apiserver's own 60-s request timeout puts the answer past the audit reading's 60-s match window
+ * of the sync that sent it (a limit of the engine, listed in RESULTS.md's notes).
+ */
+function dsCreateTimedOut(sentAt: number, pod: Pod, latencyMs = 20): DsAuditLine {
+  const { name: _n, uid: _u, resourceVersion: _r, creationTimestamp: _c, ...meta } = pod.metadata;
+  return { at: sentAt + latencyMs, receivedAt: sentAt, actor: 'ds-controller', verb: 'create', resource: 'pods', namespace: pod.metadata.namespace, code: 504, status: DS_TIMEOUT_STATUS, requestObject: { ...pod, metadata: meta, status: {} } };
+}
+
+/** A DELETE of a daemon pod by `actor`: answered with the pod (200) or NotFound (404, already gone). */
+function dsPodDelete(at: number, pod: Pod, actor: DsAuditLine['actor'], o: { notFound?: boolean; response?: Pod } = {}): DsAuditLine {
+  const name = pod.metadata.name!;
+  if (o.notFound) {
+    return { at, actor, verb: 'delete', resource: 'pods', namespace: pod.metadata.namespace, name, code: 404, status: { metadata: {}, code: 404, status: 'Failure', reason: 'NotFound', message: `pods "${name}" not found` }, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1' } };
+  }
+  return { at, actor, verb: 'delete', resource: 'pods', namespace: pod.metadata.namespace, name, requestObject: { kind: 'DeleteOptions', apiVersion: 'v1', ...(actor === 'pod-gc' ? { gracePeriodSeconds: 0 } : {}) }, responseObject: o.response ?? pod };
+}
+
+/**
+ * Case 3 (kubernetes#72155): a DaemonSet kube-system/agent over node n1; nodes n2 and n3 register
+ * and both creates for them time out (504, FailedCreate Events), no pod appears; before v1.18 the
+ * controller counts a timed-out create as made, so the add=2 record waits until its 5-minute
+ * expiry and nothing syncs the DaemonSet after it — until node n4 registers 45 minutes later and
+ * the sync creates the pods of n2, n3 and n4. `version`: the release of the controller's user
+ * agent (the report does not name one; December 2018).
+ */
+export function dsTimedOutCreates(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3, n4] = ['n1', 'n2', 'n3', 'n4'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' });
+  const t1 = T0 + 120 * S;
+  const lost2 = daemonPod(ds, 'n2', { at: t1, name: 'agent-lost2' });
+  const lost3 = daemonPod(ds, 'n3', { at: t1, name: 'agent-lost3' });
+  const t2 = t1 + 45 * 60 * S;
+  const later = ['n2', 'n3', 'n4'].map((n, i) => daemonPod(ds, n, { at: t2 + 100 + 30 * i, name: `agent-late${i + 2}` }));
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    eventCreate(T0 + 5 * S + 10, dsEvent(ds, T0 + 5 * S, 'SuccessfulCreate', `Created pod: ${p1.metadata.name}`)),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1); })),
+    nodeCreate(t1 - 20, n2!),
+    nodeCreate(t1 - 20, n3!),
+    // Slow start: one create per batch (1, then 1), each answered 504.
+    dsCreateTimedOut(t1, lost2),
+    eventCreate(t1 + 30, dsEvent(ds, t1 + 20, 'FailedCreate', `Error creating: ${TIMEOUT_MESSAGE}`, 'Warning')),
+    dsCreateTimedOut(t1 + 25, lost3),
+    eventCreate(t1 + 55, dsEvent(ds, t1 + 45, 'FailedCreate', `Error creating: ${TIMEOUT_MESSAGE}`, 'Warning')),
+    dsStatus(t1 + 80, dsChanged(created, (d) => { d.status = dsCounts(3, 1, 1); })),
+    nodeCreate(t2, n4!),
+    ...later.flatMap((p, i) => [podCreate(t2 + 100 + 30 * i, p), eventCreate(t2 + 110 + 30 * i, dsEvent(ds, t2 + 100 + 30 * i, 'SuccessfulCreate', `Created pod: ${p.metadata.name}`))]),
+    dsStatus(t2 + 300, dsChanged(created, (d) => { d.status = dsCounts(4, 4, 1); })),
+    nodeHeartbeat(t2 + 60 * S, dsChanged(n1!, () => {}), hb(t2 + 60 * S)),
+  ];
+  return dsAuditLog(lines, version);
+}
+
+/**
+ * Case 6 (kubernetes#75836, v1.14.0): DaemonSet kube-system/agent on nodes n1 and n2; n2 is
+ * deleted; the pod GC force-deletes its daemon pod (200) and the DaemonSet controller — whose
+ * getPodsWithoutNode (#73401) deletes every pod of a removed node — deletes it too, 5 ms later:
+ * 404, which DeletePod swallowed before v1.19, so `del` stays 1. Node n3 registers a second later:
+ * the sync is gated (status only: desired 2, current 1); nothing creates its pod until a change
+ * of the DaemonSet 6 minutes later, after the record expired.
+ */
+export function dsNodeRemovedPodGcRace(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3] = ['n1', 'n2', 'n3'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = { ...daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' }) };
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const bound = (p: Pod, nodeName: string) => dsChanged(p, (x) => { x.spec = { ...x.spec, nodeName }; x.status = { phase: 'Running' }; });
+  const t1 = T0 + 600 * S;
+  const p3 = daemonPod(ds, 'n3', { at: t1 + 370 * S, name: 'agent-z8c4w' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    // The scheduler binds them, the kubelets run them.
+    { at: T0 + 6 * S, actor: { kubelet: 'n1' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p1.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p1, 'n1') },
+    { at: T0 + 6 * S + 10, actor: { kubelet: 'n2' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p2.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p2, 'n2') },
+    { at: t1, actor: 'person', verb: 'delete', resource: 'nodes', name: 'n2', requestObject: { kind: 'DeleteOptions', apiVersion: 'v1' }, responseObject: n2 },
+    dsPodDelete(t1 + 15 * S, bound(p2, 'n2'), 'pod-gc'),
+    dsPodDelete(t1 + 15 * S + 5, p2, 'ds-controller', { notFound: true }),
+    nodeCreate(t1 + 16 * S, n3!),
+    dsStatus(t1 + 16 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    // Six minutes later a person's change of the DaemonSet (an annotation) syncs it: the record has expired.
+    { at: t1 + 370 * S - 100, actor: 'person', verb: 'patch', resource: 'daemonsets', namespace: 'kube-system', name: 'agent', requestObject: { metadata: { annotations: { poke: '1' } } }, responseObject: dsChanged(created, (d) => { d.metadata.annotations = { ...d.metadata.annotations, poke: '1' }; d.status = dsCounts(2, 1, 1); }) },
+    podCreate(t1 + 370 * S, p3),
+    eventCreate(t1 + 370 * S + 10, dsEvent(ds, t1 + 370 * S, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`)),
+    dsStatus(t1 + 370 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodeHeartbeat(t1 + 430 * S, dsChanged(n1!, () => {}), hb(t1 + 430 * S)),
+  ];
+  return dsAuditLog(lines, version);
+}
+
+/**
+ * Case 7 (kubernetes#95432, v1.15.3 — the line numbers of its log): DaemonSet kube-system/agent on
+ * n1 and n2; a person taints n1 NoExecute for maintenance; the taint manager evicts the daemon pod
+ * and it is gone (final delete) before the controller's delete, answered 404: swallowed before
+ * v1.19, `del` stays 1. The person removes the taint 2 minutes later, inside the record's 5
+ * minutes: the sync is gated, no create; nothing syncs the DaemonSet after the expiry, until the
+ * person taints and untaints n1 again 20 minutes later.
+ */
+export function dsNotFoundAfterTaint(version: string): string {
+  const S = 1000;
+  const [n1, n2] = ['n1', 'n2'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-p1x7q' });
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const taint = { key: 'maintenance', value: 'true', effect: 'NoExecute' };
+  const tainted = (at: number) => dsChanged(n1!, (n) => { n.spec = { ...n.spec, taints: [taint] }; void at; });
+  const untainted = () => dsChanged(n1!, (n) => { n.spec = { ...n.spec, taints: [] }; });
+  const nodePatch = (at: number, node: unknown): DsAuditLine => ({ at, actor: 'person', verb: 'patch', resource: 'nodes', name: 'n1', requestObject: { spec: { taints: (node as { spec: { taints: unknown[] } }).spec.taints } }, responseObject: node });
+  const t1 = T0 + 600 * S;
+  const p3 = daemonPod(ds, 'n1', { at: t1 + 1322 * S, name: 'agent-k2r9s' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodePatch(t1, tainted(t1)),
+    // The taint manager's eviction; the pod is gone (the kubelet's final delete) before the controller's delete arrives.
+    dsPodDelete(t1 + 200, p1, 'node-controller', { response: dsChanged(p1, (p) => { p.metadata.deletionTimestamp = new Date(t1 + 200).toISOString().replace(/\.\d+Z$/, 'Z'); p.metadata.deletionGracePeriodSeconds = 0; }) }),
+    dsPodDelete(t1 + 1 * S, p1, 'ds-controller', { notFound: true }),
+    // The sync that deleted it counted it on the tainted node (misscheduled) from the same listing.
+    dsStatus(t1 + 1 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1, 1); })),
+    nodePatch(t1 + 120 * S, untainted()),
+    dsStatus(t1 + 120 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    nodePatch(t1 + 1320 * S, tainted(t1 + 1320 * S)),
+    nodePatch(t1 + 1322 * S - 100, untainted()),
+    podCreate(t1 + 1322 * S, p3),
+    eventCreate(t1 + 1322 * S + 10, dsEvent(ds, t1 + 1322 * S, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`)),
+    dsStatus(t1 + 1322 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+  ];
+  return dsAuditLog(lines, version);
+}

@@ -19,16 +19,25 @@ const dsController: Actor = {
 };
 const person: Actor = { user: { username: 'kexp-admin', groups: ['system:masters', 'system:authenticated'] }, userAgent: 'kubectl/v1.37.2 (linux/amd64) kubernetes/abc1234' };
 const kubelet = (node: string): Actor => ({ user: { username: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'] }, userAgent: 'kubelet/v1.37.2 (linux/amd64) kubernetes/abc1234' });
+const PODGC_SA = 'system:serviceaccount:kube-system:pod-garbage-collector';
+const podGc: Actor = { user: { username: PODGC_SA, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] }, userAgent: `kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/$Format/${PODGC_SA}` };
+/** The taint manager of the node lifecycle controller (NoExecute evictions). */
+const NODE_SA = 'system:serviceaccount:kube-system:node-controller';
+const nodeController: Actor = { user: { username: NODE_SA, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] }, userAgent: `kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/$Format/${NODE_SA}` };
 
 export interface AuditLine {
   at: number;
-  actor: 'ds-controller' | 'person' | { kubelet: string };
+  actor: 'ds-controller' | 'person' | 'pod-gc' | 'node-controller' | { kubelet: string };
   verb: 'create' | 'update' | 'patch' | 'delete';
   resource: 'pods' | 'daemonsets' | 'nodes' | 'events';
   subresource?: 'status';
   namespace?: string;
   name?: string;
   code?: number;
+  /** When the apiserver received the request (default 3 ms before `at`, the response). */
+  receivedAt?: number;
+  /** The responseStatus of a failed request (its reason and message), when not just the code. */
+  status?: { metadata: Record<string, never>; code: number; status?: string; reason?: string; message?: string };
   requestObject?: unknown;
   responseObject?: unknown;
 }
@@ -43,9 +52,13 @@ function uriOf(l: AuditLine): string {
   return `${base}${ns}/${l.resource}${name}${l.subresource ? `/${l.subresource}` : ''}`;
 }
 
-/** One audit Event line, fields in the apiserver's order. */
-export function auditLine(l: AuditLine): string {
-  const actor = l.actor === 'ds-controller' ? dsController : l.actor === 'person' ? person : kubelet(l.actor.kubelet);
+/**
+ * One audit Event line, fields in the apiserver's order. `version`: the release of every
+ * component's user agent (kube-controller-manager, kubectl, kubelet), v1.37.2 unless given.
+ */
+export function auditLine(l: AuditLine, version = 'v1.37.2'): string {
+  const base = l.actor === 'ds-controller' ? dsController : l.actor === 'person' ? person : l.actor === 'pod-gc' ? podGc : l.actor === 'node-controller' ? nodeController : kubelet(l.actor.kubelet);
+  const actor = { ...base, userAgent: base.userAgent.replace('/v1.37.2 ', `/${version} `) };
   const objectRef: Record<string, unknown> = { resource: l.resource };
   if (l.namespace) objectRef.namespace = l.namespace;
   if (l.name && l.verb !== 'create') objectRef.name = l.name;
@@ -53,14 +66,15 @@ export function auditLine(l: AuditLine): string {
   objectRef.apiVersion = 'v1';
   if (l.subresource) objectRef.subresource = l.subresource;
   const code = l.code ?? (l.verb === 'create' ? 201 : 200);
+  const status = l.status ?? { metadata: {}, code };
   const ev: Record<string, unknown> = {
     kind: 'Event', apiVersion: 'audit.k8s.io/v1', level: 'RequestResponse', auditID: `00000000-0000-4000-8000-${(++seq).toString(16).padStart(12, '0')}`,
     stage: 'ResponseComplete', requestURI: uriOf(l), verb: l.verb, user: actor.user, sourceIPs: ['172.18.0.2'], userAgent: actor.userAgent,
-    objectRef: JSON.parse(JSON.stringify(objectRef)), responseStatus: { metadata: {}, code },
+    objectRef: JSON.parse(JSON.stringify(objectRef)), responseStatus: status,
   };
   if (l.requestObject !== undefined) ev.requestObject = l.requestObject;
   if (l.responseObject !== undefined) ev.responseObject = l.responseObject;
-  ev.requestReceivedTimestamp = iso(l.at - 3);
+  ev.requestReceivedTimestamp = iso(l.receivedAt ?? l.at - 3);
   ev.stageTimestamp = iso(l.at);
   ev.annotations = { 'authorization.k8s.io/decision': 'allow', 'authorization.k8s.io/reason': '' };
   return JSON.stringify(ev);
@@ -98,7 +112,7 @@ export function nodeCreate(at: number, node: Node): AuditLine {
   return { at, actor: { kubelet: node.metadata.name! }, verb: 'create', resource: 'nodes', requestObject: node, responseObject: node };
 }
 
-export function auditLog(lines: AuditLine[]): string {
-  return [...lines].sort((a, b) => a.at - b.at).map(auditLine).join('\n') + '\n';
+export function auditLog(lines: AuditLine[], version = 'v1.37.2'): string {
+  return [...lines].sort((a, b) => a.at - b.at).map((l) => auditLine(l, version)).join('\n') + '\n';
 }
 

@@ -148,6 +148,11 @@ export interface CreateFacts {
   namespaceTerminating(ns: string): boolean | undefined;
   /** The modelled release creates in slow-start batches (v1.8+, version.ts slowStartBatch); absent: it does. */
   slowStartBatch?: boolean;
+  /**
+   * The modelled release counts a create that timed out (504) as made (version.ts
+   * createTimeoutAsSuccess): the call returns no error, so its batch does not stop the round.
+   */
+  createTimeoutAsSuccess?: boolean;
 }
 
 /** Audit: is `e` a create of the ReplicaSet controller for this ReplicaSet (by owner, else generateName)? */
@@ -300,8 +305,10 @@ export class CreateEvidence {
         plan.push({ ok: true, pod: name, doneAt: e.at });
       } else {
         const nsTerm = (e.status.causes ?? []).some((c) => c.type === 'NamespaceTerminating');
-        if (!nsTerm) batchFailed = true;
-        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, timeout: isTimeoutStatus(e.status), doneAt: e.at });
+        const timeout = isTimeoutStatus(e.status);
+        // A swallowed error (namespace terminating; a timeout before v1.18) is no failure to slowStartBatch.
+        if (!nsTerm && !(timeout && this.facts.createTimeoutAsSuccess)) batchFailed = true;
+        plan.push({ ok: false, error: e.status.message ?? `HTTP ${code}`, namespaceTerminating: nsTerm, timeout, doneAt: e.at });
       }
       if (++inBatch === batch) {
         if (batchFailed) {

@@ -58,6 +58,8 @@ export interface OracleSettings {
   sidecarRestartTiebreak?: boolean;
   /** The modelled release creates in slow-start batches (v1.8+); default true. */
   slowStartBatch?: boolean;
+  /** The modelled release counts a timed-out create (504) as made: no error, its batch goes on (before v1.18; VersionFeatures.createTimeoutAsSuccess); default false. */
+  createTimeoutAsSuccess?: boolean;
   /** The input declares it watches Events (recording header), even if none arrived (default false). */
   eventsWatched?: boolean;
   /** Called when a running round's sync is seen to last longer (the engine extends the key's busy time). */
@@ -96,6 +98,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
       writesRecorded: () => this.writesRecorded(),
       namespaceTerminating: (ns) => this.namespaceTerminating(ns),
       slowStartBatch: settings.slowStartBatch ?? true,
+      createTimeoutAsSuccess: settings.createTimeoutAsSuccess ?? false,
     }, this.ledger, settings.onRoundProgress, settings.onRoundCut, settings.controllerStarts, settings.onPauseResumed);
   }
 

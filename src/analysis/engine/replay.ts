@@ -73,6 +73,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     writesRecorded: opts.writesRecorded,
     sidecarRestartTiebreak: featuresOf(opts.version).sidecarRestartTiebreak,
     slowStartBatch: featuresOf(opts.version).slowStartBatch,
+    createTimeoutAsSuccess: featuresOf(opts.version).createTimeoutAsSuccess,
     eventsWatched: opts.eventsWatched ?? false,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
     onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),

@@ -38,6 +38,12 @@ export interface WindowTrack {
   namespaceTerminating?: number;
   /** Creates of its round that timed out and were counted as successes (before v1.18). */
   timedOut?: number;
+  /** The nodes those timed-out creates were for (DaemonSet). */
+  timedOutNodes?: string[];
+  /** Deletes of its round answered NotFound and counted as made (before v1.19, kubernetes#91008): pod keys. */
+  notFoundKept?: string[];
+  /** Bound pods of its round deleted because their node no longer exists (DaemonSet, kubernetes#73401). */
+  removedNodePods?: string[];
   gapInside?: boolean;
   /** The first gap (of the pods or the owner) delivered while the window was open. */
   gapAt?: number;

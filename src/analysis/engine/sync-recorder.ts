@@ -79,6 +79,9 @@ export class SyncRecorder {
         t.open.note = rt.evidence?.note ?? s.delete?.note;
         t.open.namespaceTerminating = s.create?.namespaceTerminating;
         if (s.create?.timedOut) t.open.timedOut = s.create.timedOut;
+        if (s.create?.timedOutNodes?.length) t.open.timedOutNodes = s.create.timedOutNodes;
+        if (s.delete?.notFoundKept?.length) t.open.notFoundKept = s.delete.notFoundKept;
+        if (s.delete?.removedNodePods?.length) t.open.removedNodePods = s.delete.removedNodePods;
         if (s.delete) t.open.raised.keys = s.delete.keys;
         if (rec) t.open.remaining = { add: rec.add, del: rec.del };
       }

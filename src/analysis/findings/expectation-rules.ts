@@ -14,7 +14,7 @@ import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
 import type { Basis } from '../report-types.js';
 import type { ControllerWrite } from '../engine/write-ledger.js';
 import { ref, refs } from '../report/evidence-refs.js';
-import { leakCause, restsOnUndecided } from '../report/gated-windows.js';
+import { leakCause, notFoundKeptCause, restsOnUndecided } from '../report/gated-windows.js';
 import { ownerWords, type OwnerWords } from '../report/owner-words.js';
 import { writesOfRound, type ReplayedTrack } from '../report/replayed-track.js';
 import { fmtDuration, plural } from '../report/wording.js';
@@ -68,7 +68,11 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
           : `${w.remaining.add} creation(s) and ${w.remaining.del} deletion(s) were never observed, so every sync was refused ` +
             `(${plural(w.gatedSyncs, 'gated sync')}) until the first sync after the record expired, at ${iso(w.end)}. Expiry is passive: ` +
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
-            ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: manageReplicas swallowed IsTimeout before v1.18 (kubernetes#67662), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
+            ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round${w.timedOutNodes?.length ? ` (for node${w.timedOutNodes.length === 1 ? '' : 's'} ${w.timedOutNodes.join(', ')}, left without ${w.timedOutNodes.length === 1 ? 'its' : 'their'} daemon pod meanwhile)` : ''} timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: ${o.manage} swallowed IsTimeout before v1.18 (${o.timeoutReport}), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
+            ((w.notFoundKept?.length ?? 0) > 0 && w.remaining.del > 0 ? ` At the Set ${notFoundKeptCause(w.notFoundKept!)}.` : '') +
+            (w.removedNodePods?.length
+              ? ` ${w.removedNodePods.join(', ')} ran on a node that no longer exists: this release's getPodsWithoutNode (kubernetes#73401) deletes every pod of a removed node, which the pod GC deletes as well, so the two deletes race (kubernetes#75836, fixed by #76060 in v1.12.8, v1.13.7 and v1.14.2).`
+              : '') +
             (never.length ? ` Created but never observed: ${never.slice(0, 10).map((x) => x.pod).join(', ')}.` : '') +
             (w.remaining.keys?.length ? ` Deletions never observed: ${w.remaining.keys.join(', ')}.` : '') +
             (inherited
@@ -81,8 +85,10 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
         ? `Upgrade kube-controller-manager to v1.17 or later; until then, wait a few seconds between deleting and recreating a ${o.noun} of the same name, or touch it after the 5-minute timeout.`
         : orphaned.length
         ? `Do not remove the ownerReference of a pod the ${o.noun} is deleting${o.scales ? ' (scale the owner instead)' : ''}; the record clears at the first sync after the 5-minute timeout.`
+        : (w.notFoundKept?.length ?? 0) > 0 && w.remaining.del > 0
+        ? `Upgrade kube-controller-manager (NotFound lowers the record from v1.17.12, v1.18.9 and v1.19.0); until then, touch the ${o.noun} (any update, e.g. an annotation) after its record expires, 5 minutes after the Set.`
         : (w.timedOut ?? 0) > 0
-        ? `Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.16.5, v1.17.1 and v1.18.0); until then, touch the ${o.noun} (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).`
+        ? `Upgrade kube-controller-manager (the timeout is no longer swallowed from v1.15.8, v1.16.5, v1.17.1 and v1.18.0); until then, touch the ${o.noun} (any update, e.g. an annotation) after a create timed out, and look at why the apiserver answered pod creates with 504 (admission webhooks, etcd latency).`
         : lagOnly
         ? 'Check kube-controller-manager\'s watch health at that time (apiserver load, watch relists, a slow network); expect surplus pods that a later sync deletes.'
         : 'Find out why the writes were not observed: a watch gap or relist in kube-controller-manager, pods orphaned before their deletion was seen, ' +

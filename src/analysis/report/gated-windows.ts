@@ -55,13 +55,25 @@ export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
   return undecided > 0 && undecided >= Math.max(0, rem.add) + Math.max(0, rem.del);
 }
 
+/**
+ * Deletes answered 404 that the controller counted as made (RealPodControl.DeletePod swallowed
+ * NotFound before v1.19): the record waits for deletions it will not see again.
+ */
+export function notFoundKeptCause(keys: readonly string[]): string {
+  const one = keys.length === 1;
+  return `the delete of ${keys.join(', ')} was answered 404 NotFound (another actor had already deleted ${one ? 'it' : 'them'}) and counted as made — RealPodControl.DeletePod swallowed NotFound before v1.19 (kubernetes#91008) — so \`del\` was never lowered and the record waits for ${one ? 'a deletion' : 'deletions'} the informer had already delivered or never will`;
+}
+
 /** Is an open window a leak that only the timeout (or the owner's deletion) can clear? `o`: the owner's words. */
 export function leakCause(t: RsTrack, w: WindowTrack, end: number, o: OwnerWords = ownerWords('rs')): string | undefined {
   if ((w.namespaceTerminating ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
     return `${plural(w.namespaceTerminating!, 'create')} rejected with NamespaceTerminating were ${o.namespaceTerminatingCreates}, so no pod will ever be observed for them`;
   }
   if ((w.timedOut ?? 0) > 0 && (w.remaining?.add ?? 0) > 0) {
-    return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (${o.manage} before v1.18, kubernetes#67662), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
+    return `${plural(w.timedOut!, 'create')} that timed out (504) ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'} (${o.manage} before v1.18, ${o.timeoutReport}), so the record waits for ${w.timedOut === 1 ? 'a pod' : 'pods'} that may never be observed`;
+  }
+  if ((w.notFoundKept?.length ?? 0) > 0 && (w.remaining?.del ?? 0) > 0) {
+    return notFoundKeptCause(w.notFoundKept!);
   }
   const terminating = t.addedTerminating.filter((a) => a.setAt === w.setAt);
   if (terminating.length > 0 && (w.remaining?.add ?? t.record?.add ?? 0) > 0) {

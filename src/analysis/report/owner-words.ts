@@ -71,6 +71,8 @@ export interface OwnerWords {
   namespaceTerminatingCreates: string;
   /** The 1.36+ consistency gate's feature and the metric counting its skips (pkg/features/kube_features.go, the kind's metrics.go). */
   consistencyGate: { feature: string; metric: string };
+  /** The public report of its create-timeout-as-success leak (the IsTimeout branch #86140 removed). */
+  timeoutReport: string;
 }
 
 const REPLICA_SET: OwnerWords = {
@@ -81,6 +83,7 @@ const REPLICA_SET: OwnerWords = {
   statusCountsPods: true, gatedHoldsObservedGeneration: false, scales: true, triggers: 'a pod or ReplicaSet change',
   namespaceTerminatingCreates: 'counted as successes',
   consistencyGate: { feature: 'StaleControllerConsistencyReplicaSet', metric: 'replicaset_controller_stale_sync_skips_total' },
+  timeoutReport: 'kubernetes#67662',
 };
 
 const WORDS: Readonly<Record<OwnerResource, OwnerWords>> = {
@@ -99,6 +102,7 @@ const WORDS: Readonly<Record<OwnerResource, OwnerWords>> = {
     statusCountsPods: false, gatedHoldsObservedGeneration: true, scales: false, triggers: 'a pod, node or DaemonSet change',
     namespaceTerminatingCreates: 'returned from without lowering the record (syncNodes ignores that error)',
     consistencyGate: { feature: 'StaleControllerConsistencyDaemonSet', metric: 'daemonset_controller_stale_sync_skips_total' },
+    timeoutReport: 'kubernetes#72155',
   },
   job: {
     kind: 'Job', resource: 'job', noun: 'Job', nouns: 'Jobs',
@@ -108,6 +112,7 @@ const WORDS: Readonly<Record<OwnerResource, OwnerWords>> = {
     statusCountsPods: true, gatedHoldsObservedGeneration: false, scales: true, triggers: 'a pod or Job change',
     namespaceTerminatingCreates: 'returned from without lowering the record (manageJob ignores that error)',
     consistencyGate: { feature: 'StaleControllerConsistencyJob', metric: 'job_controller_stale_sync_skips_total' },
+    timeoutReport: 'kubernetes#78796',
   },
 };
 

@@ -28,6 +28,8 @@ export interface CreateRound {
   namespaceTerminating: number;
   /** Creates that timed out and were counted as successes (before v1.18: VersionFeatures.createTimeoutAsSuccess). */
   timedOut?: number;
+  /** The nodes whose daemon pods those timed-out creates were for (DaemonSet). */
+  timedOutNodes?: string[];
   errors: string[];
   /** Calls whose outcome the input cannot tell (replays; counted in `successes` for the bookkeeping). */
   unknown: number;
@@ -46,6 +48,14 @@ export interface DeleteRound {
   /** Keys whose delete failed (not NotFound) and were walked back. */
   failed: string[];
   notFound: string[];
+  /**
+   * Keys whose delete was answered NotFound and counted as made, `del` not lowered:
+   * RealPodControl.DeletePod returned nil for NotFound before v1.19 (kubernetes#91008; the
+   * DaemonSet model's `deleteNotFoundSwallowed`). A subset of `notFound`.
+   */
+  notFoundKept?: string[];
+  /** Keys of bound pods deleted because their node no longer exists (the DaemonSet's getPodsWithoutNode of kubernetes#73401). */
+  removedNodePods?: string[];
   errors: string[];
   note?: string;
   /** Keys whose delete outcome the input cannot tell (replays). */

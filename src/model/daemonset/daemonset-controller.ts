@@ -34,7 +34,10 @@
  * revision hash comes from the input (daemon-pods.ts currentRevisionHash).
  *
  * Version switches (VersionFeatures): the consistency gate (1.36+, StaleControllerConsistencyDaemonSet),
- * IsPodAvailable inclusive from 1.34, a create timeout counted as created before v1.16.5/v1.17.1/v1.18.0.
+ * IsPodAvailable inclusive from 1.34, a create timeout counted as created before
+ * v1.15.8/v1.16.5/v1.17.1/v1.18.0 (kubernetes#72155); DaemonSetVersionFeatures: a NotFound delete
+ * counted as made before v1.19 (kubernetes#91008, #95432) and every pod of a node that no longer
+ * exists deleted in the releases of #73401 (kubernetes#75836, fixed by #76060).
  * The 1.25–1.33 releases list the namespace's pods and 1.34+ its owner index; ClaimPods keeps the
  * same pods either way.
  *
@@ -73,6 +76,37 @@ const SLOW_START_INITIAL_BATCH_SIZE = 1;
 /** controllerKind: apps/v1 DaemonSet, as ClaimPods' messages and client errors name it. */
 export const DAEMON_SET_CLAIM_KIND: ClaimOwnerKind = { kind: 'DaemonSet', resource: 'daemonsets.apps' };
 
+/** The DaemonSet controller's version switches beyond VersionFeatures (read in each release's pkg/controller). */
+export interface DaemonSetVersionFeatures {
+  /**
+   * A delete answered NotFound counts as made and `del` is not lowered: RealPodControl.DeletePod
+   * (pkg/controller/controller_utils.go) returned nil for NotFound, so syncNodes' "Failed deletion,
+   * decrementing expectations" branch never ran and the record waited for a deletion the informer
+   * had already delivered (or never will). kubernetes#91008 made DeletePod return it and syncNodes
+   * lower `del` silently: from v1.19.0, cherry-picked to v1.18.9 and v1.17.12 (v1.18.8 and v1.17.11
+   * still swallow it); every release before 1.17 swallows it.
+   */
+  deleteNotFoundSwallowed: boolean;
+  /**
+   * getPodsWithoutNode (kubernetes#73401): manage deletes EVERY daemon pod of a node that no longer
+   * exists, bound ones too — which the pod GC deletes as well, so the controller's delete races the
+   * pod GC's (kubernetes#75836). #76060 went back to getUnscheduledPodsWithoutNode (only pods never
+   * scheduled). In v1.12.6–v1.12.7, v1.13.4–v1.13.6 and v1.14.0–v1.14.1 (read: v1.12.5, v1.12.8,
+   * v1.13.3, v1.13.7 and v1.14.2 have neither or the fix); releases before have no such delete at
+   * all, which the model, as v1.25, does not switch off.
+   */
+  deleteBoundPodsOfRemovedNodes: boolean;
+}
+
+export function daemonSetFeaturesOf(v: K8sVersion): DaemonSetVersionFeatures {
+  const p = v.patch;
+  const in7340 = p !== undefined && ((v.minor === 12 && p >= 6 && p <= 7) || (v.minor === 13 && p >= 4 && p <= 6) || (v.minor === 14 && p <= 1));
+  return {
+    deleteNotFoundSwallowed: v.minor < 17 || (v.minor === 17 && (p === undefined ? false : p < 12)) || (v.minor === 18 && (p === undefined ? false : p < 9)),
+    deleteBoundPodsOfRemovedNodes: in7340,
+  };
+}
+
 /** What an informer handler did, for evidence and tests. */
 export interface DaemonSetHandlerRecord {
   at: number;
@@ -95,6 +129,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
   readonly expectations: ControllerExpectations;
   readonly queue = new WorkQueue();
   readonly features: VersionFeatures;
+  readonly dsFeatures: DaemonSetVersionFeatures;
   readonly pods = new PodStore();
   /** The DaemonSet informer's cache. */
   readonly owners = new Map<string, DaemonSet>();
@@ -113,6 +148,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
     // NewControllerExpectations: counts only, no delete keys.
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs, undefined, false);
     this.features = featuresOf(opts.version);
+    this.dsFeatures = daemonSetFeaturesOf(opts.version);
     this.burst = opts.burstReplicas ?? DS_BURST_REPLICAS;
     this.podInformer = new Informer<Pod>(this.pods, {
       onAdd: (pod, at) => this.addPod(pod, at),
@@ -507,16 +543,26 @@ export class DaemonSetController implements Controller<DaemonSet> {
         for (const pod of daemonPods) if (!pod.metadata.deletionTimestamp) podsToDelete.push(pod.metadata.name ?? '');
       }
     }
-    // getUnscheduledPodsWithoutNode: unscheduled pods for nodes that no longer exist (the pod GC never deletes them).
+    // getUnscheduledPodsWithoutNode: unscheduled pods for nodes that no longer exist (the pod GC never deletes them);
+    // getPodsWithoutNode in the releases of kubernetes#73401: every pod of such a node, terminating ones too.
     const existing = new Set(nodes.map((n) => n.metadata.name ?? ''));
+    const removedNodePods: string[] = [];
     for (const [nodeName, pods] of byNode) {
       if (existing.has(nodeName)) continue;
-      for (const pod of pods) if (!pod.spec?.nodeName) podsToDelete.push(pod.metadata.name ?? '');
+      for (const pod of pods) {
+        if (pod.spec?.nodeName && !this.dsFeatures.deleteBoundPodsOfRemovedNodes) continue;
+        podsToDelete.push(pod.metadata.name ?? '');
+        if (pod.spec?.nodeName) removedNodePods.push(`${ds.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`);
+      }
     }
     if (failedPods.length || succeededPods.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), ...(failedPods.length ? { failedPods } : {}), ...(succeededPods.length ? { succeededPods } : {}) };
     const r = this.syncNodes(ds, podsToDelete, nodesNeeding, at);
     if (r.create) rec.create = r.create;
-    if (r.delete) rec.delete = r.delete;
+    if (r.delete) {
+      const chosen = removedNodePods.filter((k) => r.delete!.keys.includes(k));
+      if (chosen.length) r.delete.removedNodePods = chosen;
+      rec.delete = r.delete;
+    }
     return r.error;
   }
 
@@ -585,6 +631,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
           }
           if (res.timeout && this.features.createTimeoutAsSuccess) {
             r.timedOut = (r.timedOut ?? 0) + 1;
+            (r.timedOutNodes ??= []).push(nodesNeeding[i] ?? '?');
             r.successes++;
             continue;
           }
@@ -626,6 +673,12 @@ export class DaemonSetController implements Controller<DaemonSet> {
         this.busy.callReturned(res.doneAt);
         if (res.ok) {
           if (res.unknown) d.unknown.push(podKey);
+          continue;
+        }
+        if (res.notFound && this.dsFeatures.deleteNotFoundSwallowed) {
+          // Before kubernetes#91008 DeletePod returned nil for NotFound: counted as made, `del` not lowered.
+          d.notFound.push(podKey);
+          (d.notFoundKept ??= []).push(podKey);
           continue;
         }
         // "any failure to delete the pod means that we will never observe the delete"

@@ -251,3 +251,18 @@ test('node events: an unlabelled-but-selected node enqueues; a change of neither
   assert.equal(dsc.queue.dueAt(KEY), undefined, 'a status-only node update is ignored');
   assert.equal(DS_UID, ds.metadata.uid);
 });
+
+test('before kubernetes#91008 (v1.15.3) a delete answered NotFound is counted as made: del stays 1 (kubernetes#95432); from v1.19 it is lowered at once', () => {
+  for (const [version, del] of [['v1.15.3', 1], ['v1.19.0', 0]] as const) {
+    const h = newDaemonSetHarness({ version, deleteAnswers: { 'agent-gone1': { ok: false, notFound: true, error: 'pods "agent-gone1" not found' } } });
+    const ds = daemonSet();
+    h.dsc.deliverNode('ADDED', node('n1', {}, [{ key: 'maintenance', effect: 'NoExecute' }]), T0);
+    h.dsc.deliverOwner('ADDED', ds, T0);
+    h.dsc.deliverPod('ADDED', daemonPod(ds, 'n1', { name: 'agent-gone1', bound: true }), T0);
+    h.dsc.runDue(T0 + 1000, true);
+    assert.deepEqual(h.calls.deletes.map((d) => d.pod), ['agent-gone1'], version);
+    assert.equal(h.dsc.expectations.get(KEY)?.del, del, version);
+    const s = h.syncs.find((x) => x.delete)!;
+    assert.deepEqual(s.delete!.notFoundKept ?? [], del ? ['kube-system/agent-gone1'] : [], version);
+  }
+});
