@@ -10,6 +10,7 @@
  * - `unknown`: the input cannot decide it (start of input, a gap, missing evidence).
  */
 import type { VersionInfo } from '../model/version.js';
+import type { FinalizerTrackingSummary, RollingUpdateChecks } from './report/log-stores.js';
 
 export const REPORT_SCHEMA_VERSION = 'kexp.report/v1';
 
@@ -198,6 +199,32 @@ export type VerdictState = 'healthy' | 'converging' | 'stalled' | 'gated' | 'lea
 /** The kind of a per-controller report (report/owner-kind.ts). */
 export type OwnerReportKind = 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Job';
 
+/**
+ * A Job: the removals of the batch.kubernetes.io/job-tracking finalizer from its pods the input
+ * shows (trackJobStatusAndRemoveFinalizers' PATCHes; analysis/finalizer-removals.ts), and the
+ * finished or terminating pods still holding it at the end of the input.
+ */
+export interface FinalizerRemovalsReport {
+  /** Removals made (a PATCH that succeeded or found the pod gone, or the finalizer seen gone). */
+  removed: number;
+  /** Of these, the job-controller's own PATCHes (audit logs); the others' writer the input does not show. */
+  byController: number;
+  /** PATCHes that failed (the finalizer stays). */
+  failed: number;
+  first?: string;
+  last?: string;
+  basis: 'observed';
+  evidence: string[];
+  /** The UIDs of the pods whose finalizer was removed (where the input names them). */
+  removedUids: string[];
+  /** Finished or terminating pods still holding the finalizer at the end of the input, oldest first. */
+  held: Array<{ pod: string; uid?: string; since?: string; evidence: string }>;
+  /** What `held` means for the Job ("N pods hold the job-tracking finalizer; the Job cannot finish until …"). */
+  statement?: string;
+  /** With the controller's log: what its finalizer-tracking store says of these pods (report/log-stores.ts), cited. */
+  log?: string;
+}
+
 export interface ReplicaSetReport {
   /** The controller's kind; absent for a ReplicaSet (the report's first unit). */
   kind?: OwnerReportKind;
@@ -230,6 +257,8 @@ export interface ReplicaSetReport {
   viewUnknown?: Array<{ from: string; until?: string; reason: string; evidence: string[] }>;
   findings: Finding[];
   adoption: { at?: string; rows: AdoptionRow[] };
+  /** A Job: its pods' job-tracking finalizer removals and holders (analysis/finalizer-removals.ts). */
+  finalizerRemovals?: FinalizerRemovalsReport;
   /** Present when a kube-controller-manager log was given beside the inputs (its own account). */
   controllerLog?: {
     files: string[];
@@ -242,6 +271,10 @@ export interface ReplicaSetReport {
     windowsConfirmed: number;
     /** From each create's time in the input to the controller's "Pod created" handler line. */
     informerLagMs?: { writes: number; median: number; max: number };
+    /** A DaemonSet: the log's rolling-update checks, each compared with kexp's record (report/log-stores.ts). */
+    rollingUpdateChecks?: RollingUpdateChecks;
+    /** A Job: the log's finalizer-tracking store (report/log-stores.ts). */
+    finalizerTracking?: FinalizerTrackingSummary;
   };
 }
 
