@@ -10,7 +10,6 @@
  * - `unknown`: the input cannot decide it (start of input, a gap, missing evidence).
  */
 import type { VersionInfo } from '../model/version.js';
-import type { FinalizerTrackingSummary, RollingUpdateChecks } from './report/log-stores.js';
 
 export const REPORT_SCHEMA_VERSION = 'kexp.report/v1';
 
@@ -198,6 +197,36 @@ export type VerdictState = 'healthy' | 'converging' | 'stalled' | 'gated' | 'lea
 
 /** The kind of a per-controller report (report/owner-kind.ts). */
 export type OwnerReportKind = 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Job';
+
+/* What a DaemonSet's or a Job's controller log tells beyond its gate (report/log-stores.ts builds them). */
+/** A DaemonSet's rolling-update checks, summed; `kexp`: how kexp's reconstruction decided at the same times (fused reports only). */
+export interface RollingUpdateChecks {
+  total: number;
+  fulfilled: number;
+  stillWaiting: number;
+  expired: number;
+  /** FILE:LINE of the first check that said still waiting (the rolling update skipped). */
+  firstStillWaiting?: string;
+  basis: 'observed';
+  /** kexp's record at each check's time: the same decision, another one (the lines, first 10), or unknown. */
+  kexp?: { matched: number; mismatched: number; unknown: number; mismatchRefs: string[] };
+}
+
+/** A Job's finalizer-tracking store over the log. */
+export interface FinalizerTrackingSummary {
+  /** "Expecting tracking finalizers removed" lines, and the pod UIDs they named. */
+  lines: number;
+  expected: number;
+  /** "Observed tracking finalizer removed" lines. */
+  observed: number;
+  /** UIDs dropped unobserved: the Job deleted, or the controller (re)started. */
+  dropped: number;
+  /** UIDs still awaited at the end of the log, oldest first, with the line that expected each. */
+  awaited: Array<{ uid: string; since: string; evidence: string }>;
+  basis: 'observed';
+  /** FILE:LINE of the first "Expecting tracking finalizers removed". */
+  evidence: string;
+}
 
 /**
  * A Job: the removals of the batch.kubernetes.io/job-tracking finalizer from its pods the input

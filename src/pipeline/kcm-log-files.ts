@@ -30,7 +30,8 @@ import { ReadInterrupt } from './read-interrupt.js';
 import { isRecord } from '../model/objects.js';
 import { isRound, type KcmLogEvent, type KcmLogFailure, logEvents, type ReplicaSetEvents, type RoundConfirmation } from './kcm-log-events.js';
 import { buildFinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
-import { finalizerTrackingSummary, rollingUpdateChecks, type FinalizerTrackingSummary, type RollingUpdateChecks } from '../analysis/report/log-stores.js';
+import { finalizerTrackingSummary, rollingUpdateChecks } from '../analysis/report/log-stores.js';
+import type { FinalizerTrackingSummary, RollingUpdateChecks } from '../analysis/report-types.js';
 import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';

@@ -7,8 +7,7 @@
  * paragraph, printed only when the report holds it (a ReplicaSet's block never has one).
  * Reads the report only; computes nothing. Cost O(the items shown).
  */
-import type { FinalizerRemovalsReport } from '../analysis/report-types.js';
-import type { FinalizerTrackingSummary, RollingUpdateChecks } from '../analysis/report/log-stores.js';
+import type { FinalizerRemovalsReport, FinalizerTrackingSummary, RollingUpdateChecks } from '../analysis/report-types.js';
 import { wrap } from './text.js';
 
 /** Items of a list shown before "… N more (-o wide)". */

@@ -12,14 +12,14 @@ import { ownerWordsOf } from '../report/owner-words.js';
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { FidelityScore } from '../fidelity.js';
-import type { Finding, GatedWindow, ReplicaSetReport } from '../report-types.js';
+import type { Finding, GatedWindow, ReplicaSetReport, RollingUpdateChecks } from '../report-types.js';
 import { ref } from '../report/evidence-refs.js';
 import { isLeakWindow } from '../report/gated-windows.js';
 import { SAME_WINDOW_MS, type Disagreement, type MatchedWindow } from '../report/log-windows.js';
 import { fmtDuration, plural } from '../report/wording.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import type { FindingRule } from './finding-rule.js';
-import type { FinalizerDisagreement, RollingUpdateChecks } from '../report/log-stores.js';
+import type { FinalizerDisagreement } from '../report/log-stores.js';
 
 export { SAME_WINDOW_MS };
 

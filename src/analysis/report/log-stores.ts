@@ -17,37 +17,8 @@ import type { FinalizerTracking } from '../../sources/kcm-log/finalizer-tracking
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import { decisionMatches } from '../fidelity.js';
 import { iso } from '../iso.js';
-import type { FinalizerRemovalsReport, ReplicaSetReport } from '../report-types.js';
+import type { FinalizerRemovalsReport, FinalizerTrackingSummary, ReplicaSetReport, RollingUpdateChecks } from '../report-types.js';
 import { ref } from './evidence-refs.js';
-
-/** A DaemonSet's rolling-update checks, summed; `kexp`: how kexp's reconstruction decided at the same times (fused reports only). */
-export interface RollingUpdateChecks {
-  total: number;
-  fulfilled: number;
-  stillWaiting: number;
-  expired: number;
-  /** FILE:LINE of the first check that said still waiting (the rolling update skipped). */
-  firstStillWaiting?: string;
-  basis: 'observed';
-  /** kexp's record at each check's time: the same decision, another one (the lines, first 10), or unknown. */
-  kexp?: { matched: number; mismatched: number; unknown: number; mismatchRefs: string[] };
-}
-
-/** A Job's finalizer-tracking store over the log. */
-export interface FinalizerTrackingSummary {
-  /** "Expecting tracking finalizers removed" lines, and the pod UIDs they named. */
-  lines: number;
-  expected: number;
-  /** "Observed tracking finalizer removed" lines. */
-  observed: number;
-  /** UIDs dropped unobserved: the Job deleted, or the controller (re)started. */
-  dropped: number;
-  /** UIDs still awaited at the end of the log, oldest first, with the line that expected each. */
-  awaited: Array<{ uid: string; since: string; evidence: string }>;
-  basis: 'observed';
-  /** FILE:LINE of the first "Expecting tracking finalizers removed". */
-  evidence: string;
-}
 
 /** kexp's decision is compared with each check at ±this (receive-time skew, as the sync decisions are scored). */
 const CHECK_SKEW_MS = 50;
