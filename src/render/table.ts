@@ -235,8 +235,11 @@ export function coverageLines(report: Report, width: number): string[] {
   const cov = report.coverage;
   const clock = clockFor(undefined);
   const recordingLike = (f: string) => f === 'kexp-recording';
+  // The DaemonSets and Jobs whose own lines of the log were fused into their reports (analysis/controller-log.ts).
+  const fused = [...new Set(report.replicaSets.filter((r) => (r.kind === 'DaemonSet' || r.kind === 'Job') && r.controllerLog).map((r) => r.kind!))];
+  const kcmWhat = `log lines about ReplicaSets${fused.length ? `; its ${fused.join(' and ')} lines fused into their reports` : ''}`;
   for (const i of report.inputs) {
-    const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : i.format === 'live-snapshot' ? 'objects read' : 'events';
+    const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? kcmWhat : i.format === 'live-snapshot' ? 'objects read' : 'events';
     out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`, width, '').trimStart());
   }
   const start = clock(cov.start);
