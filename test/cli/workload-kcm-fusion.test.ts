@@ -84,7 +84,7 @@ test('the fused Job report prints its finalizer removals and the log\'s tracking
   const dir = `${CAP}/job-dropped-add`;
   const r = kexp(['replay', `${dir}/recording.kexp.jsonl`, '--kcm-log', `${dir}/kcm.log`], { env: { COLUMNS: '100' } });
   assert.equal(r.code, 4, r.stderr);
-  const text = r.stdout.replace(/\n\s+/g, ' ');
+  const text = r.stdout.replace(/\n\s*/g, ' ');
   assert.match(text, /Finalizer removals \(observed: trackJobStatusAndRemoveFinalizers removes batch\.kubernetes\.io\/job-tracking once it counted a finished pod\): 1 removed 07:59:18\.574, the writer not in the input \(examples\/captures\/job-dropped-add\/recording\.kexp\.jsonl:17\); 1 pod holds the job-tracking finalizer/);
   assert.match(text, /Finalizer tracking \(observed: .*\): 1 expected in 1 line \(first examples\/captures\/job-dropped-add\/kcm\.log:29\), 1 observed removed; none awaited at the end of the log/);
   assert.match(text, /07:59:12\.317 +08:04:19\.364 +5m07s +expired +2\/0 +10 +observed/);
