@@ -97,3 +97,15 @@ test('without the log a DaemonSet report has no rolling-update checks and keeps 
   assert.equal(ds.controllerLog, undefined);
   assert.ok(ds.gatedWindows.every((w) => w.basis !== 'observed'));
 });
+
+test('the HTML report of a fused Job has its finalizer lines under their own heading', async () => {
+  const fs = await import('node:fs');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const dir = `${CAP}/job-dropped-add`;
+  const out = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-kcmfuse-')), 'r.html');
+  const r = kexp(['replay', `${dir}/recording.kexp.jsonl`, '--kcm-log', `${dir}/kcm.log`, '--html', out]);
+  assert.equal(r.code, 4, r.stderr);
+  const html = fs.readFileSync(out, 'utf8');
+  assert.match(html, /<h3>Finalizers<\/h3>\n<p>Finalizer removals \(observed: [^<]*1 removed 2026-12-05 07:59:18\.574 UTC[^<]*work-9dtz6[^<]*<\/p>\n<p>Finalizer tracking \(observed: [^<]*1 observed removed; none awaited at the end of the log<\/p>/);
+});
