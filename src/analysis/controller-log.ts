@@ -25,6 +25,8 @@
  * (O(its syncs × kexp's expectation changes)) and O(writes) per ReplicaSet for the lags.
  */
 import type { GroundTruth } from '../sources/kcm-log/ground-truth.js';
+import type { FinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
+import { finalizersAgainstLog, finalizerTrackingSummary, rollingUpdateChecks } from './report/log-stores.js';
 import type { InformerRelist } from '../sources/kcm-log/informer-relists.js';
 import type { FileCoverage } from '../sources/source.js';
 import type { SourceRef } from '../timeline/event.js';
@@ -64,6 +66,8 @@ export interface ControllerLogInput {
   gateVisible?: boolean;
   /** The controller's Pod / ReplicaSet / ReplicationController informers' relists (reflector lines; absent: none logged). */
   relists?: InformerRelist[];
+  /** A Job controller's log: its finalizer UID-tracking store per Job key (sources/kcm-log/finalizer-tracking.ts). */
+  finalizerTracking?: Map<string, FinalizerTracking>;
 }
 
 /**
@@ -251,8 +255,17 @@ function fuseReplicaSet(rs: ReplicaSetReport, writes: ControllerWrite[], log: Co
       out.verdict = logVerdict(rs, fusion.fromLog, span, reportEnd);
     }
   }
+  // What only a DaemonSet's or a Job's log tells beyond the gate (report/log-stores.ts): the log's own account.
+  const checks = rs.kind === 'DaemonSet' && truth ? rollingUpdateChecks(truth, rs) : undefined;
+  if (checks) summary.rollingUpdateChecks = checks;
+  const tracking = rs.kind === 'Job' ? log.finalizerTracking?.get(rs.key) : undefined;
+  if (tracking) summary.finalizerTracking = finalizerTrackingSummary(tracking);
+  const finalizers = tracking && rs.finalizerRemovals && span ? finalizersAgainstLog(rs.finalizerRemovals, tracking, span.end) : undefined;
+  if (finalizers?.log) out.finalizerRemovals = { ...rs.finalizerRemovals!, log: finalizers.log };
   findings.push(...findingsFor('controller-log', {
     rs,
+    ...(checks ? { rollingUpdateChecks: checks } : {}),
+    ...(finalizers?.disagreement ? { finalizerDisagreement: finalizers.disagreement } : {}),
     findings,
     ...(truth ? { truth } : {}),
     ...(score ? { score } : {}),

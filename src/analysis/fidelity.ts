@@ -79,6 +79,24 @@ export function decisionAt(rs: ReplicaSetReport, t: number): Decision {
   return t - rec.setAt > EXPECTATIONS_TIMEOUT_MS ? 'ungated' : 'gated';
 }
 
+/**
+ * Whether kexp's record says `want` at the controller's decision at `at`: `matched` when it does at
+ * any instant within ±skew — the ends, and either side of every expectation change in between (a
+ * window shorter than the skew would otherwise fall between the samples; the skew is receive-time
+ * uncertainty) — else `unknown` when kexp did not know its state at `at`, else `mismatched`.
+ */
+export function decisionMatches(rs: ReplicaSetReport, at: number, want: 'gated' | 'ungated', skew: number): 'matched' | 'mismatched' | 'unknown' {
+  const a = decisionAt(rs, at);
+  if (a === want) return 'matched';
+  const probes = [at + skew, at - skew];
+  for (const c of rs.expectations) {
+    const t = Date.parse(c.at);
+    if (t >= at - skew && t <= at + skew) probes.push(t - 1, t);
+  }
+  if (probes.some((t) => decisionAt(rs, t) === want)) return 'matched';
+  return a === 'unknown' ? 'unknown' : 'mismatched';
+}
+
 function isLeakWindow(w: TruthLike['gatedWindows'][number]): boolean {
   if (w.ended === 'expired') return true;
   if (w.ended === 'deleted' && w.leaked && (w.leaked.add > 0 || w.leaked.del > 0)) return true;
@@ -105,17 +123,10 @@ export function scoreReplicaSet(truth: TruthLike, rs: ReplicaSetReport | undefin
       continue;
     }
     const want: Decision = s.decision === 'gated' ? 'gated' : 'ungated';
+    const m = decisionMatches(rs, s.at, want, skew);
     const a = decisionAt(rs, s.at);
-    // The skew is receive-time uncertainty: kexp matches when its decision equals KCM's at
-    // any instant within ±skew — the ends, and either side of every expectation change in
-    // between (a window shorter than the skew would otherwise fall between the samples).
-    const probes = [s.at + skew, s.at - skew];
-    for (const c of rs.expectations) {
-      const at = Date.parse(c.at);
-      if (at >= s.at - skew && at <= s.at + skew) probes.push(at - 1, at);
-    }
-    if (a === want || probes.some((t) => decisionAt(rs, t) === want)) score.syncs.matched++;
-    else if (a === 'unknown') score.syncs.unknown++;
+    if (m === 'matched') score.syncs.matched++;
+    else if (m === 'unknown') score.syncs.unknown++;
     else {
       score.syncs.mismatched++;
       const at = s.source ? `${s.source.file}:${s.source.line}` : undefined;

@@ -198,6 +198,62 @@ export type VerdictState = 'healthy' | 'converging' | 'stalled' | 'gated' | 'lea
 /** The kind of a per-controller report (report/owner-kind.ts). */
 export type OwnerReportKind = 'ReplicaSet' | 'ReplicationController' | 'DaemonSet' | 'Job';
 
+/* What a DaemonSet's or a Job's controller log tells beyond its gate (report/log-stores.ts builds them). */
+/** A DaemonSet's rolling-update checks, summed; `kexp`: how kexp's reconstruction decided at the same times (fused reports only). */
+export interface RollingUpdateChecks {
+  total: number;
+  fulfilled: number;
+  stillWaiting: number;
+  expired: number;
+  /** FILE:LINE of the first check that said still waiting (the rolling update skipped). */
+  firstStillWaiting?: string;
+  basis: 'observed';
+  /** kexp's record at each check's time: the same decision, another one (the lines, first 10), or unknown. */
+  kexp?: { matched: number; mismatched: number; unknown: number; mismatchRefs: string[] };
+}
+
+/** A Job's finalizer-tracking store over the log. */
+export interface FinalizerTrackingSummary {
+  /** "Expecting tracking finalizers removed" lines, and the pod UIDs they named. */
+  lines: number;
+  expected: number;
+  /** "Observed tracking finalizer removed" lines. */
+  observed: number;
+  /** UIDs dropped unobserved: the Job deleted, or the controller (re)started. */
+  dropped: number;
+  /** UIDs still awaited at the end of the log, oldest first, with the line that expected each. */
+  awaited: Array<{ uid: string; since: string; evidence: string }>;
+  basis: 'observed';
+  /** FILE:LINE of the first "Expecting tracking finalizers removed". */
+  evidence: string;
+}
+
+/**
+ * A Job: the removals of the batch.kubernetes.io/job-tracking finalizer from its pods the input
+ * shows (trackJobStatusAndRemoveFinalizers' PATCHes; analysis/finalizer-removals.ts), and the
+ * finished or terminating pods still holding it at the end of the input.
+ */
+export interface FinalizerRemovalsReport {
+  /** Removals made (a PATCH that succeeded or found the pod gone, or the finalizer seen gone). */
+  removed: number;
+  /** Of these, the job-controller's own PATCHes (audit logs); the others' writer the input does not show. */
+  byController: number;
+  /** PATCHes that failed (the finalizer stays). */
+  failed: number;
+  first?: string;
+  last?: string;
+  basis: 'observed';
+  evidence: string[];
+  /** The UIDs of the pods whose finalizer was removed (where the input names them). */
+  removedUids: string[];
+  /** Finished or terminating pods still holding the finalizer at the end of the input, oldest first. */
+  held: Array<{ pod: string; uid?: string; since?: string; evidence: string }>;
+  /** What `held` means for the Job ("N pods hold the job-tracking finalizer; the Job cannot finish until …"). */
+  statement?: string;
+  /** With the controller's log: what its finalizer-tracking store says of these pods (report/log-stores.ts), cited. */
+  log?: string;
+}
+
 export interface ReplicaSetReport {
   /** The controller's kind; absent for a ReplicaSet (the report's first unit). */
   kind?: OwnerReportKind;
@@ -230,6 +286,8 @@ export interface ReplicaSetReport {
   viewUnknown?: Array<{ from: string; until?: string; reason: string; evidence: string[] }>;
   findings: Finding[];
   adoption: { at?: string; rows: AdoptionRow[] };
+  /** A Job: its pods' job-tracking finalizer removals and holders (analysis/finalizer-removals.ts). */
+  finalizerRemovals?: FinalizerRemovalsReport;
   /** Present when a kube-controller-manager log was given beside the inputs (its own account). */
   controllerLog?: {
     files: string[];
@@ -242,6 +300,10 @@ export interface ReplicaSetReport {
     windowsConfirmed: number;
     /** From each create's time in the input to the controller's "Pod created" handler line. */
     informerLagMs?: { writes: number; median: number; max: number };
+    /** A DaemonSet: the log's rolling-update checks, each compared with kexp's record (report/log-stores.ts). */
+    rollingUpdateChecks?: RollingUpdateChecks;
+    /** A Job: the log's finalizer-tracking store (report/log-stores.ts). */
+    finalizerTracking?: FinalizerTrackingSummary;
   };
 }
 

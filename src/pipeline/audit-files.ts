@@ -260,7 +260,7 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
     report = fused.report;
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog, o.since), results, build);
+  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog, o.since), results, build, controllerLog, o.since);
   const inReport = new Set(report.replicaSets.filter((r) => r.kind === undefined).map((r) => r.key));
   const writes = [...byRS.entries()].filter(([k]) => !o.rs || k === o.rs).sort(([a], [b]) => a.localeCompare(b));
   if (writes.length) {

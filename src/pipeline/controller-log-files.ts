@@ -25,6 +25,7 @@ import { InputError, type Diagnostics, type FileCoverage } from '../sources/sour
 import type { ControllerLogEvent, SourceRef } from '../timeline/event.js';
 import type { ControllerLogInput } from '../analysis/controller-log.js';
 import type { InformerRelist } from '../sources/kcm-log/informer-relists.js';
+import { buildFinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
 
 const POD_CREATED_RE = /"Pod created"[^\n]*?\bpod="([^"]+)"|"msg":"Pod created"[^\n]*?"pod":"([^"]+)"|\bPod created\b[^\n]*?\bpod="?([^"\s]+)/;
 
@@ -174,17 +175,32 @@ export function controllerLogInput(files: string[], events: ControllerLogEvent[]
   return { files, truths: buildGroundTruth(sorted), podAdded, starts, leaseLines, gateVisible };
 }
 
+/** A controller log read whole: the ReplicaSet controller's lines, and each other kind's apart (when the log has any). */
+export type ControllerLogs = ControllerLogInput & {
+  coverage: FileCoverage[];
+  yearNotes: string[];
+  replicationControllers?: ControllerLogInput;
+  daemonSets?: ControllerLogInput;
+  jobs?: ControllerLogInput;
+  version?: LoggedVersion;
+};
+
 /**
  * Reads the logs given beside the other inputs (each once) into what fusion reads, with their
- * coverage and year notes; the ReplicationController manager's lines apart
- * (`replicationControllers`, when the log has any), for the RC reports.
+ * coverage and year notes; the ReplicationController manager's, the DaemonSet controller's and
+ * the Job controller's lines apart (`replicationControllers`, `daemonSets`, `jobs`, each when the
+ * log has some), for those kinds' reports — the Job's with its finalizer tracking
+ * (finalizer-tracking.ts). -v is the process's: a kind's input shows the gate when any line of
+ * the process does.
  */
-export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogInput & { coverage: FileCoverage[]; yearNotes: string[]; replicationControllers?: ControllerLogInput; version?: LoggedVersion }> {
+export async function readControllerLogs(given: ControllerLogFile[], o: ControllerLogOptions): Promise<ControllerLogs> {
   const logs = dedupe(given, o.diagnostics);
   const coverage: FileCoverage[] = [];
   const yearNotes: string[] = [];
   const events: ControllerLogEvent[] = [];
   const rcEvents: ControllerLogEvent[] = [];
+  const dsEvents: ControllerLogEvent[] = [];
+  const jobEvents: ControllerLogEvent[] = [];
   let version: LoggedVersion | undefined;
   let othersV4 = false;
   const relists: InformerRelist[] = [];
@@ -197,11 +213,12 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
       ...(typeof f === 'string' ? {} : { lines: { from: f.from, to: f.to } }),
     });
     // (consumed whole so its coverage is complete)
-    // (the DaemonSet's and Job's lines are `kexp kcm-log`'s alone: no replay models them yet)
     for await (const e of src.events) {
       if (e.type !== 'controller-log') continue;
       if (e.ownerKind === undefined) events.push(e);
       else if (e.ownerKind === 'ReplicationController') rcEvents.push(e);
+      else if (e.ownerKind === 'DaemonSet') dsEvents.push(e);
+      else if (e.ownerKind === 'Job') jobEvents.push(e);
     }
     const cov = src.coverage();
     coverage.push({ ...cov, file: name, format: 'kcm-log' });
@@ -219,11 +236,20 @@ export async function readControllerLogs(given: ControllerLogFile[], o: Controll
   if (othersV4) input.gateVisible = true;
   // The informers are the process's: the ReplicaSet and ReplicationController controllers share them.
   if (relists.length) input.relists = relists;
+  const shared = { coverage, yearNotes, ...(relists.length ? { relists } : {}) };
+  // The gate's lines are V(4) in every controller: one kind's -v≥4 lines show the others' would be printed.
+  const processV4 = othersV4 || [events, rcEvents, dsEvents, jobEvents].some((es) => es.length > 0 && assessVerbosity(es.map((e) => e.logKind)).atLeastV4);
+  const ofKind = (es: ControllerLogEvent[]): ControllerLogInput => {
+    const k = controllerLogInput(files, es, byTime);
+    return { ...k, ...shared, gateVisible: (k.gateVisible ?? false) || processV4 };
+  };
   return {
     ...input,
     coverage,
     yearNotes,
-    ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), coverage, yearNotes, ...(relists.length ? { relists } : {}) } } : {}),
+    ...(rcEvents.length ? { replicationControllers: { ...controllerLogInput(files, rcEvents, byTime), ...shared } } : {}),
+    ...(dsEvents.length ? { daemonSets: ofKind(dsEvents) } : {}),
+    ...(jobEvents.length ? { jobs: { ...ofKind(jobEvents), finalizerTracking: buildFinalizerTracking(jobEvents) } } : {}),
     ...(version ? { version } : {}),
   };
 }

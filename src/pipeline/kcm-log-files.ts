@@ -29,7 +29,9 @@ import { KEXP_VERSION } from '../version.js';
 import { ReadInterrupt } from './read-interrupt.js';
 import { isRecord } from '../model/objects.js';
 import { isRound, type KcmLogEvent, type KcmLogFailure, logEvents, type ReplicaSetEvents, type RoundConfirmation } from './kcm-log-events.js';
-import { buildFinalizerTracking, type FinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
+import { buildFinalizerTracking } from '../sources/kcm-log/finalizer-tracking.js';
+import { finalizerTrackingSummary, rollingUpdateChecks } from '../analysis/report/log-stores.js';
+import type { FinalizerTrackingSummary, RollingUpdateChecks } from '../analysis/report-types.js';
 import { buildGroundTruth } from '../sources/kcm-log/ground-truth.js';
 
 export const KCM_LOG_SCHEMA_VERSION = 'kexp.kcm-log/v1';
@@ -99,7 +101,7 @@ export interface KcmLogReplicaSet {
    * A DaemonSet: its second SatisfiedExpectations per sync that passed the gate (updateDaemonSet,
    * after manage): the rolling update runs only when it is satisfied. Not counted in `syncs`.
    */
-  rollingUpdateChecks?: { total: number; fulfilled: number; stillWaiting: number; expired: number; firstStillWaiting?: string; basis: 'observed' };
+  rollingUpdateChecks?: RollingUpdateChecks;
   /**
    * A Job: its finalizer UID-tracking store (finalizer-tracking.ts) — the pods whose
    * job-tracking finalizer removal the controller waits to observe. `expected`: UIDs it expected
@@ -107,7 +109,7 @@ export interface KcmLogReplicaSet {
    * or a controller start dropped, `awaited`: UIDs still waited for at the end of the log. No
    * counts, no timeout: not the sync gate (that is `gatedWindows`).
    */
-  finalizerTracking?: { lines: number; expected: number; observed: number; dropped: number; awaited: Array<{ uid: string; since: string; evidence: string }>; basis: 'observed'; evidence: string };
+  finalizerTracking?: FinalizerTrackingSummary;
   compare?: FidelityScore;
 }
 
@@ -324,28 +326,6 @@ function toRS(
 /** The kinds reported besides ReplicaSets, in the order their entries follow a ReplicaSet of the same key. */
 const OTHER_KINDS: KcmLogOwnerKind[] = ['ReplicationController', 'DaemonSet', 'Job'];
 
-/** A DaemonSet's rolling-update checks (ground-truth.ts rollingUpdateChecks), summed. */
-function rollingUpdateChecks(g: GroundTruth): KcmLogReplicaSet['rollingUpdateChecks'] {
-  const cs = g.rollingUpdateChecks;
-  if (!cs?.length) return undefined;
-  const n = (d: string) => cs.filter((c) => c.decision === d).length;
-  const first = cs.find((c) => c.decision === 'gated');
-  return { total: cs.length, fulfilled: n('fulfilled'), stillWaiting: n('gated'), expired: n('expired'), ...(first ? { firstStillWaiting: ref(first.source) } : {}), basis: 'observed' };
-}
-
-/** A Job's finalizer tracking (finalizer-tracking.ts), as the output says it. */
-function finalizerTracking(t: FinalizerTracking): KcmLogReplicaSet['finalizerTracking'] {
-  return {
-    lines: t.expected.length,
-    expected: t.expected.reduce((n, x) => n + x.uids.length, 0),
-    observed: t.observed,
-    dropped: t.dropped,
-    awaited: t.awaited.map((a) => ({ uid: a.uid, since: iso(a.since)!, evidence: ref(a.source) })),
-    basis: 'observed',
-    evidence: t.expected[0] ? ref(t.expected[0].source) : '',
-  };
-}
-
 /**
  * The entries of one other kind (ReplicationController, DaemonSet, Job) from its lines alone,
  * built as a ReplicaSet's are: its own ground truth (its expectations store is its own, its
@@ -363,7 +343,7 @@ function ownerEntries(kind: KcmLogOwnerKind, events: ControllerLogEvent[], only:
     const checks = kind === 'DaemonSet' ? rollingUpdateChecks(g) : undefined;
     if (checks) entry.rollingUpdateChecks = checks;
     const t = tracking?.get(g.rsKey);
-    if (t) entry.finalizerTracking = finalizerTracking(t);
+    if (t) entry.finalizerTracking = finalizerTrackingSummary(t);
     return entry;
   });
 }

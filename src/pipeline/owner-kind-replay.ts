@@ -28,18 +28,30 @@ import { daemonSetEngineFactory, daemonSetStatusCount } from '../model/daemonset
 import { DS_COMPONENT, DS_EVENT_COMPONENT, JOB_COMPONENT, OwnerKindViews, TO_DAEMON_SETS, TO_JOBS, TO_REPLICA_SETS, TO_REPLICATION_CONTROLLERS } from './owner-kind-views.js';
 import { jobEngineFactory, jobStatusCount } from '../model/job/engine-owner.js';
 import { TO_FIRST, TO_SECOND, teeStream } from './stream-tee.js';
+import { FinalizerRemovals } from '../analysis/finalizer-removals.js';
+import type { Job } from '../model/objects.js';
 
 export interface OwnerKindResults {
   replicaSets: ReplayResult;
   replicationControllers?: ReplayResult;
   daemonSets?: ReplayResult;
   jobs?: ReplayResult;
+  /** The Jobs' pods' job-tracking finalizer removals, read from the Job view (analysis/finalizer-removals.ts). */
+  jobFinalizers?: FinalizerRemovals;
 }
 
 /** The DaemonSet controller as the engine sees its writes and Events (owner-kind-views.ts). */
 const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT, statusCount: daemonSetStatusCount } as const;
 /** The Job controller: writes and Events both as `job-controller`; its status counts active pods. */
 const JOB_OWNER = { kind: 'Job', component: JOB_COMPONENT, statusCount: jobStatusCount } as const;
+
+/** `source` with each event handed to `see` on its way, lazily. */
+async function* tapStream<T>(source: AsyncIterable<T>, see: (e: T) => void): AsyncGenerator<T> {
+  for await (const e of source) {
+    see(e);
+    yield e;
+  }
+}
 
 /** `source` mapped through `f`, lazily. */
 async function* mapStream<T>(source: AsyncIterable<T>, f: (e: T) => T): AsyncGenerator<T> {
@@ -66,6 +78,7 @@ export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opt
   const rcView = mapStream(rcPre, views.convert);
   const dsView = mapStream(dsPre, views.convertDaemonSet);
   const onInvalid = opts.onInvalidEvent;
+  const jobFinalizers = new FinalizerRemovals();
   const notShared = onInvalid ? { onInvalidEvent: (source: Parameters<typeof onInvalid>[0], message: string) => { if (!views.shared(source)) onInvalid(source, message); } } : {};
   const [replicaSets, replicationControllers, daemonSets, jobs] = await Promise.all([
     replay(rsView, { ...opts, controller: replicaSetControllerFactory(opts.version) }),
@@ -76,13 +89,13 @@ export async function replayOwnerKinds(events: AsyncIterable<TimelineEvent>, opt
       ...notShared,
     }),
     replay(dsView, { ...opts, controller: daemonSetEngineFactory(opts.version), owner: DAEMON_SET_OWNER, ...notShared }),
-    replay(jobView, { ...opts, controller: jobEngineFactory(opts.version), owner: JOB_OWNER, ...notShared }),
+    replay(tapStream(jobView, (e) => jobFinalizers.see(e)), { ...opts, controller: jobEngineFactory(opts.version), owner: JOB_OWNER, ...notShared }),
   ]);
   return {
     replicaSets,
     ...(views.sawOwner ? { replicationControllers } : {}),
     ...(views.sawDaemonSet ? { daemonSets } : {}),
-    ...(views.sawJob ? { jobs } : {}),
+    ...(views.sawJob ? { jobs, jobFinalizers } : {}),
   };
 }
 
@@ -102,10 +115,29 @@ export function withReplicationControllers(report: Report, results: OwnerKindRes
   return withOwnerKind(report, 'ReplicationController', rc.replicaSets);
 }
 
-/** The Report with the DaemonSets' and the Jobs' reports added (none unless the input showed one), each marked with its kind. */
-export function withDaemonSets(report: Report, results: OwnerKindResults, build: BuildOptions): Report {
+/**
+ * The Report with the DaemonSets' and the Jobs' reports added (none unless the input showed one),
+ * each marked with its kind and, when the controller log has that controller's lines, fused with
+ * them (analysis/controller-log.ts: the log's windows, verdict and leaks win where it covers the
+ * time; the DaemonSet's rolling-update checks and the Job's finalizer tracking beside).
+ */
+export function withDaemonSets(report: Report, results: OwnerKindResults, build: BuildOptions, log?: { daemonSets?: ControllerLogInput; jobs?: ControllerLogInput }, since?: number): Report {
   let out = report;
-  if (results.daemonSets) out = withOwnerKind(out, 'DaemonSet', buildReport(results.daemonSets, { ...build, ownerKind: 'DaemonSet' }).replicaSets);
-  if (results.jobs) out = withOwnerKind(out, 'Job', buildReport(results.jobs, { ...build, ownerKind: 'Job' }).replicaSets);
+  const kindReports = (kind: 'DaemonSet' | 'Job', result: ReplayResult, kindLog: ControllerLogInput | undefined) => {
+    const built = buildReport(result, { ...build, ownerKind: kind });
+    // Marked before the fusion: its words (findings, notes) are the kind's. A Job's finalizer
+    // removals beside (the log's finalizer tracking is compared with them).
+    const removals = (key: string) => (kind === 'Job' ? results.jobFinalizers?.report(key, result.replicaSets.get(key) as unknown as Job | undefined, result.end) : undefined);
+    const marked = {
+      ...built,
+      replicaSets: built.replicaSets.map((r): typeof r => {
+        const f = removals(r.key);
+        return { kind, ...r, ...(f ? { finalizerRemovals: f } : {}) };
+      }),
+    };
+    return kindLog ? fuseControllerLog(marked, kindLog, { kind: 'replay', result, ...(since !== undefined ? { since } : {}) }).report.replicaSets : marked.replicaSets;
+  };
+  if (results.daemonSets) out = withOwnerKind(out, 'DaemonSet', kindReports('DaemonSet', results.daemonSets, log?.daemonSets));
+  if (results.jobs) out = withOwnerKind(out, 'Job', kindReports('Job', results.jobs, log?.jobs));
   return out;
 }

@@ -243,7 +243,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     report.coverage.assumptions.push(`${added.length} ReplicaSet(s) known only from Events (${added.slice(0, 5).map((r) => r.key).join(', ')}${added.length > 5 ? ', …' : ''}): their rounds come from the Events; their state is unknown.`);
   }
   // The ReplicationControllers, replayed by their own engine: their reports beside the ReplicaSets'.
-  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build);
+  report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build, controllerLog);
   // A recording made without the Nodes (RBAC): its DaemonSets' placement is unknown, not replayed.
   report = withNodePlacementCoverage(report, sources.map((s) => ({ file: s.coverage().file, header: s.coverage().header as Partial<RecordingHeader> | undefined })));
   if (opts.rs && report.replicaSets.length === 0) {

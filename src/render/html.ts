@@ -24,6 +24,7 @@ import { CLIENT_CSS, CLIENT_JS } from './html-assets/client.js';
 import { gateClass, roundFailed, shortDuration } from './chart.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
 import { desiredMeaning, endedByLabel, ownerNouns } from '../analysis/report/owner-words.js';
+import { finalizerRemovalsLine, finalizerTrackingLine, rollingUpdateChecksLine } from './workload-stores.js';
 
 /** Entity-escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(s: unknown): string {
@@ -378,6 +379,14 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: Ht
       ),
     );
   }
+  // What only a DaemonSet or a Job has beside its gate (workload-stores.ts), unwrapped: one paragraph each.
+  const flat = (line: string) => line.replace(/\s+/g, ' ').trim();
+  const stores = [
+    ...(rs.controllerLog?.rollingUpdateChecks ? [flat(rollingUpdateChecksLine(rs.controllerLog.rollingUpdateChecks, Infinity))] : []),
+    ...(rs.finalizerRemovals ? [flat(finalizerRemovalsLine(rs.finalizerRemovals, t, Infinity, true))] : []),
+    ...(rs.controllerLog?.finalizerTracking ? [flat(finalizerTrackingLine(rs.controllerLog.finalizerTracking, t, Infinity, true))] : []),
+  ];
+  if (stores.length) out.push(`<h3>${rs.kind === 'Job' ? 'Finalizers' : 'Rolling-update checks'}</h3>`, ...stores.map((x) => `<p>${e(x)}</p>`));
   const more = extra?.sections?.(rs, i);
   if (more) out.push(more);
   out.push('<h3>Findings</h3>');

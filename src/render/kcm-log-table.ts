@@ -14,6 +14,7 @@ import { breakCommand } from './next-steps.js';
 import { terminalSafeDeep } from './terminal-safe.js';
 import { fitLine, labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
+import { finalizerTrackingLine, rollingUpdateChecksLine } from './workload-stores.js';
 
 const RAISES_SHOWN = 8;
 
@@ -260,18 +261,8 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
  */
 function ownerLines(rs: KcmLogReplicaSet, clock: (t: string | undefined) => string, width: number, wide: boolean): string[] {
   const out: string[] = [];
-  const c = rs.rollingUpdateChecks;
-  if (c) {
-    out.push(wrap(`Rolling-update checks (observed: updateDaemonSet's second SatisfiedExpectations after manage; the rolling update runs only when satisfied; not counted as syncs): ${c.total} — ${c.fulfilled} fulfilled, ${c.stillWaiting} still waiting (rolling update skipped)${c.expired ? `, ${c.expired} expired` : ''}${c.firstStillWaiting ? ` (first still waiting ${c.firstStillWaiting})` : ''}`, width, '  '));
-  }
-  const f = rs.finalizerTracking;
-  if (f) {
-    const shown = wide ? f.awaited : f.awaited.slice(0, RAISES_SHOWN);
-    const awaited = f.awaited.length
-      ? `; ${f.awaited.length} still awaited at the end of the log — ${shown.map((a) => `${a.uid} since ${clock(a.since)} (${a.evidence})`).join('; ')}${f.awaited.length > shown.length ? `; … ${f.awaited.length - shown.length} more (-o wide)` : ''}`
-      : '; none awaited at the end of the log';
-    out.push(wrap(`Finalizer tracking (observed: pods whose job-tracking finalizer removal the controller waits to observe; no timeout, not the sync gate): ${f.expected} expected in ${plural(f.lines, 'line')} (first ${f.evidence}), ${f.observed} observed removed${f.dropped ? `, ${f.dropped} dropped with the Job or a controller restart` : ''}${awaited}`, width, '  '));
-  }
+  if (rs.rollingUpdateChecks) out.push(rollingUpdateChecksLine(rs.rollingUpdateChecks, width));
+  if (rs.finalizerTracking) out.push(finalizerTrackingLine(rs.finalizerTracking, clock, width, wide));
   return out;
 }
 

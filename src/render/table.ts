@@ -20,6 +20,7 @@ import { fitLine, labelled, wrap } from './text.js';
 import { clockFor, dateSuffix, sectionDate } from './times.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
 import { desiredMeaning, endedByLabel } from '../analysis/report/owner-words.js';
+import { finalizerRemovalsLine, finalizerTrackingLine, rollingUpdateChecksLine } from './workload-stores.js';
 
 export const MAX_ROUNDS = 20;
 const EVIDENCE_SHOWN = 3;
@@ -176,6 +177,16 @@ function headerLine(head: string, tail: string, c: Ctx): string {
   return c.wide || displayLength(head + tail) <= c.width ? head + tail : fitLine(head, c.width);
 }
 
+/** What only a DaemonSet or a Job has beside its gate (render/workload-stores.ts); none for a ReplicaSet. */
+function workloadLines(r: ReplicaSetReport, c: Ctx): string[] {
+  const clock = clockFor(sectionDate([r.finalizerRemovals?.first, ...(r.controllerLog?.finalizerTracking?.awaited.map((a) => a.since) ?? [])].filter((t): t is string => t !== undefined)));
+  const out: string[] = [];
+  if (r.controllerLog?.rollingUpdateChecks) out.push(rollingUpdateChecksLine(r.controllerLog.rollingUpdateChecks, c.width));
+  if (r.finalizerRemovals) out.push(finalizerRemovalsLine(r.finalizerRemovals, clock, c.width, c.wide));
+  if (r.controllerLog?.finalizerTracking) out.push(finalizerTrackingLine(r.controllerLog.finalizerTracking, clock, c.width, c.wide));
+  return out;
+}
+
 /** The block of one ReplicaSet (exported for `kexp explain`). */
 export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}): string[] {
   const out: string[] = [];
@@ -199,6 +210,8 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
   out.push('');
   out.push(...windowsSection(r, c, x.noWindows ?? 'none: the controller was never gated on its own writes in the covered time'));
   out.push('');
+  const stores = workloadLines(r, c);
+  if (stores.length) out.push(...stores, '');
   if (x.timeline) {
     out.push(...timelineSection(x.timeline, c));
     out.push('');
@@ -222,8 +235,11 @@ export function coverageLines(report: Report, width: number): string[] {
   const cov = report.coverage;
   const clock = clockFor(undefined);
   const recordingLike = (f: string) => f === 'kexp-recording';
+  // The DaemonSets and Jobs whose own lines of the log were fused into their reports (analysis/controller-log.ts).
+  const fused = [...new Set(report.replicaSets.filter((r) => (r.kind === 'DaemonSet' || r.kind === 'Job') && r.controllerLog).map((r) => r.kind!))];
+  const kcmWhat = `log lines about ReplicaSets${fused.length ? `; its ${fused.join(' and ')} lines fused into their reports` : ''}`;
   for (const i of report.inputs) {
-    const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : i.format === 'live-snapshot' ? 'objects read' : 'events';
+    const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? kcmWhat : i.format === 'live-snapshot' ? 'objects read' : 'events';
     out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`, width, '').trimStart());
   }
   const start = clock(cov.start);

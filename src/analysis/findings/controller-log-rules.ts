@@ -12,13 +12,14 @@ import { ownerWordsOf } from '../report/owner-words.js';
 import type { GroundTruth } from '../../sources/kcm-log/ground-truth.js';
 import type { SourceRef } from '../../timeline/event.js';
 import type { FidelityScore } from '../fidelity.js';
-import type { Finding, GatedWindow, ReplicaSetReport } from '../report-types.js';
+import type { Finding, GatedWindow, ReplicaSetReport, RollingUpdateChecks } from '../report-types.js';
 import { ref } from '../report/evidence-refs.js';
 import { isLeakWindow } from '../report/gated-windows.js';
 import { SAME_WINDOW_MS, type Disagreement, type MatchedWindow } from '../report/log-windows.js';
 import { fmtDuration, plural } from '../report/wording.js';
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import type { FindingRule } from './finding-rule.js';
+import type { FinalizerDisagreement } from '../report/log-stores.js';
 
 export { SAME_WINDOW_MS };
 
@@ -53,6 +54,10 @@ export interface ControllerLogFacts {
   lag: InformerLag;
   /** The informer lag summary (median) the report states. */
   medianLagMs?: number;
+  /** A DaemonSet: the log's rolling-update checks, compared with kexp's record (report/log-stores.ts). */
+  rollingUpdateChecks?: RollingUpdateChecks;
+  /** A Job: a finalizer removal the input shows that the log's tracking store still awaited at its end. */
+  finalizerDisagreement?: FinalizerDisagreement;
 }
 
 /** Klog-style time of a log line (the log's times are always finite). */
@@ -178,16 +183,23 @@ export const controllerLogLeak: FindingRule<ControllerLogFacts, MatchedWindow> =
 export const controllerLogDisagrees: FindingRule<ControllerLogFacts> = {
   name: 'controller-log-disagrees',
   ids: ['controller-log-disagrees'],
-  reads: 'kexp\'s decision at each SatisfiedExpectations line of the log (analysis/fidelity.ts), and each window where kexp\'s end differs from the log\'s (report/log-windows.ts)',
+  reads: 'kexp\'s decision at each SatisfiedExpectations line of the log (analysis/fidelity.ts; a DaemonSet\'s rolling-update checks too, report/log-stores.ts), and each window where kexp\'s end differs from the log\'s (report/log-windows.ts)',
   fires: 'a sync decision or a window of the log that kexp\'s reconstruction contradicts (info: the report follows the log there, so this never becomes the cause)',
-  find({ rs, truth, score, disagreements }) {
+  find({ rs, truth, score, disagreements, rollingUpdateChecks, finalizerDisagreement }) {
     const syncs = score?.syncs.mismatched ?? 0;
-    if (!truth || !score || (syncs === 0 && disagreements.length === 0)) return undefined;
+    const checks = rollingUpdateChecks?.kexp?.mismatched ?? 0;
+    if (!truth || !score || (syncs === 0 && disagreements.length === 0 && checks === 0 && !finalizerDisagreement)) return undefined;
     const parts = [
       ...(syncs ? [`${syncs} of ${score.syncs.total} sync decisions`] : []),
       ...(disagreements.length ? [plural(disagreements.length, 'window')] : []),
+      ...(checks ? [`${checks} of ${rollingUpdateChecks!.total} rolling-update checks`] : []),
+      ...(finalizerDisagreement ? ['its finalizer tracking'] : []),
     ];
-    const lines = [...disagreements.map((d) => d.text), ...score.mismatches.slice(0, 5)];
+    // A DaemonSet's second SatisfiedExpectations after manage (update.go): whether its rolling update ran.
+    const checkLine = checks
+      ? [`the controller's log shows ${plural(checks, 'rolling-update check')} (updateDaemonSet's SatisfiedExpectations after manage: the rolling update runs only when fulfilled) deciding otherwise than kexp's record at the same time (${rollingUpdateChecks!.kexp!.mismatchRefs.slice(0, 3).join(', ')})`]
+      : [];
+    const lines = [...disagreements.map((d) => d.text), ...score.mismatches.slice(0, 5), ...checkLine, ...(finalizerDisagreement ? [finalizerDisagreement.text] : [])];
     return {
       id: 'controller-log-disagrees',
       severity: 'info',
@@ -198,7 +210,7 @@ export const controllerLogDisagrees: FindingRule<ControllerLogFacts> = {
         `Which source says what: ${lines.join('; ')}. ` +
         `The controller's log is its own account of what its informer showed it: where it covers the time its windows, gated syncs and expiries are the report's; kexp's inputs saw the cluster, not the controller's cache.`,
       nextStep: 'Look for what the controller saw and kexp\'s inputs do not show around those times: events its informer got late or never (a watch gap, a relist), a restart, calls it made that the input lacks.',
-      evidence: [...new Set([...disagreements.flatMap((d) => d.evidence), ...score.mismatchRefs.slice(0, 5)])].slice(0, 12),
+      evidence: [...new Set([...disagreements.flatMap((d) => d.evidence), ...score.mismatchRefs.slice(0, 5), ...(rollingUpdateChecks?.kexp?.mismatchRefs.slice(0, 3) ?? []), ...(finalizerDisagreement?.evidence ?? [])])].slice(0, 12),
     };
   },
 };
