@@ -33,7 +33,7 @@ export default class Serve extends KexpCommand {
     listen: Flags.string({ summary: `Address to serve HTTP on: HOST:PORT, [IPv6]:PORT or PORT (loopback). Default ${DEFAULT_LISTEN}; 0.0.0.0:PORT to serve the pod network.`, default: DEFAULT_LISTEN, helpValue: 'ADDRESS' }),
     history: Flags.string({ summary: 'How long each event is replayed before it is folded into the starting state (at least 6m: longer than the 5-minute ExpectationsTimeout).', default: '15m', helpValue: 'DURATION' }),
     interval: Flags.string({ summary: 'How often the report and the metrics are rebuilt.', default: '15s', helpValue: 'DURATION' }),
-    quiet: Flags.boolean({ char: 'q', summary: 'No progress lines on stderr (warnings still).' }),
+    quiet: Flags.boolean({ char: 'q', summary: 'No progress lines on stderr (the listening address and warnings still).' }),
   };
 
   async run(): Promise<void> {
@@ -86,7 +86,7 @@ export default class Serve extends KexpCommand {
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
         onInfo: info,
       });
-      info(`listening on ${handle.address.url} (/metrics /healthz /readyz /explain/KIND/NAMESPACE/NAME); following ${namespace === undefined ? 'every namespace' : `namespace ${namespace}`} of ${access.server}`);
+      this.logToStderr(`kexp serve: listening on ${handle.address.url} (/metrics /healthz /readyz /explain/KIND/NAMESPACE/NAME); following ${namespace === undefined ? 'every namespace' : `namespace ${namespace}`} of ${access.server}`);
       await handle.done;
       if (ac.signal.aborted) {
         if (term) {

@@ -94,7 +94,8 @@ function objects(ns: string) {
 }
 
 function list(kind: string, items: unknown[]): string {
-  return JSON.stringify({ kind, apiVersion: kind === 'ReplicaSetList' ? 'apps/v1' : 'v1', metadata: { resourceVersion: '200' }, items });
+  const apiVersion = kind === 'ReplicaSetList' || kind === 'DaemonSetList' ? 'apps/v1' : kind === 'JobList' ? 'batch/v1' : kind === 'LeaseList' ? 'coordination.k8s.io/v1' : 'v1';
+  return JSON.stringify({ kind, apiVersion, metadata: { resourceVersion: '200' }, items });
 }
 
 function status(code: number, reason: string, message: string): string {
