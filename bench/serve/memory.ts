@@ -2,8 +2,8 @@
  * kexp serve's memory and cost on a generated cluster: N ReplicaSets with P pods each are listed
  * into the serve registry (src/serve/registry.ts) as its reflectors would deliver them, then an
  * hour (simulated clock) of churn follows — every 15 s one ReplicaSet scaled up by one (the RS
- * spec, the controller's create, the pod's ADDED, the status write) and, 15 s later, back down (the
- * pod's deletionTimestamp, its DELETED, the status) — with an evaluation (the journal replayed,
+ * spec, the pod's ADDED, the status write) and one pod of another deleted by someone else and
+ * replaced by its controller — with an evaluation (the journal replayed,
  * the metrics rebuilt) every `--interval` and the journal folded to `--history`, as serve runs.
  * Reports RSS (after a GC) after the initial list and every 10 simulated minutes, the evaluation
  * time, CPU per 1,000 events, and the time to render /metrics.
@@ -70,12 +70,14 @@ async function main(): Promise<void> {
   ns.event('ADDED', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, uid: 'ns-uid', resourceVersion: String(++rv) }, status: { phase: 'Active' } }, t0, 'initial-list');
   const replicas: number[] = [];
   const live: string[][] = [];
+  const uidOf = new Map<string, string>();
   for (let i = 0; i < RS; i++) {
     live.push([]);
     for (let p = 0; p < PODS; p++) {
       const name = `web-${i}-${p}`;
       live[i]!.push(name);
-      pods.event('ADDED', podObject(i, name, `pod-uid-${++uidN}`, t0 - 3600_000), t0, 'initial-list');
+      uidOf.set(name, `pod-uid-${++uidN}`);
+      pods.event('ADDED', podObject(i, name, uidOf.get(name)!, t0 - 3600_000), t0, 'initial-list');
     }
   }
   for (const w of ['namespaces', 'pods', 'events']) sink(w).synced?.();
@@ -94,29 +96,33 @@ async function main(): Promise<void> {
   const rows: string[] = [`| ${0} min | ${rssListed} MB | ${ev.tookMs.toFixed(0)} ms | ${reg.journal.size.lines} |`];
   const evalTimes: number[] = [];
   let churnEvents = 0;
-  let pendingDown: { i: number; name: string; uid: string; at: number } | undefined;
   for (let s = INTERVAL_S; s <= MINUTES * 60; s += INTERVAL_S) {
     const t = t0 + s * 1000;
-    // Scale one ReplicaSet down from the last step, and another up.
-    if (pendingDown) {
-      const { i, name, uid } = pendingDown;
-      replicas[i]!--;
-      rss.event('MODIFIED', rsObject(i, replicas[i]!, ++gens[i]!, t0), t - 900);
-      pods.event('MODIFIED', podObject(i, name, uid, t - 14000, t - 800), t - 800);
-      pods.event('DELETED', podObject(i, name, uid, t - 14000, t - 800), t - 700);
-      live[i] = live[i]!.filter((x) => x !== name);
-      rss.event('MODIFIED', rsObject(i, replicas[i]!, gens[i]!, t0), t - 600);
-      churnEvents += 4;
+    // Someone deletes one pod of a ReplicaSet (the controller replaces it), and another ReplicaSet is scaled up by one.
+    const j = (s / INTERVAL_S + Math.floor(RS / 2)) % RS;
+    const victim = live[j]![0];
+    if (victim) {
+      const vuid = uidOf.get(victim)!;
+      pods.event('MODIFIED', podObject(j, victim, vuid, t0 - 3600_000, t - 14000), t - 14000);
+      pods.event('DELETED', podObject(j, victim, vuid, t0 - 3600_000, t - 14000), t - 13990);
+      const repl = `web-${j}-r${s}`;
+      const ruid = `pod-uid-${++uidN}`;
+      uidOf.set(repl, ruid);
+      pods.event('ADDED', podObject(j, repl, ruid, t - 13980), t - 13975);
+      live[j] = [...live[j]!.slice(1), repl];
+      uidOf.delete(victim);
+      churnEvents += 3;
     }
     const i = (s / INTERVAL_S) % RS;
     replicas[i]!++;
     const name = `web-${i}-x${s}`;
     const uid = `pod-uid-${++uidN}`;
+    uidOf.set(name, uid);
+    live[i]!.push(name);
     rss.event('MODIFIED', { ...rsObject(i, replicas[i]!, ++gens[i]!, t0), status: { replicas: replicas[i]! - 1, observedGeneration: gens[i]! - 1 } }, t - 500);
     pods.event('ADDED', podObject(i, name, uid, t - 480), t - 470);
     rss.event('MODIFIED', rsObject(i, replicas[i]!, gens[i]!, t0), t - 400);
     churnEvents += 3;
-    pendingDown = { i, name, uid, at: t };
     ev = await reg.evaluate(t);
     metrics.update(ev, { observed: false }, { leaderChanges: 0, restarts: 0 });
     evalTimes.push(ev.tookMs);
@@ -130,12 +136,13 @@ async function main(): Promise<void> {
   reg.close();
   evalTimes.sort((a, b) => a - b);
   const problems = [...ev.objects.values()].filter((r) => ['gated', 'leaked', 'failing', 'stalled'].includes(r.verdict.state)).length;
-  console.log(`kexp serve bench: ${RS} ReplicaSets × ${PODS} pods, ${MINUTES} min of churn (a scale-up and a scale-down every ${INTERVAL_S} s), history ${HISTORY_MS / 60000} min, an evaluation every ${INTERVAL_S} s; Node ${process.version}`);
+  console.log(`kexp serve bench: ${RS} ReplicaSets × ${PODS} pods, ${MINUTES} min of churn (a scale-up and a pod replaced every ${INTERVAL_S} s), history ${HISTORY_MS / 60000} min, an evaluation every ${INTERVAL_S} s; Node ${process.version}`);
   console.log(`RSS before anything ${rss0} MB; first evaluation (the initial list) ${firstEvalMs.toFixed(0)} ms`);
   console.log('| simulated time | RSS (after GC) | evaluation | journal lines |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(r);
   console.log(`evaluations: ${evalTimes.length}, median ${evalTimes[Math.floor(evalTimes.length / 2)]!.toFixed(0)} ms, max ${evalTimes[evalTimes.length - 1]!.toFixed(0)} ms; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${churnEvents} churn events and ${evalTimes.length} evaluations (${((cpu.user + cpu.system) / 1000 / (churnEvents / 1000)).toFixed(0)} ms CPU per 1,000 events, evaluations included)`);
+  if (process.env.BENCH_DEBUG) for (const r of [...ev.objects.values()].filter((r) => ["gated", "leaked", "failing", "stalled"].includes(r.verdict.state)).slice(0, 3)) console.log(r.key, r.verdict.state, r.verdict.summary, r.findings.map((f) => f.id).join(","));
   console.log(`/metrics: ${text.length} bytes, ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} series, rendered in ${scrapeMs.toFixed(1)} ms; objects reported ${ev.objects.size}, in trouble ${problems}`);
 }
 
