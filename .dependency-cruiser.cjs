@@ -26,7 +26,7 @@ module.exports = {
       severity: 'error',
       comment: 'The model and the analysis never import sources, pipelines, renderers or commands.',
       from: { path: '^src/(model|analysis|timeline)/' },
-      to: { path: '^src/(sources|pipeline|render|commands|cli)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/(sources|pipeline|render|commands|cli|serve)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'engine-through-seam',

@@ -35,7 +35,7 @@ test('kexp --version, -v and kexp version print the same one line, exit 0', () =
 });
 
 test('kexp help, -h and --help list every command; kexp help replay and replay -h show its usage', () => {
-  assert.deepEqual(KEXP_COMMANDS, ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay']);
+  assert.deepEqual(KEXP_COMMANDS, ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay', 'serve']);
   const outputs = [['help'], ['-h'], ['--help']].map((args) => kexp(args));
   for (const r of outputs) {
     assert.equal(r.code, 0, r.stderr);

@@ -69,7 +69,7 @@ test('npm pack from a clean copy, npm install -g offline into a temporary prefix
   assert.deepEqual([...packed[0]!.bundled].filter((b) => b.startsWith('@oclif/')).sort(), ['@oclif/core', '@oclif/plugin-autocomplete', '@oclif/plugin-help', '@oclif/plugin-version']);
   const manifest = JSON.parse(fs.readFileSync(path.join(copy, 'oclif.manifest.json'), 'utf8')) as { version: string; commands: Record<string, unknown> };
   assert.equal(manifest.version, PKG.version);
-  assert.deepEqual(Object.keys(manifest.commands).sort(), ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay']);
+  assert.deepEqual(Object.keys(manifest.commands).sort(), ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay', 'serve']);
 
   // npm install -g, offline, with an empty cache: everything comes from the tarball.
   const prefix = path.join(tmp, 'prefix');

@@ -31,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 
-export type FakeResource = 'replicasets' | 'pods' | 'events' | 'namespaces';
+export type FakeResource = 'replicasets' | 'pods' | 'events' | 'namespaces' | 'replicationcontrollers' | 'daemonsets' | 'jobs' | 'leases';
 export type WatchBehaviour = 'no-headers' | 'quiet' | 'close' | 'bookmarks' | 'stream' | 'endless-line' | 'bad-line' | 'events';
 
 export interface FakeApiOptions {
@@ -94,7 +94,8 @@ function objects(ns: string) {
 }
 
 function list(kind: string, items: unknown[]): string {
-  return JSON.stringify({ kind, apiVersion: kind === 'ReplicaSetList' ? 'apps/v1' : 'v1', metadata: { resourceVersion: '200' }, items });
+  const apiVersion = kind === 'ReplicaSetList' || kind === 'DaemonSetList' ? 'apps/v1' : kind === 'JobList' ? 'batch/v1' : kind === 'LeaseList' ? 'coordination.k8s.io/v1' : 'v1';
+  return JSON.stringify({ kind, apiVersion, metadata: { resourceVersion: '200' }, items });
 }
 
 function status(code: number, reason: string, message: string): string {
@@ -116,12 +117,21 @@ export async function startFakeApiServer(o: FakeApiOptions = {}): Promise<FakeAp
     pods: () => list('PodList', [pod]),
     events: () => list('EventList', []),
     namespaces: () => list('NamespaceList', [namespace]),
+    // The other owner kinds and the kube-controller-manager Lease `kexp serve` lists: none here.
+    replicationcontrollers: () => list('ReplicationControllerList', []),
+    daemonsets: () => list('DaemonSetList', []),
+    jobs: () => list('JobList', []),
+    leases: () => list('LeaseList', []),
   };
   const kinds: Record<FakeResource, { kind: string; apiVersion: string; object: Record<string, unknown> }> = {
     replicasets: { kind: 'ReplicaSet', apiVersion: 'apps/v1', object: rs },
     pods: { kind: 'Pod', apiVersion: 'v1', object: pod },
     events: { kind: 'Event', apiVersion: 'v1', object: { metadata: meta('web.1', ns, '150'), involvedObject: { kind: 'ReplicaSet', name: 'web', namespace: ns, uid: 'uid-web' }, reason: 'SuccessfulCreate', message: 'Created pod: web-a', count: 1 } },
     namespaces: { kind: 'Namespace', apiVersion: 'v1', object: namespace },
+    replicationcontrollers: { kind: 'ReplicationController', apiVersion: 'v1', object: { metadata: meta('rc', ns, '160') } },
+    daemonsets: { kind: 'DaemonSet', apiVersion: 'apps/v1', object: { metadata: meta('ds', ns, '161') } },
+    jobs: { kind: 'Job', apiVersion: 'batch/v1', object: { metadata: meta('job', ns, '162') } },
+    leases: { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', object: { metadata: meta('kube-controller-manager', 'kube-system', '163') } },
   };
 
   function watch(resource: FakeResource, res: ServerResponse): void {
@@ -197,7 +207,13 @@ export async function startFakeApiServer(o: FakeApiOptions = {}): Promise<FakeAp
       [`/api/v1/namespaces/${ns}/pods`]: 'pods',
       [`/api/v1/namespaces/${ns}/events`]: 'events',
       '/api/v1/namespaces': 'namespaces',
+      [`/api/v1/namespaces/${ns}/replicationcontrollers`]: 'replicationcontrollers',
+      [`/apis/apps/v1/namespaces/${ns}/daemonsets`]: 'daemonsets',
+      [`/apis/batch/v1/namespaces/${ns}/jobs`]: 'jobs',
+      '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases': 'leases',
     };
+    // Nodes are cluster-scoped: this credential may not list them (a namespaced Role's user).
+    if (p === '/api/v1/nodes') return json(403, status(403, 'Forbidden', 'nodes is forbidden: User "system:serviceaccount:shop:oncall" cannot list resource "nodes" in API group "" at the cluster scope'));
     const resource = collections[p];
     if (resource) {
       if (url.searchParams.get('watch') === 'true') return watch(resource, res);

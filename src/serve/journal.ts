@@ -1,0 +1,148 @@
+/**
+ * The journal: `kexp serve`'s rolling, in-memory kexp recording of the cluster — what the
+ * reflectors delivered, in the recording format of `kexp record` (docs/recording-format.md), so
+ * that the very same reader and engine replay it (registry.ts hands `text(now)` to
+ * pipeline/replay-files.ts, as `kexp explain --watch` hands its temporary recording).
+ *
+ * Contract:
+ * - `event`/`gap` append one recording line each, the object redacted exactly as `kexp record`
+ *   redacts (sources/live/redaction.ts: allow-list; no Secret content, no credential); BOOKMARKs
+ *   are not kept (they carry no object change).
+ * - `compact(now)` bounds the journal by time: lines received before `now − historyMs` are folded
+ *   into the base — the last state of every object they leave (a DELETED removes it) — and their
+ *   gap lines dropped. The base is written first as a synthetic `initial-list` stamped at the
+ *   fold's time, owners (ReplicaSets, RCs, DaemonSets, Jobs) after the other kinds, as
+ *   pipeline/record-live.ts orders a real initial list. A replay of `text()` therefore starts, like
+ *   every recording, with "what came before is unknown" at the base's time. The fold loses nothing
+ *   kexp can still use when `historyMs` exceeds the 5-minute ExpectationsTimeout plus a sync: the
+ *   controller's own record of anything older has expired (pkg/controller/controller_utils.go,
+ *   ExpectationsTimeout), so no gate or leak of it can still be open.
+ * - `text(now, end)` is a complete recording: header, base, lines, and an end line at `now`.
+ *
+ * Cost: memory O(objects) for the base (one redacted object each, like an informer cache) plus
+ * O(events received within historyMs) for the lines; `text` is O(that) per call; `compact` is
+ * O(lines folded). Pure bookkeeping: no I/O, no clock (times are given).
+ */
+import { redactObject } from '../sources/live/redaction.js';
+import { formatRecordingLine, formatRecvTime, recordingHeader, type RecordingHeader, type RecordingWatch } from '../sources/watch/recording-format.js';
+
+/** The resources whose objects are owners: listed after the others in an initial list. */
+export const OWNER_RESOURCES: ReadonlySet<string> = new Set(['replicasets', 'replicationcontrollers', 'daemonsets', 'jobs']);
+
+interface Line {
+  at: number;
+  src: string;
+  /** The serialized recording line (with its newline). */
+  text: string;
+  /** Event lines: the object's key in the base and its (redacted) object, to fold. */
+  key?: string;
+  type?: string;
+  object?: Record<string, unknown>;
+}
+
+export interface JournalHeader {
+  kexpVersion: string;
+  serverVersion?: string;
+  namespace?: string;
+  watches: RecordingWatch[];
+}
+
+function uidKey(src: string, o: Record<string, unknown>): string {
+  const m = (o.metadata ?? {}) as { uid?: unknown; namespace?: unknown; name?: unknown };
+  return `${src}\u0000${typeof m.uid === 'string' && m.uid ? m.uid : `${String(m.namespace ?? '')}/${String(m.name ?? '')}`}`;
+}
+
+export class Journal {
+  private lines: Line[] = [];
+  /** Index of the first live line (lines before it were folded; the array is trimmed lazily). */
+  private head = 0;
+  /** The state the folded lines leave: key → { src, object }. */
+  private readonly base = new Map<string, { src: string; object: Record<string, unknown> }>();
+  /** When the base stands (the receive time of the last folded line); undefined while empty. */
+  private baseAt?: number;
+  private startedAt?: number;
+  /** Lines appended since the journal began (never decreases). */
+  appended = 0;
+
+  constructor(private readonly historyMs: number, private readonly redact = true) {}
+
+  /** Appends a watch event (BOOKMARKs are skipped). */
+  event(src: string, type: string, object: Record<string, unknown>, recvAt: number, synthetic?: 'initial-list' | 'relist'): void {
+    if (type === 'BOOKMARK') return;
+    this.startedAt ??= recvAt;
+    const obj = this.redact ? redactObject(object) : object;
+    const line: Record<string, unknown> = { recv: formatRecvTime(recvAt), src, event: { type, object: obj } };
+    if (synthetic) line.synthetic = synthetic;
+    this.lines.push({ at: recvAt, src, text: JSON.stringify(line) + '\n', key: uidKey(src, obj), type, object: obj });
+    this.appended++;
+  }
+
+  /** Appends a gap line (a watch relist or a reconnect that lost continuity). */
+  gap(src: string, reason: 'watch-relist' | 'watch-reconnect', detail: string, recvAt: number): void {
+    this.startedAt ??= recvAt;
+    this.lines.push({ at: recvAt, src, text: formatRecordingLine({ recv: formatRecvTime(recvAt), src, gap: { reason, detail } }) });
+    this.appended++;
+  }
+
+  /** Folds every line received before `now − historyMs` into the base. Returns how many were folded. */
+  compact(now: number): number {
+    const horizon = now - this.historyMs;
+    let i = this.head;
+    while (i < this.lines.length && this.lines[i]!.at < horizon) {
+      const l = this.lines[i]!;
+      if (l.key !== undefined) {
+        if (l.type === 'DELETED') this.base.delete(l.key);
+        else this.base.set(l.key, { src: l.src, object: l.object! });
+      }
+      this.baseAt = l.at;
+      i++;
+    }
+    const folded = i - this.head;
+    this.head = i;
+    // Trim the array once the folded prefix is large, so it is not copied for every line folded.
+    if (this.head > 1024 && this.head * 2 > this.lines.length) {
+      this.lines = this.lines.slice(this.head);
+      this.head = 0;
+    }
+    return folded;
+  }
+
+  /** Lines kept (not yet folded) and objects in the base. */
+  get size(): { lines: number; baseObjects: number; bytes: number } {
+    let bytes = 0;
+    for (let i = this.head; i < this.lines.length; i++) bytes += this.lines[i]!.text.length;
+    return { lines: this.lines.length - this.head, baseObjects: this.base.size, bytes };
+  }
+
+  /** When what the journal covers begins: the base's time, else the first line's. */
+  get coverageStart(): number | undefined {
+    return this.baseAt ?? this.startedAt;
+  }
+
+  /** The journal as one complete kexp recording ending at `now`. */
+  text(now: number, h: JournalHeader): string {
+    const start = this.coverageStart ?? now;
+    const header: Omit<RecordingHeader, 'kexpRecording'> = {
+      kexpVersion: h.kexpVersion,
+      ...(h.serverVersion ? { serverVersion: h.serverVersion } : {}),
+      ...(h.namespace ? { namespace: h.namespace } : {}),
+      startedAt: formatRecvTime(start),
+      watches: h.watches,
+      redacted: this.redact,
+    };
+    const out: string[] = [formatRecordingLine(recordingHeader(header))];
+    if (this.baseAt !== undefined) {
+      const recv = formatRecvTime(this.baseAt);
+      const owners: string[] = [];
+      for (const { src, object } of this.base.values()) {
+        const line = JSON.stringify({ recv, src, event: { type: 'ADDED', object }, synthetic: 'initial-list' }) + '\n';
+        if (OWNER_RESOURCES.has(src)) owners.push(line);
+        else out.push(line);
+      }
+      out.push(...owners);
+    }
+    for (let i = this.head; i < this.lines.length; i++) out.push(this.lines[i]!.text);
+    out.push(formatRecordingLine({ recv: formatRecvTime(Math.max(now, start)), end: { reason: 'duration', detail: 'kexp serve: the journal as of this evaluation' } }));
+    return out.join('');
+  }
+}
