@@ -44,6 +44,15 @@ export class SyncRecorder {
   }
 
   record(s: SyncRecord): void {
+    this.provenance.syncStarting(s.key);
+    try {
+      this.recordSync(s);
+    } finally {
+      this.provenance.syncEnded(s.key, s.requeue?.kind === 'rate-limited');
+    }
+  }
+
+  private recordSync(s: SyncRecord): void {
     this.windows.drain();
     const t = this.tracks.of(s.key);
     t.syncs++;
