@@ -181,15 +181,9 @@ export class WindowTracker {
         this.gates.synced(l.key, l.at, 'expired', { src, remaining: rem });
         break;
       }
-      case 'still-waiting': {
-        // A sync only a held pod's own event triggered (delivered to kexp's model before the view
-        // alignment held it back) never ran in the controller, whose informer never had the event:
-        // no gated sync of its window — as the passes such events triggered are not (onRaised).
-        const pod = this.provenance.triggerPod(l.key);
-        if (pod !== undefined && this.heldPod(pod)) break;
+      case 'still-waiting':
         this.gates.synced(l.key, l.at, 'still-waiting', { src });
         break;
-      }
       default:
         break;
     }
