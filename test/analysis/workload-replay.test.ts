@@ -54,12 +54,16 @@ test('ds-deletion-loss: the hidden deletion leaves del=1 from the delete round t
   assert.ok(Math.abs(Date.parse(leak.end!) - expired!) < 50, `window end ${leak.end} vs the log's expired sync ${new Date(expired!).toISOString()}`);
   assert.ok(leak.gatedSyncs >= 5, `gated syncs ${leak.gatedSyncs}`);
   // The rounds up to the expiry are the log's: 3 creates, one for each new node, the delete of the
-  // pod whose deletion the proxy hid. After it they are not: the controller's cache still held that
-  // pod (its DELETE answered 404 at every later sync, in manage and in the rolling update: the
-  // log's delete 1 + 5, then 1 + 1 per sync) while kexp's view released it at the expiry.
+  // pod whose deletion the proxy hid. The controller's cache still held that pod after it (a ghost:
+  // its DELETE answered 404 at every later sync, in manage and in the rolling update); kexp keeps
+  // it too, so the expired sync's two rounds are the log's: manage's delete of the ghost, then the
+  // rolling update's of all five old pods, the ghost among them.
   const rounds = ds.rounds.filter((r) => Date.parse(r.at) < Date.parse(leak.end!)).map((r) => [r.kind, r.n]);
   assert.deepEqual(rounds, logRounds('ds-deletion-loss', expired!));
   assert.deepEqual(rounds, [['create', 3], ['create', 1], ['create', 1], ['delete', 1]]);
+  const atExpiry = ds.rounds.filter((r) => r.at === leak.end);
+  assert.deepEqual(atExpiry.map((r) => [r.kind, r.n]), logRounds('ds-deletion-loss').slice(4, 6));
+  assert.ok(atExpiry.every((r) => r.keys!.includes('kexp-ds-deletion-loss/agent-twctt') && /^1 DELETE answered 404 \(NotFound\).*\(inferred: /.test(r.note ?? '')));
   assert.equal(exitCodeFor(report, 0), 4);
 });
 

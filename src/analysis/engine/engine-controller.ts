@@ -44,6 +44,11 @@ export interface EngineOwnerKind {
   readonly eventComponent?: string;
   /** How its status writes count the pods its cache held (default the ReplicaSet's status.replicas). */
   readonly statusCount?: OwnerStatusCount<ReplicaSet>;
+  /**
+   * Its 1.36+ consistency store records its own status writes and gates the next sync on them
+   * (updateDaemonSetStatus / the Job's status update → WroteAt; owner-status-consistency.ts).
+   */
+  readonly statusConsistencyStore?: boolean;
 }
 
 /**

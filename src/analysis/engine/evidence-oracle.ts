@@ -28,11 +28,13 @@ import type { PatchResult } from '../../model/adoption.js';
 import type { CreateResult, DeleteResult, PodControl } from '../../model/controller/pod-control.js';
 import { controllerRefOf, objectKey, type Namespace, type Pod, type ReplicaSet } from '../../model/objects.js';
 import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.js';
-import { CreateEvidence, isCreateFor, MAX_WATCH_CALL_MS, type RoundEvidence } from './create-evidence.js';
+import { CreateEvidence, isCreateFor, MAX_WATCH_CALL_MS, STATUS_WRITE_MS, type RoundEvidence } from './create-evidence.js';
 import { chooseDeletions } from './deletion-victims.js';
 import { EventOccurrences } from './event-occurrences.js';
 import { EvidenceWindow, isRSControllerPodWrite, podOwnerUid, type Lookahead } from './evidence-window.js';
 import type { WriteLedger } from './write-ledger.js';
+import { OwnerStatusConsistency } from './owner-status-consistency.js';
+import type { SyncRecord } from '../../model/controller/sync-record.js';
 import type { EngineOwnerKind } from './engine-controller.js';
 
 /**
@@ -70,6 +72,8 @@ export interface OracleSettings {
   controllerStarts?: number[];
   /** Called when a watch-evidenced round's creates resume after a pause (create-evidence.ts). */
   onPauseResumed?: (rsKey: string, from: number, until: number, source: SourceRef) => void;
+  /** The modelled controller's consistency store records its owner status writes (owner-status-consistency.ts; default false). */
+  ownerStatusConsistency?: boolean;
 }
 
 export class EvidenceOracle implements PodControl<ReplicaSet> {
@@ -86,6 +90,8 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
    * explained): the write is the sync's own, whatever its pod's creationTimestamp says.
    */
   private forcedEvent?: TimelineEvent;
+  /** The consistency store's record of the controller's own status writes, when its kind and release keep one. */
+  private readonly statusWrites?: OwnerStatusConsistency;
 
   constructor(settings: OracleSettings) {
     this.window = new EvidenceWindow(settings.look, settings.matchWindowMs, settings.owner);
@@ -93,6 +99,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     this.writesRecordedHint = settings.writesRecorded;
     this.sidecarRestartTiebreak = settings.sidecarRestartTiebreak ?? true;
     this.eventsWatched = settings.eventsWatched ?? false;
+    if (settings.ownerStatusConsistency) this.statusWrites = new OwnerStatusConsistency();
     this.occurrences = new EventOccurrences(this.window, this.ledger);
     this.creates = new CreateEvidence(this.window, this.occurrences, {
       writesRecorded: () => this.writesRecorded(),
@@ -137,6 +144,30 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
       this.occurrences.observe(e.object);
     } else if (e.kind === 'Pod' && e.watchType !== 'DELETED') {
       this.creates.observePod(e.object.metadata.uid);
+    } else if (this.statusWrites && e.kind === 'ReplicaSet') {
+      this.statusWrites.observeOwner(e.object.metadata.resourceVersion);
+      if (e.watchType === 'DELETED') this.statusWrites.clear(objectKey(e.object.metadata));
+    }
+  }
+
+  /**
+   * A sync the model ran: if it wrote its owner's status (updateDaemonSetStatus, the Job's status
+   * update), the written resourceVersion is the owner's first event after it in the input (its
+   * watch MODIFIED, or the write's response in an audit log); recorded for the consistency gate.
+   */
+  noteSync(s: SyncRecord): void {
+    if (!this.statusWrites || !s.rsUid || !(s.daemon?.statusWrite || (s.job?.statusWrites ?? 0) > 0)) return;
+    // The write ends the sync: within STATUS_WRITE_MS of its last call, as the input shows it.
+    const by = Math.max(s.at, s.doneAt ?? s.at) + STATUS_WRITE_MS;
+    for (const e of this.window.scan(s.at, 0)) {
+      if (e.at > by) break;
+      if (e.type !== 'observed' || e.kind !== 'ReplicaSet' || e.watchType !== 'MODIFIED' || e.at < s.at) continue;
+      if (objectKey(e.object.metadata) !== s.key || e.object.metadata.uid !== s.rsUid) continue;
+      // The write is the event showing the status this sync computed (a sync the controller did
+      // not make — its own skip — would otherwise take a later sync's write).
+      if (!showsWrittenStatus(s, e.object.status as Record<string, unknown> | undefined)) continue;
+      this.statusWrites.wrote(s.key, e.object.metadata.resourceVersion);
+      return;
     }
   }
 
@@ -362,7 +393,7 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
   }
 
   informerBehindOwnWrites(rsKey: string): boolean {
-    return this.creates.informerBehindOwnWrites(rsKey);
+    return this.creates.informerBehindOwnWrites(rsKey) || this.statusWrites?.behind(rsKey) !== undefined;
   }
 }
 
@@ -374,4 +405,16 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
 function newerState(observed: string | undefined, decided: string | undefined, fallback: boolean): boolean {
   if (observed && decided && /^\d{1,15}$/.test(observed) && /^\d{1,15}$/.test(decided)) return Number(observed) > Number(decided);
   return fallback;
+}
+
+/** Whether an owner's status is the one sync `s` wrote: a DaemonSet's seven counts, a Job's pod counts. */
+function showsWrittenStatus(s: SyncRecord, status: Record<string, unknown> | undefined): boolean {
+  if (!status) return false;
+  const n = (k: string) => (typeof status[k] === 'number' ? status[k] : 0);
+  if (s.daemon) return Object.entries(s.daemon.status).every(([k, v]) => n(k) === v);
+  if (s.job) {
+    const j = s.job.status;
+    return n('active') === j.active && n('succeeded') === j.succeeded && n('failed') === j.failed && n('ready') === j.ready;
+  }
+  return false;
 }

@@ -64,8 +64,11 @@ interface Departure {
   deleted: boolean;
   /** The Set time of the record whose delete key kexp's model observed at the departure (or, for a kind whose lower comes first, at the pod's deletionTimestamp). */
   lowered?: number;
-  /** The record just after that lower, and where the store's log stood then (to put the record back if the model Set it again since). */
-  loweredRecord?: { add: number; del: number; timestamp: number; at: number; lowers: number };
+  /**
+   * The record just after that lower, and where the store's log stood then (to put the record back
+   * if the model Set it again since); `prior`: the pod as cached before the event that lowered it.
+   */
+  loweredRecord?: { add: number; del: number; timestamp: number; at: number; lowers: number; prior?: Pod };
   /** Held as the newest of these candidates (the evidence counted, did not name): a later 404 may name another. */
   among?: string[];
 }
@@ -328,15 +331,31 @@ export class HeldDeletions {
   private hold(d: Departure, at: number | undefined, t?: RsTrack): void {
     // The model's cache gets the pod back as the controller still has it.
     this.controller.withholdPod(d.pk);
-    this.controller.restorePod(d.active);
     const rec = this.controller.expectations.get(d.rsKey);
+    let givenBack = false;
     if (at !== undefined && d.lowered !== undefined && rec?.timestamp === d.lowered) {
       this.controller.expectations.unobserveDeletion(d.rsKey, d.pk, at);
       // A count-only store lowered at each of the pod's deletion events (deletionTimestamp, DELETED): all given back.
       const more = (d.loweredRecord?.lowers ?? 1) - 1;
       if (more > 0) this.controller.expectations.raise(d.rsKey, 0, more, at);
-    } else if (at !== undefined && d.loweredRecord && t) this.restoreReplaced(d, at, t);
+      givenBack = true;
+    } else if (at !== undefined && d.loweredRecord && t) givenBack = this.restoreReplaced(d, at, t);
+    this.controller.restorePod(this.cachedState(d, givenBack));
     this.held.set(d.pk, d);
+  }
+
+  /**
+   * The pod as the controller's cache holds it. A kind that lowers at the deletionTimestamp (the
+   * DaemonSet's updatePod → deletePod) while its status counts the pod until it is gone departs
+   * at the DELETED, so its last active state already carries the deletionTimestamp. When the
+   * hold gives back the lower that update made, the controller's record shows it never delivered
+   * the update (an informer delivers in order), so its cache holds the pod as before it: no
+   * deletionTimestamp, a pod its next unblocked sync chooses again (podsShouldBeOnNode skips only
+   * pods being deleted) — and deletes again, answered 404 while the ghost lasts.
+   */
+  private cachedState(d: Departure, givenBack: boolean): Pod {
+    const lr = d.loweredRecord;
+    return givenBack && lr?.prior && lr.at < d.at ? lr.prior : d.active;
   }
 
   /**
@@ -347,27 +366,28 @@ export class HeldDeletions {
    * record is put back as it stood before the first of them, with the lower given back. A Set with
    * a round is left alone: what the model wrote then is the reconciler's to explain.
    */
-  private restoreReplaced(d: Departure, at: number, t: RsTrack): void {
+  private restoreReplaced(d: Departure, at: number, t: RsTrack): boolean {
     const lr = d.loweredRecord!;
     // The track's expectation changes (window-tracker.ts), in time order: from the lower on.
     const changes = t.changes;
     let i = changes.length - 1;
     while (i >= 0 && !(changes[i]!.op === 'lower' && changes[i]!.at === lr.at && changes[i]!.del === lr.del && changes[i]!.add === lr.add)) i--;
-    if (i < 0) return;
+    if (i < 0) return false;
     let add = lr.add;
     let del = lr.del;
     let replaced = false;
     for (const c of changes.slice(i + 1)) {
       if (c.op === 'set') {
-        if ((c.add ?? 0) > 0 || (c.del ?? 0) > 0) return;
+        if ((c.add ?? 0) > 0 || (c.del ?? 0) > 0) return false;
         replaced = true;
       } else if (!replaced && (c.op === 'lower' || c.op === 'raise')) {
         add = c.add ?? add;
         del = c.del ?? del;
-      } else if (c.op === 'delete') return;
+      } else if (c.op === 'delete') return false;
     }
-    if (!replaced) return;
+    if (!replaced) return false;
     this.controller.expectations.restore(d.rsKey, { add, del: del + lr.lowers, timestamp: lr.timestamp }, at);
+    return true;
   }
 
   /**

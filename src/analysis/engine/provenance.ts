@@ -32,8 +32,16 @@ export class Provenance {
     this.currentEvent = undefined;
   }
 
+  /** Keys whose last trigger a sync has already run for. */
+  private readonly consumed = new Set<string>();
+  /** Per key: the pod behind a rate-limited requeue still pending in the workqueue (undefined: not a pod's event). */
+  private readonly requeuedFor = new Map<string, string | undefined>();
+  /** Per key: the pod behind the sync running now (`syncStarting`). */
+  private readonly running = new Map<string, string | undefined>();
+
   /** An input event about `key` reached the informer handlers (`pod`: the pod's, by namespace/name). */
   noteTrigger(key: string, source: SourceRef, pod?: string): void {
+    this.consumed.delete(key);
     this.lastTrigger.set(key, source);
     if (pod !== undefined) this.lastTriggerPod.set(key, pod);
     else this.lastTriggerPod.delete(key);
@@ -41,7 +49,26 @@ export class Provenance {
 
   /** The pod whose event was the last trigger of `key`, if a pod's. */
   triggerPod(key: string): string | undefined {
-    return this.lastTriggerPod.get(key);
+    return this.running.has(key) ? this.running.get(key) : this.lastTriggerPod.get(key);
+  }
+
+  /**
+   * A sync of `key` starts. With no trigger since the previous sync it is the workqueue's
+   * rate-limited requeue of an earlier one (processNextWorkItem → handleErr → AddRateLimited), and
+   * its trigger is that sync's: a pod's event the controller never had leaves no requeue upstream.
+   */
+  syncStarting(key: string): void {
+    if (this.consumed.has(key) && this.requeuedFor.has(key)) {
+      this.running.set(key, this.requeuedFor.get(key));
+      this.requeuedFor.delete(key);
+    } else this.running.set(key, this.lastTriggerPod.get(key));
+  }
+
+  /** The sync of `key` ended; `rateLimited`: it returned an error and the key is requeued with backoff. */
+  syncEnded(key: string, rateLimited: boolean): void {
+    if (rateLimited) this.requeuedFor.set(key, this.running.get(key));
+    this.running.delete(key);
+    this.consumed.add(key);
   }
 
   /** The last input event about `key` that reached the informer handlers. */

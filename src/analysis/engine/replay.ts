@@ -75,6 +75,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     slowStartBatch: featuresOf(opts.version).slowStartBatch,
     createTimeoutAsSuccess: featuresOf(opts.version).createTimeoutAsSuccess,
     eventsWatched: opts.eventsWatched ?? false,
+    ownerStatusConsistency: featuresOf(opts.version).consistencyGate && owner.statusConsistencyStore === true,
     onRoundProgress: (key, until) => controller.extendBusy(key, until),
     onRoundCut: (key, add, at) => controller.expectations.lower(key, add, 0, at),
     controllerStarts: (opts.controllerStarts ?? []).map((s) => s.at).sort((a, b) => a - b),
@@ -86,7 +87,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }),
   });
   // The engine reaches the model only through the seam (engine-controller.ts).
-  const controller: EngineController = opts.controller({ podControl: oracle, onSync: (s) => syncs.record(s) });
+  const controller: EngineController = opts.controller({ podControl: oracle, onSync: (s) => (syncs.record(s), oracle.noteSync(s)) });
   const tracks = new RsTracks();
   const provenance = new Provenance();
   const windows = new WindowTracker(tracks, controller, provenance, opts.maxExpectationChanges ?? 2000);

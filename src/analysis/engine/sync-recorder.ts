@@ -12,7 +12,7 @@
  *
  * Cost: O(1) per sync, O(chosen pods) for a delete round. Pure: no I/O, no clock.
  */
-import type { SyncRecord } from '../../model/controller/sync-record.js';
+import type { CreateRound, DeleteRound, SyncRecord } from '../../model/controller/sync-record.js';
 import type { RoundEvidence } from './create-evidence.js';
 import type { CountSeries } from './count-series.js';
 import type { EngineController } from './engine-controller.js';
@@ -44,6 +44,15 @@ export class SyncRecorder {
   }
 
   record(s: SyncRecord): void {
+    this.provenance.syncStarting(s.key);
+    try {
+      this.recordSync(s);
+    } finally {
+      this.provenance.syncEnded(s.key, s.requeue?.kind === 'rate-limited');
+    }
+  }
+
+  private recordSync(s: SyncRecord): void {
     this.windows.drain();
     const t = this.tracks.of(s.key);
     t.syncs++;
@@ -61,28 +70,40 @@ export class SyncRecorder {
     if (s.claimRound !== undefined && (s.claims ?? []).some((c) => (c.action === 'adopt' || c.action === 'release') && c.evidence !== 'unmade')) {
       t.rounds.push({ at: s.at, round: t.rounds.length, modelRound: s.claimRound, kind: 'claim', sync: s, evidence: undefined, trigger: trig, ...(forcing ? { forced: forcing } : {}) });
     }
-    if (s.create || s.delete) {
-      const round = t.rounds.length;
-      const modelRound = s.create?.round ?? s.delete!.round;
-      const ev = this.evidence.takeRoundEvidence(modelRound);
-      const rt: RoundTrack = { at: s.at, round, modelRound, kind: s.create ? 'create' : 'delete', sync: s, evidence: ev, trigger: trig, ...(forcing ? { forced: forcing } : {}) };
-      t.rounds.push(rt);
-      if (s.delete) {
-        t.chosen = new Map(s.delete.keys.map((k, i) => [k, s.delete!.uids[i] ?? '']));
+    const groups = roundGroups(s);
+    if (groups.length) {
+      const single = groups.length === 1 && groups[0]!.length === 1;
+      let windowRound: { rt: RoundTrack; create?: CreateRound; delete?: DeleteRound } | undefined;
+      for (const [g, calls] of groups.entries()) {
+        for (const c of calls) {
+          const round = t.rounds.length;
+          const ev = this.evidence.takeRoundEvidence(c.round);
+          // A sync with several rounds gives each its own view of the sync: that round's calls only.
+          const sync: SyncRecord = single ? s : roundView(s, c);
+          const rt: RoundTrack = { at: s.at, round, modelRound: c.round, kind: c.kind, sync, evidence: ev, trigger: trig, ...(forcing ? { forced: forcing } : {}) };
+          t.rounds.push(rt);
+          // The open window is the last Set's (each syncNodes Sets once): its create round, else its delete round.
+          if (g === groups.length - 1 && (!windowRound || (windowRound.rt.kind !== 'create' && c.kind === 'create'))) windowRound = { rt, ...(c.kind === 'create' ? { create: c.calls as CreateRound } : {}) };
+        }
       }
+      const last = groups[groups.length - 1]!;
+      const del = last.find((c) => c.kind === 'delete')?.calls as DeleteRound | undefined;
+      const create = last.find((c) => c.kind === 'create')?.calls as CreateRound | undefined;
+      if (del) t.chosen = new Map(del.keys.map((k, i) => [k, del.uids[i] ?? '']));
       // A round whose walk-backs fulfilled the record at once never gates.
       const rec = this.controller.expectations.get(s.key);
       if (t.open && rec && rec.add <= 0 && rec.del <= 0) t.open = undefined;
-      if (t.open) {
-        t.open.round = round;
+      if (t.open && windowRound) {
+        const rt = windowRound.rt;
+        t.open.round = rt.round;
         t.open.basis = rt.evidence?.basis ?? 'inferred';
-        t.open.note = rt.evidence?.note ?? s.delete?.note;
-        t.open.namespaceTerminating = s.create?.namespaceTerminating;
-        if (s.create?.timedOut) t.open.timedOut = s.create.timedOut;
-        if (s.create?.timedOutNodes?.length) t.open.timedOutNodes = s.create.timedOutNodes;
-        if (s.delete?.notFoundKept?.length) t.open.notFoundKept = s.delete.notFoundKept;
-        if (s.delete?.removedNodePods?.length) t.open.removedNodePods = s.delete.removedNodePods;
-        if (s.delete) t.open.raised.keys = s.delete.keys;
+        t.open.note = rt.evidence?.note ?? del?.note;
+        t.open.namespaceTerminating = create?.namespaceTerminating;
+        if (create?.timedOut) t.open.timedOut = create.timedOut;
+        if (create?.timedOutNodes?.length) t.open.timedOutNodes = create.timedOutNodes;
+        if (del?.notFoundKept?.length) t.open.notFoundKept = del.notFoundKept;
+        if (del?.removedNodePods?.length) t.open.removedNodePods = del.removedNodePods;
+        if (del) t.open.raised.keys = del.keys;
         if (rec) t.open.remaining = { add: rec.add, del: rec.del };
       }
     }
@@ -94,4 +115,36 @@ export class SyncRecorder {
       this.series.push(t, { at: s.at, desired: s.desired, active: s.active, terminating: s.terminatingPods ?? 0, ready: s.ready ?? 0 });
     }
   }
+}
+
+/** One round's calls: a create or a delete round of one SetExpectations. */
+interface RoundCalls {
+  kind: 'create' | 'delete';
+  round: number;
+  calls: CreateRound | DeleteRound;
+}
+
+/**
+ * The rounds of a sync, grouped by the SetExpectations each belongs to, in call order: manage's
+ * (manageReplicas, the DaemonSet's manage → syncNodes, manageJob), then — for a DaemonSet whose
+ * expectations manage left satisfied — the rolling update's (updateDaemonSet in
+ * pkg/controller/daemon/daemon_controller.go: manage, then rollingUpdate → syncNodes again, each
+ * syncNodes creating before it deletes). `s.create` / `s.delete` carry the rolling update's
+ * round where manage made none of that kind (sync-record.ts), told apart by identity.
+ */
+export function roundGroups(s: SyncRecord): RoundCalls[][] {
+  const u = s.daemon?.update;
+  const manage: RoundCalls[] = [];
+  if (s.create && s.create !== u?.create) manage.push({ kind: 'create', round: s.create.round, calls: s.create });
+  if (s.delete && s.delete !== u?.delete) manage.push({ kind: 'delete', round: s.delete.round, calls: s.delete });
+  const update: RoundCalls[] = [];
+  if (u?.create) update.push({ kind: 'create', round: u.create.round, calls: u.create });
+  if (u?.delete) update.push({ kind: 'delete', round: u.delete.round, calls: u.delete });
+  return [manage, update].filter((g) => g.length > 0);
+}
+
+/** The sync as one of its rounds reports it: only that round's calls (what every reader of a round's `sync` reads). */
+function roundView(s: SyncRecord, c: RoundCalls): SyncRecord {
+  const { create: _c, delete: _d, ...rest } = s;
+  return c.kind === 'create' ? { ...rest, create: c.calls as CreateRound } : { ...rest, delete: c.calls as DeleteRound };
 }

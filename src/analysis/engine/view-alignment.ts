@@ -71,9 +71,10 @@ export class ViewAlignment {
   /**
    * Pods whose event lowered the model's `del` before their departure (a count-only kind lowers at
    * the deletionTimestamp, its status counts the pod until it is gone): the lower a held departure
-   * gives back. Entries live until the pod departs or is deleted.
+   * gives back, and the pod as the model cached it before that event (`prior`: what a cache that
+   * never delivered the event still holds). Entries live until the pod departs or is deleted.
    */
-  private readonly delLowered = new Map<string, { rsKey: string; setAt: number; record: { add: number; del: number; timestamp: number; at: number; lowers: number } }>();
+  private readonly delLowered = new Map<string, { rsKey: string; setAt: number; record: { add: number; del: number; timestamp: number; at: number; lowers: number; prior?: Pod } }>();
   /** Pods whose ADD lowered the model's `add` (the record's Set time), to give the lower back when withheld. */
   private readonly loweredBy = new Map<string, { rsKey: string; setAt: number }>();
   /**
@@ -297,7 +298,7 @@ export class ViewAlignment {
         // the later ones); later lowers of the same record are counted with it.
         const first = this.delLowered.get(pk);
         if (!first || first.rsKey !== lowerKey) {
-          this.delLowered.set(pk, { rsKey: lowerKey, setAt: lowerBefore.timestamp, record: { add: after.add, del: after.del, timestamp: after.timestamp, at: e.at, lowers: lowerBefore.del - after.del } });
+          this.delLowered.set(pk, { rsKey: lowerKey, setAt: lowerBefore.timestamp, record: { add: after.add, del: after.del, timestamp: after.timestamp, at: e.at, lowers: lowerBefore.del - after.del, ...(old ? { prior: old } : {}) } });
         } else if (first.setAt === after.timestamp) first.record.lowers += lowerBefore.del - after.del;
       }
     }

@@ -74,7 +74,21 @@ export function roundReport(r: Round, t: RsTrack): RoundReport {
   const out: RoundReport = { at: iso(r.at)!, kind: 'delete', n: d.n, basis, writes: claimed.length, ...lateOut, keys: d.keys, failed: d.failed, errors: d.errors, evidence };
   if (unknown) out.unknown = unknown;
   if (d.unmade.length) out.unmade = d.unmade.length;
+  if (d.notFound.length) notes.push(notFoundNote(d.notFound, claimed));
   const note = [d.note, ...notes].filter(Boolean).join('; ');
   if (note) out.note = note;
   return { ...out, ...forced };
+}
+
+/**
+ * A round's DELETEs answered 404: the controller chose pods from its informer cache that the API
+ * no longer had — its cache still held them (a ghost) — and a NotFound delete is lowered with no
+ * error (manageReplicas in pkg/controller/replicaset/replica_set.go, syncNodes in
+ * pkg/controller/daemon/daemon_controller.go). Observed where the controller's own request shows
+ * the 404 (cited), else inferred: the input saw the pod deleted before the sync chose it.
+ */
+function notFoundNote(keys: readonly string[], claimed: ReturnType<typeof writesOfRound>): string {
+  const cited = claimed.filter((w) => w.pod !== undefined && keys.includes(w.pod) && w.forms.includes('audit')).map((w) => ref(w.sources[0])).filter(Boolean);
+  const basis = cited.length >= keys.length ? `observed: ${cited.join(', ')}` : 'inferred: the input saw the pod deleted before this sync chose it';
+  return `${plural(keys.length, 'DELETE')} answered 404 (NotFound) for ${keys.join(', ')}: the controller's cache still held ${keys.length === 1 ? 'the pod' : 'the pods'} the API no longer had, and a NotFound delete lowers the record with no error (${basis})`;
 }
