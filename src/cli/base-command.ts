@@ -118,16 +118,37 @@ export abstract class KexpCommand extends Command {
     return undefined;
   }
 
-  protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
+  /**
+   * oclif's "Missing 1 required arg:" names the argument only on the lines after it, which the
+   * one-line error drops: the missing arguments by name with their description, and the
+   * command's first example as the usage to copy, e.g. `missing FILE (Input file(s));
+   * e.g. kexp replay examples/scale-up-gated.kexp.jsonl (see kexp replay --help)`.
+   */
+  private missingArgs(args: ReadonlyArray<{ name?: string; description?: string }>): string {
+    const cmd = this.constructor as typeof Command;
+    // The description's first sentence: what to give, not every way to give it.
+    const first = (d: string) => /^.*?\.(?=\s|$)/.exec(d)?.[0].replace(/\.$/, '') ?? d;
+    const what = args.map((a) => `${(a.name ?? 'argument').toUpperCase()}${a.description ? ` (${first(a.description)})` : ''}`).join(' and ');
+    const example = exampleOf(cmd.examples?.[0], this.id ?? '');
+    return `missing ${what}${example ? `; e.g. ${example}` : ''} (see kexp ${this.id ?? ''} --help)`;
+  }
+
+  protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number; args?: Array<{ name?: string; description?: string }> }): Promise<unknown> {
     const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required|cannot also be provided|must also be provided/.test(err?.message ?? '');
     if (parseError) {
       const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !/^(Error: )?The following errors? occurred:?$/i.test(l)) ?? 'bad arguments';
-      const suggestion = this.suggestionFor(first.replace(/^Error:\s*/, ''));
+      const suggestion = /^Missing \d+ required args?/.test(first) && err.args?.length ? this.missingArgs(err.args) : this.suggestionFor(first.replace(/^Error:\s*/, ''));
       this.fail(new UsageError(suggestion ?? `${first.replace(/^Error:\s*/, '')} (see kexp ${this.id ?? ''} --help)`, { cause: err }), writeLine);
       return;
     }
     return super.catch(err);
   }
+}
+
+/** A command's example (`<%= config.bin %> <%= command.id %> …`) as typed: `kexp replay …`. */
+function exampleOf(example: string | { command: string } | undefined, id: string): string | undefined {
+  const text = typeof example === 'string' ? example : example?.command;
+  return text?.replace(/<%= config\.bin %>/g, 'kexp').replace(/<%= command\.id %>/g, id);
 }
 
 /** Writes `line` to stderr as one terminal line: newlines and tabs shown as escapes too. */
