@@ -18,6 +18,8 @@ import { exitCodeForError } from './error-exit.js';
 import { closestCommand } from './command-not-found.js';
 import { oneLine } from './messages.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
+import { displayLength } from '../render/columns.js';
+import { wrap } from '../render/text.js';
 import { UsageError } from '../pipeline/usage-error.js';
 
 export abstract class KexpCommand extends Command {
@@ -68,9 +70,16 @@ export abstract class KexpCommand extends Command {
     return true;
   }
 
-  /** Warnings, problems and errors on stderr, with any control character from the input made visible. */
+  /**
+   * Warnings, problems and errors on stderr, with any control character from the input made
+   * visible; on a terminal, a line wider than it is wrapped at word boundaries (continuation
+   * lines indented two columns), so the terminal never breaks a word or a FILE:LINE; to a pipe
+   * or a file each message stays one line, for grep.
+   */
   override logToStderr(message = '', ...args: unknown[]): void {
-    clearedFor(() => super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
+    const safe = terminalSafe(message);
+    const columns = process.stderr.isTTY ? process.stderr.columns : undefined;
+    clearedFor(() => super.logToStderr(columns ? wrapForTerminal(safe, columns) : safe, ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
   }
 
   /**
@@ -143,6 +152,11 @@ export abstract class KexpCommand extends Command {
     }
     return super.catch(err);
   }
+}
+
+/** Each line of `text` wider than `columns` word-wrapped, its continuation lines indented two columns. */
+export function wrapForTerminal(text: string, columns: number): string {
+  return text.split('\n').map((l) => (displayLength(l) <= columns ? l : wrap(l, columns, '  ').replace(/^ {2}/, ''))).join('\n');
 }
 
 /** A command's example (`<%= config.bin %> <%= command.id %> …`) as typed: `kexp replay …`. */

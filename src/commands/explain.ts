@@ -9,7 +9,8 @@ import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseLiveTarget, requireKinds } from '../pipeline/live-target.js';
 import { explainLive } from '../pipeline/explain-live.js';
-import { renderExplainHtml, renderExplainText } from '../render/explain.js';
+import { explainSummary, renderExplainHtml, renderExplainText } from '../render/explain.js';
+import { objectName, rankReplicaSets } from '../render/next-steps.js';
 
 /** explain's --html: after the report, always a file (`-` too); a failed write ends the command. */
 const HTML: HtmlOptions = { before: false, dashIsStdout: false, failureAsValue: false };
@@ -93,7 +94,13 @@ export default class Explain extends KexpCommand {
         },
       });
       spinner.stop();
-      await printOutput({ document: res.report, text: (v) => renderExplainText(res, v), html: () => renderExplainHtml(res) }, flags, HTML);
+      await printOutput({
+        document: res.report,
+        text: (v) => renderExplainText(res, v),
+        html: () => renderExplainHtml(res),
+        summary: (v) => explainSummary(res, v),
+        names: () => rankReplicaSets(res.report.replicaSets).map(objectName),
+      }, flags, HTML);
       if (ac.signal.aborted) this.fail(new InterruptedError('interrupted; the explanation covers what was seen until then'));
       else process.exitCode = exitCodeFor(res.report, res.watch?.problems ?? 0);
     } catch (err) {

@@ -31,6 +31,8 @@ export interface RenderOptions {
   color?: boolean;
   /** `-o wide`: wide-only columns, every row and cell in full. */
   wide?: boolean;
+  /** The input was cut short by Ctrl-C/SIGTERM: how far it was read (each verdict line says PARTIAL). */
+  partial?: string;
 }
 
 /** What `kexp explain` adds to a ReplicaSet's block. */
@@ -49,6 +51,7 @@ interface Ctx {
   width: number;
   wide: boolean;
   color: boolean;
+  partial?: string;
   start?: string;
   end?: string;
 }
@@ -180,7 +183,7 @@ function headerLine(head: string, tail: string, c: Ctx): string {
 export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}): string[] {
   const out: string[] = [];
   out.push(headerLine(`${ownerKindOf(r)} ${r.key}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`, r.uid ? `  uid ${r.uid}` : '', c));
-  out.push(...renderSummary(r, { width: c.width, steps: x.steps }));
+  out.push(...renderSummary(r, { width: c.width, steps: x.steps, partial: c.partial }));
   out.push('');
   if (x.facts) out.push(wrap(x.facts, c.width, '  '));
   else {
@@ -245,7 +248,7 @@ export function coverageLines(report: Report, width: number): string[] {
  */
 export function renderTable(report: Report, width = 100, opts: RenderOptions = {}): string {
   report = terminalSafeDeep(report);
-  const c: Ctx = { width, wide: opts.wide ?? false, color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
+  const c: Ctx = { width, wide: opts.wide ?? false, color: opts.color ?? false, partial: opts.partial, start: report.coverage.start, end: report.coverage.end };
   const out: string[] = [];
   if (report.replicaSets.length === 0) out.push('No ReplicaSet found in the input.');
   for (const r of report.replicaSets) {

@@ -70,7 +70,7 @@ test('COLUMNS=80: audit (ranking and --rs) and kcm-log fit; a wider COLUMNS is u
   assert.match(rank.stdout, /^REPLICASET +VERDICT +FINDINGS +FAILED +LEAKS +WORST FINDING$/m);
   assert.match(rank.stdout, /^1 ReplicaSet, 1 needing a look; worst: kexp-quota-rejected\/web\nVerdict: DELETED \[observed\] .*\nCause: {3}11 creation rounds hit failed creates \(ResourceQuota\)\./, 'the worst ReplicaSet\'s summary first');
   // Longer than 80 columns: broken with a shell continuation, still copy-pasteable.
-  assert.match(rank.stdout, /^ {2}kexp audit examples\/captures\/quota-rejected\/audit\.jsonl --rs \\\n {6}kexp-quota-rejected\/web$/m);
+  assert.match(rank.stdout, /^ {2}kexp audit -n kexp-quota-rejected web \\\n {6}examples\/captures\/quota-rejected\/audit\.jsonl$/m);
   const rs = kexp(['audit', audit, '--rs', 'kexp-quota-rejected/web'], { env: { COLUMNS: '80' }, cwd: ROOT });
   assertFits('audit --rs', rs.stdout, 80);
   const log = kexp(['kcm-log', kcm], { env: { COLUMNS: '80' }, cwd: ROOT });
