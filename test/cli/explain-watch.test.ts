@@ -77,6 +77,33 @@ test('one SIGTERM during --watch: the explanation so far, exit 130', { timeout: 
   assert.deepEqual(endOf(file), { reason: 'interrupted' });
 });
 
+test('kubectl forms: `explain rs web -w` (and `-w` before the target) watches until the signal — no duration needed — then explains it, exit 130', { timeout: 60_000 }, async () => {
+  const srv = await server(STREAMING);
+  for (const [args, name] of [[['rs', 'web', '-w'], 'w1'], [['-w', 'web'], 'w2']] as const) {
+    const file = path.join(tmp, `${name}.kexp.jsonl`);
+    const run = startKexp(['explain', ...args, '--kubeconfig', srv.kubeconfig, '--record', file], { timeoutMs: 30_000 });
+    await waitFor('the watch to list the ReplicaSets', 20_000, () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('"src":"replicasets"'));
+    // Still watching well after a 1 ms timer would have fired (Infinity is no setTimeout delay).
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(run.child.exitCode, null, `${args.join(' ')}: ended before the signal: ${run.stderr()}`);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stdout, /^Verdict: HEALTHY/m, args.join(' '));
+    assert.match(r.stdout, /^Watched \d+\.\ds \(interrupted\)/m);
+  }
+});
+
+test('watchWithoutDuration: -w/--watch without a duration is until-interrupted; with one, as given', async () => {
+  const { watchWithoutDuration } = await import('../../src/commands/explain.js');
+  assert.deepEqual(watchWithoutDuration(['web', '-w']), ['web', '--watch=until-interrupted']);
+  assert.deepEqual(watchWithoutDuration(['-w', 'web']), ['--watch=until-interrupted', 'web']);
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '30s']), ['web', '--watch', '30s']);
+  assert.deepEqual(watchWithoutDuration(['web', '-w', '1m', '-o', 'json']), ['web', '-w', '1m', '-o', 'json']);
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '-o', 'json']), ['web', '--watch=until-interrupted', '-o', 'json']);
+  assert.deepEqual(watchWithoutDuration(['web', '--', '-w']), ['web', '--', '-w']);
+});
+
 test('--watch against an endless watch line: exit 7, one line, no stack trace', { timeout: 30_000 }, async () => {
   const srv = await server({ watch: { events: 'endless-line' } });
   const r = await runKexp(['explain', 'web', '--kubeconfig', srv.kubeconfig, '--watch', '30s', '-q'], { timeoutMs: 20_000 });
