@@ -60,10 +60,17 @@ export abstract class KexpCommand extends Command {
 
   /**
    * For the file commands (replay, audit, kcm-log), once their result is printed: when a signal
-   * came, says how far the reading got (`cut`, from src/pipeline/read-interrupt.ts; undefined
+   * came (while reading, analysing or rendering), says how far the reading got (`cut`, from src/pipeline/read-interrupt.ts; undefined
    * when the input had been read whole before it) and sets exit code 130. False without a signal.
    */
-  protected endInterrupted(signal: AbortSignal, cut: string | undefined): boolean {
+  protected async endInterrupted(signal: AbortSignal, cut: string | undefined): Promise<boolean> {
+    // The analysis and the rendering run without yielding: a signal that came meanwhile is
+    // still queued in the event loop (libuv reads it in the poll phase). Two check-phase turns
+    // put a whole loop iteration, poll included, before the test below — one is not always
+    // enough: an immediate queued from the check phase itself can run before the next poll —
+    // so the signal reaches abortOnSignals's handler before dispose removes it, and the first
+    // Ctrl-C in any phase ends the command with 130, never a verdict's code as if it had not come.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     if (!signal.aborted) return false;
     this.logToStderr(cut !== undefined ? `kexp: interrupted ${cut} — partial result` : 'kexp: interrupted after the input was read whole; the result is complete');
     process.exitCode = EXIT.INTERRUPTED;

@@ -108,7 +108,7 @@ export default class Audit extends KexpCommand {
         );
       } else if (sel.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${sel.rs} does not appear in the audit log`);
       process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0 && !writes.length);
-      this.endInterrupted(ac.signal, res.interrupted);
+      await this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

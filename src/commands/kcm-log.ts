@@ -89,7 +89,7 @@ export default class KcmLog extends KexpCommand {
       const absent = sel.rs !== undefined && result.replicaSets.length === 0;
       if (absent) this.logToStderr(`warning: no ReplicaSet, ReplicationController, DaemonSet or Job ${sel.rs} appears in the log`);
       process.exitCode = exitCodeForKcmLog(result.replicaSets, problems.length, absent);
-      this.endInterrupted(ac.signal, interrupted);
+      await this.endInterrupted(ac.signal, interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

@@ -85,7 +85,7 @@ export default class Replay extends KexpCommand {
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0);
       if (htmlFailure) this.fail(htmlFailure);
-      this.endInterrupted(ac.signal, res.interrupted);
+      await this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

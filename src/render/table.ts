@@ -220,14 +220,14 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
 }
 
 /** The input coverage lines (every command's footer). */
-export function coverageLines(report: Report, width: number): string[] {
+export function coverageLines(report: Report, width: number, partial?: string): string[] {
   const out: string[] = [];
   const cov = report.coverage;
   const clock = clockFor(undefined);
   const recordingLike = (f: string) => f === 'kexp-recording';
   for (const i of report.inputs) {
     const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? 'log lines about ReplicaSets' : i.format === 'live-snapshot' ? 'objects read' : 'events';
-    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`, width, '').trimStart());
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : partial ? ', read until the interruption' : ', no end marker'})`, width, '').trimStart());
   }
   const start = clock(cov.start);
   const end = cov.start && cov.end && cov.start.slice(0, 10) === cov.end.slice(0, 10) ? clockFor(cov.start.slice(0, 10))(cov.end) : clock(cov.end);
@@ -255,6 +255,6 @@ export function renderTable(report: Report, width = 100, opts: RenderOptions = {
     out.push(...renderReplicaSet(r, c));
     out.push('');
   }
-  out.push(...coverageLines(report, width));
+  out.push(...coverageLines(report, width, opts.partial));
   return out.join('\n') + '\n';
 }
