@@ -39,6 +39,8 @@ function extrasOf(e: RsExplanation, watched: boolean): RsExtras {
     steps: e.nextSteps,
     timeline: { rows: e.timeline, omitted: e.timelineOmitted, note: TIMELINE_NOTE },
     noWindows: watched ? 'none seen during the watch' : 'none inferred (a snapshot cannot see the controller\'s expectations; --watch follows its rounds)',
+    // A snapshot is one point in time: a chart would span only the milliseconds of the read.
+    ...(watched ? {} : { chartNote: 'Timeline: none drawn — a snapshot is one point in time; the recent timeline below lists what the objects and Events record, and --watch 30s follows the controller\'s rounds on a chart.' }),
   };
 }
 

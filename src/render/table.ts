@@ -45,6 +45,11 @@ export interface RsExtras {
   timeline?: { rows: Array<{ at: number; coarse: boolean; basis: string; from: string; text: string }>; omitted: number; note: string };
   /** What to say when there is no gated window. */
   noWindows?: string;
+  /**
+   * Said in place of the chart when there is no span of time to draw (`kexp explain` without
+   * --watch: a snapshot is one point in time; its chart would span only the read's milliseconds).
+   */
+  chartNote?: string;
 }
 
 interface Ctx {
@@ -198,7 +203,7 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
     out.push(wrap(`Before ${r.initialState.until ? clock(r.initialState.until) : 'any round'}: expectations unknown (${r.initialState.reason}).`, c.width, '  '));
   } else out.push(wrap(`Expectations known from the start: ${r.initialState.reason}.`, c.width, '  '));
   out.push('');
-  out.push(renderChart(r, { width: c.width, color: c.color, start: c.start, end: c.end }));
+  out.push(x.chartNote !== undefined ? wrap(x.chartNote, c.width, '  ') : renderChart(r, { width: c.width, color: c.color, start: c.start, end: c.end }));
   out.push('');
   out.push(...windowsSection(r, c, x.noWindows ?? 'none: the controller was never gated on its own writes in the covered time'));
   out.push('');

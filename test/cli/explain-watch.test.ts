@@ -42,6 +42,8 @@ test('--watch 1s ends promptly while a watch streams forever, and explains what 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Verdict: HEALTHY/m);
   assert.match(r.stdout, /^Watched 1\.\ds \(duration\): \d+ events, 0 gaps/m);
+  // A watch has a span of time: its chart is drawn (a snapshot's is not).
+  assert.match(r.stdout, /^ {2}Timeline \S+ \S+ -> \S+ UTC, 1 col = /m);
   assert.equal(srv.openWatches(), 0);
 });
 

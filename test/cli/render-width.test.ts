@@ -93,7 +93,7 @@ test('adopt --from burst-600: 5 keep rows and one count line at 80 columns; -o w
   assert.doesNotMatch(w.stdout, /more pods/);
 });
 
-test('explain at COLUMNS=80 fits and has the chart; explain --html is the timeline page with the Report embedded', { timeout: 60_000 }, async () => {
+test('explain at COLUMNS=80 fits; a snapshot draws no chart of its read\'s milliseconds, it says why; explain --html is the timeline page with the Report embedded', { timeout: 60_000 }, async () => {
   const srv = await startFakeApiServer({});
   servers.push(srv);
   const html = path.join(tmp, 'explain.html');
@@ -101,7 +101,8 @@ test('explain at COLUMNS=80 fits and has the chart; explain --html is the timeli
   assert.equal(r.code, 0, r.stderr);
   assertFits('explain', r.stdout, 80);
   assert.match(r.stdout, /^Verdict: HEALTHY/m);
-  assert.match(r.stdout, /^ {2}Timeline /m);
+  assert.match(r.stdout, /^ {2}Timeline: none drawn — a snapshot is one point in time;/m);
+  assert.doesNotMatch(r.stdout, /1 col = /, 'no chart of the read\'s milliseconds');
   assert.match(r.stdout, /^ {2}AT +BASIS +FROM +WHAT$/m);
   const page = fs.readFileSync(html, 'utf8');
   assert.match(page, /<script type="application\/json" id="kexp-data">/, 'the timeline model');
