@@ -90,3 +90,68 @@ test('-o name: kubectl\'s TYPE/NAME of each owner, worst first; pods for adopt',
   assert.equal(adopt.stdout.split('\n').filter(Boolean).length, 5);
   for (const l of adopt.stdout.trim().split('\n')) assert.match(l, /^pod\/web-[a-z0-9]{5}$/);
 });
+
+test('kcm-log -n NAMESPACE [NAME]: kubectl\'s form, as replay and audit take it', () => {
+  const log = 'examples/captures/ds-deletion-loss/kcm.log';
+  const ns = kexp(['kcm-log', log, '-n', 'kexp-ds-deletion-loss', '-o', 'json'], { cwd: ROOT });
+  assert.equal(ns.code, 4, ns.stderr);
+  const keys = (JSON.parse(ns.stdout) as { replicaSets: Array<{ key: string }> }).replicaSets.map((r) => r.key);
+  assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('kexp-ds-deletion-loss/')), keys.join(' '));
+  const one = kexp(['kcm-log', '-n', 'kexp-ds-deletion-loss', 'agent', log, '-o', 'name'], { cwd: ROOT });
+  assert.equal(one.stdout, 'daemonset.apps/agent\n');
+  const other = kexp(['kcm-log', log, '-n', 'elsewhere'], { cwd: ROOT });
+  assert.equal(other.code, 0);
+  assert.match(other.stderr, /no ReplicaSet, ReplicationController, DaemonSet or Job found in namespace elsewhere/);
+  const absent = kexp(['kcm-log', '-n', 'kexp-ds-deletion-loss', 'nope', log], { cwd: ROOT });
+  assert.equal(absent.code, 8, absent.stderr);
+});
+
+test('kcm-log: a leak only the timeout cleared leads the verdict, as its exit code 4 says', () => {
+  const r = kexp(['kcm-log', 'examples/captures/ds-deletion-loss/kcm.log'], { cwd: ROOT, env: { COLUMNS: '200' } });
+  assert.equal(r.code, 4);
+  assert.match(r.stdout, /^Verdict: LEAKED \[observed\] — expectations of DaemonSet kexp-ds-deletion-loss\/agent leaked and only the 5-minute timeout cleared them \(exit code 4\); now HEALTHY \[observed\]: /);
+  assert.match(r.stdout, /^Cause: {3}Expectations leaked/m);
+});
+
+test('replay and audit: a ReplicaSet whose only leak is over still leads with LEAKED (exit 4); the ranking says "leaked, now …"', () => {
+  const r = kexp(['replay', 'examples/informer-lag-over-create.kexp.jsonl'], { cwd: ROOT, env: { COLUMNS: '200' } });
+  assert.equal(r.code, 4);
+  assert.match(r.stdout, /^Verdict: LEAKED \[(observed|inferred)\] — an expectation leak the input shows, cleared only by the 5-minute timeout \(exit code 4\); at the end HEALTHY: /m);
+  const a = kexp(['audit', 'examples/captures/deletion-loss/audit.jsonl'], { cwd: ROOT, env: { COLUMNS: '200' } });
+  assert.equal(a.code, 4);
+  assert.match(a.stdout, /^kexp-deletion-loss\/web +leaked, now deleted +/m);
+  assert.match(a.stdout, /^Verdict: LEAKED /m);
+});
+
+test('audit ranking: owner names are never cut; when they do not fit beside the columns each stands whole on its own line', () => {
+  const audit = 'examples/captures/quota-rejected/audit.jsonl';
+  const fits = kexp(['audit', audit], { cwd: ROOT, env: { COLUMNS: '80' } });
+  assert.match(fits.stdout, /^kexp-quota-rejected\/web {2,}\S/m);
+  const narrow = kexp(['audit', audit], { cwd: ROOT, env: { COLUMNS: '40' } });
+  const lines = narrow.stdout.split('\n');
+  const at = lines.indexOf('REPLICASET');
+  assert.ok(at >= 0, narrow.stdout);
+  assert.match(lines[at + 1]!, /^ {4}VERDICT +FINDINGS/);
+  assert.equal(lines[at + 2], 'kexp-quota-rejected/web');
+  assert.match(lines[at + 3]!, /^ {4}deleted +\d+/);
+  for (const l of lines) assert.ok(!/kexp-quota-rejected\/w…|kexp-quota-rej…/.test(l), l);
+});
+
+test('80-column pty: a warning longer than the terminal is wrapped at word boundaries on stderr; to a pipe it stays one line', { skip }, async () => {
+  // A directory of inputs none of which kexp reads gives a long warning; any long stderr line does.
+  const args = ['replay', 'examples/scale-up-gated.kexp.jsonl', '--rs', 'kexp-scale-up-gated/a-replicaset-name-long-enough-to-make-the-warning-wrap'];
+  const piped = kexp(args, { cwd: ROOT });
+  const warning = piped.stderr.split('\n').find((l) => l.startsWith('warning: '));
+  assert.ok(warning && warning.length > 80, piped.stderr);
+  const r = await runInPty(args.map((a) => (a.startsWith('examples/') ? path.join(ROOT, a) : a)), { env: env(), rows: 200, cols: 80 });
+  const lines = screenLines(r.output);
+  const first = lines.findIndex((l) => l.startsWith('warning: '));
+  assert.ok(first >= 0, r.output);
+  assert.ok(lines[first + 1]!.startsWith('  '), 'continuation indented');
+  for (const l of lines.slice(first, first + 3)) assert.ok([...l].length <= 80, l);
+  // Broken between words: joined again with one space, the lines are the warning.
+  const part = [lines[first]!];
+  for (let i = first + 1; lines[i]?.startsWith('  '); i++) part.push(lines[i]!.trim());
+  assert.ok(part.length > 1, 'wrapped');
+  assert.equal(part.join(' '), warning.replace(/\s+/g, ' '));
+});
