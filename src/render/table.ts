@@ -248,7 +248,7 @@ export function coverageLines(report: Report, width: number, partial?: string): 
 }
 
 /**
- * The whole report as text, `width` columns wide (default 100, the width for pipes; commands
+ * The whole report as text, `width` columns wide (default 100, for callers that pass none; commands
  * pass the width of their stdout, src/cli/output.ts). `color` (default false) colours the chart.
  */
 export function renderTable(report: Report, width = 100, opts: RenderOptions = {}): string {
