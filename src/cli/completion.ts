@@ -101,33 +101,65 @@ export const SYSTEM_SOURCES: CompletionSources = {
   },
 };
 
+/** Owner kinds whose names completion offers, and the audit resource of each. */
+const OWNER_KINDS = new Set(['ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job']);
+const OWNER_RESOURCES = new Set(['replicasets', 'replicationcontrollers', 'daemonsets', 'jobs']);
+/** Lines longer than this are not parsed (an object kexp reads is far smaller). */
+const MAX_LINE = 1024 * 1024;
+const MAX_LINES = 200_000;
+
 /**
- * The namespaces and owner names an input carries: objects' metadata (`"namespace":"x"`
- * beside `"name":"y"` in a line that says `"kind":"ReplicaSet"` …) and pods' owner references
- * (`"kind":"ReplicaSet","name":"web"`). `kind` narrows the names to one owner kind.
+ * The namespaces and owner names an input carries: each JSON line (a recording's, a watch
+ * event's, an audit event's) walked a few levels deep for objects of an owner kind
+ * (`kind` + `metadata.name/namespace`), pods' owner references, and audit `objectRef`s of
+ * owner resources. `namespace` narrows the names to it, `kind` to one owner kind. Lines that
+ * are not JSON (klog) are skipped. Linear in the text: one JSON.parse per line, no pattern.
  */
 export function namesInInput(text: string, namespace: string | undefined, kind: string | undefined): { namespaces: Set<string>; names: Set<string>; keys: Set<string> } {
   const namespaces = new Set<string>();
   const names = new Set<string>();
   const keys = new Set<string>();
-  const add = (ns: string | undefined, name: string) => {
+  const add = (ns: unknown, name: unknown, k: string) => {
+    if (typeof ns === 'string' && ns) namespaces.add(ns);
+    if (typeof name !== 'string' || !name || (kind !== undefined && k !== kind) || (namespace !== undefined && ns !== namespace)) return;
     names.add(name);
-    if (ns) keys.add(`${ns}/${name}`);
+    if (typeof ns === 'string' && ns) keys.add(`${ns}/${name}`);
   };
-  const kinds = kind ? [kind] : ['ReplicaSet', 'ReplicationController', 'DaemonSet', 'Job'];
-  let lines = 0;
-  for (const line of text.split('\n')) {
-    if (++lines > 200_000) break;
-    const ns = /"namespace"\s*:\s*"([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?)"/.exec(line)?.[1];
-    if (ns) namespaces.add(ns);
-    if (namespace !== undefined && ns !== namespace) continue;
-    for (const k of kinds) {
-      if (!line.includes(`"${k}"`)) continue;
-      // An owner reference, or the object itself ("kind":"ReplicaSet", … "metadata":{"name":…).
-      for (const m of line.matchAll(new RegExp(`"kind"\\s*:\\s*"${k}"\\s*,\\s*"name"\\s*:\\s*"([a-z0-9][-a-z0-9.]{0,252})"`, 'g'))) add(ns, m[1]!);
-      const own = new RegExp(`"kind"\\s*:\\s*"${k}"[^{}]*?"metadata"\\s*:\\s*\\{[^{}]*?"name"\\s*:\\s*"([a-z0-9][-a-z0-9.]{0,252})"`).exec(line);
-      if (own) add(ns, own[1]!);
+  const visit = (node: unknown, depth: number): void => {
+    if (depth > 6 || node === null || typeof node !== 'object') return;
+    if (Array.isArray(node)) {
+      for (const x of node.slice(0, 10_000)) visit(x, depth + 1);
+      return;
     }
+    const o = node as Record<string, unknown>;
+    const meta = o.metadata as Record<string, unknown> | undefined;
+    if (meta && typeof meta === 'object') {
+      if (typeof meta.namespace === 'string' && meta.namespace) namespaces.add(meta.namespace);
+      if (typeof o.kind === 'string' && OWNER_KINDS.has(o.kind)) add(meta.namespace, meta.name, o.kind);
+      if (Array.isArray(meta.ownerReferences)) for (const r of meta.ownerReferences as Array<Record<string, unknown>>) if (r && typeof r.kind === 'string' && OWNER_KINDS.has(r.kind)) add(meta.namespace, r.name, r.kind);
+    }
+    const ref = o.objectRef as Record<string, unknown> | undefined;
+    if (ref && typeof ref === 'object') {
+      if (typeof ref.namespace === 'string' && ref.namespace) namespaces.add(ref.namespace);
+      if (typeof ref.resource === 'string' && OWNER_RESOURCES.has(ref.resource) && !ref.subresource) {
+        const k = { replicasets: 'ReplicaSet', replicationcontrollers: 'ReplicationController', daemonsets: 'DaemonSet', jobs: 'Job' }[ref.resource as 'jobs'];
+        add(ref.namespace, ref.name, k);
+      }
+    }
+    for (const [key, v] of Object.entries(o)) if (key !== 'metadata' && v && typeof v === 'object') visit(v, depth + 1);
+  };
+  let lines = 0;
+  for (let start = 0; start < text.length && lines < MAX_LINES; lines++) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end - start <= MAX_LINE && text[start] === '{') {
+      try {
+        visit(JSON.parse(text.slice(start, end)), 0);
+      } catch {
+        // not JSON, or cut by the 8 MiB head: nothing to learn from this line
+      }
+    }
+    start = end + 1;
   }
   return { namespaces, names, keys };
 }

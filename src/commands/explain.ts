@@ -17,9 +17,11 @@ const UNTIL_INTERRUPTED = 'until-interrupted';
 
 /**
  * kubectl's `-w`/`--watch` takes no value; kexp's takes an optional DURATION. oclif has no
- * optional flag values, so a `-w`/`--watch` not followed by a duration (the end of the line, a
- * flag, or a word that is no duration — the target, as in `kexp explain -w web`) becomes
- * `--watch=until-interrupted` before parsing. Everything after `--` is left alone.
+ * optional flag values, so a `-w`/`--watch` not followed by a duration — the end of the line, a
+ * flag, or a word that does not start with a digit (the target, as in `kexp explain -w web`) —
+ * becomes `--watch=until-interrupted` before parsing. A word starting with a digit is taken as
+ * the DURATION and checked as one (`--watch 1x` is an invalid duration, not a target). Everything
+ * after `--` is left alone.
  */
 export function watchWithoutDuration(argv: readonly string[]): string[] {
   const out: string[] = [];
@@ -28,13 +30,7 @@ export function watchWithoutDuration(argv: readonly string[]): string[] {
     if (a === '--') return [...out, ...argv.slice(i)];
     if (a === '-w' || a === '--watch') {
       const next = argv[i + 1];
-      let duration = false;
-      try {
-        duration = next !== undefined && !next.startsWith('-') && parseDuration(next) >= 0;
-      } catch {
-        duration = false;
-      }
-      out.push(duration ? a : `--watch=${UNTIL_INTERRUPTED}`);
+      out.push(next !== undefined && /^\d/.test(next) ? a : `--watch=${UNTIL_INTERRUPTED}`);
       continue;
     }
     out.push(a);

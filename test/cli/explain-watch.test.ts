@@ -104,6 +104,8 @@ test('watchWithoutDuration: -w/--watch without a duration is until-interrupted; 
   assert.deepEqual(watchWithoutDuration(['web', '-w', '1m', '-o', 'json']), ['web', '-w', '1m', '-o', 'json']);
   assert.deepEqual(watchWithoutDuration(['web', '--watch', '-o', 'json']), ['web', '--watch=until-interrupted', '-o', 'json']);
   assert.deepEqual(watchWithoutDuration(['web', '--', '-w']), ['web', '--', '-w']);
+  // A word starting with a digit is the DURATION, checked as one (an invalid one is reported as such).
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '1x']), ['web', '--watch', '1x']);
 });
 
 test('--watch against an endless watch line: exit 7, one line, no stack trace', { timeout: 30_000 }, async () => {
