@@ -120,8 +120,14 @@ test('a signal that comes while the command computes without yielding still ends
 });
 
 test('the text report of an interrupted read says PARTIAL in its verdict line, with how far the input was read', { timeout: 120_000 }, async () => {
-  for (const c of cases.filter((x) => x.command !== 'audit')) {
+  for (const c of cases) {
     const r = await interrupt(c.command, c.input, ['SIGINT'], []);
+    // The input line counts what was read, never the zeros of a summary left unfinished.
+    const read = /^Input: - \(audit-log[^)]*\): ([\d,]+) lines:/m.exec(r.stdout);
+    if (c.command === 'audit') {
+      assert.ok(read, r.stdout);
+      assert.ok(Number(read[1]!.replace(/,/g, '')) > 0, `audit read ${read[1]} lines: ${r.stderr}`);
+    }
     assert.equal(r.code, 130, r.stderr);
     const cut = /^kexp: interrupted (after [\d,]+ lines of standard input \([\d.,]+ (?:MB|bytes) read\)) — partial result$/m.exec(r.stderr);
     assert.ok(cut, r.stderr);
