@@ -39,7 +39,7 @@ const commands = fs
 
 await build({
   absWorkingDir: root,
-  entryPoints: [...commands, ...['output.ts', 'command-not-found.ts', 'version-fast-path.ts'].map((f) => path.join(src, 'cli', f))],
+  entryPoints: [...commands, ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts'].map((f) => path.join(src, 'cli', f))],
   outbase: src,
   outdir: dist,
   bundle: true,

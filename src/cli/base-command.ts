@@ -18,6 +18,8 @@ import { exitCodeForError } from './error-exit.js';
 import { closestCommand } from './command-not-found.js';
 import { oneLine } from './messages.js';
 import { terminalSafe, terminalSafeLine } from '../render/terminal-safe.js';
+import { displayLength } from '../render/columns.js';
+import { wrap } from '../render/text.js';
 import { UsageError } from '../pipeline/usage-error.js';
 
 export abstract class KexpCommand extends Command {
@@ -58,19 +60,33 @@ export abstract class KexpCommand extends Command {
 
   /**
    * For the file commands (replay, audit, kcm-log), once their result is printed: when a signal
-   * came, says how far the reading got (`cut`, from src/pipeline/read-interrupt.ts; undefined
+   * came (while reading, analysing or rendering), says how far the reading got (`cut`, from src/pipeline/read-interrupt.ts; undefined
    * when the input had been read whole before it) and sets exit code 130. False without a signal.
    */
-  protected endInterrupted(signal: AbortSignal, cut: string | undefined): boolean {
+  protected async endInterrupted(signal: AbortSignal, cut: string | undefined): Promise<boolean> {
+    // The analysis and the rendering run without yielding: a signal that came meanwhile is
+    // still queued in the event loop (libuv reads it in the poll phase). Two check-phase turns
+    // put a whole loop iteration, poll included, before the test below — one is not always
+    // enough: an immediate queued from the check phase itself can run before the next poll —
+    // so the signal reaches abortOnSignals's handler before dispose removes it, and the first
+    // Ctrl-C in any phase ends the command with 130, never a verdict's code as if it had not come.
+    for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
     if (!signal.aborted) return false;
     this.logToStderr(cut !== undefined ? `kexp: interrupted ${cut} — partial result` : 'kexp: interrupted after the input was read whole; the result is complete');
     process.exitCode = EXIT.INTERRUPTED;
     return true;
   }
 
-  /** Warnings, problems and errors on stderr, with any control character from the input made visible. */
+  /**
+   * Warnings, problems and errors on stderr, with any control character from the input made
+   * visible; on a terminal, a line wider than it is wrapped at word boundaries (continuation
+   * lines indented two columns), so the terminal never breaks a word or a FILE:LINE; to a pipe
+   * or a file each message stays one line, for grep.
+   */
   override logToStderr(message = '', ...args: unknown[]): void {
-    clearedFor(() => super.logToStderr(terminalSafe(message), ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
+    const safe = terminalSafe(message);
+    const columns = process.stderr.isTTY ? process.stderr.columns : undefined;
+    clearedFor(() => super.logToStderr(columns ? wrapForTerminal(safe, columns) : safe, ...args.map((a) => (typeof a === 'string' ? terminalSafe(a) : a))));
   }
 
   /**
@@ -118,16 +134,42 @@ export abstract class KexpCommand extends Command {
     return undefined;
   }
 
-  protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number }): Promise<unknown> {
+  /**
+   * oclif's "Missing 1 required arg:" names the argument only on the lines after it, which the
+   * one-line error drops: the missing arguments by name with their description, and the
+   * command's first example as the usage to copy, e.g. `missing FILE (Input file(s));
+   * e.g. kexp replay examples/scale-up-gated.kexp.jsonl (see kexp replay --help)`.
+   */
+  private missingArgs(args: ReadonlyArray<{ name?: string; description?: string }>): string {
+    const cmd = this.constructor as typeof Command;
+    // The description's first sentence: what to give, not every way to give it.
+    const first = (d: string) => /^.*?\.(?=\s|$)/.exec(d)?.[0].replace(/\.$/, '') ?? d;
+    const what = args.map((a) => `${(a.name ?? 'argument').toUpperCase()}${a.description ? ` (${first(a.description)})` : ''}`).join(' and ');
+    const example = exampleOf(cmd.examples?.[0], this.id ?? '');
+    return `missing ${what}${example ? `; e.g. ${example}` : ''} (see kexp ${this.id ?? ''} --help)`;
+  }
+
+  protected override async catch(err: Error & { oclif?: { exit?: number }; exitCode?: number; args?: Array<{ name?: string; description?: string }> }): Promise<unknown> {
     const parseError = err?.oclif?.exit === 2 || /Unexpected argument|Nonexistent flag|Expected --|Parsing --|Missing required|Missing \d+ required|cannot also be provided|must also be provided/.test(err?.message ?? '');
     if (parseError) {
       const first = (err.message ?? String(err)).split('\n').map((l) => l.trim()).find((l) => l.length > 0 && !/^(Error: )?The following errors? occurred:?$/i.test(l)) ?? 'bad arguments';
-      const suggestion = this.suggestionFor(first.replace(/^Error:\s*/, ''));
+      const suggestion = /^Missing \d+ required args?/.test(first) && err.args?.length ? this.missingArgs(err.args) : this.suggestionFor(first.replace(/^Error:\s*/, ''));
       this.fail(new UsageError(suggestion ?? `${first.replace(/^Error:\s*/, '')} (see kexp ${this.id ?? ''} --help)`, { cause: err }), writeLine);
       return;
     }
     return super.catch(err);
   }
+}
+
+/** Each line of `text` wider than `columns` word-wrapped, its continuation lines indented two columns. */
+export function wrapForTerminal(text: string, columns: number): string {
+  return text.split('\n').map((l) => (displayLength(l) <= columns ? l : wrap(l, columns, '  ').replace(/^ {2}/, ''))).join('\n');
+}
+
+/** A command's example (`<%= config.bin %> <%= command.id %> …`) as typed: `kexp replay …`. */
+function exampleOf(example: string | { command: string } | undefined, id: string): string | undefined {
+  const text = typeof example === 'string' ? example : example?.command;
+  return text?.replace(/<%= config\.bin %>/g, 'kexp').replace(/<%= command\.id %>/g, id);
 }
 
 /** Writes `line` to stderr as one terminal line: newlines and tabs shown as escapes too. */

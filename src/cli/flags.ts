@@ -7,12 +7,13 @@ import { DEFAULT_K8S_VERSION, parseK8sVersion } from '../model/version.js';
 /**
  * `-o`: `table` fits the terminal (src/render/width.ts) and cuts long cells with `…`; `wide`
  * adds the wide-only columns and prints every row and cell in full (like `kubectl -o wide`);
- * `json` is the machine-readable result.
+ * `json` is the machine-readable result; `name` the owners as kubectl's `-o name` prints them
+ * (`replicaset.apps/web`), worst first, for `xargs` and scripts.
  */
 export const outputFlag = Flags.string({
   char: 'o',
-  summary: 'Output format: table (fits the terminal), wide (every row and cell in full), json, yaml.',
-  options: ['table', 'wide', 'json', 'yaml'],
+  summary: 'Output format: table (fits the terminal), wide (every row and cell in full), json, yaml, name (TYPE/NAME of each owner, worst first).',
+  options: ['table', 'wide', 'json', 'yaml', 'name'],
   default: 'table',
 });
 

@@ -10,7 +10,11 @@
  *   hold the whole text (the report of a multi-gigabyte audit log is tens of megabytes);
  * - `-o yaml`: the document rendered whole (the `yaml` package has no streaming writer);
  * - `-o table` / `-o wide`: the command's text renderer, laid out for this stdout (its width,
- *   render/width.ts; colour, render/color.ts: --color/--no-color, then NO_COLOR and the TTY);
+ *   render/width.ts — the terminal's own when stdout is piped from one, terminal-size.ts;
+ *   colour, render/color.ts: --color/--no-color, then NO_COLOR and the TTY); on a terminal, a
+ *   report taller than the screen ends with its summary again (render/screen-summary.ts);
+ * - `-o name`: the `TYPE/NAME` of every owner reported, worst first, one a line (kubectl's
+ *   `-o name`);
  * - `--html FILE`: the self-contained page (see HtmlOptions: when it is written, what `-` means
  *   and what a failure does differ between the commands and are kept as they were);
  * - the stdout guard (installStdoutGuard): a result that cannot be delivered — stdout on a full
@@ -26,6 +30,8 @@ import { UsageError } from '../pipeline/usage-error.js';
 import type { StructuredOutput } from '../render/structured.js';
 import { useColor } from '../render/color.js';
 import { outputWidth } from '../render/width.js';
+import { withScreenSummary } from '../render/screen-summary.js';
+import { terminalSize, type TerminalSize } from './terminal-size.js';
 import { EXIT } from './exit-codes.js';
 import { oneLine } from './messages.js';
 
@@ -47,6 +53,10 @@ export interface Printable {
   text(view: TextView): string;
   /** The `--html` page, for commands that offer --html. */
   html?(): string;
+  /** The verdict, cause and next step, repeated at the end of a text taller than the terminal. */
+  summary?(view: TextView): string[];
+  /** What `-o name` prints: `TYPE/NAME` lines (kubectl's form), worst first. */
+  names?(): string[];
 }
 
 /** How a command writes `--html FILE`. */
@@ -73,11 +83,13 @@ export interface OutputFlags {
 
 /** Where the output goes, and the environment that lays it out: this process's, or a test's. */
 export interface OutputIO {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number; rows?: number };
   env: Record<string, string | undefined>;
+  /** The terminal kexp runs in when stdout is not it (terminal-size.ts); asked only then. */
+  terminal?: () => TerminalSize;
 }
 
-const PROCESS_IO: OutputIO = { stdout: process.stdout, env: process.env };
+const PROCESS_IO: OutputIO = { stdout: process.stdout, env: process.env, terminal: () => terminalSize() };
 
 export interface OutputResult {
   /** The --html page could not be written (HtmlOptions.failureAsValue). */
@@ -95,16 +107,31 @@ export async function printOutput(p: Printable, flags: OutputFlags, htmlOptions?
   if (html?.before) htmlFailure = writeHtml(html, io);
   if (!(html?.dashIsStdout && html.file === '-')) {
     if (isStructured(flags.output)) await writeDocument(io.stdout, p.document, flags.output);
-    else io.stdout.write(p.text(textView(flags, io)));
+    else if (flags.output === 'name') io.stdout.write((p.names?.() ?? []).map((n) => `${n}\n`).join(''));
+    else {
+      const view = textView(flags, io);
+      const text = p.text(view);
+      io.stdout.write(io.stdout.isTTY && p.summary ? withScreenSummary(text, p.summary(view), screenRows(io), view.width) : text);
+    }
   }
   if (html && !html.before) htmlFailure = writeHtml(html, io);
   return htmlFailure ? { htmlFailure } : {};
 }
 
+/** The terminal's rows: the TTY's, else `$LINES`. */
+function screenRows(io: OutputIO): number | undefined {
+  if (io.stdout.rows && io.stdout.rows > 0) return io.stdout.rows;
+  const lines = io.env.LINES?.trim();
+  return lines && /^\d+$/.test(lines) ? Number(lines) : undefined;
+}
+
 /** The layout of `-o table`/`-o wide` on `io`'s stdout (render/width.ts, render/color.ts). */
 function textView(flags: OutputFlags, io: OutputIO): TextView {
+  const fromEnv = io.env.COLUMNS?.trim();
+  // The terminal behind a pipe is asked only when neither COLUMNS nor stdout tells the width.
+  const terminalColumns = !io.stdout.isTTY && !(fromEnv && /^\d+$/.test(fromEnv) && Number(fromEnv) > 0) ? io.terminal?.().columns : undefined;
   return {
-    width: outputWidth({ env: io.env, isTTY: io.stdout.isTTY, columns: io.stdout.columns }),
+    width: outputWidth({ env: io.env, isTTY: io.stdout.isTTY, columns: io.stdout.columns, terminalColumns }),
     wide: flags.output === 'wide',
     color: useColor({ flag: flags.color, env: io.env, isTTY: io.stdout.isTTY }),
   };

@@ -59,7 +59,7 @@ export default class Adopt extends KexpCommand {
           requestTimeoutMs,
           signal: ac.signal,
         });
-      await printOutput({ document: res, text: (v) => renderAdoptText(res, { width: v.width, wide: v.wide }) }, flags);
+      await printOutput({ document: res, text: (v) => renderAdoptText(res, { width: v.width, wide: v.wide }), names: () => res.rows.map((x) => `pod/${x.pod.split('/')[1] ?? x.pod}`) }, flags);
       process.exitCode = exitCodeForAdoption(res.problems);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError('interrupted') : err);

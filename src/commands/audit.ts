@@ -11,9 +11,11 @@ import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { resolveTimeWindow, windowMiss, type TimeWindow } from '../cli/time-window.js';
 import { auditFiles } from '../pipeline/audit-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
-import { renderAuditRanking } from '../render/audit-table.js';
+import { auditRankingSummary, renderAuditRanking } from '../render/audit-table.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
+import { objectName, rankReplicaSets, reportSummary } from '../render/next-steps.js';
+import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 /** Most problem lines printed on stderr; the rest are counted. */
 const MAX_PROBLEMS_PRINTED = 100;
@@ -80,12 +82,17 @@ export default class Audit extends KexpCommand {
       // A ReplicaSet known only from the ReplicaSet controller's pod writes (its object is not in
       // the input, so there is no model of it): those writes are its report.
       const writesOnly = sel.rs && res.report.replicaSets.length === 0 ? writes.filter((w) => w.replicaSet === sel.rs) : [];
+      const partial = ac.signal.aborted ? res.interrupted : undefined;
       await printOutput({
         document: res.report,
         text: (v) => (sel.rs && !writesOnly.length
-          ? renderTable(res.report, v.width, { wide: v.wide, color: v.color })
-          : renderAuditRanking(res.report, res.summaries, { width: v.width, wide: v.wide })),
+          ? renderTable(res.report, v.width, { wide: v.wide, color: v.color, partial })
+          : renderAuditRanking(res.report, res.summaries, { width: v.width, wide: v.wide, partial })),
         html: () => renderHtml(res.report),
+        summary: (v) => (sel.rs && !writesOnly.length
+          ? reportSummary(terminalSafeDeep(res.report.replicaSets), { width: v.width, partial })
+          : auditRankingSummary(res.report, res.summaries, { width: v.width, partial })),
+        names: () => rankReplicaSets(res.report.replicaSets).map(objectName),
       }, flags, HTML);
       // Sources pass on at most 100 problems per file and count the rest.
       const total = Math.max(res.problems.length, res.summaries.reduce((n, s) => n + s.problems, 0));
@@ -101,7 +108,7 @@ export default class Audit extends KexpCommand {
         );
       } else if (sel.rs && res.report.replicaSets.length === 0) this.logToStderr(`warning: ReplicaSet ${sel.rs} does not appear in the audit log`);
       process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0 && !writes.length);
-      this.endInterrupted(ac.signal, res.interrupted);
+      await this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

@@ -9,7 +9,34 @@ import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
 import { parseLiveTarget, requireKinds } from '../pipeline/live-target.js';
 import { explainLive } from '../pipeline/explain-live.js';
-import { renderExplainHtml, renderExplainText } from '../render/explain.js';
+import { explainSummary, renderExplainHtml, renderExplainText } from '../render/explain.js';
+import { objectName, rankReplicaSets } from '../render/next-steps.js';
+
+/** The value `-w`/`--watch` without a DURATION stands for: watch until Ctrl-C or SIGTERM. */
+const UNTIL_INTERRUPTED = 'until-interrupted';
+
+/**
+ * kubectl's `-w`/`--watch` takes no value; kexp's takes an optional DURATION. oclif has no
+ * optional flag values, so a `-w`/`--watch` not followed by a duration — the end of the line, a
+ * flag, or a word that does not start with a digit (the target, as in `kexp explain -w web`) —
+ * becomes `--watch=until-interrupted` before parsing. A word starting with a digit is taken as
+ * the DURATION and checked as one (`--watch 1x` is an invalid duration, not a target). Everything
+ * after `--` is left alone.
+ */
+export function watchWithoutDuration(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    if (a === '-w' || a === '--watch') {
+      const next = argv[i + 1];
+      out.push(next !== undefined && /^\d/.test(next) ? a : `--watch=${UNTIL_INTERRUPTED}`);
+      continue;
+    }
+    out.push(a);
+  }
+  return out;
+}
 
 /** explain's --html: after the report, always a file (`-` too); a failed write ends the command. */
 const HTML: HtmlOptions = { before: false, dashIsStdout: false, failureAsValue: false };
@@ -28,6 +55,7 @@ export default class Explain extends KexpCommand {
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop',
     '<%= config.bin %> <%= command.id %> deployment/web --namespace shop --watch 30s',
     '<%= config.bin %> <%= command.id %> ds/node-agent --namespace kube-system --watch 30s',
+    '<%= config.bin %> <%= command.id %> rs web -n shop -w',
     '<%= config.bin %> <%= command.id %> job backup --namespace shop',
     '<%= config.bin %> <%= command.id %> rc/legacy-web --namespace shop',
     '<%= config.bin %> <%= command.id %> web-7d9f5c --namespace shop --output json',
@@ -39,7 +67,7 @@ export default class Explain extends KexpCommand {
   };
   static override flags = {
     ...clusterFlags,
-    watch: Flags.string({ summary: 'After the snapshot, watch the controller for this long (e.g. 30s, 2m).', helpValue: 'DURATION' }),
+    watch: Flags.string({ char: 'w', summary: 'After the snapshot, watch the controller for this long (e.g. 30s, 2m); without a DURATION (`-w`, as kubectl), until Ctrl-C.', helpValue: 'DURATION' }),
     output: outputFlag,
     html: Flags.string({ summary: 'Also write a self-contained HTML report to FILE.', helpValue: 'FILE' }),
     record: Flags.string({ summary: 'With --watch: keep the watch recording in FILE (replayable with `kexp replay`; must not exist, unless --overwrite).', helpValue: 'FILE' }),
@@ -49,6 +77,7 @@ export default class Explain extends KexpCommand {
   };
 
   async run(): Promise<void> {
+    this.argv = watchWithoutDuration(this.argv);
     const { args, flags } = await this.parse(Explain);
     let target;
     let watchMs = 0;
@@ -56,7 +85,8 @@ export default class Explain extends KexpCommand {
     try {
       target = parseLiveTarget(args.name === undefined ? [args.target] : [args.target, args.name]);
       requireKinds(target, ['rs', 'rc', 'deployment', 'ds', 'job'], 'explain');
-      if (flags.watch) {
+      if (flags.watch === UNTIL_INTERRUPTED) watchMs = Infinity;
+      else if (flags.watch) {
         watchMs = parseDuration(flags.watch);
         if (watchMs <= 0) throw new Error(`--watch must be longer than 0, got "${flags.watch}"`);
       }
@@ -88,13 +118,20 @@ export default class Explain extends KexpCommand {
           this.logToStderr(`warning: ${m}`);
         },
         onProgress: (p) => {
-          const text = p === 'reading' ? `reading ${access.namespace}/${target.name}` : p === 'watching' ? `watching for ${flags.watch}` : p === 'watching-synced' ? `watching for ${flags.watch} (synced)` : 'replaying';
+          const span = watchMs === Infinity ? 'until Ctrl-C' : `for ${flags.watch}`;
+          const text = p === 'reading' ? `reading ${access.namespace}/${target.name}` : p === 'watching' ? `watching ${span}` : p === 'watching-synced' ? `watching ${span} (synced)` : 'replaying';
           spinner.text = terminalSafeLine(text);
-          if (!spinner.isEnabled && !flags.quiet && p === 'watching-synced') this.logToStderr(`kexp: watching ${access.namespace}/${target.name} for ${flags.watch}…`);
+          if (!spinner.isEnabled && !flags.quiet && p === 'watching-synced') this.logToStderr(`kexp: watching ${access.namespace}/${target.name} ${span}…`);
         },
       });
       spinner.stop();
-      await printOutput({ document: res.report, text: (v) => renderExplainText(res, v), html: () => renderExplainHtml(res) }, flags, HTML);
+      await printOutput({
+        document: res.report,
+        text: (v) => renderExplainText(res, v),
+        html: () => renderExplainHtml(res),
+        summary: (v) => explainSummary(res, v),
+        names: () => rankReplicaSets(res.report.replicaSets).map(objectName),
+      }, flags, HTML);
       if (ac.signal.aborted) this.fail(new InterruptedError('interrupted; the explanation covers what was seen until then'));
       else process.exitCode = exitCodeFor(res.report, res.watch?.problems ?? 0);
     } catch (err) {

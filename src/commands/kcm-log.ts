@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
 import { KexpCommand } from '../cli/base-command.js';
 import { outputFlag } from '../cli/flags.js';
-import { checkRsFlag } from '../cli/selection.js';
+import { checkRsFlag, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForKcmLog } from '../cli/report-exit.js';
 import { InterruptedError } from '../cli/interrupted-error.js';
@@ -10,7 +10,9 @@ import { oneLine } from '../cli/messages.js';
 import { printOutput } from '../cli/output.js';
 import { kcmLogFiles } from '../pipeline/kcm-log-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
-import { renderKcmLog } from '../render/kcm-log-table.js';
+import { kcmLogSummary, renderKcmLog } from '../render/kcm-log-table.js';
+import { objectName } from '../render/next-steps.js';
+import { terminalSafeDeep } from '../render/terminal-safe.js';
 
 /** Throws Error (the usage line) for a --rs or --year kcm-log cannot use. */
 function checkFlags(flags: { rs?: string; year?: number }): void {
@@ -33,6 +35,7 @@ export default class KcmLog extends KexpCommand {
     '<%= config.bin %> <%= command.id %> examples/captures/quota-rejected/kcm.log',
     '<%= config.bin %> <%= command.id %> kcm.log --compare report.json --rs shop/web-7d9c6b8f5d',
     '<%= config.bin %> <%= command.id %> kcm.log --rs kube-system/node-exporter -o json',
+    '<%= config.bin %> <%= command.id %> -n kube-system node-exporter kcm.log',
   ];
   static override strict = false;
   static override args = { file: Args.string({ description: 'Log file(s); "-" reads stdin.', required: true }) };
@@ -42,6 +45,11 @@ export default class KcmLog extends KexpCommand {
       summary: 'Only report the owner with this key, as namespace/name: a ReplicaSet, ReplicationController, DaemonSet or Job (whichever the log names).',
       helpValue: 'NAMESPACE/NAME',
     }),
+    namespace: Flags.string({
+      char: 'n',
+      summary: 'Only owners in this namespace; with a NAME as the first argument (before the files), only that owner (the same as --rs NAMESPACE/NAME).',
+      helpValue: 'NAMESPACE',
+    }),
     output: outputFlag,
     compare: Flags.string({ summary: 'Score this kexp report (kexp replay|audit -o json) against the log.', helpValue: 'REPORT.json' }),
     year: Flags.integer({ summary: 'Year of the first klog line (klog prints none; default: another input of the run that carries dates, else the file mtime, with a note).' }),
@@ -49,25 +57,39 @@ export default class KcmLog extends KexpCommand {
 
   async run(): Promise<void> {
     const { argv, flags } = await this.parse(KcmLog);
+    let files: string[];
+    let sel: Selection;
     try {
       checkFlags(flags);
+      // kubectl's `-n NAMESPACE [NAME]`, as replay and audit take it (src/cli/selection.ts).
+      ({ selection: sel, files } = resolveSelection(argv as string[], { rs: flags.rs, namespace: flags.namespace }));
     } catch (err) {
       return this.fail(UsageError.of(err));
     }
     const ac = this.abortOnSignals();
     try {
       const { result, problems, interrupted } = await withProgress(kcmLogFiles({
-        files: argv as string[], rs: flags.rs, compare: flags.compare, year: flags.year, stdin: process.stdin, signal: ac.signal,
+        files, rs: sel.rs, compare: flags.compare, year: flags.year, stdin: process.stdin, signal: ac.signal,
         onProblem: (p) => this.logToStderr(p.line > 0 ? `${p.file}:${p.line}: ${p.message}` : `${p.file}: ${p.message}`),
         onWarning: (m) => this.logToStderr(`warning: ${m}`),
       }));
-      await printOutput({ document: result, text: (v) => renderKcmLog(result, { width: v.width, wide: v.wide }) }, flags);
+      if (sel.namespace !== undefined) {
+        result.replicaSets = result.replicaSets.filter((r) => r.key.startsWith(`${sel.namespace}/`));
+        if (result.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSet, ReplicationController, DaemonSet or Job found in namespace ${sel.namespace}`);
+      }
+      const partial = ac.signal.aborted ? interrupted : undefined;
+      await printOutput({
+        document: result,
+        text: (v) => renderKcmLog(result, { width: v.width, wide: v.wide, partial }),
+        summary: (v) => kcmLogSummary(terminalSafeDeep(result), { width: v.width, partial }),
+        names: () => result.replicaSets.map((r) => objectName({ kind: r.kind, name: r.key.slice(r.key.indexOf('/') + 1) })),
+      }, flags);
       if (problems.length) this.logToStderr(`kexp: ${problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       // --rs naming an owner the log never mentions: said, and exit 8 like replay and audit.
-      const absent = flags.rs !== undefined && result.replicaSets.length === 0;
-      if (absent) this.logToStderr(`warning: no ReplicaSet, ReplicationController, DaemonSet or Job ${flags.rs} appears in the log`);
+      const absent = sel.rs !== undefined && result.replicaSets.length === 0;
+      if (absent) this.logToStderr(`warning: no ReplicaSet, ReplicationController, DaemonSet or Job ${sel.rs} appears in the log`);
       process.exitCode = exitCodeForKcmLog(result.replicaSets, problems.length, absent);
-      this.endInterrupted(ac.signal, interrupted);
+      await this.endInterrupted(ac.signal, interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

@@ -12,6 +12,8 @@ import { replayFiles } from '../pipeline/replay-files.js';
 import { UsageError } from '../pipeline/usage-error.js';
 import { renderHtml } from '../render/html.js';
 import { renderTable } from '../render/table.js';
+import { objectName, rankReplicaSets, reportSummary } from '../render/next-steps.js';
+import { terminalSafeDeep } from '../render/terminal-safe.js';
 import { WATCH_FORMATS } from '../sources/watch/index.js';
 
 /** replay's --html: before the report; `-` is stdout instead of it; a failed write exits 2 after the other lines. */
@@ -72,15 +74,18 @@ export default class Replay extends KexpCommand {
       }));
       applySelection(res.report, sel, res.labels);
       if ((sel.namespace !== undefined || sel.selector) && res.report.replicaSets.length === 0) this.logToStderr(`kexp: no ReplicaSets found ${describeSelection(sel)}`);
+      const partial = ac.signal.aborted ? res.interrupted : undefined;
       const { htmlFailure } = await printOutput({
         document: res.report,
-        text: (v) => renderTable(res.report, v.width, { wide: v.wide, color: v.color }),
+        text: (v) => renderTable(res.report, v.width, { wide: v.wide, color: v.color, partial }),
         html: () => renderHtml(res.report),
+        summary: (v) => reportSummary(terminalSafeDeep(res.report.replicaSets), { width: v.width, partial }),
+        names: () => rankReplicaSets(res.report.replicaSets).map(objectName),
       }, flags, HTML);
       if (res.problems.length) this.logToStderr(`kexp: ${res.problems.length} input problem(s); exit code ${EXIT.INPUT}`);
       process.exitCode = exitCodeFor(res.report, res.problems.length, sel.rs !== undefined && res.report.replicaSets.length === 0);
       if (htmlFailure) this.fail(htmlFailure);
-      this.endInterrupted(ac.signal, res.interrupted);
+      await this.endInterrupted(ac.signal, res.interrupted);
     } catch (err) {
       this.fail(ac.signal.aborted ? new InterruptedError(oneLine(err)) : err);
     } finally {

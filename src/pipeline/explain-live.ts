@@ -218,7 +218,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
       o.onProgress?.('watching');
       watchStart = o.now();
       const res = await recordLive({
-        access: o.access, target, file, overwrite: Boolean(o.recordFile && o.overwrite), redact: true, signal: o.signal, durationMs: o.watchMs, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
+        access: o.access, target, file, overwrite: Boolean(o.recordFile && o.overwrite), redact: true, signal: o.signal, durationMs: Number.isFinite(o.watchMs) ? o.watchMs : undefined, now: o.now, requestTimeoutMs: o.requestTimeoutMs,
         onWarning: (m) => warn(m),
         onSynced: () => o.onProgress?.('watching-synced'),
       });

@@ -10,6 +10,7 @@ import { escapeHtml, renderHtml } from './html.js';
 import { coverageLines, renderReplicaSet, type RsExtras } from './table.js';
 import { terminalSafeDeep } from './terminal-safe.js';
 import { wrap } from './text.js';
+import { reportSummary } from './next-steps.js';
 
 export interface ExplainRenderOptions {
   width?: number;
@@ -38,6 +39,8 @@ function extrasOf(e: RsExplanation, watched: boolean): RsExtras {
     steps: e.nextSteps,
     timeline: { rows: e.timeline, omitted: e.timelineOmitted, note: TIMELINE_NOTE },
     noWindows: watched ? 'none seen during the watch' : 'none inferred (a snapshot cannot see the controller\'s expectations; --watch follows its rounds)',
+    // A snapshot is one point in time: a chart would span only the milliseconds of the read.
+    ...(watched ? {} : { chartNote: 'Timeline: none drawn — a snapshot is one point in time; the recent timeline below lists what the objects and Events record, and --watch 30s follows the controller\'s rounds on a chart.' }),
   };
 }
 
@@ -56,6 +59,13 @@ export function renderExplainText(r: ExplainResult, o: ExplainRenderOptions = {}
   out.push(wrap(w ? `Watched ${(w.durationMs / 1000).toFixed(1)}s (${w.endReason}): ${w.events} events, ${w.gaps} gaps${w.problems ? `, ${w.problems} problems` : ''}${w.kept ? `; recording kept in ${w.file}` : ''}` : 'No watch (snapshot only); add --watch 30s to follow the controller\'s rounds.', width, ''));
   out.push(...coverageLines(r.report, width).filter((l) => !l.startsWith('Input: live:')));
   return out.join('\n') + '\n';
+}
+
+/** The summary repeated at the end of a text taller than the terminal (screen-summary.ts): each owner's verdict, cause and explain's next steps. */
+export function explainSummary(r: ExplainResult, o: { width: number }): string[] {
+  r = terminalSafeDeep(r);
+  const steps = new Map(r.explanations.map((e) => [e.report.key, e.nextSteps]));
+  return reportSummary(r.explanations.map((e) => e.report), { width: o.width, stepsOf: (rs) => steps.get(rs.key) });
 }
 
 /** The shared timeline page (html.ts) with explain's facts, recent timeline and next steps, and the Report embedded. */

@@ -5,6 +5,15 @@
  * to pan, click a window to zoom to it, hover for its evidence), the gated windows, findings
  * and adoption tables, and the input coverage.
  *
+ * Like the terminal (next-steps.ts): the page opens with the summary — per owner needing a look,
+ * worst first, its verdict (led by a leak that sets exit 4), cause, next step and kubectl
+ * commands — and the owners follow in that order. Owners with nothing to do (healthy or
+ * converging, no finding above info) are not drawn: they are one list (names and verdicts, at
+ * most COLLAPSED_LISTED, the rest counted), so the page's size follows the owners that need a
+ * look, not the number of healthy ones (a 48-ReplicaSet audit was 5 MB); when none needs a
+ * look, the first is drawn. At 390 px (a phone) tables, commands and the chart scroll inside
+ * their own box; the page itself never gets wider than the screen.
+ *
  * Self-contained: the Vega runtime (node_modules/vega/build/vega.min.js), the page's script,
  * styles and data are inlined; nothing is fetched when the file is opened, and a
  * Content-Security-Policy (default-src 'none', hashed scripts) makes sure of it. Vega needs
@@ -25,6 +34,10 @@ import { gateClass, roundFailed, shortDuration } from './chart.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
 import { desiredMeaning, endedByLabel, ownerNouns } from '../analysis/report/owner-words.js';
 import { finalizerRemovalsLine, finalizerTrackingLine, rollingUpdateChecksLine } from './workload-stores.js';
+import { adviceOf, causeOf, headlineOf, kubectlCommands, needsAttention, rankReplicaSets } from './next-steps.js';
+
+/** Owners with nothing to do listed by name below the full reports, at most this many (the rest counted). */
+export const COLLAPSED_LISTED = 50;
 
 /** Entity-escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(s: unknown): string {
@@ -329,9 +342,57 @@ export function chartModel(rs: ReplicaSetReport, range: { start?: string; end?: 
 }
 
 function table(head: string[], rows: string[][], cls: string[] = []): string {
-  return `<table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
+  return `<div class="scroll"><table><thead><tr>${head.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c, i) => `<td${cls[i] ? ` class="${cls[i]}"` : ''}>${c}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
+    .join('')}</tbody></table></div>`;
+}
+
+/**
+ * The page's owners, worst first (see the module comment): those needing a look (`look`), those
+ * drawn in full (`drawn`: `look`, or the first when none needs one, in chart order) and the rest.
+ */
+export function pageOwners(rss: ReplicaSetReport[]): { ranked: ReplicaSetReport[]; look: ReplicaSetReport[]; drawn: ReplicaSetReport[]; rest: ReplicaSetReport[] } {
+  const ranked = rankReplicaSets(rss);
+  const look = ranked.filter((rs) => needsAttention(rs) || headlineOf(rs).now !== undefined);
+  const drawn = look.length ? look : ranked.slice(0, 1);
+  return { ranked, look, drawn, rest: ranked.filter((rs) => !drawn.includes(rs)) };
+}
+
+/** The summary that opens the page: each owner needing a look, worst first, as the terminal says it. */
+function summaryHtml(look: ReplicaSetReport[], ids: Map<ReplicaSetReport, number>, all: number): string {
+  const e = escapeHtml;
+  const out = ['<section class="summary" id="summary"><h2>Summary</h2>'];
+  if (look.length === 0) out.push(`<p>Nothing needs a look: ${all === 1 ? 'the owner is' : `all ${all} owners are`} healthy or converging, with no finding above info.</p>`);
+  for (const rs of look) {
+    const h = headlineOf(rs);
+    const id = ids.get(rs);
+    out.push('<div class="verdict">');
+    out.push(`<p><span class="badge ${e(h.state)}">${e(h.state.toUpperCase())}</span> <span class="meta">[${e(h.basis)}]</span> ` +
+      `${ownerKindOf(rs)} ${id !== undefined ? `<a href="#rs-${id}"><code>${e(rs.key)}</code></a>` : `<code>${e(rs.key)}</code>`} — ` +
+      `${h.now ? `an expectation leak the input shows, cleared only by the 5-minute timeout (exit code 4); at the end ${e(h.now.toUpperCase())}: ` : ''}${e(rs.verdict.summary)}</p>`);
+    const cause = causeOf(rs);
+    if (cause) out.push(`<p><strong>Cause:</strong> ${e(cause)}</p>`);
+    const advice = adviceOf(rs);
+    const cmds = kubectlCommands(rs);
+    if (advice.length) out.push(`<p><strong>Next:</strong> ${advice.map(e).join(' ')}</p>`);
+    else if (!cmds.length) out.push('<p><strong>Next:</strong> nothing to do.</p>');
+    if (cmds.length) out.push(`<pre class="cmd"><code>${cmds.map(e).join('\n')}</code></pre>`);
+    out.push('</div>');
+  }
+  out.push('</section>');
+  return out.join('\n');
+}
+
+/** The owners not drawn: their names and verdicts, at most COLLAPSED_LISTED, the rest counted. */
+function collapsedHtml(rest: ReplicaSetReport[]): string {
+  if (!rest.length) return '';
+  const e = escapeHtml;
+  const listed = rest.slice(0, COLLAPSED_LISTED);
+  return `<section class="collapsed" id="nothing-to-do"><h2>${rest.length} more ${rest.length === 1 ? 'owner' : 'owners'} with nothing to do</h2>` +
+    '<p class="meta">Healthy or converging, no finding above info: not drawn here (their full reports: <code>-o json</code>, or the command with <code>-n NAMESPACE NAME</code>).</p>' +
+    `<ul>${listed.map((rs) => `<li>${ownerKindOf(rs)} <code>${e(rs.key)}</code> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state)}</span> <span class="meta">${e(rs.verdict.summary)}</span></li>`).join('')}</ul>` +
+    (rest.length > listed.length ? `<p class="meta">… and ${rest.length - listed.length} more.</p>` : '') +
+    '</section>';
 }
 
 function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: HtmlExtras): string {
@@ -339,8 +400,9 @@ function renderRS(rs: ReplicaSetReport, i: number, hasChart: boolean, extra?: Ht
   const out: string[] = [];
   const c = rs.counts;
   out.push(`<section class="rs" id="rs-${i}">`);
-  out.push(`<h2>${ownerKindOf(rs)} <code>${e(rs.key)}</code> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state.toUpperCase())}</span></h2>`);
-  out.push(`<p>${e(rs.verdict.summary)} <span class="meta">[${e(rs.verdict.basis)}]</span></p>`);
+  const h = headlineOf(rs);
+  out.push(`<h2>${ownerKindOf(rs)} <code>${e(rs.key)}</code> <span class="badge ${e(h.state)}">${e(h.state.toUpperCase())}</span></h2>`);
+  out.push(`<p>${h.now ? `An expectation leak the input shows, cleared only by the 5-minute timeout (exit code 4); at the end ${e(h.now.toUpperCase())}: ` : ''}${e(rs.verdict.summary)} <span class="meta">[${e(rs.verdict.basis)}]</span></p>`);
   out.push(
     `<p class="meta">${rs.uid ? `uid <code>${e(rs.uid)}</code> · ` : ''}${rs.owner ? `owner ${e(rs.owner.kind)}/${e(rs.owner.name)} · ` : ''}` +
       `desired ${c.desired.first}→${c.desired.last}${e(desiredMeaning(rs))} · active ${c.active.first}→${c.active.last} (max ${c.active.max}) · ` +
@@ -436,10 +498,12 @@ export function renderHtml(report: Report, extra?: HtmlExtras): string {
   const e = escapeHtml;
   const cov = report.coverage;
   const range = { start: cov.start, end: cov.end };
-  const charts = report.replicaSets.map((rs) => chartModel(rs, range));
+  const { ranked, look, drawn, rest } = pageOwners(report.replicaSets);
+  const ids = new Map(drawn.map((rs, i) => [rs, i]));
+  const charts = drawn.map((rs) => chartModel(rs, range));
   const model = {
     schemaVersion: report.schemaVersion,
-    replicaSets: report.replicaSets.map((rs, i) => {
+    replicaSets: drawn.map((rs, i) => {
       const m = charts[i];
       return m ? { key: rs.key, t0: m.t0, t1: m.t1, windows: m.windows.map((w) => ({ start: w.start, end: w.end, zoom: w.zoom })), spec: m.spec } : { key: rs.key };
     }),
@@ -465,12 +529,14 @@ export function renderHtml(report: Report, extra?: HtmlExtras): string {
     `<p class="meta">${e(report.generator.name)} ${e(report.generator.version)} ${e(report.generator.command)} · model Kubernetes ${e(report.k8sVersion.version)} (${e(report.k8sVersion.basis)}) · ` +
       `covered ${e(t(cov.start))} → ${e(t(cov.end))}</p>`,
   );
-  if (report.replicaSets.length > 1) {
-    body.push(`<nav><ul>${report.replicaSets.map((rs, i) => `<li><a href="#rs-${i}">${e(rs.key)}</a> <span class="badge ${e(rs.verdict.state)}">${e(rs.verdict.state)}</span></li>`).join('')}</ul></nav>`);
-  }
   if (extra?.lead) body.push(`<p>${extra.lead}</p>`);
   if (!report.replicaSets.length) body.push('<p class="empty">No ReplicaSet found in the input.</p>');
-  report.replicaSets.forEach((rs, i) => body.push(renderRS(rs, i, charts[i] !== undefined, extra)));
+  else body.push(summaryHtml(look, ids, ranked.length));
+  if (drawn.length > 1 || rest.length) {
+    body.push(`<nav><ul>${drawn.map((rs, i) => `<li><a href="#rs-${i}">${e(rs.key)}</a> <span class="badge ${e(headlineOf(rs).state)}">${e(headlineOf(rs).state)}</span></li>`).join('')}${rest.length ? `<li><a href="#nothing-to-do">${rest.length} more with nothing to do</a></li>` : ''}</ul></nav>`);
+  }
+  drawn.forEach((rs, i) => body.push(renderRS(rs, i, charts[i] !== undefined, extra)));
+  if (rest.length) body.push(collapsedHtml(rest));
   const foot: string[] = [];
   foot.push(`<h3>Input</h3><ul>${report.inputs.map((i) => `<li><code>${e(i.file)}</code> (${e(i.format)}, ${i.events} events${i.problems ? `, ${i.problems} problems` : ''}${i.endMarker ? '' : ', no end marker'})</li>`).join('')}</ul>`);
   foot.push(`<ul>${cov.timeBasis.map((b) => `<li>Times: ${e(b)}</li>`).join('')}${cov.assumptions.map((a) => `<li>Assumed: ${e(a)}</li>`).join('')}</ul>`);

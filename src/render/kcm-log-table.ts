@@ -21,6 +21,8 @@ const RAISES_SHOWN = 8;
 export interface KcmLogRenderOptions {
   width?: number;
   wide?: boolean;
+  /** The log was cut short by Ctrl-C/SIGTERM: how far it was read (the verdict line says PARTIAL). */
+  partial?: string;
 }
 
 /** Gated at the end of the log: a window still open with syncs refused. */
@@ -92,7 +94,8 @@ function leakCause(past: KcmLogReplicaSet[]): string | undefined {
  * `HEALTHY [observed]`, `UNKNOWN [unknown]`: table.ts renderSummary) — then, as replay says it,
  * the Cause when the log shows a leak that only the timeout cleared, then what to do next.
  */
-function summary(r: KcmLogResult, width: number): string[] {
+export function kcmLogSummary(r: KcmLogResult, o: { width: number; partial?: string }): string[] {
+  const width = o.width;
   if (r.replicaSets.length === 0) return [];
   const gated = r.replicaSets.filter(stillGated);
   const past = r.replicaSets.filter((rs) => !stillGated(rs) && pastLeak(rs));
@@ -100,26 +103,36 @@ function summary(r: KcmLogResult, width: number): string[] {
   const out: string[] = [];
   const n = counted(r.replicaSets);
   const cause = gated.length === 0 ? leakCause(past) : undefined;
+  // The state at the end of the log, in replay's words.
+  let end: string;
   if (gated.length > 0) {
-    out.push(labelled('Verdict: ', `LEAKED [observed] — kube-controller-manager's log shows ${counted(gated)} still gated on expectations at its end: ${gated.map(label).join(', ')}.`, width));
+    end = `LEAKED [observed] — kube-controller-manager's log shows ${counted(gated)} still gated on expectations at its end: ${gated.map(label).join(', ')}.`;
   } else if (fails.length > 0) {
     const f = fails[0]!.failures.find((x) => x.current)!;
     const what = f.kind === 'create' ? 'creates' : 'deletes';
-    out.push(labelled('Verdict: ', `FAILING [observed] — ${what} failing for ${fails.map(label).join(', ')}: ${f.cause} (${f.reason} ×${f.count}, the controller's own Events, first ${f.evidence}).`, width));
+    end = `FAILING [observed] — ${what} failing for ${fails.map(label).join(', ')}: ${f.cause} (${f.reason} ×${f.count}, the controller's own Events, first ${f.evidence}).`;
   } else if (!r.verbosity.atLeastV4) {
     const rounds = r.replicaSets.reduce((k, rs) => k + rs.rounds.length, 0);
     const confirmed = r.replicaSets.reduce((k, rs) => k + rs.rounds.filter((x) => (x.confirmed?.succeeded ?? 0) > 0).length, 0);
     const why = r.verbosity.olderThanModelled ? 'the log is older than kexp models and shows no gate decision' : 'the log is below -v=4, where they are not printed';
-    out.push(labelled('Verdict: ', `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`, width));
+    end = `UNKNOWN [unknown] — the gate and the expectations are not visible: ${why}, so no gated window or leak can be told from it, nor their absence (${n}, ${plural(rounds, 'round')} seen${rounds ? `, ${confirmed} confirmed by the controller's own Events` : ''}).`;
   } else {
     // Failures that ended (a later success, or the ReplicaSet deleted since) are history, said with the verdict.
     const history = r.replicaSets.flatMap((rs) => (rs.failures ?? []).map((f) => `${label(rs)}: its ${f.kind}s failed until ${f.last}${rs.deleted && rs.deleted >= f.last ? `, then it was deleted (${rs.deleted})` : ''} — ${f.cause} (${f.reason} ×${f.count})`));
     const allDeleted = r.replicaSets.every((rs) => rs.deleted !== undefined);
     const leaks = past.length ? 'after the leak below' : 'with no leaked expectations before';
-    out.push(labelled('Verdict: ', allDeleted
+    end = allDeleted
       ? `DELETED [observed] — the log shows ${r.replicaSets.length === 1 ? `the ${r.replicaSets[0]!.kind ?? 'ReplicaSet'}` : `all ${n}`} deleted, ${leaks}${history.length ? `; ${history.slice(0, 2).join('; ')}` : ''}.`
-      : `HEALTHY [observed] — not gated at the end of the log (${n})${past.length ? ', after the leak below' : ', no leaked expectations'}${history.length ? `; history: ${history.slice(0, 2).join('; ')}` : ''}.`, width));
+      : `HEALTHY [observed] — not gated at the end of the log (${n})${past.length ? ', after the leak below' : ', no leaked expectations'}${history.length ? `; history: ${history.slice(0, 2).join('; ')}` : ''}.`;
   }
+  // A window only the timeout ended sets exit code 4 (report-exit.ts exitCodeForKcmLog): the
+  // verdict leads with that leak, and says the state at the end after it — one story.
+  const expired = gated.length === 0 ? r.replicaSets.filter((rs) => rs.gatedWindows.some((w) => w.ended === 'expired')) : [];
+  const partial = o.partial ? ` PARTIAL (interrupted ${o.partial})` : '';
+  const verdict = expired.length
+    ? `LEAKED [observed]${partial} — expectations of ${expired.map(label).join(', ')} leaked and only the 5-minute timeout cleared them (exit code 4); now ${end.replace(/ — /, ': ')}`
+    : end.replace(/^([A-Z]+ \[\w+\])/, `$1${partial}`);
+  out.push(labelled('Verdict: ', verdict, width));
   if (cause) out.push(labelled('Cause:   ', cause, width));
   const leakedKeys = gated.length ? gated : past;
   if (leakedKeys.length > 0) {
@@ -130,8 +143,8 @@ function summary(r: KcmLogResult, width: number): string[] {
       out.push(...breakCommand(`kubectl -n ${ns} get events --field-selector involvedObject.name=${name}`, width, '  '));
       out.push(...breakCommand(`kubectl -n ${ns} describe ${KUBECTL_RESOURCE[b.kind ?? 'ReplicaSet']} ${name}`, width, '  '));
     }
-    return out;
   }
+  // Creates or deletes still failing: their next step too (after the leak's, when both).
   for (const rs of fails.slice(0, 3)) {
     for (const f of rs.failures.filter((x) => x.current)) {
       out.push(labelled('Next:    ', `${label(rs)}: ${f.nextStep}:`, width));
@@ -190,7 +203,7 @@ export function renderKcmLog(r: KcmLogResult, o: KcmLogRenderOptions = {}): stri
   r = terminalSafeDeep(r);
   const out: string[] = [];
   if (r.replicaSets.length === 0) out.push('No ReplicaSet, ReplicationController, DaemonSet or Job controller activity found in the log.');
-  const head = summary(r, width);
+  const head = kcmLogSummary(r, { width, partial: o.partial });
   if (head.length) out.push(...head, '');
   for (const rs of r.replicaSets) {
     const s = rs.syncs;

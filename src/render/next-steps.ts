@@ -14,6 +14,39 @@ import { displayLength } from './columns.js';
 import { labelled } from './text.js';
 import { ownerResource } from '../analysis/report/owner-kind.js';
 import { compareFindings } from '../analysis/findings/finding-rule.js';
+import { countedLeakWindows, exitCodeOfReplicaSet } from '../cli/report-exit.js';
+import { EXIT } from '../cli/exit-codes.js';
+
+const SEV = { critical: 0, warning: 1, info: 2 } as const;
+const STATE_RANK: Record<string, number> = { leaked: 0, failing: 1, gated: 2, stalled: 2, converging: 3, deleting: 4, unknown: 5, healthy: 6, deleted: 7 };
+
+/**
+ * What the verdict line leads with, so that it, the Cause and the exit code tell one story:
+ * the verdict's own state, except when the ReplicaSet sets exit code 4 (a leak the timeout
+ * alone cleared, report-exit.ts) while its state at the end of the input is another — then
+ * `leaked`, with the basis of the leak window, and `now` the state at the end.
+ */
+export interface Headline {
+  state: string;
+  basis: string;
+  /** The verdict's own state, when the headline is an earlier leak. */
+  now?: string;
+}
+
+export function headlineOf(rs: ReplicaSetReport): Headline {
+  if (rs.verdict.state !== 'leaked' && exitCodeOfReplicaSet(rs) === EXIT.LEAK) {
+    const w = countedLeakWindows(rs)[0];
+    return { state: 'leaked', basis: w?.basis ?? rs.verdict.basis, now: rs.verdict.state };
+  }
+  return { state: rs.verdict.state, basis: rs.verdict.basis };
+}
+
+/** Worst first: the most severe finding, then the headline state, the number of findings, the key. */
+export function rankReplicaSets(rss: ReplicaSetReport[]): ReplicaSetReport[] {
+  const worst = (r: ReplicaSetReport) => Math.min(3, ...r.findings.map((f) => SEV[f.severity]));
+  const state = (r: ReplicaSetReport) => STATE_RANK[headlineOf(r).state] ?? 9;
+  return [...rss].sort((a, b) => worst(a) - worst(b) || state(a) - state(b) || b.findings.length - a.findings.length || a.key.localeCompare(b.key));
+}
 
 /** Findings in report order (most severe first, the more precise explanation first, then by time): a copy. */
 export function rankFindings(f: Finding[]): Finding[] {
@@ -94,14 +127,27 @@ export function adviceOf(rs: ReplicaSetReport, steps?: string[]): string[] {
 
 export interface SummaryOptions {
   width: number;
+  /**
+   * The input was cut short (Ctrl-C, SIGTERM): how far it was read, e.g. `after 210,119 of
+   * audit.jsonl's lines`; the verdict line says PARTIAL and this.
+   */
+  partial?: string;
   /** The explain command's next steps (which add `--watch` advice); default: from the findings. */
   steps?: string[];
+}
+
+/** The `Verdict:` line (wrapped): the headline state and basis, PARTIAL when the input was cut, the summary. */
+export function verdictLine(rs: ReplicaSetReport, o: SummaryOptions): string {
+  const h = headlineOf(rs);
+  const partial = o.partial ? ` PARTIAL (interrupted ${o.partial})` : '';
+  const now = h.now ? `an expectation leak the input shows, cleared only by the 5-minute timeout (exit code 4); at the end ${h.now.toUpperCase()}: ` : '';
+  return labelled('Verdict: ', `${h.state.toUpperCase()} [${h.basis}]${partial} — ${now}${rs.verdict.summary}`, o.width);
 }
 
 /** `Verdict:`, `Cause:`, `Next:` lines and the kubectl commands, within `width`. */
 export function renderSummary(rs: ReplicaSetReport, o: SummaryOptions): string[] {
   const out: string[] = [];
-  out.push(labelled('Verdict: ', `${rs.verdict.state.toUpperCase()} [${rs.verdict.basis}] — ${rs.verdict.summary}`, o.width));
+  out.push(verdictLine(rs, o));
   const cause = causeOf(rs);
   if (cause) out.push(labelled('Cause:   ', cause, o.width));
   const advice = adviceOf(rs, o.steps);
@@ -113,3 +159,27 @@ export function renderSummary(rs: ReplicaSetReport, o: SummaryOptions): string[]
   return out.join('\n').split('\n');
 }
 
+
+/** kubectl's `-o name` of the owner: `replicaset.apps/web`, `replicationcontroller/web`, `daemonset.apps/agent`, `job.batch/backup`. */
+export function objectName(rs: Pick<ReplicaSetReport, 'kind' | 'name'>): string {
+  const resource = { rs: 'replicaset.apps', rc: 'replicationcontroller', ds: 'daemonset.apps', job: 'job.batch' }[ownerResource(rs)];
+  return `${resource}/${rs.name}`;
+}
+
+/**
+ * The summary of a whole report, for the end of a text taller than the terminal
+ * (render/screen-summary.ts): each owner, worst first, by its heading and its summary lines —
+ * those needing a look all, then `N more … healthy` for the rest in one line.
+ */
+export function reportSummary(rss: ReplicaSetReport[], o: SummaryOptions & { steps?: undefined; stepsOf?: (rs: ReplicaSetReport) => string[] | undefined }): string[] {
+  const out: string[] = [];
+  const ranked = rankReplicaSets(rss);
+  const shown = ranked.filter((r, i) => i === 0 || needsAttention(r) || headlineOf(r).now !== undefined);
+  for (const r of shown) {
+    out.push(`${r.kind ?? 'ReplicaSet'} ${r.key}`);
+    out.push(...renderSummary(r, { width: o.width, partial: o.partial, steps: o.stepsOf?.(r) }));
+  }
+  const rest = ranked.length - shown.length;
+  if (rest > 0) out.push(labelled('', `${rest} more ${rest === 1 ? 'owner' : 'owners'} with nothing to do (healthy or converging), in the report above.`, o.width));
+  return out;
+}

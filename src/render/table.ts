@@ -32,6 +32,8 @@ export interface RenderOptions {
   color?: boolean;
   /** `-o wide`: wide-only columns, every row and cell in full. */
   wide?: boolean;
+  /** The input was cut short by Ctrl-C/SIGTERM: how far it was read (each verdict line says PARTIAL). */
+  partial?: string;
 }
 
 /** What `kexp explain` adds to a ReplicaSet's block. */
@@ -44,12 +46,18 @@ export interface RsExtras {
   timeline?: { rows: Array<{ at: number; coarse: boolean; basis: string; from: string; text: string }>; omitted: number; note: string };
   /** What to say when there is no gated window. */
   noWindows?: string;
+  /**
+   * Said in place of the chart when there is no span of time to draw (`kexp explain` without
+   * --watch: a snapshot is one point in time; its chart would span only the read's milliseconds).
+   */
+  chartNote?: string;
 }
 
 interface Ctx {
   width: number;
   wide: boolean;
   color: boolean;
+  partial?: string;
   start?: string;
   end?: string;
 }
@@ -191,7 +199,7 @@ function workloadLines(r: ReplicaSetReport, c: Ctx): string[] {
 export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}): string[] {
   const out: string[] = [];
   out.push(headerLine(`${ownerKindOf(r)} ${r.key}${r.owner ? `  owner ${r.owner.kind}/${r.owner.name}` : ''}`, r.uid ? `  uid ${r.uid}` : '', c));
-  out.push(...renderSummary(r, { width: c.width, steps: x.steps }));
+  out.push(...renderSummary(r, { width: c.width, steps: x.steps, partial: c.partial }));
   out.push('');
   if (x.facts) out.push(wrap(x.facts, c.width, '  '));
   else {
@@ -206,7 +214,7 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
     out.push(wrap(`Before ${r.initialState.until ? clock(r.initialState.until) : 'any round'}: expectations unknown (${r.initialState.reason}).`, c.width, '  '));
   } else out.push(wrap(`Expectations known from the start: ${r.initialState.reason}.`, c.width, '  '));
   out.push('');
-  out.push(renderChart(r, { width: c.width, color: c.color, start: c.start, end: c.end }));
+  out.push(x.chartNote !== undefined ? wrap(x.chartNote, c.width, '  ') : renderChart(r, { width: c.width, color: c.color, start: c.start, end: c.end }));
   out.push('');
   out.push(...windowsSection(r, c, x.noWindows ?? 'none: the controller was never gated on its own writes in the covered time'));
   out.push('');
@@ -230,7 +238,7 @@ export function renderReplicaSet(r: ReplicaSetReport, c: Ctx, x: RsExtras = {}):
 }
 
 /** The input coverage lines (every command's footer). */
-export function coverageLines(report: Report, width: number): string[] {
+export function coverageLines(report: Report, width: number, partial?: string): string[] {
   const out: string[] = [];
   const cov = report.coverage;
   const clock = clockFor(undefined);
@@ -240,7 +248,7 @@ export function coverageLines(report: Report, width: number): string[] {
   const kcmWhat = `log lines about ReplicaSets${fused.length ? `; its ${fused.join(' and ')} lines fused into their reports` : ''}`;
   for (const i of report.inputs) {
     const what = i.format === 'list' ? 'objects' : i.format === 'kcm-log' ? kcmWhat : i.format === 'live-snapshot' ? 'objects read' : 'events';
-    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : ', no end marker'})`, width, '').trimStart());
+    out.push(wrap(`Input: ${i.file} (${i.format}, ${i.events} ${what}${i.problems ? `, ${i.problems} problem${i.problems === 1 ? '' : 's'}` : ''}${i.endMarker || !recordingLike(i.format) ? '' : partial ? ', read until the interruption' : ', no end marker'})`, width, '').trimStart());
   }
   const start = clock(cov.start);
   const end = cov.start && cov.end && cov.start.slice(0, 10) === cov.end.slice(0, 10) ? clockFor(cov.start.slice(0, 10))(cov.end) : clock(cov.end);
@@ -256,18 +264,18 @@ export function coverageLines(report: Report, width: number): string[] {
 }
 
 /**
- * The whole report as text, `width` columns wide (default 100, the width for pipes; commands
+ * The whole report as text, `width` columns wide (default 100, for callers that pass none; commands
  * pass the width of their stdout, src/cli/output.ts). `color` (default false) colours the chart.
  */
 export function renderTable(report: Report, width = 100, opts: RenderOptions = {}): string {
   report = terminalSafeDeep(report);
-  const c: Ctx = { width, wide: opts.wide ?? false, color: opts.color ?? false, start: report.coverage.start, end: report.coverage.end };
+  const c: Ctx = { width, wide: opts.wide ?? false, color: opts.color ?? false, partial: opts.partial, start: report.coverage.start, end: report.coverage.end };
   const out: string[] = [];
   if (report.replicaSets.length === 0) out.push('No ReplicaSet found in the input.');
   for (const r of report.replicaSets) {
     out.push(...renderReplicaSet(r, c));
     out.push('');
   }
-  out.push(...coverageLines(report, width));
+  out.push(...coverageLines(report, width, opts.partial));
   return out.join('\n') + '\n';
 }

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Report } from '../../src/analysis/report-types.js';
-import { renderHtml } from '../../src/render/html.js';
+import { pageOwners, renderHtml } from '../../src/render/html.js';
 
 const CHROMIUM = process.env.KEXP_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -189,8 +189,10 @@ test('golden example (quota-rejected): renders offline, window at its time, hove
   // Wheel zoom around the pointer, then reset.
   await page.locator('button[data-rs="0"][data-reset]').click();
   await page.waitForFunction((t0) => (window as any).kexpViews[0].signal('xdom')[0] === t0, t0);
-  const mid = g.svgLeft + g.origin[0] + g.width / 2;
-  await page.mouse.move(mid, box.top - 60);
+  // Measured again: the zoom button scrolled the chart into view (the summary above it moved it down the page).
+  const g2 = await geometry(page, 0, [start]);
+  const mid = g2.svgLeft + g2.origin[0] + g2.width / 2;
+  await page.mouse.move(mid, g2.rects[0]!.top - 60);
   await page.mouse.wheel(0, -400);
   await page.waitForFunction((span) => {
     const d = (window as any).kexpViews[0].signal('xdom');
@@ -200,13 +202,13 @@ test('golden example (quota-rejected): renders offline, window at its time, hove
   await page.waitForFunction((t0) => (window as any).kexpViews[0].signal('xdom')[0] === t0, t0);
 
   // Drag to pan: moving the pointer right by a tenth of the plot shows earlier times.
-  await page.mouse.move(mid, box.top - 60);
+  await page.mouse.move(mid, g2.rects[0]!.top - 60);
   await page.mouse.down();
-  await page.mouse.move(mid + g.width / 10, box.top - 60, { steps: 4 });
+  await page.mouse.move(mid + g.width / 10, g2.rects[0]!.top - 60, { steps: 4 });
   await page.mouse.up();
   const panned = await page.evaluate(() => (window as any).kexpViews[0].signal('xdom') as [number, number]);
   assert.ok(Math.abs(panned[0] - (t0 - (t1 - t0) / 10)) < (t1 - t0) / 100, `panned domain starts at ${panned[0]}, expected about ${t0 - (t1 - t0) / 10}`);
-  await page.mouse.dblclick(mid, box.top - 60);
+  await page.mouse.dblclick(mid, g2.rects[0]!.top - 60);
   await page.waitForFunction((t0) => (window as any).kexpViews[0].signal('xdom')[0] === t0, t0);
   await page.mouse.move(5, 5);
 
@@ -255,22 +257,54 @@ test('leak example: fulfilled, expired and open windows each at their start time
   await page.close();
 });
 
-test('every golden example renders: one chart per ReplicaSet, no console error, no request', { skip, timeout: 120_000 }, async () => {
+test('every golden example renders: one chart per ReplicaSet drawn (worst first), no console error, no request', { skip, timeout: 120_000 }, async () => {
   const names = fs.readdirSync(GOLDEN).filter((f) => f.endsWith('.report.json')).map((f) => f.replace(/\.report\.json$/, '')).sort();
   assert.ok(names.length >= 4);
   for (const name of names) {
     const report = load(GOLDEN, name);
     const { page, errors, offending } = await open(report, `golden-${name}`);
     const charts = await page.locator('.chart svg').count();
-    assert.equal(charts, report.replicaSets.length, name);
-    for (let i = 0; i < report.replicaSets.length; i++) {
-      const rs = report.replicaSets[i]!;
+    const { drawn, rest } = pageOwners(report.replicaSets);
+    assert.equal(charts, drawn.length, name);
+    assert.equal(drawn.length + rest.length, report.replicaSets.length, name);
+    for (let i = 0; i < drawn.length; i++) {
+      const rs = drawn[i]!;
       assert.equal(await page.locator(`#chart-${i} .windows path`).count(), rs.gatedWindows.length, `${name} ${rs.key} windows`);
       // Adopt/release claim rounds are in the tables, not drawn on the timeline.
       assert.equal(await page.locator(`#chart-${i} .rounds path`).count(), rs.rounds.filter((r) => r.kind !== 'claim').length, `${name} ${rs.key} rounds`);
     }
     assert.deepEqual(errors, [], name);
     assert.deepEqual(offending, [], name);
+    await page.close();
+  }
+});
+
+test('at 390 px (a phone): the summary first, worst first; tables, commands and chart scroll inside the page, which is never wider than the screen', { skip, timeout: 60_000 }, async () => {
+  for (const name of ['quota-rejected', 'deletion-loss', 'deployment-rollout']) {
+    const report = load(GOLDEN, name);
+    const { page, errors } = await open(report, `phone-${name}`);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.waitForTimeout(100);
+    const m = await page.evaluate(() => ({
+      doc: document.documentElement.scrollWidth,
+      body: document.body.scrollWidth,
+      first: document.querySelector('main > section')?.id,
+      summary: document.querySelector('#summary')?.textContent ?? '',
+      wider: [...document.querySelectorAll('main *')].filter((el) => {
+        const r = el.getBoundingClientRect();
+        // Inside a box that scrolls is fine; sticking out of the page is not.
+        return r.right > 390.5 && !el.closest('.scroll, .chart, pre.cmd');
+      }).map((el) => el.tagName + '.' + el.className).slice(0, 5),
+    }));
+    assert.ok(m.doc <= 390 && m.body <= 390, `${name}: page ${m.doc}/${m.body} px wide at 390`);
+    assert.deepEqual(m.wider, [], name);
+    assert.equal(m.first, 'summary', name);
+    const { look } = pageOwners(report.replicaSets);
+    for (const rs of look) assert.ok(m.summary.includes(rs.key), `${name}: ${rs.key} in the summary`);
+    if (look.some((rs) => rs.verdict.state !== 'deleted')) assert.match(m.summary, /kubectl -n \S+ (describe|get)/, name);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: path.join(ARTIFACTS, `phone-${name}.png`), fullPage: true });
+    assert.deepEqual(errors, [], name);
     await page.close();
   }
 });

@@ -42,6 +42,8 @@ test('--watch 1s ends promptly while a watch streams forever, and explains what 
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^Verdict: HEALTHY/m);
   assert.match(r.stdout, /^Watched 1\.\ds \(duration\): \d+ events, 0 gaps/m);
+  // A watch has a span of time: its chart is drawn (a snapshot's is not).
+  assert.match(r.stdout, /^ {2}Timeline \S+ \S+ -> \S+ UTC, 1 col = /m);
   assert.equal(srv.openWatches(), 0);
 });
 
@@ -75,6 +77,35 @@ test('one SIGTERM during --watch: the explanation so far, exit 130', { timeout: 
   assert.ok(performance.now() - sent < 5000);
   assert.match(r.stdout, /^Watched \d+\.\ds \(interrupted\)/m);
   assert.deepEqual(endOf(file), { reason: 'interrupted' });
+});
+
+test('kubectl forms: `explain rs web -w` (and `-w` before the target) watches until the signal — no duration needed — then explains it, exit 130', { timeout: 60_000 }, async () => {
+  const srv = await server(STREAMING);
+  for (const [args, name] of [[['rs', 'web', '-w'], 'w1'], [['-w', 'web'], 'w2']] as const) {
+    const file = path.join(tmp, `${name}.kexp.jsonl`);
+    const run = startKexp(['explain', ...args, '--kubeconfig', srv.kubeconfig, '--record', file], { timeoutMs: 30_000 });
+    await waitFor('the watch to list the ReplicaSets', 20_000, () => fs.existsSync(file) && fs.readFileSync(file, 'utf8').includes('"src":"replicasets"'));
+    // Still watching well after a 1 ms timer would have fired (Infinity is no setTimeout delay).
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(run.child.exitCode, null, `${args.join(' ')}: ended before the signal: ${run.stderr()}`);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stdout, /^Verdict: HEALTHY/m, args.join(' '));
+    assert.match(r.stdout, /^Watched \d+\.\ds \(interrupted\)/m);
+  }
+});
+
+test('watchWithoutDuration: -w/--watch without a duration is until-interrupted; with one, as given', async () => {
+  const { watchWithoutDuration } = await import('../../src/commands/explain.js');
+  assert.deepEqual(watchWithoutDuration(['web', '-w']), ['web', '--watch=until-interrupted']);
+  assert.deepEqual(watchWithoutDuration(['-w', 'web']), ['--watch=until-interrupted', 'web']);
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '30s']), ['web', '--watch', '30s']);
+  assert.deepEqual(watchWithoutDuration(['web', '-w', '1m', '-o', 'json']), ['web', '-w', '1m', '-o', 'json']);
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '-o', 'json']), ['web', '--watch=until-interrupted', '-o', 'json']);
+  assert.deepEqual(watchWithoutDuration(['web', '--', '-w']), ['web', '--', '-w']);
+  // A word starting with a digit is the DURATION, checked as one (an invalid one is reported as such).
+  assert.deepEqual(watchWithoutDuration(['web', '--watch', '1x']), ['web', '--watch', '1x']);
 });
 
 test('--watch against an endless watch line: exit 7, one line, no stack trace', { timeout: 30_000 }, async () => {

@@ -9,7 +9,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import fs from 'node:fs';
@@ -24,9 +24,9 @@ interface Run {
   stderr: string;
 }
 
-function interrupt(command: string, input: Buffer, signals: NodeJS.Signals[]): Promise<Run> {
+function interrupt(command: string, input: Buffer, signals: NodeJS.Signals[], output: string[] = ['-o', 'json']): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, command, '-', '-o', 'json'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, command, '-', ...output], { env: { ...process.env, NO_COLOR: '1', COLUMNS: '200' }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -84,4 +84,55 @@ test('replay -: SIGTERM does the same; two signals at once still end with 130, n
   const twice = await interrupt('replay', input, ['SIGINT', 'SIGINT']);
   assert.equal(twice.signal, null, twice.stderr);
   assert.equal(twice.code, 130, twice.stderr);
+});
+
+/**
+ * A signal during a phase that does not yield (the analysis and the rendering run without
+ * giving the event loop a turn) is seen before the command ends: exit 130 and the
+ * "interrupted" line, never the verdict's code as if no signal had come (issue #23). A command
+ * on KexpCommand receives SIGINT while it computes synchronously, as replay's report building
+ * does, then ends the way the file commands end.
+ */
+test('a signal that comes while the command computes without yielding still ends it with 130 (KexpCommand.endInterrupted)', { timeout: 60_000 }, () => {
+  const script = `
+    import { KexpCommand } from ${JSON.stringify(path.join(ROOT, 'src/cli/base-command.ts'))};
+    class Busy extends KexpCommand {
+      async run() {
+        const ac = this.abortOnSignals();
+        try {
+          process.kill(process.pid, 'SIGINT');
+          const until = Date.now() + 300;
+          while (Date.now() < until); // the analysis: no turn of the event loop
+          process.stdout.write('report printed\\n');
+          await this.endInterrupted(ac.signal, undefined);
+        } finally {
+          ac.dispose();
+        }
+      }
+    }
+    await Busy.run([], { root: ${JSON.stringify(ROOT)} });
+  `;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8', timeout: 50_000 });
+  assert.equal(r.signal, null, r.stderr);
+  assert.equal(r.stdout, 'report printed\n');
+  assert.equal(r.stderr, 'kexp: interrupted after the input was read whole; the result is complete\n');
+  assert.equal(r.status, 130, r.stderr);
+});
+
+test('the text report of an interrupted read says PARTIAL in its verdict line, with how far the input was read', { timeout: 120_000 }, async () => {
+  for (const c of cases) {
+    const r = await interrupt(c.command, c.input, ['SIGINT'], []);
+    // The input line counts what was read, never the zeros of a summary left unfinished.
+    const read = /^Input: - \(audit-log[^)]*\): ([\d,]+) lines:/m.exec(r.stdout);
+    if (c.command === 'audit') {
+      assert.ok(read, r.stdout);
+      assert.ok(Number(read[1]!.replace(/,/g, '')) > 0, `audit read ${read[1]} lines: ${r.stderr}`);
+    }
+    assert.equal(r.code, 130, r.stderr);
+    const cut = /^kexp: interrupted (after [\d,]+ lines of standard input \([\d.,]+ (?:MB|bytes) read\)) — partial result$/m.exec(r.stderr);
+    assert.ok(cut, r.stderr);
+    const verdict = r.stdout.split('\n').find((l) => l.startsWith('Verdict: '));
+    if (verdict === undefined) continue; // nothing read to judge yet: no verdict to mark
+    assert.ok(verdict.includes(` PARTIAL (interrupted ${cut[1]}) — `), `${c.command}: ${verdict}`);
+  }
 });

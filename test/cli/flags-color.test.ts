@@ -33,13 +33,14 @@ test('replay and audit: --color beats NO_COLOR=1; --no-color beats FORCE_COLOR; 
 
 test('explain has --color/--no-color too, with the same precedence', async () => {
   const kc = writeKubeconfig(dir, 'c', { server: api.url, namespace: 'shop' });
-  const on = await runKexp(['explain', 'web', '--kubeconfig', kc, '--color'], { env: { NO_COLOR: '1' } });
+  // --watch: a span of time, so a chart to colour (a snapshot draws none).
+  const on = await runKexp(['explain', 'web', '--kubeconfig', kc, '--color', '--watch', '1s'], { env: { NO_COLOR: '1' } });
   assert.equal(on.code, 0, on.stderr);
   assert.ok(on.stdout.includes(ESC), 'explain --color under NO_COLOR=1 colours the chart');
-  const plain = await runKexp(['explain', 'web', '--kubeconfig', kc], { env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
+  const plain = await runKexp(['explain', 'web', '--kubeconfig', kc, '--watch', '1s'], { env: { NO_COLOR: '1', FORCE_COLOR: '1' } });
   assert.ok(!plain.stdout.includes(ESC));
-  const off = await runKexp(['explain', 'web', '--kubeconfig', kc, '--no-color'], { env: { NO_COLOR: '', FORCE_COLOR: '1' } });
+  const off = await runKexp(['explain', 'web', '--kubeconfig', kc, '--no-color', '--watch', '1s'], { env: { NO_COLOR: '', FORCE_COLOR: '1' } });
   assert.ok(!off.stdout.includes(ESC));
-  const forced = await runKexp(['explain', 'web', '--kubeconfig', kc], { env: { NO_COLOR: '', FORCE_COLOR: '1' } });
+  const forced = await runKexp(['explain', 'web', '--kubeconfig', kc, '--watch', '1s'], { env: { NO_COLOR: '', FORCE_COLOR: '1' } });
   assert.ok(forced.stdout.includes(ESC), 'FORCE_COLOR alone colours explain');
 });

@@ -6,10 +6,10 @@ import { kexp } from '../support/cli.js';
 const REC = 'examples/quota-rejected.kexp.jsonl';
 
 const cases: Array<[string[], string]> = [
-  [['replay', REC, '-o', 'jsno'], 'kexp: --output "jsno" is not one of table, wide, json, yaml; did you mean "json"?\n'],
-  [['audit', 'examples/captures/quota-rejected/audit.jsonl', '--output=wdie'], 'kexp: --output "wdie" is not one of table, wide, json, yaml; did you mean "wide"?\n'],
-  [['explain', 'web', '-o', 'yml'], 'kexp: --output "yml" is not one of table, wide, json, yaml; did you mean "yaml"?\n'],
-  [['adopt', 'web', '-o', 'tabel'], 'kexp: --output "tabel" is not one of table, wide, json, yaml; did you mean "table"?\n'],
+  [['replay', REC, '-o', 'jsno'], 'kexp: --output "jsno" is not one of table, wide, json, yaml, name; did you mean "json"?\n'],
+  [['audit', 'examples/captures/quota-rejected/audit.jsonl', '--output=wdie'], 'kexp: --output "wdie" is not one of table, wide, json, yaml, name; did you mean "wide"?\n'],
+  [['explain', 'web', '-o', 'yml'], 'kexp: --output "yml" is not one of table, wide, json, yaml, name; did you mean "yaml"?\n'],
+  [['adopt', 'web', '-o', 'tabel'], 'kexp: --output "tabel" is not one of table, wide, json, yaml, name; did you mean "table"?\n'],
   [['replay', REC, '--format', 'lst'], 'kexp: --format "lst" is not one of kexp-recording, watch-events, kubectl-watch-json, yaml, list; did you mean "list"?\n'],
   [['replay', REC, '--format', 'zzzzzzzzzz'], 'kexp: --format "zzzzzzzzzz" is not one of kexp-recording, watch-events, kubectl-watch-json, yaml, list\n'],
   [['replay', REC, '--outptu', 'json'], 'kexp: unknown flag --outptu; did you mean --output? (see kexp replay --help)\n'],

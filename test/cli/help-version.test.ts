@@ -76,6 +76,38 @@ test('a mistyped command: one line naming the closest command, exit 2, nothing o
   assert.equal(hostile.stderr.split('\n').length, 2);
 });
 
+test('kexp help SUBJECT for no command: the same one line as a mistyped command, exit 2, no oclif error block', () => {
+  for (const [typed, line] of [
+    ['nosuch', 'kexp: "nosuch" is not a kexp command (kexp help lists them all)\n'],
+    ['replya', 'kexp: "replya" is not a kexp command; did you mean "replay"? (kexp help lists them all)\n'],
+  ] as const) {
+    const r = kexp(['help', typed]);
+    assert.equal(r.code, 2, typed);
+    assert.equal(r.stderr, line, typed);
+    assert.equal(r.stdout, '', typed);
+  }
+  const known = kexp(['help', 'kcm-log']);
+  assert.equal(known.code, 0, known.stderr);
+  assert.match(known.stdout, /^USAGE\n {2}\$ kexp kcm-log /m);
+});
+
+test('a command without its required argument names it, with an example to copy, exit 2', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['replay', /^kexp: missing FILE \(Input file\(s\); "-" reads stdin\); e\.g\. kexp replay examples\/scale-up-gated\.kexp\.jsonl \(see kexp replay --help\)\n$/],
+    ['audit', /^kexp: missing FILE \(.+\); e\.g\. kexp audit \S+ .*\(see kexp audit --help\)\n$/],
+    ['kcm-log', /^kexp: missing FILE \(.+\); e\.g\. kexp kcm-log \S+.*\(see kexp kcm-log --help\)\n$/],
+    ['explain', /^kexp: missing TARGET \(TYPE\/NAME .+\); e\.g\. kexp explain web-7d9f5c --namespace shop \(see kexp explain --help\)\n$/],
+    ['record', /^kexp: missing TARGET \(.+\); e\.g\. kexp record \S+ -n shop -f web\.kexp\.jsonl.*\(see kexp record --help\)\n$/],
+    ['adopt', /^kexp: missing TARGET \(ReplicaSet name\); e\.g\. kexp adopt web-7d9f5c --namespace shop \(see kexp adopt --help\)\n$/],
+  ];
+  for (const [cmd, line] of cases) {
+    const r = kexp([cmd]);
+    assert.equal(r.code, 2, cmd);
+    assert.match(r.stderr, line, cmd);
+    assert.equal(r.stdout, '', cmd);
+  }
+});
+
 test('closestCommand: nearest by edit distance, none when nothing is close', () => {
   const ids = ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay', 'help', 'version', 'autocomplete'];
   assert.equal(closestCommand('adit', ids), 'audit');

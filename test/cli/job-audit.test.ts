@@ -87,9 +87,9 @@ test('kexp audit of job-dropped-add: the add=2 record only the 5-minute expiry f
   assert.deepEqual([job.gatedWindows[0]!.remaining?.add, job.gatedWindows[0]!.remaining?.del], [1, 0]);
   assert.ok(job.findings.some((f) => f.id === 'expectation-leak-expired' && f.basis !== 'unknown'), JSON.stringify(job.findings));
   assert.equal(job.accounting.inFindings, 0);
-  const table = kexp(['audit', DROPPED]);
+  const table = kexp(['audit', DROPPED], { env: { COLUMNS: '120' } });
   assert.equal(table.code, 4, table.stderr);
-  assert.match(table.stdout, /^kexp-job-dropped-add\/work\s+healthy\s+2\s+0\s+1\s+warning: Expectations leaked/m);
+  assert.match(table.stdout, /^kexp-job-dropped-add\/work\s+leaked, now healthy\s+2\s+0\s+1\s+warning: Expectations leaked/m);
   assert.match(table.stdout, /Cause:\s+Expectations leaked and were only cleared by the 5-minute timeout/);
 });
 

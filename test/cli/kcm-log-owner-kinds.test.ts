@@ -44,7 +44,7 @@ test('a DaemonSet -v=4 log whose delete expectation only the timeout freed: that
 
   const text = kexp(['kcm-log', LEAK, '--year', '2026'], { env: { COLUMNS: '300' } });
   assert.equal(text.code, 4);
-  assert.match(text.stdout, /^Verdict: HEALTHY \[observed\] — not gated at the end of the log \(1 DaemonSet\), after the leak below\.\n/);
+  assert.match(text.stdout, /^Verdict: LEAKED \[observed\] — expectations of DaemonSet kube-system\/node-exporter leaked and only the 5-minute timeout cleared them \(exit code 4\); now HEALTHY \[observed\]: not gated at the end of the log \(1 DaemonSet\), after the leak below\.\n/);
   assert.match(text.stdout, new RegExp(`\\nCause: +Expectations leaked and were only cleared by the 5-minute timeout \\(after 5m30s\\): DaemonSet ${NE}, 10 gated syncs from 2026-03-04T10:00:00\\.000Z \\(${LEAK.replace(/[./]/g, '\\$&')}:5\\)\\.\\n`));
   assert.match(text.stdout, /\n {2}kubectl -n kube-system describe ds node-exporter\n/);
   assert.match(text.stdout, /\nDaemonSet kube-system\/node-exporter {2}\(kube-controller-manager's own account: observed\)\n/);
@@ -80,7 +80,7 @@ test('a lower inside the window that names no key (v1.27+ prints {}, no neighbou
   assert.match(text.stdout, /\n {2}Leaked \? \(window from 10:00:00\.000\): 1 "Lowered expectations" line\(s\) of this controller inside the window name no key/);
 });
 
-test('a v1.21 printf log: DaemonSets and a Job, each with its kind; the leak decides the exit code, the failing create the verdict', () => {
+test('a v1.21 printf log: DaemonSets and a Job, each with its kind; the leak decides the exit code and leads the verdict, the failing create follows it', () => {
   const r = kexp(['kcm-log', V121, '--year', '2026', '-o', 'json']);
   assert.equal(r.code, 4, r.stderr);
   assert.equal(r.stderr, '');
@@ -98,7 +98,7 @@ test('a v1.21 printf log: DaemonSets and a Job, each with its kind; the leak dec
   assert.equal(la.syncFailures, 1);
 
   const text = kexp(['kcm-log', V121, '--year', '2026'], { env: { COLUMNS: '300' } });
-  assert.match(text.stdout, /^Verdict: FAILING \[observed\] — creates failing for DaemonSet monitoring\/log-agent: a ResourceQuota of the namespace is exhausted/);
+  assert.match(text.stdout, /^Verdict: LEAKED \[observed\] — expectations of DaemonSet kube-system\/node-exporter leaked and only the 5-minute timeout cleared them \(exit code 4\); now FAILING \[observed\]: creates failing for DaemonSet monitoring\/log-agent: a ResourceQuota of the namespace is exhausted/);
   assert.match(text.stdout, /\nCause: +Expectations leaked and were only cleared by the 5-minute timeout \(after 5m30s\): DaemonSet kube-system\/node-exporter, 10 gated syncs/);
   assert.match(text.stdout, /\nJob batch\/nightly {2}\(kube-controller-manager's own account: observed\)\n {2}Syncs 5: 1 gated \(still waiting\), 3 fulfilled, 0 expired, 1 never recorded\n {2}Rounds \(observed: "Too few \/ Too many pods running"\)/);
 });

@@ -27,7 +27,7 @@ test('kcm-log reads the real v1.37 quota capture: 11 Sets (5 then 3×10), 11 slo
     current: false, basis: 'observed', evidence: 'examples/captures/quota-rejected/kcm.log:16',
   });
   assert.equal(rs.deleted, '2026-11-30T02:39:17.140Z');
-  const table = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log']);
+  const table = kexp(['kcm-log', 'examples/captures/quota-rejected/kcm.log'], { env: { COLUMNS: '100' } });
   assert.match(table.stdout, /^Verdict: DELETED \[observed\] — the log shows the ReplicaSet deleted, with no leaked expectations\s+before; kexp-quota-rejected\/web: its creates failed until 2026-11-30T02:39:12\.020Z, then it\s+was deleted/);
 
   // The same log cut before the deletion: its creates are still failing at its end — exit 5.
@@ -69,7 +69,7 @@ test('audit on the shared real falco captures: the ReplicaSet controller\'s pod 
   const w = rep.coverage.controllerWrites as Array<{ replicaSet: string; creates: number; inReport: boolean }>;
   assert.ok(w.length >= 3, JSON.stringify(w));
   assert.ok(w.every((x) => /^(default|kube-system)\/nginx-deployment-/.test(x.replicaSet) && x.creates === 1 && !x.inReport));
-  const t = kexp(['audit', ...files]);
+  const t = kexp(['audit', ...files], { env: { COLUMNS: '100' } });
   assert.match(t.stdout, /Pod writes by the ReplicaSet controller for ReplicaSets whose object is not in the log/);
 });
 

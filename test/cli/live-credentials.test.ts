@@ -75,7 +75,7 @@ test('a password in the server URL is used for nothing shown: adopt -o json, exp
   assert.equal(JSON.parse(a.stdout).source.server, api.url);
   assertNoCredentials(a);
   const html = path.join(dir, 'explain.html');
-  const e = await runKexp(['explain', 'web', '-q', '--html', html, '--kubeconfig', kc]);
+  const e = await runKexp(['explain', 'web', '-q', '--html', html, '--kubeconfig', kc], { env: { COLUMNS: '100' } });
   assert.equal(e.code, 0, e.stderr);
   assert.match(e.stdout, new RegExp(`from ${api.url.replace(/[.]/g, '\\.')} \\(context c, namespace shop\\)`));
   assert.match(fs.readFileSync(html, 'utf8'), new RegExp(`UTC from ${api.url.replace(/[.]/g, '\\.')} \\(context c`));

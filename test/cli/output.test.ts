@@ -55,8 +55,8 @@ test('-o json prints the document as JSON.stringify(doc, null, 2) and a newline;
 test('-o table / -o wide: the text laid out for this stdout (width, wide, colour)', async () => {
   const pipe = harness();
   await printOutput(pipe.p, { output: 'table' }, undefined, pipe.io);
-  assert.equal(pipe.written(), 'TABLE 100\n');
-  assert.deepEqual(pipe.views, [{ width: 100, wide: false, color: false }]);
+  assert.equal(pipe.written(), 'TABLE 80\n');
+  assert.deepEqual(pipe.views, [{ width: 80, wide: false, color: false }]);
 
   const tty = harness({ isTTY: true, columns: 132 });
   await printOutput(tty.p, { output: 'wide' }, undefined, tty.io);
@@ -68,7 +68,45 @@ test('-o table / -o wide: the text laid out for this stdout (width, wide, colour
 
   const forced = harness({ env: { NO_COLOR: '1' } });
   await printOutput(forced.p, { output: 'table', color: true }, undefined, forced.io);
-  assert.deepEqual(forced.views, [{ width: 100, wide: false, color: true }], '--color wins over NO_COLOR');
+  assert.deepEqual(forced.views, [{ width: 80, wide: false, color: true }], '--color wins over NO_COLOR');
+});
+
+test('piped from a terminal: its width (asked only when needed); on a terminal taller reports end with the summary again; -o name', async () => {
+  const asked: number[] = [];
+  const piped = harness();
+  piped.io.terminal = () => (asked.push(1), { columns: 64, rows: 20 });
+  await printOutput(piped.p, { output: 'table' }, undefined, piped.io);
+  assert.equal(piped.written(), 'TABLE 64\n');
+  const given = harness({ env: { COLUMNS: '90' } });
+  given.io.terminal = () => (asked.push(2), { columns: 64 });
+  await printOutput(given.p, { output: 'table' }, undefined, given.io);
+  assert.equal(given.written(), 'TABLE 90\n');
+  assert.deepEqual(asked, [1], 'COLUMNS set: the terminal is not asked');
+
+  const tall = (isTTY: boolean, rows: number) => {
+    const h = harness({ isTTY, columns: 40 });
+    Object.assign(h.io.stdout, { rows });
+    h.p.text = () => Array.from({ length: 30 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    h.p.summary = () => ['Verdict: LEAKED [observed] — x', 'Next:    y'];
+    return h;
+  };
+  const screen = tall(true, 24);
+  await printOutput(screen.p, { output: 'table' }, undefined, screen.io);
+  const lines = screen.written().split('\n');
+  assert.equal(lines.at(-5), 'line 29');
+  assert.match(lines.at(-4)!, /^─+ summary \(30 lines above\) ─+$/);
+  assert.deepEqual(lines.slice(-3), ['Verdict: LEAKED [observed] — x', 'Next:    y', '']);
+  const fits = tall(true, 40);
+  await printOutput(fits.p, { output: 'table' }, undefined, fits.io);
+  assert.doesNotMatch(fits.written(), /summary/);
+  const pipe = tall(false, 24);
+  await printOutput(pipe.p, { output: 'table' }, undefined, pipe.io);
+  assert.doesNotMatch(pipe.written(), /summary/, 'a pipe or a pager reads from the top');
+
+  const names = harness();
+  names.p.names = () => ['replicaset.apps/web', 'daemonset.apps/agent'];
+  await printOutput(names.p, { output: 'name' }, undefined, names.io);
+  assert.equal(names.written(), 'replicaset.apps/web\ndaemonset.apps/agent\n');
 });
 
 test('--html FILE (replay, audit): the page is written before the report, which is printed as usual', async () => {
@@ -97,7 +135,7 @@ test('audit/explain --html -: `-` is a file name, and the report is printed', as
   try {
     const h = harness();
     await printOutput(h.p, { output: 'table', html: '-' }, AUDIT, h.io);
-    assert.equal(h.written(), 'TABLE 100\n');
+    assert.equal(h.written(), 'TABLE 80\n');
     assert.equal(fs.readFileSync(path.join(dir, '-'), 'utf8'), '<!doctype html>page\n');
   } finally {
     process.chdir(cwd);
@@ -112,7 +150,7 @@ test('replay: a page that cannot be written is returned as a UsageError; the rep
   const r = await printOutput(h.p, { output: 'table', html: file }, REPLAY, h.io);
   assert.ok(r.htmlFailure instanceof UsageError);
   assert.equal(r.htmlFailure.message, `cannot write --html ${file}: ENOENT`);
-  assert.equal(h.written(), 'TABLE 100\n');
+  assert.equal(h.written(), 'TABLE 80\n');
   // A page renderer that fails is reported the same way, by its message.
   const bad = harness();
   const r2 = await printOutput({ ...bad.p, html: () => { throw new Error('no page\nmore'); } }, { output: 'table', html: path.join(dir, 'y.html') }, REPLAY, bad.io);
@@ -128,7 +166,7 @@ test('audit: a page that cannot be written ends the output before the report; ex
   assert.equal(a.written(), '');
   const e = harness();
   await assert.rejects(printOutput(e.p, { output: 'table', html: file }, EXPLAIN, e.io), { code: 'ENOENT' });
-  assert.equal(e.written(), 'TABLE 100\n');
+  assert.equal(e.written(), 'TABLE 80\n');
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -60,7 +60,7 @@ test('npm pack from a clean copy, npm install -g offline into a temporary prefix
   assert.equal(pack.code, 0, pack.stderr);
   const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as { filename: string; files: { path: string }[]; bundled: string[] }[];
   const shipped = new Set(packed[0]!.files.map((f) => f.path));
-  for (const want of ['bin/run.js', 'dist/commands/replay.js', 'dist/commands/explain.js', 'dist/cli/command-not-found.js', 'oclif.manifest.json', 'schema/report.schema.json', 'examples/namespace-terminating-leak.kexp.jsonl', 'dist/node_modules/vega/build/vega.min.js', 'LICENSE']) {
+  for (const want of ['bin/run.js', 'bin/kubectl_complete-kexp.js', 'dist/cli/completion.js', 'dist/commands/replay.js', 'dist/commands/explain.js', 'dist/cli/command-not-found.js', 'oclif.manifest.json', 'schema/report.schema.json', 'examples/namespace-terminating-leak.kexp.jsonl', 'dist/node_modules/vega/build/vega.min.js', 'LICENSE']) {
     assert.ok(shipped.has(want), `the tarball ships ${want}`);
   }
   for (const f of shipped) {

@@ -70,7 +70,7 @@ test('COLUMNS=80: audit (ranking and --rs) and kcm-log fit; a wider COLUMNS is u
   assert.match(rank.stdout, /^REPLICASET +VERDICT +FINDINGS +FAILED +LEAKS +WORST FINDING$/m);
   assert.match(rank.stdout, /^1 ReplicaSet, 1 needing a look; worst: kexp-quota-rejected\/web\nVerdict: DELETED \[observed\] .*\nCause: {3}11 creation rounds hit failed creates \(ResourceQuota\)\./, 'the worst ReplicaSet\'s summary first');
   // Longer than 80 columns: broken with a shell continuation, still copy-pasteable.
-  assert.match(rank.stdout, /^ {2}kexp audit examples\/captures\/quota-rejected\/audit\.jsonl --rs \\\n {6}kexp-quota-rejected\/web$/m);
+  assert.match(rank.stdout, /^ {2}kexp audit -n kexp-quota-rejected web \\\n {6}examples\/captures\/quota-rejected\/audit\.jsonl$/m);
   const rs = kexp(['audit', audit, '--rs', 'kexp-quota-rejected/web'], { env: { COLUMNS: '80' }, cwd: ROOT });
   assertFits('audit --rs', rs.stdout, 80);
   const log = kexp(['kcm-log', kcm], { env: { COLUMNS: '80' }, cwd: ROOT });
@@ -93,7 +93,7 @@ test('adopt --from burst-600: 5 keep rows and one count line at 80 columns; -o w
   assert.doesNotMatch(w.stdout, /more pods/);
 });
 
-test('explain at COLUMNS=80 fits and has the chart; explain --html is the timeline page with the Report embedded', { timeout: 60_000 }, async () => {
+test('explain at COLUMNS=80 fits; a snapshot draws no chart of its read\'s milliseconds, it says why; explain --html is the timeline page with the Report embedded', { timeout: 60_000 }, async () => {
   const srv = await startFakeApiServer({});
   servers.push(srv);
   const html = path.join(tmp, 'explain.html');
@@ -101,7 +101,8 @@ test('explain at COLUMNS=80 fits and has the chart; explain --html is the timeli
   assert.equal(r.code, 0, r.stderr);
   assertFits('explain', r.stdout, 80);
   assert.match(r.stdout, /^Verdict: HEALTHY/m);
-  assert.match(r.stdout, /^ {2}Timeline /m);
+  assert.match(r.stdout, /^ {2}Timeline: none drawn — a snapshot is one point in time;/m);
+  assert.doesNotMatch(r.stdout, /1 col = /, 'no chart of the read\'s milliseconds');
   assert.match(r.stdout, /^ {2}AT +BASIS +FROM +WHAT$/m);
   const page = fs.readFileSync(html, 'utf8');
   assert.match(page, /<script type="application\/json" id="kexp-data">/, 'the timeline model');

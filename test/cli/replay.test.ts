@@ -143,7 +143,7 @@ test('standard input can be read once: "-" twice (or as --kcm-log too) is a usag
 });
 
 test('a kube-controller-manager log beside a recording: its inputs line lists it, exit as the findings say', () => {
-  const r = kexp(['replay', 'examples/quota-rejected.kexp.jsonl', 'examples/captures/quota-rejected/kcm.log']);
+  const r = kexp(['replay', 'examples/quota-rejected.kexp.jsonl', 'examples/captures/quota-rejected/kcm.log'], { env: { COLUMNS: '100' } });
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stdout, /examples\/captures\/quota-rejected\/kcm\.log \(kcm-log, \d+ log lines about ReplicaSets\)/);
 });

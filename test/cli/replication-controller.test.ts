@@ -57,7 +57,7 @@ test('replay: the RC scale-up whose third ADDED never arrives is reported as a R
   assert.equal(rs.code, rc.code);
   assert.equal(rs.out.replicaSets[0]!.kind, undefined);
   assert.deepEqual(normalized(r, { [`${RC_DIR}/dropped-add-no-trigger.kexp.jsonl`]: 'F' }), normalized(rs.out.replicaSets[0]!, { 'examples/dropped-add-no-trigger.kexp.jsonl': 'F' }));
-  const table = kexp(['replay', `${RC_DIR}/dropped-add-no-trigger.kexp.jsonl`]);
+  const table = kexp(['replay', `${RC_DIR}/dropped-add-no-trigger.kexp.jsonl`], { env: { COLUMNS: '100' } });
   assert.match(table.stdout, /^ReplicationController kexp-rc-dropped-add\/web {2}uid /m);
   assert.match(table.stdout, /kubectl -n kexp-rc-dropped-add describe rc web\n/);
   // The leak's advice pokes the RC, not a ReplicaSet of that name.
@@ -104,7 +104,7 @@ test('kcm-log: lines of logger replicationcontroller-controller and kind="Replic
   assert.equal(r.key, `${RC_NS}/web`);
   assert.deepEqual(r.gatedWindows.map((w) => [w.start, w.ended, w.expected]), [['2026-12-01T22:07:47.443Z', 'deleted', { add: 3, del: 0 }]]);
   assert.deepEqual(normalized(r, { [`${RC_DIR}/kcm.log`]: 'F' }), normalized(rs.out.replicaSets[0]!, { 'examples/captures/dropped-add-no-trigger/kcm.log': 'F' }));
-  const table = kexp(['kcm-log', `${RC_DIR}/kcm.log`, '--year', '2026']);
+  const table = kexp(['kcm-log', `${RC_DIR}/kcm.log`, '--year', '2026'], { env: { COLUMNS: '100' } });
   assert.match(table.stdout, /^ReplicationController kexp-rc-dropped-add\/web {2}\(kube-controller-manager's own account: observed\)/m);
 });
 

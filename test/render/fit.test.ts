@@ -158,14 +158,17 @@ test('long kubectl commands break with copy-pasteable continuations, never insid
   assert.deepEqual(breakCommand("kubectl get pods -l 'app in (a, b)' -o wide", 30, ''), ['kubectl get pods -l \\', "    'app in (a, b)' -o wide"]);
 });
 
-test('width: $COLUMNS, else the TTY, else 80 on a TTY, else 100 for pipes and files', () => {
+test('width: $COLUMNS, else the TTY, else the terminal behind a pipe, else 80', () => {
   assert.equal(outputWidth({ env: { COLUMNS: '132' }, isTTY: false }), 132);
   assert.equal(outputWidth({ env: { COLUMNS: '80' }, isTTY: true, columns: 200 }), 80);
   assert.equal(outputWidth({ env: {}, isTTY: true, columns: 97 }), 97);
   assert.equal(outputWidth({ env: {}, isTTY: true }), 80);
   assert.equal(outputWidth({ env: { COLUMNS: 'wide' }, isTTY: true }), 80);
-  assert.equal(outputWidth({ env: {}, isTTY: false }), 100);
-  assert.equal(outputWidth({ env: { COLUMNS: '0' }, isTTY: undefined }), 100);
+  assert.equal(outputWidth({ env: {}, isTTY: false }), 80);
+  assert.equal(outputWidth({ env: { COLUMNS: '0' }, isTTY: undefined }), 80);
+  assert.equal(outputWidth({ env: {}, isTTY: false, terminalColumns: 132 }), 132, 'piped from a 132-column terminal');
+  assert.equal(outputWidth({ env: { COLUMNS: '100' }, isTTY: false, terminalColumns: 132 }), 100, 'COLUMNS first');
+  assert.equal(outputWidth({ env: {}, isTTY: true, columns: 90, terminalColumns: 132 }), 90, 'stdout\'s own terminal first');
   assert.equal(outputWidth({ env: { COLUMNS: '20' }, isTTY: false }), 40, 'at least 40');
 });
 

@@ -150,3 +150,42 @@ test('no ReplicaSet, or one without timed events: still a valid page without a c
   assert.doesNotMatch(html, /id="chart-0"/);
   assert.match(html, /None: the controller was never gated/);
 });
+
+/** `n` healthy copies of the golden scale-up-gated ReplicaSet (distinct keys) beside the leak fixture's. */
+function manyHealthy(n: number): Report {
+  const leak = fixture('leak-expired');
+  const healthy = golden('scale-up-gated').replicaSets[0]!;
+  assert.equal(healthy.verdict.state, 'healthy');
+  const copies = Array.from({ length: n }, (_, i) => ({ ...structuredClone(healthy), key: `ns/h-${String(i).padStart(3, '0')}`, name: `h-${String(i).padStart(3, '0')}`, namespace: 'ns' }));
+  return { ...leak, replicaSets: [...copies, ...leak.replicaSets] };
+}
+
+test('the page opens with the terminal\'s summary, worst first; healthy owners collapse into a list that stops growing', () => {
+  const r = manyHealthy(3);
+  const html = renderHtml(r);
+  const summary = /<section class="summary" id="summary">([\s\S]*?)<\/section>/.exec(html)?.[1] ?? '';
+  const leak = r.replicaSets.at(-1)!;
+  assert.ok(summary.includes(escapeHtml(leak.key)), 'the leaking ReplicaSet is in the summary');
+  assert.match(summary, /<strong>Cause:<\/strong>/);
+  assert.match(summary, /<pre class="cmd"><code>kubectl [^<]*\nkubectl -n shop describe rs web-7d9c6b8f5d\n/);
+  assert.ok(!summary.includes('ns/h-000'), 'healthy owners are not in the summary');
+  // Worst first: the leak's section is drawn (chart-0); the healthy ones are only listed.
+  assert.ok(html.indexOf('id="rs-0"') < html.indexOf('id="nothing-to-do"'));
+  assert.match(html, /<section class="rs" id="rs-0">\n<h2>ReplicaSet <code>[^<]*<\/code> <span class="badge leaked">/);
+  assert.doesNotMatch(html, /id="chart-1"/);
+  assert.match(html, /<h2>3 more owners with nothing to do<\/h2>/);
+  const size = (n: number) => Buffer.byteLength(renderHtml(manyHealthy(n)));
+  // Each healthy owner costs one list line (not a chart, tables and data), and nothing past the listed ones.
+  assert.ok(size(20) - size(10) < 10 * 600, `${size(20) - size(10)} bytes for 10 more healthy owners`);
+  assert.ok(Math.abs(size(200) - size(100)) < 64, `${size(200) - size(100)} bytes for 100 more past the listed ${50}`);
+  const listed = /<section class="collapsed"[\s\S]*?<\/section>/.exec(renderHtml(manyHealthy(120)))![0];
+  assert.equal((listed.match(/<li>/g) ?? []).length, 50);
+  assert.match(listed, /… and 70 more\./);
+});
+
+test('a report whose owners all have nothing to do: the first is drawn, the summary says so', () => {
+  const r = golden('scale-up-gated');
+  const html = renderHtml(r);
+  assert.match(html, /id="chart-0"/);
+  assert.match(html, /Nothing needs a look: the owner is healthy or converging/);
+});

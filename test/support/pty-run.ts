@@ -1,6 +1,7 @@
 /**
  * Runs the built CLI under a real pseudo-terminal (python3's `pty` module) the way a person
- * at a terminal does: stdin, stdout and stderr are the pty slave with a 120×40 window, so
+ * at a terminal does: stdin, stdout and stderr are the pty slave with a 120×40 window (or the
+ * size asked for), so
  * kexp's ora spinner is on (given no CI in the environment); when `file` contains `needle`,
  * Ctrl-C is typed ONCE (the byte 0x03 on the master: the terminal's line discipline turns it
  * into SIGINT for the foreground process, as a keyboard does). Reports the exact wait status:
@@ -21,13 +22,15 @@ import fcntl, json, os, pty, select, struct, sys, termios, time
 cfg = json.loads(sys.argv[1])
 pid, fd = pty.fork()
 if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', 40, 120, 0, 0))
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack('HHHH', cfg['rows'], cfg['cols'], 0, 0))
     os.execve(cfg['argv'][0], cfg['argv'], cfg['env'])
 out = bytearray()
 start = time.monotonic()
 sent_at = None
 status = None
 def ready():
+    if not cfg['needle']:
+        return False
     try:
         with open(cfg['file'], 'rb') as f:
             return cfg['needle'].encode() in f.read()
@@ -84,10 +87,18 @@ export interface PtyResult {
   msAfterCtrlC: number | null;
 }
 
-export function runInPty(args: string[], o: { env: NodeJS.ProcessEnv; file: string; needle: string; delayMs?: number; timeoutMs?: number }): Promise<PtyResult> {
+/**
+ * `file`/`needle`: when `file` contains `needle`, Ctrl-C is typed (no needle: never). `rows` ×
+ * `cols`: the window (default 40×120). `shell`: run this `bash -c` command line instead of kexp
+ * with `args` (a shell function `kexp` in it runs the built CLI), e.g. to pipe kexp's output
+ * through `cat`.
+ */
+export function runInPty(args: string[], o: { env: NodeJS.ProcessEnv; file?: string; needle?: string; delayMs?: number; timeoutMs?: number; rows?: number; cols?: number; shell?: string }): Promise<PtyResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(o.env)) if (v !== undefined) env[k] = v;
-  const cfg = { argv: [process.execPath, BIN, ...args], env, file: o.file, needle: o.needle, delay: (o.delayMs ?? 300) / 1000, timeout: (o.timeoutMs ?? 60_000) / 1000 };
+  if (o.shell !== undefined) Object.assign(env, { KEXP_NODE: process.execPath, KEXP_BIN: BIN });
+  const argv = o.shell !== undefined ? ['/bin/bash', '-c', `kexp() { "$KEXP_NODE" "$KEXP_BIN" "$@"; }; ${o.shell}`] : [process.execPath, BIN, ...args];
+  const cfg = { argv, env, file: o.file ?? '', needle: o.needle ?? '', delay: (o.delayMs ?? 300) / 1000, timeout: (o.timeoutMs ?? 60_000) / 1000, rows: o.rows ?? 40, cols: o.cols ?? 120 };
   const child = spawn('python3', ['-c', DRIVER, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -99,4 +110,36 @@ export function runInPty(args: string[], o: { env: NodeJS.ProcessEnv; file: stri
       resolve(JSON.parse(stdout) as PtyResult);
     });
   });
+}
+
+/**
+ * What a terminal shows for `output` (a PtyResult's): the lines as a screen holds them, with the
+ * cursor moves and erases a spinner writes applied (CR, `ESC[nG` to column n, `ESC[K`/`ESC[0K`
+ * erase to the end of the line; other escape sequences take no room). Enough for kexp's output
+ * and ora's spinner, not a full VT100.
+ */
+export function screenText(output: string): string[] {
+  const lines: string[][] = [[]];
+  let row = 0;
+  let col = 0;
+  for (let i = 0; i < output.length; i++) {
+    const ch = output[i]!;
+    if (ch === '\x1b') {
+      const m = /^\x1b\[([?\d;]*)([A-Za-z])/.exec(output.slice(i, i + 32)) ?? /^\x1b\][^\x07]*\x07/.exec(output.slice(i, i + 256));
+      if (!m) continue;
+      if (m[2] === 'G') col = Math.max(0, Number(m[1] || '1') - 1);
+      else if (m[2] === 'K' && (m[1] === '' || m[1] === '0')) lines[row]!.length = Math.min(lines[row]!.length, col);
+      i += m[0].length - 1;
+    } else if (ch === '\r') col = 0;
+    else if (ch === '\n') {
+      row++;
+      col = 0;
+      lines[row] ??= [];
+    } else {
+      const line = lines[row]!;
+      while (line.length < col) line.push(' ');
+      line[col++] = ch;
+    }
+  }
+  return lines.map((l) => l.join(''));
 }

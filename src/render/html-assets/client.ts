@@ -66,7 +66,7 @@ export const CLIENT_JS = String.raw`(function () {
   var pending = model.replicaSets.map(function (rs, i) {
     var el = document.getElementById('chart-' + i);
     if (!el || !rs.spec) return Promise.resolve(null);
-    var width = Math.max(420, Math.min(1400, el.clientWidth - 110));
+    var width = Math.max(240, Math.min(1400, el.clientWidth - 110));
     var view = new vega.View(vega.parse(rs.spec), {
       renderer: 'svg',
       container: el,
@@ -155,4 +155,12 @@ button:hover { border-color: #8c959f; }
 .empty { color: var(--muted); }
 footer { margin-top: 32px; padding-top: 12px; border-top: 1px solid var(--line); color: var(--muted); font-size: 12.5px; }
 footer li { word-break: break-all; }
+.scroll { overflow-x: auto; max-width: 100%; }
+h1, p, li, code { overflow-wrap: anywhere; }
+pre.cmd { overflow-x: auto; max-width: 100%; margin: 4px 0 8px; padding: 6px 10px; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; }
+.summary .verdict { margin: 8px 0 14px; }
+.summary .verdict p { margin: 3px 0; }
+.chart-tools { flex-wrap: wrap; }
+.chart { max-width: 100%; }
+@media (max-width: 600px) { main { padding: 8px 10px 32px; } table { font-size: 12px; } th, td { padding: 3px 5px; } }
 `;

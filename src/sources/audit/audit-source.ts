@@ -772,6 +772,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   };
 
   async function* events(): AsyncGenerator<TimelineEvent> {
+    let finished = false;
     try {
       if (sniffed.mode === 'yaml') readYaml();
       else {
@@ -798,12 +799,17 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
         yield ev;
       }
       finish();
+      finished = true;
     } finally {
+      // Stopped before the end (Ctrl-C: the reader of the events returned): the summary still
+      // says what was read — the lines up to there — not the zeros it started with.
+      if (!finished) finish(true);
       reader.close();
     }
   }
 
-  const finish = (): void => {
+  /** `cut`: the reading was stopped before the end; requests still open are no sign of a truncated log then. */
+  const finish = (cut = false): void => {
     const st = reader.stats;
     summary.compressed = st.compressed;
     summary.bytes = st.bytes;
@@ -833,7 +839,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     }
     summary.lineAccount = { ...account.close(summary.incomplete.count) };
     summary.malformedLines = summary.lineAccount.malformed;
-    if (summary.incomplete.count > 0) {
+    if (summary.incomplete.count > 0 && !cut) {
       const ex = examples
         .map((p) => `${path}:${p.line} ${p.stage} ${p.verb} ${p.resource}${p.subresource ? '/' + p.subresource : ''} ${p.namespace ? p.namespace + '/' : ''}${p.name ?? ''}`.trimEnd())
         .join('; ');
