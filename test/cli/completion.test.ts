@@ -46,7 +46,7 @@ function complete(words: string[], env: NodeJS.ProcessEnv = process.env): { cand
 }
 
 test('kubectl_complete-kexp: commands, flags and -o values by Cobra\'s protocol', () => {
-  assert.deepEqual(complete(['']).candidates, ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay']);
+  assert.deepEqual(complete(['']).candidates, ['adopt', 'audit', 'explain', 'kcm-log', 'record', 'replay', 'serve']);
   assert.deepEqual(complete(['re']).candidates, ['record', 'replay']);
   const flags = complete(['replay', 'x.jsonl', '--']).candidates;
   for (const f of ['--namespace', '--output', '--html', '--kcm-log']) assert.ok(flags.includes(f), f);
