@@ -16,6 +16,7 @@ import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
 import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
+import { withWatchCoverage, type WatchCoverageInput } from './watch-coverage.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -246,6 +247,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build);
   // A recording made without the Nodes (RBAC): its DaemonSets' placement is unknown, not replayed.
   report = withNodePlacementCoverage(report, sources.map((s) => ({ file: s.coverage().file, header: s.coverage().header as Partial<RecordingHeader> | undefined })));
+  // A recording whose watch never worked: the time after its initial list is unknown.
+  report = withWatchCoverage(report, sources.map((s) => s.coverage() as WatchCoverageInput));
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
