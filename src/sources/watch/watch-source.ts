@@ -15,6 +15,7 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
 import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
+import { InputTooLargeError } from '../memory-bound.js';
 import { blankLineChunks, openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
@@ -583,7 +584,8 @@ export async function openWatchSource(
       try {
         yield* reader;
       } catch (err) {
-        if (!(err instanceof InputError)) throw err;
+        // Too large for memory: the command stops (one line, exit 6), never a partial report.
+        if (!(err instanceof InputError) || err instanceof InputTooLargeError) throw err;
         // The byte stream broke (gzip damage, read error): keep what was read.
         norm.problem(pos.line, bareMessage(err));
       }
