@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
 import { KexpCommand } from '../cli/base-command.js';
-import { outputFlag } from '../cli/flags.js';
+import { checkInputs, outputFlag } from '../cli/flags.js';
 import { checkRsFlag } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForKcmLog } from '../cli/report-exit.js';
@@ -51,6 +51,7 @@ export default class KcmLog extends KexpCommand {
     const { argv, flags } = await this.parse(KcmLog);
     try {
       checkFlags(flags);
+      checkInputs(argv as string[]);
     } catch (err) {
       return this.fail(UsageError.of(err));
     }
