@@ -17,6 +17,7 @@ import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs,
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
 import { withWatchCoverage, type WatchCoverageInput } from './watch-coverage.js';
+import { inputsLabel, MemoryBound } from '../sources/memory-bound.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -192,7 +193,11 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
   const k8s = parseK8sVersion(version.info.version);
+  // The model holds every owner of the input (--rs narrows the report only): bounded as the reading is.
+  const memory = new MemoryBound();
+  const inputNames = inputsLabel(opts.files);
   const results = await replayOwnerKinds(stream, {
+    onEventReplayed: () => memory.replayed(inputNames),
     version: k8s,
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
