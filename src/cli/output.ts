@@ -25,7 +25,6 @@
  * this module loads nothing heavy itself: the JSON and YAML renderers (and the `yaml`
  * package) are imported when a document is written.
  */
-import fs from 'node:fs';
 import { UsageError } from '../pipeline/usage-error.js';
 import type { StructuredOutput } from '../render/structured.js';
 import { useColor } from '../render/color.js';
@@ -34,6 +33,7 @@ import { withScreenSummary } from '../render/screen-summary.js';
 import { terminalSize, type TerminalSize } from './terminal-size.js';
 import { EXIT } from './exit-codes.js';
 import { oneLine } from './messages.js';
+import { OutputFileError, writeOutputFile } from './output-file.js';
 
 /** How the text renderers lay out a result on this stdout. */
 export interface TextView {
@@ -93,7 +93,7 @@ const PROCESS_IO: OutputIO = { stdout: process.stdout, env: process.env, termina
 
 export interface OutputResult {
   /** The --html page could not be written (HtmlOptions.failureAsValue). */
-  htmlFailure?: UsageError;
+  htmlFailure?: UsageError | OutputFileError;
 }
 
 function isStructured(output: string | undefined): output is StructuredOutput {
@@ -103,7 +103,7 @@ function isStructured(output: string | undefined): output is StructuredOutput {
 /** Prints `p` on stdout as `flags` ask, with its --html page (see the module comment). */
 export async function printOutput(p: Printable, flags: OutputFlags, htmlOptions?: HtmlOptions, io: OutputIO = PROCESS_IO): Promise<OutputResult> {
   const html = flags.html && p.html && htmlOptions ? { file: flags.html, page: () => p.html!(), ...htmlOptions } : undefined;
-  let htmlFailure: UsageError | undefined;
+  let htmlFailure: UsageError | OutputFileError | undefined;
   if (html?.before) htmlFailure = writeHtml(html, io);
   if (!(html?.dashIsStdout && html.file === '-')) {
     if (isStructured(flags.output)) await writeDocument(io.stdout, p.document, flags.output);
@@ -138,16 +138,17 @@ function textView(flags: OutputFlags, io: OutputIO): TextView {
 }
 
 /** Writes the page; a failure is thrown, or returned when `failureAsValue`. */
-function writeHtml(h: HtmlOptions & { file: string; page: () => string }, io: OutputIO): UsageError | undefined {
+function writeHtml(h: HtmlOptions & { file: string; page: () => string }, io: OutputIO): UsageError | OutputFileError | undefined {
   const write = () => {
     if (h.dashIsStdout && h.file === '-') io.stdout.write(h.page());
-    else fs.writeFileSync(h.file, h.page());
+    else writeOutputFile('--html', h.file, h.page());
   };
   if (!h.failureAsValue) return void write();
   try {
     write();
     return undefined;
   } catch (err) {
+    if (err instanceof OutputFileError) return err;
     return new UsageError(`cannot write --html ${h.file}: ${(err as NodeJS.ErrnoException).code ?? oneLine(err)}`, { cause: err });
   }
 }

@@ -1,7 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { withProgress } from '../cli/progress.js';
 import { KexpCommand } from '../cli/base-command.js';
-import { outputFlag } from '../cli/flags.js';
+import { checkInputs, outputFlag } from '../cli/flags.js';
 import { checkRsFlag, resolveSelection, type Selection } from '../cli/selection.js';
 import { EXIT } from '../cli/exit-codes.js';
 import { exitCodeForKcmLog } from '../cli/report-exit.js';
@@ -63,6 +63,7 @@ export default class KcmLog extends KexpCommand {
       checkFlags(flags);
       // kubectl's `-n NAMESPACE [NAME]`, as replay and audit take it (src/cli/selection.ts).
       ({ selection: sel, files } = resolveSelection(argv as string[], { rs: flags.rs, namespace: flags.namespace }));
+      checkInputs(files);
     } catch (err) {
       return this.fail(UsageError.of(err));
     }

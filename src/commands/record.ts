@@ -3,6 +3,7 @@ import { KexpCommand } from '../cli/base-command.js';
 import { createSpinner } from '../cli/spinner.js';
 import { clusterFlags, parseDuration } from '../cli/flags.js';
 import { exitCodeForRecording } from '../cli/report-exit.js';
+import { EXIT } from '../cli/exit-codes.js';
 import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
@@ -84,6 +85,18 @@ export default class Record extends KexpCommand {
       // The error that ended the recording, whole: failLine shows any line break in it as `\n`.
       if (res.error) return this.fail(res.error, failLine, res.error.message);
       const summary = terminalSafeLine(`wrote ${flags.file}: ${res.counts.events} events, ${res.counts.gaps} gaps (${res.endReason})`);
+      if (res.unwatched) {
+        // A watch that never worked recorded nothing after its initial list: not "nothing lost".
+        if (spinner.isEnabled) spinner.warn(summary);
+        else if (!flags.quiet) this.logToStderr(summary);
+        const u = res.unwatched;
+        this.logToStderr(terminalSafeLine(
+          `kexp: the watch of ${u.map((x) => x.resource).join(', ')} never worked (${u.reduce((n, x) => n + x.attempts, 0)} attempts from ${u.map((x) => x.since).sort()[0]}; last answer: ${u[u.length - 1]!.detail}): ` +
+            `the recording holds only the initial list${u.length === 1 ? '' : 's'}, and its end line says so; a replay reports the time after ${u.length === 1 ? 'it' : 'them'} as unknown`,
+        ));
+        process.exitCode = res.endReason === 'interrupted' ? exitCodeForRecording(res.endReason) : EXIT.CLUSTER;
+        return;
+      }
       if (spinner.isEnabled) spinner.succeed(summary);
       else if (!flags.quiet) this.logToStderr(summary);
       process.exitCode = exitCodeForRecording(res.endReason);

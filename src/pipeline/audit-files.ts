@@ -9,6 +9,7 @@
  * walk-backs are `observed`; the gating itself stays `inferred` (no audit record shows it).
  */
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
+import { inputsLabel, MemoryBound } from '../sources/memory-bound.js';
 import type { LeaseWrite } from '../sources/audit/lease.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
@@ -202,7 +203,11 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
       : fromLog?.info ?? { version: DEFAULT_K8S_VERSION, basis: 'default' };
   if (version.modelledAs) diagnostics.warn(`kube-controller-manager ${version.version} (${version.basis === 'flag' ? '--k8s-version' : 'its user agent'}) is replayed as ${version.modelledAs} with its known differences (see the report's assumptions)`);
   const k8s = parseK8sVersion(version.version);
+  // The model holds every owner of the input (--rs narrows the report only): bounded as the reading is.
+  const memory = new MemoryBound();
+  const inputNames = inputsLabel(o.files);
   const results = await replayOwnerKinds(tap(), {
+    onEventReplayed: () => memory.replayed(inputNames),
     version: k8s,
     rsFilter: o.rs,
     // Writes are the evidence here and a throttled round of 500 creates takes ~25 s.

@@ -25,7 +25,7 @@ import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
 import { ObjectPoller, Reflector, type ReflectorSink } from '../sources/live/reflector.js';
 import { checkRecordingTarget, RecordingFileError, RecordingWriter, type RecordingCounts } from '../sources/live/recording-writer.js';
-import type { RecordingHeader, RecordingUnavailable, RecordingWatch } from '../sources/watch/recording-format.js';
+import type { RecordingHeader, RecordingUnavailable, RecordingUnwatched, RecordingWatch } from '../sources/watch/recording-format.js';
 import { resourcePath } from '../sources/live/resource-paths.js';
 import { KIND_NAMES, parseLiveTarget, type LiveTarget, type LiveTargetKind } from './live-target.js';
 import { formatRecvTime } from '../sources/watch/recording-format.js';
@@ -135,6 +135,8 @@ export interface RecordOptions {
 export interface RecordResult {
   counts: RecordingCounts;
   endReason: 'duration' | 'interrupted' | 'error';
+  /** Watches that never worked (Reflector.neverWorked), as the end line carries them. */
+  unwatched?: RecordingUnwatched[];
   error?: ClusterError | RecordingFileError;
 }
 
@@ -229,6 +231,7 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
   const othersReady = new Promise<void>((resolve) => (othersSynced = resolve));
   inner.signal.addEventListener('abort', () => othersSynced(), { once: true });
   let pendingOthers = watches.length - 1;
+  const reflectors: Array<{ resource: string; reflector: Reflector }> = [];
   const runs = watches.map(async (w) => {
     if (w.owner) {
       await othersReady;
@@ -248,12 +251,14 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
         writer.gap(w.resource, reason, detail, at);
         o.onWarning?.(`${w.resource}: ${reason} (${detail})`);
       },
-      reconnect: (detail) => o.onWarning?.(`${w.resource}: watch reconnect (${detail}); resumed from the last resourceVersion, nothing lost`),
+      // Nothing is lost once a retry from the last resourceVersion works; one that never works is said at the end (unwatched).
+      reconnect: (detail) => o.onWarning?.(`${w.resource}: watch reconnect (${detail}); retrying from the last resourceVersion`),
     };
     const reflector = new Reflector({
       kc: o.access.kc, path: w.path, kind: w.kind, apiVersion: w.apiVersion, fieldSelector: w.fieldSelector,
       signal: inner.signal, now: o.now, requestTimeoutMs: o.requestTimeoutMs, sink,
     });
+    reflectors.push({ resource: w.resource, reflector });
     let started = false;
     const run = w.resource !== 'namespaces'
       ? reflector.run()
@@ -309,12 +314,17 @@ export async function recordLive(o: RecordOptions): Promise<RecordResult> {
     error = new ClusterError('timeout', `the recording time ended before the initial list of ${[...unsynced].join(', ')} in namespace ${ns} completed: nothing replayable was recorded`);
     endReason = 'error';
   }
+  const unwatched: RecordingUnwatched[] = [];
+  for (const { resource, reflector } of reflectors) {
+    const never = reflector.neverWorked();
+    if (never) unwatched.push({ resource, attempts: never.attempts, since: formatRecvTime(never.since), detail: never.detail.split('\n')[0]!.slice(0, 300) });
+  }
   try {
-    writer.close(endReason, o.now(), bug ? `kexp bug: ${String((bug as Error)?.message ?? bug).split('\n')[0]}` : error?.message);
+    writer.close(endReason, o.now(), bug ? `kexp bug: ${String((bug as Error)?.message ?? bug).split('\n')[0]}` : error?.message, unwatched);
   } catch (err) {
     if (!(err instanceof RecordingFileError)) throw err;
     error ??= err;
   }
   if (bug) throw bug;
-  return { counts: writer.counts, endReason, error };
+  return { counts: writer.counts, endReason, error, ...(unwatched.length ? { unwatched } : {}) };
 }

@@ -16,6 +16,8 @@ import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
 import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
 import { fuseControllerLog } from '../analysis/controller-log.js';
 import { buildReport } from '../analysis/report-builder.js';
+import { withWatchCoverage, type WatchCoverageInput } from './watch-coverage.js';
+import { inputsLabel, MemoryBound } from '../sources/memory-bound.js';
 import type { Report } from '../analysis/report-types.js';
 import { DEFAULT_K8S_VERSION, parseK8sVersion, versionInfo, type VersionInfo } from '../model/version.js';
 import { KEXP_VERSION } from '../version.js';
@@ -191,7 +193,11 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
   });
   const k8s = parseK8sVersion(version.info.version);
+  // The model holds every owner of the input (--rs narrows the report only): bounded as the reading is.
+  const memory = new MemoryBound();
+  const inputNames = inputsLabel(opts.files);
   const results = await replayOwnerKinds(stream, {
+    onEventReplayed: () => memory.replayed(inputNames),
     version: k8s,
     rsFilter: opts.rs,
     matchWindowMs: opts.matchWindowMs,
@@ -246,6 +252,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   report = withDaemonSets(withReplicationControllers(report, results, build, controllerLog), results, build, controllerLog);
   // A recording made without the Nodes (RBAC): its DaemonSets' placement is unknown, not replayed.
   report = withNodePlacementCoverage(report, sources.map((s) => ({ file: s.coverage().file, header: s.coverage().header as Partial<RecordingHeader> | undefined })));
+  // A recording whose watch never worked: the time after its initial list is unknown.
+  report = withWatchCoverage(report, sources.map((s) => s.coverage() as WatchCoverageInput));
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

@@ -20,7 +20,9 @@
  * 'unsafe-eval' for its expression compiler.
  *
  * Escaping: report strings (names, messages, evidence) come from cluster data. In HTML they
- * are entity-escaped; in the embedded JSON `<`, `>`, `&`, U+2028/9 are \u-escaped; in the
+ * are entity-escaped and their bidi controls and invisible format characters shown as visible
+ * escapes (`\u202e`, the terminal's set: render/terminal-safe.ts FORMAT_CONTROL), so a name
+ * cannot read differently from its bytes; in the embedded JSON `<`, `>`, `&`, U+2028/9 are \u-escaped; in the
  * chart they are data values only (never part of a Vega expression) and tooltips are
  * written with textContent.
  */
@@ -31,6 +33,7 @@ import path from 'node:path';
 import type { GatedWindow, Report, ReplicaSetReport, RoundReport } from '../analysis/report-types.js';
 import { CLIENT_CSS, CLIENT_JS } from './html-assets/client.js';
 import { gateClass, roundFailed, shortDuration } from './chart.js';
+import { escapeControl, FORMAT_CONTROL } from './terminal-safe.js';
 import { ownerKindOf } from '../analysis/report/owner-kind.js';
 import { desiredMeaning, endedByLabel, ownerNouns } from '../analysis/report/owner-words.js';
 import { finalizerRemovalsLine, finalizerTrackingLine, rollingUpdateChecksLine } from './workload-stores.js';
@@ -41,7 +44,9 @@ export const COLLAPSED_LISTED = 50;
 
 /** Entity-escapes text for HTML element content and quoted attribute values. */
 export function escapeHtml(s: unknown): string {
-  return String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(s ?? '')
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+    .replace(FORMAT_CONTROL, escapeControl);
 }
 
 /** JSON safe to place inside a <script type="application/json"> element. */

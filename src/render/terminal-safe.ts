@@ -4,7 +4,10 @@
  * Anything that came from the input or a server — names, Event messages, kcm-log keys, API
  * error messages — may carry control characters: ESC sequences that recolour, clear or retitle
  * the terminal, OSC 8 hyperlinks, C1 controls (U+0080–U+009F, which some terminals execute like
- * ESC), DEL, and bidirectional overrides that make a line read differently from its bytes.
+ * ESC), DEL, bidirectional overrides that make a line read differently from its bytes, and
+ * invisible format characters (zero-width space, joiners, the word joiner, the Arabic letter mark,
+ * the byte-order mark, Unicode tag characters) that make two different names look the same or
+ * hide text in plain sight; U+2028/U+2029 break a line where no newline is.
  * They are shown as visible escapes (`\x1b`, `\u202e`) rather than deleted, so nothing the
  * input held is silently lost and the operator can see that it was there. JSON and HTML keep
  * their own escaping and do not go through here.
@@ -19,19 +22,32 @@
  */
 import { cutForTerminal, MAX_RUN } from './long-text.js';
 
-// C0 except TAB and LF, DEL, C1, and the Unicode bidi marks, embeddings, overrides and isolates.
-const CONTROLS = '\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
-const UNSAFE = new RegExp(`[${CONTROLS}]`, 'g');
-const HAS_UNSAFE = new RegExp(`[${CONTROLS}]`);
+/**
+ * Invisible and direction-changing format characters, as a character-class body (with the `u`
+ * flag): the Arabic letter mark, zero-width space/non-joiner/joiner, the LRM/RLM marks, the bidi
+ * embeddings and overrides, U+2028/U+2029, the word joiner and invisible operators, the isolates,
+ * the byte-order mark (zero-width no-break space), the tag characters. The HTML renderer shows
+ * the same set visibly (render/html.ts escapeHtml).
+ */
+export const FORMAT_CONTROLS = '\\u061c\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u2064\\u2066-\\u2069\\ufeff\\u{e0000}-\\u{e007f}';
+/** Any one of FORMAT_CONTROLS (global: for `replace`). */
+export const FORMAT_CONTROL = new RegExp(`[${FORMAT_CONTROLS}]`, 'gu');
+// C0 except TAB and LF, DEL, C1, and the format characters above.
+const CONTROLS = `\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${FORMAT_CONTROLS}`;
+const UNSAFE = new RegExp(`[${CONTROLS}]`, 'gu');
+const HAS_UNSAFE = new RegExp(`[${CONTROLS}]`, 'u');
 // As one line: TAB and LF too.
-const UNSAFE_LINE = new RegExp(`[${CONTROLS}\\t\\n]`, 'g');
+const UNSAFE_LINE = new RegExp(`[${CONTROLS}\\t\\n]`, 'gu');
 
-function escape(c: string): string {
-  const code = c.charCodeAt(0);
+/** A character as its visible escape: `\x1b`, `\u202e`, `\u{e0041}`. */
+export function escapeControl(c: string): string {
+  const code = c.codePointAt(0)!;
   if (code === 0x0a) return '\\n';
   if (code === 0x09) return '\\t';
+  if (code > 0xffff) return `\\u{${code.toString(16)}}`;
   return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
+const escape = escapeControl;
 
 /** `s` with every terminal control character made visible; newlines and tabs are kept. */
 export function terminalSafe(s: string): string {

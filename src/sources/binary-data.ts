@@ -2,8 +2,9 @@
  * Binary input, recognised so that every command rejects it with one line instead of
  * echoing raw bytes or reading forever:
  *
- * - `binaryKind` names what the first non-blank bytes of an input are when they are no text:
- *   an archive or another compression (zip, bzip2, xz, zstd), or binary data — a NUL byte, or
+ * - `binaryKind` names what the first non-blank bytes of an input are when they are no text (or
+ *   text kexp does not read): an archive or another compression (zip, tar, bzip2, xz, zstd),
+ *   UTF-16 text (with or without a byte-order mark), or binary data — a NUL byte, or
  *   more than 5 % control bytes / invalid UTF-8 in the first 512 bytes (`/dev/urandom` has no
  *   NUL in most 512-byte windows but is ~50 % invalid UTF-8). Text logs and JSON hold neither.
  * - `NulRunGuard` stops a stream that turns into endless binary data after a valid start
@@ -53,6 +54,29 @@ export function looksBinary(b: Buffer): boolean {
 }
 
 /**
+ * UTF-16 text (PowerShell's `>` and Windows editors write it): a byte-order mark (FF FE little-,
+ * FE FF big-endian), or without one ASCII text whose every other byte is NUL in the first 64
+ * bytes. `LE`/`BE`, or undefined.
+ */
+function utf16Order(buf: Buffer): 'LE' | 'BE' | undefined {
+  if (buf.length >= 2 && buf[0] === 0xff && buf[1] === 0xfe) return 'LE';
+  if (buf.length >= 2 && buf[0] === 0xfe && buf[1] === 0xff) return 'BE';
+  const n = Math.min(buf.length, 64) & ~1;
+  if (n < 8) return undefined;
+  const ascii = (c: number): boolean => (c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13;
+  let le = true;
+  let be = true;
+  for (let i = 0; i < n; i += 2) {
+    const a = buf[i]!;
+    const b = buf[i + 1]!;
+    if (!(ascii(a) && b === 0)) le = false;
+    if (!(a === 0 && ascii(b))) be = false;
+    if (!le && !be) return undefined;
+  }
+  return le ? 'LE' : 'BE';
+}
+
+/**
  * Names archives, other compressions and binary data from the first bytes of an input's content
  * (`buf` starts at its first non-blank byte); undefined for text.
  */
@@ -65,6 +89,10 @@ export function binaryKind(buf: Buffer): string | undefined {
   if (buf.length >= 4 && buf[0] === 0x28 && buf[1] === 0xb5 && buf[2] === 0x2f && buf[3] === 0xfd) {
     return 'looks like zstd data; decompress it first (kexp reads plain or gzip)';
   }
+  // POSIX/GNU tar: "ustar" at offset 257 of the first header (a .tar.gz is seen here after gunzip).
+  if (buf.length >= 262 && buf.toString('latin1', 257, 262) === 'ustar') return 'looks like a tar archive; unpack it first (tar -xf FILE) and give kexp the files or their directory';
+  const utf16 = utf16Order(buf);
+  if (utf16) return `looks like UTF-16${utf16} text; convert it to UTF-8 first (iconv -f UTF-16${utf16} -t UTF-8)`;
   if (looksBinary(buf.subarray(0, WINDOW))) return `looks like binary data (first bytes ${hexBytes(buf)})`;
   return undefined;
 }

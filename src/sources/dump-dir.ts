@@ -26,9 +26,9 @@
  * must-gather's `kube-controller-manager/current.log`). Symbolic links are not followed (a tree from someone else must not lead the walk
  * elsewhere); the walk stops at MAX_FILES.
  */
-import { lstat, open, readdir } from 'node:fs/promises';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { constants as zlibConstants, createGunzip } from 'node:zlib';
 import { isKcmLogByContent } from './kcm-log-recognition.js';
 
 export const MAX_FILES = 200_000;
@@ -67,7 +67,7 @@ export interface DumpDir {
   /** kube-apiserver audit logs. */
   auditLogs: string[];
   /** Files not used, by reason. */
-  skipped: { otherKinds: number; otherLogs: number; copies: number; daemonSetCopies: number; jobCopies: number; empty: number; other: number; unreadable: number };
+  skipped: { otherKinds: number; otherLogs: number; copies: number; daemonSetCopies: number; jobCopies: number; empty: number; other: number; unreadable: number; links: number; special: number };
   /** The walk stopped at MAX_FILES. */
   truncated: boolean;
 }
@@ -118,6 +118,33 @@ export function classifyPath(parts: string[]): Use {
   return 'peek';
 }
 
+/**
+ * The first `max` bytes `gz` (the start of a gzip file) inflates to, or undefined when it does
+ * not inflate. Inflates at most one chunk of `max` bytes past what it keeps, then stops.
+ */
+function gunzipPrefix(gz: Buffer, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve) => {
+    const z = createGunzip({ chunkSize: max, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+    const out: Buffer[] = [];
+    let n = 0;
+    let done = false;
+    const finish = (ok: boolean) => {
+      if (done) return;
+      done = true;
+      z.destroy();
+      resolve(ok || n > 0 ? Buffer.concat(out).subarray(0, max) : undefined);
+    };
+    z.on('data', (c: Buffer) => {
+      out.push(c);
+      n += c.length;
+      if (n >= max) finish(true);
+    });
+    z.on('end', () => finish(true));
+    z.on('error', () => finish(false));
+    z.end(gz);
+  });
+}
+
 /** The kinds in the first bytes of a JSON/YAML file: usable, another kind, or not an object file. */
 async function peekKinds(file: string): Promise<'list' | 'otherKinds' | 'other' | 'unreadable'> {
   let head: Buffer;
@@ -131,12 +158,12 @@ async function peekKinds(file: string): Promise<'list' | 'otherKinds' | 'other' 
       await fh.close();
     }
     if (head[0] === 0x1f && head[1] === 0x8b) {
-      // Only a peek: a gzip whose first 64 KiB do not inflate on their own is read from its start.
-      try {
-        head = gunzipSync(head, { finishFlush: 2 /* Z_SYNC_FLUSH */ }).subarray(0, PEEK_BYTES);
-      } catch {
-        return 'other';
-      }
+      // Only a peek: the first PEEK_BYTES the compressed head inflates to, no more (64 KiB of
+      // gzip can inflate to 66 MB: a directory of them took minutes); one that does not inflate
+      // on its own is read from its start.
+      const out = await gunzipPrefix(head, PEEK_BYTES);
+      if (!out) return 'other';
+      head = out;
     }
   } catch {
     return 'unreadable';
@@ -157,6 +184,11 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
   const files: string[] = [];
   let truncated = false;
   let unreadable = 0;
+  // Inside the tree, symbolic links are not followed (a link can lead out of the tree or round
+  // in a loop) and FIFOs, sockets and devices are not read (a FIFO blocks, a device never ends):
+  // each is counted, so the summary says what was left out.
+  let links = 0;
+  let special = 0;
   const stack = [dir];
   while (stack.length && !truncated) {
     const d = stack.pop()!;
@@ -177,14 +209,15 @@ export async function walkDumpDir(dir: string): Promise<DumpDir> {
           truncated = true;
           break;
         }
-      }
+      } else if (e.isSymbolicLink()) links++;
+      else special++;
     }
   }
   files.sort();
   const rels = files.map((f) => relative(dir, f));
   const out: DumpDir = {
     dir, layout: layoutOf(rels), lists: [], kcmLogs: [], auditLogs: [],
-    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, daemonSetCopies: 0, jobCopies: 0, empty: 0, other: 0, unreadable }, truncated,
+    skipped: { otherKinds: 0, otherLogs: 0, copies: 0, daemonSetCopies: 0, jobCopies: 0, empty: 0, other: 0, unreadable, links, special }, truncated,
   };
   const podCopies: string[] = [];
   const dsCopies: string[] = [];
@@ -251,7 +284,9 @@ export function skippedSummary(d: DumpDir): string | undefined {
   add(s.empty, 'empty');
   add(s.other, 'other files');
   add(s.unreadable, 'unreadable');
-  const total = s.otherKinds + s.otherLogs + s.copies + s.daemonSetCopies + s.jobCopies + s.empty + s.other + s.unreadable;
+  add(s.links, 'symbolic links (not followed)');
+  add(s.special, 'FIFOs, sockets or devices (not read)');
+  const total = s.otherKinds + s.otherLogs + s.copies + s.daemonSetCopies + s.jobCopies + s.empty + s.other + s.unreadable + s.links + s.special;
   if (total === 0) return d.truncated ? `stopped after ${MAX_FILES} files` : undefined;
   return `skipped ${total} file${total === 1 ? '' : 's'}: ${parts.join(', ')}${d.truncated ? `; stopped after ${MAX_FILES} files` : ''}`;
 }
@@ -275,11 +310,15 @@ export function dirSummary(d: DumpDir, used: { lists: boolean; kcm: boolean; aud
   return `${d.dir} (${LAYOUT_NAME[d.layout]}): read ${parts.join(', ') || 'nothing'}${skipped ? `; ${skipped}` : ''}`;
 }
 
-/** True when `path` names a directory (`-` and unreadable paths are not; opening them reports why). */
+/**
+ * True when `path` names a directory, or a symbolic link to one (the path the user gave is
+ * followed; links inside the tree are not: walkDumpDir). `-` and unreadable paths are not;
+ * opening them reports why.
+ */
 export async function isDirectory(path: string): Promise<boolean> {
   if (path === '-') return false;
   try {
-    return (await lstat(path)).isDirectory();
+    return (await stat(path)).isDirectory();
   } catch {
     return false;
   }

@@ -22,6 +22,7 @@ import { NulRunGuard } from './binary-data.js';
 import { GzipDataError, GzipTrailingGarbage, gunzipMembers } from './gzip-members.js';
 import { InputError } from './source.js';
 import { trackRead } from './read-progress.js';
+import { MemoryBound } from './memory-bound.js';
 
 /** Chunk size for file reads (libraries.md §B.6: 1 MiB reads). */
 const READ_CHUNK = 1 << 20;
@@ -175,12 +176,14 @@ export async function openInputBytes(
   return { file, stream: guarded(file, rest(), guardLimit), gzip: true };
 }
 
-/** Stops the stream at endless binary data (NulRunGuard, binary-data.ts). */
+/** Stops the stream at endless binary data (NulRunGuard, binary-data.ts) and at the memory bound (memory-bound.ts). */
 async function* guarded(file: string, src: AsyncIterable<Buffer>, limit: number): AsyncGenerator<Buffer> {
   const guard = new NulRunGuard(limit);
+  const memory = new MemoryBound();
   for await (const c of src) {
     const stop = guard.check(c);
     if (stop !== undefined) throw new InputCutError(file, stop);
+    memory.consumed(file, c.length);
     yield c;
   }
 }

@@ -81,7 +81,10 @@ export interface WriteEvent extends Base {
   type: 'write';
   auditID?: string;
   actor: {
+    /** The authenticated user (with impersonation, the real one). */
     username: string;
+    /** The user the request impersonated (audit `impersonatedUser`): never the controller's write. */
+    impersonated?: string;
     userAgent?: string;
     /**
      * The kube-controller-manager controller whose client made the request, when it is one of the

@@ -16,8 +16,15 @@
  * - most of the times around it — the RADIUS timed items before it (as decided) and the RADIUS
  *   after it — lie more than MAX_DEVIATION_MS from it: it disagrees with the majority of its
  *   neighbourhood.
+ * - (times written in order by one clock, a recording's receive times: `ordered`) it lies more
+ *   than MAX_REORDER_MS after most of the RADIUS times that follow it while those still follow
+ *   the time before it: one line whose clock ran ahead by less than a day, which would otherwise
+ *   clamp every later line to itself (file order is kept, a later time never goes back) and
+ *   squeeze minutes of the input into one instant.
  * A genuine step (a recording paused for two days, an audit log with a night of silence) is not
  * flagged: on either side of the step the majority of an item's neighbourhood agrees with it.
+ * Nor is a clock stepped back (NTP) in an ordered series: the times after the step precede the
+ * ones before it, which are therefore not ahead of a continuing series.
  * What stays ambiguous (a file of two items a century apart) is left alone: nothing is claimed
  * without a majority, and the engine's own horizon bounds the cost.
  *
@@ -35,15 +42,22 @@ export const MAX_PLAUSIBLE_MS = Date.UTC(9000, 0, 1);
 export const MAX_DEVIATION_MS = 24 * 3600_000;
 /** Neighbours looked at on each side. */
 export const RADIUS = 4;
+/**
+ * How far a time of an ordered series may run ahead of the times that follow it: a second (a
+ * recorder's lines are written as they arrive; a later line earlier than this is clamped, the
+ * input's own order kept — harmless at this scale).
+ */
+export const MAX_REORDER_MS = 1000;
 
 export interface ImplausibleTime {
   /** The time the input gave. */
   t: number;
   /**
    * Why: outside the absolute range, after the input was read (`around`: the read time), or
-   * far from its neighbours (`around`: their median).
+   * far from its neighbours (`around`: their median), ahead of the times after it in an ordered
+   * series (`around`: their median).
    */
-  reason: 'out-of-range' | 'after-read' | 'far-from-neighbours';
+  reason: 'out-of-range' | 'after-read' | 'far-from-neighbours' | 'ahead-of-next';
   around?: number;
 }
 
@@ -95,7 +109,16 @@ export class PlausibleTimeWindow<T> {
      * neighbours. A function, as a pipe read for days moves its bound with the clock.
      */
     private readonly latest: () => number | undefined = () => undefined,
+    /** The times are written in order by one clock (a recording's receive times). */
+    private readonly ordered = false,
   ) {}
+
+  /** Released at once: agrees with the times before it (and, ordered, is no jump ahead). */
+  private quick(t: number): boolean {
+    if (!this.relative) return true;
+    if (!this.agreesWithBefore(t)) return false;
+    return !this.ordered || t <= this.before[this.before.length - 1]! + MAX_REORDER_MS;
+  }
 
   private inRange(t: number): boolean {
     if (!inRange(t)) return false;
@@ -105,7 +128,7 @@ export class PlausibleTimeWindow<T> {
 
   push(item: T, t: number | undefined, mark = false): void {
     if (t !== undefined && !Number.isFinite(t)) t = undefined;
-    if (this.head === this.queue.length && !mark && t !== undefined && this.inRange(t) && (!this.relative || this.agreesWithBefore(t))) {
+    if (this.head === this.queue.length && !mark && t !== undefined && this.inRange(t) && this.quick(t)) {
       // Nothing held and the time agrees with the ones before it (nearly every event of a
       // recording): released at once, as drain() would, without queueing it.
       if (this.head > 0) {
@@ -151,7 +174,7 @@ export class PlausibleTimeWindow<T> {
       // The head is timed and in range. It passes at once when it agrees with the times
       // released before it (the common case: no latency on a live pipe); otherwise it is
       // judged once RADIUS timed items follow it.
-      const quick = !this.relative || this.agreesWithBefore(e.t);
+      const quick = this.quick(e.t);
       if (!quick && !all && this.timedAhead - 1 < RADIUS) break;
       this.head++;
       this.timedAhead--;
@@ -190,9 +213,30 @@ export class PlausibleTimeWindow<T> {
     for (const u of around) if (Math.abs(u - t) > MAX_DEVIATION_MS) disagree++;
     // The item itself agrees with itself: flagged only when the disagreeing neighbours are the
     // strict majority of the neighbourhood including it.
-    if (disagree * 2 <= around.length + 1) return undefined;
-    const sorted = around.sort((a, b) => a - b);
-    return { t, reason: 'far-from-neighbours', around: sorted[sorted.length >> 1]! };
+    if (disagree * 2 > around.length + 1) {
+      const sorted = around.sort((a, b) => a - b);
+      return { t, reason: 'far-from-neighbours', around: sorted[sorted.length >> 1]! };
+    }
+    return this.ordered ? this.aheadOfNext(t) : undefined;
+  }
+
+  /**
+   * Ordered series: `t` (queue[head - 1]) runs ahead of the strict majority of the RADIUS times
+   * after it by more than MAX_REORDER_MS, and those times do not go back before the last time
+   * released (so it is this one line, not a clock stepped back).
+   */
+  private aheadOfNext(t: number): ImplausibleTime | undefined {
+    const prev = this.before.length > 0 ? this.before[this.before.length - 1]! : undefined;
+    const next: number[] = [];
+    for (let i = this.head; i < this.queue.length && next.length < RADIUS; i++) {
+      const { t: u, mark } = this.queue[i]!;
+      if (!mark && u !== undefined && this.inRange(u)) next.push(u);
+    }
+    let behind = 0;
+    for (const u of next) if (u < t - MAX_REORDER_MS && (prev === undefined || u >= prev - MAX_REORDER_MS)) behind++;
+    if (behind * 2 <= next.length) return undefined;
+    const sorted = next.sort((a, b) => a - b);
+    return { t, reason: 'ahead-of-next', around: sorted[sorted.length >> 1]! };
   }
 }
 
@@ -215,6 +259,9 @@ export function describeImplausible(what: string, v: ImplausibleTime, relativeTo
     return `${what} ${iso} is ${span(v.t - v.around)} after this input was read (${safeIso(v.around)})`;
   }
   const d = v.t - v.around;
+  if (v.reason === 'ahead-of-next') {
+    return `${what} ${iso} is ${span(d)} after the times that follow it (${safeIso(v.around)}): a clock that ran ahead on this line`;
+  }
   return `${what} ${iso} is ${span(Math.abs(d))} ${d > 0 ? 'after' : 'before'} ${relativeTo} (${safeIso(v.around)})`;
 }
 
@@ -224,6 +271,8 @@ function safeIso(t: number): string {
 }
 
 function span(ms: number): string {
+  if (ms < 120_000) return `${Math.round(ms / 1000)} seconds`;
+  if (ms < 2 * 3600_000) return `${Math.round(ms / 60_000)} minutes`;
   const h = ms / 3600_000;
   if (h < 48) return `${Math.round(h)} hours`;
   const days = h / 24;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { printOutput, writeDocument, type HtmlOptions, type OutputIO, type Printable, type TextView } from '../../src/cli/output.js';
 import { UsageError } from '../../src/pipeline/usage-error.js';
+import { OutputFileError } from '../../src/cli/output-file.js';
 import { renderStructured } from '../../src/render/structured.js';
 
 const DOC = { kind: 'Report', replicaSets: [{ key: 'shop/web', n: 1, note: 'yes' }] };
@@ -143,13 +144,13 @@ test('audit/explain --html -: `-` is a file name, and the report is printed', as
   }
 });
 
-test('replay: a page that cannot be written is returned as a UsageError; the report is still printed', async () => {
+test('replay: a page that cannot be written is returned as an OutputFileError (a failing renderer as a UsageError); the report is still printed', async () => {
   const dir = tmpDir();
   const file = path.join(dir, 'no-such-dir', 'x.html');
   const h = harness();
   const r = await printOutput(h.p, { output: 'table', html: file }, REPLAY, h.io);
-  assert.ok(r.htmlFailure instanceof UsageError);
-  assert.equal(r.htmlFailure.message, `cannot write --html ${file}: ENOENT`);
+  assert.ok(r.htmlFailure instanceof OutputFileError);
+  assert.equal(r.htmlFailure.message, `cannot write --html ${file}: ENOENT (no such directory)`);
   assert.equal(h.written(), 'TABLE 80\n');
   // A page renderer that fails is reported the same way, by its message.
   const bad = harness();
@@ -162,10 +163,10 @@ test('audit: a page that cannot be written ends the output before the report; ex
   const dir = tmpDir();
   const file = path.join(dir, 'no-such-dir', 'x.html');
   const a = harness();
-  await assert.rejects(printOutput(a.p, { output: 'table', html: file }, AUDIT, a.io), { code: 'ENOENT' });
+  await assert.rejects(printOutput(a.p, { output: 'table', html: file }, AUDIT, a.io), { name: 'OutputFileError', code: 'ENOENT' });
   assert.equal(a.written(), '');
   const e = harness();
-  await assert.rejects(printOutput(e.p, { output: 'table', html: file }, EXPLAIN, e.io), { code: 'ENOENT' });
+  await assert.rejects(printOutput(e.p, { output: 'table', html: file }, EXPLAIN, e.io), { name: 'OutputFileError', code: 'ENOENT' });
   assert.equal(e.written(), 'TABLE 80\n');
   fs.rmSync(dir, { recursive: true, force: true });
 });

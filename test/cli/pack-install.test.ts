@@ -115,3 +115,19 @@ test('npm pack from a clean copy, npm install -g offline into a temporary prefix
     assert.equal(viaKubectl.stdout.trim(), version.stdout.trim());
   });
 });
+
+test('npm pack in a fresh clone without npm ci: one line naming npm ci, no stack trace', { timeout: 120_000 }, (t) => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-pack-bare-'));
+  t.after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  const copy = path.join(tmp, 'repo');
+  for (const f of ['package.json', 'scripts/prepack.mjs', 'scripts/build.mjs']) {
+    fs.mkdirSync(path.dirname(path.join(copy, f)), { recursive: true });
+    fs.copyFileSync(path.join(ROOT, f), path.join(copy, f));
+  }
+  const pack = run(NPM, ['pack', '--dry-run'], { cwd: copy, env: { ...cleanEnv(tmp), npm_config_cache: path.join(tmp, 'npm-cache') } });
+  assert.notEqual(pack.code, 0);
+  const ours = pack.stderr.split('\n').filter((l) => l.startsWith('kexp:'));
+  assert.deepEqual(ours, [`kexp: npm pack builds the package first and needs esbuild and oclif (development dependencies): run \`npm ci\` in ${copy}, then npm pack`]);
+  assert.doesNotMatch(pack.stderr, /^\s+at /m, 'no stack trace');
+  assert.doesNotMatch(pack.stderr, /ERR_MODULE_NOT_FOUND|Cannot find package/);
+});

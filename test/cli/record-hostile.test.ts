@@ -135,3 +135,54 @@ test('-f /dev/full --overwrite: exit 6 with ENOSPC at once, and the device\'s mo
   assert.equal(fs.statSync('/dev/full').mode, mode, 'kexp must not chmod a device');
   assert.equal(srv.requests.filter((q) => q.includes('watch=true')).length, 0, 'nothing was watched');
 });
+
+for (const [mode, what] of [
+  ['redirect', 'every WATCH is a 302 to a login page'],
+  ['bad-line', 'every WATCH answers a line that is not JSON'],
+] as const) {
+  test(`a watch that never works (${what}): record says so (exit 7, the end line names it), replay says unknown`, { timeout: 40_000 }, async () => {
+    const srv = await server(all(mode));
+    const file = path.join(tmp, `never-${mode}.kexp.jsonl`);
+    const r = await runKexp(['record', 'web', '--kubeconfig', srv.kubeconfig, '-f', file, '--duration', '3s'], { timeoutMs: 20_000 });
+    assert.equal(r.timedOut, false);
+    assert.ok(r.ms < 10_000, `took ${Math.round(r.ms)} ms`);
+    assert.equal(r.code, 7, r.stderr);
+    assert.doesNotMatch(r.stderr, STACK);
+    const never = r.stderr.split('\n').filter((l) => l.startsWith('kexp: the watch of'));
+    assert.equal(never.length, 1, r.stderr);
+    assert.match(never[0]!, /^kexp: the watch of [a-z, ]+ never worked \(\d+ attempts from \d{4}-\d\d-\d\dT[\d:.]+Z; last answer: .+\): the recording holds only the initial list/);
+    assert.match(never[0]!, mode === 'redirect' ? /WATCH answered 302/ : /not/);
+    const l = lines(file);
+    const end = l[l.length - 1]!.end;
+    assert.equal(end.reason, 'duration');
+    assert.deepEqual((end.unwatched as Array<{ resource: string }>).map((u) => u.resource).sort(), ['events', 'namespaces', 'pods', 'replicasets']);
+    for (const u of end.unwatched as Array<{ attempts: number; since: string; detail: string }>) {
+      assert.ok(u.attempts >= 1);
+      assert.match(u.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+      assert.ok(u.detail.length > 0);
+    }
+    // Replayed, the time after the initial list is unknown: never HEALTHY.
+    const rep = await runKexp(['replay', file, '-o', 'json'], { timeoutMs: 20_000 });
+    const report = JSON.parse(rep.stdout) as { replicaSets: Array<{ verdict: { state: string; basis: string; summary: string }; findings: Array<{ id: string; evidence: string[] }> }> };
+    assert.ok(report.replicaSets.length > 0);
+    for (const rs of report.replicaSets) {
+      assert.equal(rs.verdict.state, 'unknown');
+      assert.equal(rs.verdict.basis, 'unknown');
+      assert.match(rs.verdict.summary, /never worked/);
+      assert.deepEqual(rs.findings[0]!.evidence, [`${file}:${l.length}`]);
+    }
+    assert.match(rep.stderr, new RegExp(`${file.replaceAll('.', '\\.')}:${l.length}: the recorder's watch of .*never worked`));
+    const table = await runKexp(['replay', file], { timeoutMs: 20_000 });
+    assert.doesNotMatch(table.stdout, /HEALTHY/);
+    assert.match(table.stdout, /Verdict: UNKNOWN/);
+  });
+}
+
+test('a watch that works once is no "never worked", even if it fails later', { timeout: 30_000 }, async () => {
+  const srv = await server(all('events'));
+  const file = path.join(tmp, 'worked.kexp.jsonl');
+  const r = await runKexp(['record', 'web', '--kubeconfig', srv.kubeconfig, '-f', file, '--duration', '2s'], { timeoutMs: 20_000 });
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /never worked/);
+  assert.equal(lines(file).pop()!.end.unwatched, undefined);
+});

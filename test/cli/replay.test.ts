@@ -121,7 +121,7 @@ test('objects of the wrong shape are input problems at FILE:LINE, never crashes'
   noStack(r.stderr);
 });
 
-test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exits 8; an unwritable --html exits 2', () => {
+test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exits 8; an unwritable --html exits 6', () => {
   const f = write('flags.kexp.jsonl', leakRecording());
   const a = kexp(['replay', f, '-o', 'yml']);
   assert.equal(a.code, 2);
@@ -129,7 +129,7 @@ test('flag errors are one line with exit 2; --rs naming an absent ReplicaSet exi
   assert.equal(kexp(['replay', f, '--bogus']).code, 2);
   assert.equal(kexp(['replay', f, '--rs', 'shop/absent']).code, 8);
   const h = kexp(['replay', f, '--html', path.join(tmp, 'no-such-dir', 'x.html')]);
-  assert.equal(h.code, 2);
+  assert.equal(h.code, 6);
   assert.match(h.stderr, /cannot write --html .*ENOENT/);
 });
 

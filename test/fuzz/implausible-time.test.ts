@@ -170,3 +170,45 @@ test('KCM log: a JSON record 100 years ahead is left out with FILE:LINE', () => 
   const range = (s: string): string | undefined => /(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+\s+→\s+\d{4}-\d\d-\d\d\s+\d\d:\d\d:\d\d\.\d+)/.exec(s.replace(/\n/g, ' '))?.[1];
   assert.equal(range(r.stdout), range(base.stdout));
 });
+
+/** The recording with the receive times of lines [from, to) (1-based) moved by `ms`. */
+function shiftedRecording(name: string, from: number, to: number, ms: number): string {
+  const lines = recLines();
+  for (let i = from - 1; i < to - 1; i++) {
+    const l = lines[i]!;
+    if (typeof l.recv === 'string') l.recv = new Date(Date.parse(l.recv) + ms).toISOString().replace('Z', '000Z');
+  }
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+  return file;
+}
+
+test('recording: one receive time skewed ahead by under a day is a problem at its line; the rest keep their times and the report is the unskewed one', () => {
+  const base = kexp(['replay', RECORDING]);
+  const mid = Math.floor(recLines().length / 2) + 1;
+  for (const [label, ms] of [['30 minutes', 30 * 60_000], ['5 hours', 5 * 3600_000], ['20 hours', 20 * 3600_000]] as const) {
+    const file = shiftedRecording(`skew-${ms}.kexp.jsonl`, mid, mid + 1, ms);
+    const r = run(['replay', file]);
+    assertHonest(r, `${file}:${mid}`, `is ${label} after the times that follow it`, base);
+    // Same rounds and syncs as the unskewed input: nothing squeezed into one instant.
+    const syncs = (s: string): string | undefined => /syncs \d+[^;\n]*/.exec(s)?.[0];
+    assert.equal(syncs(r.stdout), syncs(base.stdout), label);
+    assert.doesNotMatch(r.stderr, /clamped/, label);
+  }
+});
+
+test('recording: a clock stepped back (NTP) or a paused recording is no problem', () => {
+  const lines = recLines().length;
+  const mid = Math.floor(lines / 2) + 1;
+  // Everything from the middle on an hour earlier: the lines before are not "ahead".
+  const back = shiftedRecording('stepped-back.kexp.jsonl', mid, lines + 1, -3600_000);
+  const rb = run(['replay', back]);
+  assert.doesNotMatch(rb.stderr, /ran ahead|not a plausible|after the times/, rb.stderr);
+  assert.match(rb.stderr, /clamped to the previous time/);
+  assert.notEqual(rb.code, 6, rb.stderr);
+  // Everything from the middle on two hours later: a pause, not a skew.
+  const pause = shiftedRecording('paused.kexp.jsonl', mid, lines + 1, 2 * 3600_000);
+  const rp = run(['replay', pause]);
+  assert.doesNotMatch(rp.stderr, /ran ahead|not a plausible|after the times/, rp.stderr);
+  assert.notEqual(rp.code, 6, rp.stderr);
+});

@@ -137,8 +137,13 @@ describe('actorOf', () => {
       name: 'kubelet',
       node: 'node-a',
     });
-    // Impersonation: the effective user counts.
-    assert.equal(actorOf(rec('system:admin', undefined, 'bob')).username, 'bob');
+    // Impersonation: the real (authenticated) user made the request; the impersonated one is
+    // named beside it, and impersonating a controller does not make the write the controller's.
+    assert.deepEqual(actorOf(rec('system:admin', undefined, 'bob')), { username: 'system:admin', impersonated: 'bob', name: 'other' });
+    const asController = actorOf(rec('alice', 'kubectl/v1.37.2', 'system:serviceaccount:kube-system:replicaset-controller'));
+    assert.equal(asController.controller, undefined);
+    assert.equal(asController.name, 'other');
+    assert.equal(asController.username, 'alice');
   });
 
   it('userAgentClient', () => {

@@ -97,7 +97,7 @@ test('loadClusterAccess: a certificate kubeconfig gets LightKubeConfig, an auth-
   ].join('\n'));
   const cert = await loadClusterAccess({ kubeconfig: kubeconfig(`{client-certificate: ${JSON.stringify(certFile)}, client-key: ${JSON.stringify(keyFile)}}`), env: {} });
   assert.ok(cert.kc instanceof LightKubeConfig);
-  const oidc = await loadClusterAccess({ kubeconfig: kubeconfig('{auth-provider: {name: oidc, config: {client-id: x, id-token: y, idp-issuer-url: "https://idp"}}}'), env: {} });
+  const oidc = await loadClusterAccess({ kubeconfig: kubeconfig('{auth-provider: {name: oidc, config: {client-id: x, id-token: y, refresh-token: r, idp-issuer-url: "https://idp"}}}'), env: {} });
   assert.ok(oidc.kc instanceof KubeConfig);
   assert.equal(oidc.namespace, 'shop');
 });

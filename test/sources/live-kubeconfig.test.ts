@@ -155,6 +155,29 @@ test('legacy gcp/azure auth-providers with a cmd-path are refused (client-node w
   assert.match((e as Error).message, /^user "u" of context "c" uses the legacy gcp auth-provider with a cmd-path, which kexp does not run/);
 });
 
+test('an auth-provider that would send no credential is one line (issue #23): oidc without an id-token or with an expired one it cannot renew, an unknown provider; a renewable or valid oidc user loads', async () => {
+  const jwt = (exp: number): string => `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ exp })).toString('base64url')}.sig`;
+  const refused: Array<[string, RegExp]> = [
+    ['{auth-provider: {name: oidc, config: {client-id: x}}}', /^user "u" of context "c" uses the oidc auth-provider without an id-token: kexp would send no credentials/],
+    [`{auth-provider: {name: oidc, config: {id-token: "${jwt(1_600_000_000)}"}}}`, /^user "u" of context "c" uses the oidc auth-provider whose id-token expired at 2020-09-13T12:26:40\.000Z, with no client-id, refresh-token and idp-issuer-url to renew it: kexp would send no credentials/],
+    ['{auth-provider: {name: oidc, config: {id-token: opaque}}}', /whose id-token is not a JWT with an expiry/],
+    ['{auth-provider: {name: openstack, config: {ttl: 10m}}}', /^user "u" of context "c" uses the "openstack" auth-provider, which kexp does not run .*would send no credentials/],
+  ];
+  for (const [user, want] of refused) {
+    const e = await rejected(() => loadClusterAccess({ kubeconfig: write('oidc.yaml', config({ user })), env: {} }));
+    assert.ok(e instanceof ClusterError && e.kind === 'config', user);
+    assert.match((e as Error).message, want, user);
+    assert.ok(!(e as Error).message.includes('\n'));
+  }
+  for (const user of [
+    `{auth-provider: {name: oidc, config: {id-token: "${jwt(Math.floor(Date.now() / 1000) + 3600)}"}}}`,
+    `{auth-provider: {name: oidc, config: {id-token: "${jwt(1_600_000_000)}", client-id: x, refresh-token: r, idp-issuer-url: "https://idp"}}}`,
+    '{token: t0k, auth-provider: {name: openstack}}',
+  ]) {
+    await loadClusterAccess({ kubeconfig: write('oidc-ok.yaml', config({ user })), env: {} });
+  }
+});
+
 test('an exec user is run by kexp\'s bounded authenticator (LightKubeConfig; on client-node\'s KubeConfig, routed to it); a malformed exec section is refused', async () => {
   const f = write('exec.yaml', config({ user: '{exec: {command: my-plugin-that-is-not-installed, args: [a], apiVersion: client.authentication.k8s.io/v1}}' }));
   const a = await loadClusterAccess({ kubeconfig: f, env: {} });

@@ -15,6 +15,7 @@
  * - `stream`: a MODIFIED event every 5 ms, forever, never closing;
  * - `endless-line`: bytes with no newline, forever (as fast as the socket takes them);
  * - `bad-line`: one line that is not JSON, then nothing;
+ * - `redirect`: a 302 to a login page (HTML), as an authenticating proxy answers;
  * - `events`: one MODIFIED event, then nothing.
  * and a LIST can answer `html` (200 with an HTML page, as a misconfigured proxy or login
  * portal does) or `wrong-kind` (a SecretList where a list of the watched kind belongs), or
@@ -32,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export type FakeResource = 'replicasets' | 'pods' | 'events' | 'namespaces' | 'replicationcontrollers' | 'daemonsets' | 'jobs' | 'leases';
-export type WatchBehaviour = 'no-headers' | 'quiet' | 'close' | 'bookmarks' | 'stream' | 'endless-line' | 'bad-line' | 'events';
+export type WatchBehaviour = 'no-headers' | 'quiet' | 'close' | 'bookmarks' | 'stream' | 'endless-line' | 'bad-line' | 'events' | 'redirect';
 
 export interface FakeApiOptions {
   namespace?: string;
@@ -135,6 +136,11 @@ export async function startFakeApiServer(o: FakeApiOptions = {}): Promise<FakeAp
   };
 
   function watch(resource: FakeResource, res: ServerResponse): void {
+    if (o.watch?.[resource] === 'redirect') {
+      // A proxy's login redirect: 302 to an HTML page, never a watch stream.
+      res.writeHead(302, { location: '/oauth/start?rd=%2F', 'content-type': 'text/html' }).end('<a href="/oauth/start">Found</a>.\n');
+      return;
+    }
     if (o.watch?.[resource] === 'no-headers') {
       watches.add(res);
       res.on('close', () => watches.delete(res));

@@ -21,6 +21,11 @@ export interface ReplayOptions {
    * owners must reach the engine as ReplicaSet-shaped events (converted before the engine).
    */
   owner?: EngineOwnerKind;
+  /**
+   * Called after each event is replayed; may throw to stop the replay (the pipeline's memory
+   * bound, src/sources/memory-bound.ts: the model holds every owner of the input).
+   */
+  onEventReplayed?: () => void;
   /** Only report these ReplicaSets (`namespace/name`); the model still simulates every one. */
   rsFilter?: string;
   matchWindowMs?: number;

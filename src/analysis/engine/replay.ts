@@ -140,6 +140,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     }
     windows.drain();
     provenance.delivered();
+    opts.onEventReplayed?.();
   }
 
   const declaredEnd = opts.coverageEnd?.();

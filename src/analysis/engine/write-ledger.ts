@@ -346,7 +346,8 @@ export class WriteLedger {
   private noteOtherActor(e: WriteEvent): void {
     if (e.resource !== 'pods' || e.subresource || e.status.code >= 300) return;
     const ns = e.namespace ?? '';
-    const actor = e.actor.username ?? e.actor.userAgent ?? 'unknown';
+    const who = e.actor.username ?? e.actor.userAgent ?? 'unknown';
+    const actor = e.actor.impersonated !== undefined ? `${who} (impersonating ${e.actor.impersonated})` : who;
     if (e.verb === 'create') {
       const pod = e.responseObject as Pod | undefined;
       const ref = pod ? controllerRefOf(pod.metadata) : undefined;

@@ -38,8 +38,13 @@ export type ActorName =
   | 'other';
 
 export interface AuditActor {
-  /** Effective user (the impersonated one when `Impersonate-*` headers were used). */
+  /**
+   * The authenticated user (audit `user`): with `Impersonate-*` headers the real one, never the
+   * user impersonated — a write made as the controller by someone else is that someone's.
+   */
   username: string;
+  /** The user a request impersonated (audit `impersonatedUser`), when it did. */
+  impersonated?: string;
   userAgent?: string;
   /** The pod-owning controller whose client made the request (its service account or user-agent suffix), if any. */
   controller?: ControllerComponent;
@@ -93,10 +98,17 @@ function kcmActor(component: string): ActorName {
 
 /** Names the client that made an audit-logged request. */
 export function actorOf(ev: Pick<AuditRecord, 'user' | 'impersonatedUser' | 'userAgent'>): AuditActor {
-  const username = ev.impersonatedUser?.username || ev.user.username;
+  const username = ev.user.username;
   const actor: AuditActor = { username, name: 'other' };
   if (ev.userAgent !== undefined) actor.userAgent = ev.userAgent;
   if (ev.user.credential !== undefined) actor.credential = ev.user.credential;
+  if (ev.impersonatedUser?.username) {
+    // kube-controller-manager's clients never impersonate (controllerContext.NewClient builds a
+    // client per service account, cmd/kube-controller-manager/app/controllermanager.go): a
+    // request impersonating a controller is the real user's, out of the controller's rounds.
+    actor.impersonated = ev.impersonatedUser.username;
+    return actor;
+  }
   if (username.startsWith(SA_PREFIX)) {
     const sa = username.slice(SA_PREFIX.length);
     // Only KCM's own service accounts are controllers; coredns, kube-proxy … stay `other`.

@@ -34,6 +34,7 @@
 import type { Readable } from 'node:stream';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import { typeName } from '../type-name.js';
 import { describeImplausible, implausibleAlone, latestFor, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 import { isRecord } from '../../model/objects.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
@@ -553,6 +554,14 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     }
     const success = code >= 200 && code < 300;
     const resp = rec.responseObject;
+    if (success && rec.verb === 'create' && rec.level === 'RequestResponse' && ref.subresource === undefined && info.observed !== undefined && metaOf(resp) === undefined && rec.annotations?.['audit.k8s.io/truncated'] !== 'true') {
+      // At RequestResponse level a successful create's response is the object created
+      // (null, absent or a non-object here: a damaged record; the apiserver's truncation drops it
+      // with audit.k8s.io/truncated, counted apart). The object exists — the write is
+      // kept, counted as a create of an object whose name and state the input does not show;
+      // kexp never sees its ADD, so what waited for it is uncertain.
+      report(rec.line, `${resource} create answered ${code} without the object it created (responseObject ${resp === undefined ? 'null or absent' : `${typeName(resp)} without metadata`}): counted as a create of an unknown ${resource === 'pods' ? 'pod' : 'object'}; its ADD is not in the input, so a window waiting for it may be open only in kexp's view`);
+    }
     const name = ref.name ?? (success && rec.verb === 'create' ? s(metaOf(resp)?.name) : undefined);
     if (!info.statesOnly) pushWrite(rec, at, resource, status, name, success);
     if (!success || resp === undefined || info.observed === undefined) return;

@@ -153,7 +153,14 @@ export interface KcmOpenedSource extends OpenedSource {
   stats(): KcmLogStats;
 }
 
+/** Lines that decide klog text or JSON, from the first log line on. */
 const SNIFF_LINES = 200;
+/**
+ * Lines looked through for the first log line: a container's preamble (a shell's `set -x`, flag
+ * deprecation notices, a wrapper's banner) can run to thousands of lines before kube-controller-
+ * manager's first klog line; the reader skips it with one warning. Bounded by SNIFF_MAX_BYTES too.
+ */
+const SNIFF_PREAMBLE_LINES = 10_000;
 const REORDER_MS = 5000;
 /** Goroutines interleave lines by microseconds to milliseconds; a second back in time is damage. */
 const OUT_OF_ORDER_MS = 1000;
@@ -734,9 +741,14 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
   let json = 0;
   let nonEmpty = 0;
   let firstForeign: { line: number; f: Foreign } | undefined;
-  for (const l of await headLines(readPath, file, SNIFF_LINES, range)) {
+  let sinceFirst = 0;
+  for (const l of await headLines(readPath, file, SNIFF_PREAMBLE_LINES, range)) {
     if (l.tooLongBytes !== undefined || l.text.trim() === '') continue;
     nonEmpty++;
+    // Before the first log line: a preamble (looked through, up to SNIFF_PREAMBLE_LINES); from
+    // it on, SNIFF_LINES lines decide the format. Without a log line, a foreign first line or the
+    // first SNIFF_LINES lines say what the input is.
+    if (text + json > 0 ? ++sinceFirst > SNIFF_LINES : firstForeign !== undefined) break;
     const u = unwrapLogLine(l.text);
     if (u.error) continue;
     const inner = u.inner;
@@ -774,7 +786,7 @@ async function sniff(readPath: string, file: string, range?: LineRange): Promise
     throw new InputError(
       file,
       0,
-      `not a kube-controller-manager log: none of the first ${Math.min(nonEmpty, SNIFF_LINES)} lines is a klog line ` +
+      `not a kube-controller-manager log: none of the first ${nonEmpty.toLocaleString('en-US')} lines is a klog line ` +
         '(`I0304 10:15:02.123456 1 file.go:123] …`) or a JSON log line (`{"ts":…,"msg":…}`)',
     );
   }

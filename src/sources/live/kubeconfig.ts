@@ -109,6 +109,50 @@ function refuseLegacyCommandProviders(user: User | null, ctxName: string): void 
   }
 }
 
+/** The `exp` claim (epoch s) of a JWT, or 0 when `token` is none (client-node OpenIDConnectAuth.expirationFromToken). */
+function jwtExpiry(token: string): number {
+  const parts = token.split('.');
+  if (parts.length !== 3) return 0;
+  try {
+    const payload = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof payload.exp === 'number' && Number.isFinite(payload.exp) ? payload.exp : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * An auth-provider that would send no credential, said in one line instead of requests made
+ * anonymously (client-node applies an auth-provider only when one of its authenticators claims
+ * it, and its OpenIDConnectAuth.getToken/refresh, dist/oidc_auth.js, returns no token — so no
+ * Authorization header — for an oidc user without an id-token, or whose id-token expired with no
+ * client-id, refresh-token and idp-issuer-url to renew it). A user with another credential (a
+ * token, a certificate, basic auth, an exec plugin) still sends that one.
+ */
+function refuseSilentAuthProvider(user: User | null, ctxName: string, nowMs: number): void {
+  const ap = user?.authProvider as { name?: unknown; config?: Record<string, unknown> | null } | undefined | null;
+  if (!user || !ap) return;
+  if (user.token || user.username || user.certFile || user.certData || user.exec) return;
+  const cfg = ap.config ?? {};
+  const name = typeof ap.name === 'string' ? ap.name : '';
+  if (name === 'gcp' || name === 'azure' || name === 'exec' || cfg.exec || cfg.tokenFile) return;
+  const who = `user "${user.name}" of context "${ctxName}"`;
+  if (name === 'oidc') {
+    const idToken = cfg['id-token'];
+    if (typeof idToken !== 'string' || idToken === '') {
+      throw new ClusterError('config', `${who} uses the oidc auth-provider without an id-token: kexp would send no credentials; log in again (e.g. kubectl oidc-login) or use an exec credential plugin`);
+    }
+    const exp = jwtExpiry(idToken);
+    const renewable = Boolean(cfg['client-id'] && cfg['refresh-token'] && cfg['idp-issuer-url']);
+    if (nowMs / 1000 > exp && !renewable) {
+      const why = exp > 0 ? `expired at ${new Date(exp * 1000).toISOString()}` : 'is not a JWT with an expiry';
+      throw new ClusterError('config', `${who} uses the oidc auth-provider whose id-token ${why}, with no client-id, refresh-token and idp-issuer-url to renew it: kexp would send no credentials; log in again (e.g. kubectl oidc-login) or use an exec credential plugin`);
+    }
+    return;
+  }
+  throw new ClusterError('config', `${who} uses the ${name ? `"${name.slice(0, 60)}" ` : ''}auth-provider, which kexp does not run (kubectl runs none but oidc since 1.26): it would send no credentials; use an exec credential plugin`);
+}
+
 /** The first entry named `name` (client-node's findObject). */
 function named<T extends { name: string }>(list: T[], name: string | undefined): T | null {
   return list.find((x) => x.name === name) ?? null;
@@ -180,6 +224,7 @@ export async function loadClusterAccess(o: AccessOptions): Promise<ClusterAccess
     user = withToken;
   }
   refuseLegacyCommandProviders(user, ctxName);
+  refuseSilentAuthProvider(user, ctxName, Date.now());
   const exec = user ? (user.exec ?? (user.authProvider as { config?: Record<string, unknown> } | null | undefined)?.config?.exec) : undefined;
   if (user && exec !== undefined && exec !== null) parseExec(exec, user.name); // throws the one-line reason
   let namespace: string;

@@ -18,7 +18,7 @@
  * (the end line cannot be written to a full disk; the reader reports the missing end marker).
  */
 import fs from 'node:fs';
-import { formatRecordingLine, formatRecvTime, recordingHeader, type RecordingEndReason, type RecordingHeader } from '../watch/recording-format.js';
+import { formatRecordingLine, formatRecvTime, recordingHeader, type RecordingEndLine, type RecordingEndReason, type RecordingHeader, type RecordingUnwatched } from '../watch/recording-format.js';
 import { redactObject } from './redaction.js';
 
 export interface RecordingCounts {
@@ -190,12 +190,15 @@ export class RecordingWriter {
    * closes the descriptor. Throws RecordingFileError when the end line or the fsync fails
    * (the descriptor is closed anyway).
    */
-  close(reason: RecordingEndReason, recvAt: number, detail?: string): void {
+  close(reason: RecordingEndReason, recvAt: number, detail?: string, unwatched?: RecordingUnwatched[]): void {
     if (this.closed) return;
     this.closed = true;
     try {
       if (this.failed) return;
-      this.write(formatRecordingLine({ recv: formatRecvTime(recvAt), end: detail ? { reason, detail } : { reason } }));
+      const end: RecordingEndLine['end'] = { reason };
+      if (detail) end.detail = detail;
+      if (unwatched && unwatched.length > 0) end.unwatched = unwatched;
+      this.write(formatRecordingLine({ recv: formatRecvTime(recvAt), end }));
       try {
         fs.fsyncSync(this.fd);
       } catch (err) {

@@ -25,6 +25,10 @@
  *   SecretList) ends the loop with a ClusterError;
  * - a watch the server closes at once with nothing delivered is retried after the same
  *   backoff as an error, so a server that hangs up immediately is not hammered;
+ * - a watch that never works — every attempt an error (a 302 to a login page, a line that is
+ *   not an event) or closed at once with nothing delivered — is retried like any error, and
+ *   `neverWorked()` says so afterwards: the recorder must not pass "nothing happened" off as
+ *   "nothing lost";
  * - an AbortSignal (Ctrl-C, the end of `--duration`) ends the loop at once: every timer and
  *   connection of the current watch is released before `run()` resolves, and nothing arms a
  *   timer or reaches the sink after that;
@@ -139,6 +143,11 @@ export class Reflector {
   private idleDetail = '';
   /** Whether the current watch delivered anything (an event or a bookmark). */
   private delivered = false;
+  /** Watch attempts ended (aborts not counted), those that failed, the first failure's start, the last failure. */
+  private attempts = 0;
+  private failures = 0;
+  private firstFailureAt: number | undefined;
+  private lastFailure = '';
 
   constructor(private readonly o: ReflectorOptions) {}
 
@@ -199,6 +208,25 @@ export class Reflector {
     }
   }
 
+  /**
+   * After run(): the watch was tried and never worked (every attempt failed), with the number
+   * of attempts, when the first began (epoch ms) and the last failure; undefined otherwise (it
+   * worked once, or no attempt ended).
+   */
+  neverWorked(): { attempts: number; since: number; detail: string } | undefined {
+    if (this.attempts === 0 || this.failures < this.attempts || this.firstFailureAt === undefined) return undefined;
+    return { attempts: this.attempts, since: this.firstFailureAt, detail: this.lastFailure };
+  }
+
+  /** Counts one ended watch attempt. */
+  private attempted(startedAt: number, failure: string | undefined): void {
+    this.attempts++;
+    if (failure === undefined) return;
+    this.failures++;
+    this.firstFailureAt ??= startedAt;
+    this.lastFailure = failure;
+  }
+
   /** Runs until the signal aborts, a fatal error (401/403/404 on LIST, a broken server; ClusterError) or a sink error (rethrown as is). */
   async run(): Promise<void> {
     try {
@@ -230,8 +258,10 @@ export class Reflector {
       if (r.kind === 'sink-error') throw new SinkError(r.error);
       if (signal.aborted) return;
       if (r.kind === 'fatal') throw r.error;
+      const fastClose = r.kind === 'closed' && !this.delivered && this.o.now() - startedAt < FAST_CLOSE_MS;
+      this.attempted(startedAt, r.kind === 'error' && !this.delivered ? r.detail : fastClose ? 'the server closed the watch at once with nothing delivered' : undefined);
       if (r.kind === 'closed') {
-        if (!this.delivered && this.o.now() - startedAt < FAST_CLOSE_MS) {
+        if (fastClose) {
           await sleep(backoff * (0.8 + Math.random() * 0.4), signal);
           backoff = Math.min(backoff * 2, 30000);
         } else {

@@ -203,7 +203,7 @@ export class WatchNormalizer {
     this.diag = opts.diagnostics;
     this.warnInferred = opts.warnInferredTypes;
     this.now = opts.now;
-    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received', () => this.latest());
+    this.timeWindow = new PlausibleTimeWindow((p, t, bad) => this.placeDecided(p.ev, t, p.line, bad), this.basis === 'received', () => this.latest(), this.basis === 'received');
   }
 
   problem(line: number, message: string): void {

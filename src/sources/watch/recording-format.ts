@@ -97,7 +97,26 @@ export type RecordingEndReason = 'duration' | 'interrupted' | 'error';
 
 export interface RecordingEndLine {
   recv: string;
-  end: { reason: RecordingEndReason; detail?: string };
+  end: {
+    reason: RecordingEndReason;
+    detail?: string;
+    /**
+     * Watches that never worked (every attempt answered with something other than a watch
+     * stream: a redirect, an HTML page, a line that is not an event, a close with nothing
+     * delivered): from `since` on, the recording holds nothing of that resource but its initial
+     * list, so a replay cannot know what happened after it.
+     */
+    unwatched?: RecordingUnwatched[];
+  };
+}
+
+/** A watch that never worked: the resource, its attempts, the first one's receive time, the last answer. */
+export interface RecordingUnwatched {
+  resource: string;
+  attempts: number;
+  /** RFC 3339 receive time of the first failed attempt's start. */
+  since: string;
+  detail: string;
 }
 
 export type RecordingBodyLine = RecordingEventLine | RecordingGapLine | RecordingEndLine;

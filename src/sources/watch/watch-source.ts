@@ -15,6 +15,7 @@
  */
 import { LineCounter, parseDocument, isMap, isSeq } from 'yaml';
 import type { TimeBasis, TimelineEvent } from '../../timeline/event.js';
+import { InputTooLargeError } from '../memory-bound.js';
 import { blankLineChunks, openInputBytes, LineSplitter, DEFAULT_MAX_LINE_BYTES, skipBlankLines, type SplitLine } from '../input-stream.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
 import { JsonValueScanner, type ScanItem } from './json-values.js';
@@ -61,6 +62,8 @@ export interface WatchSource extends OpenedSource {
 /** Coverage of a watch dump; `endReason` is set when a recording has an end line. */
 export interface WatchFileCoverage extends FileCoverage {
   endReason?: RecordingEndLine['end'];
+  /** The line of the recording's end line. */
+  endLine?: number;
 }
 
 const TRUNCATED_LINE = 'truncated line (no closing brace; recording interrupted?)';
@@ -118,6 +121,7 @@ interface RecordingState {
   startedAt?: number;
   endAt?: number;
   end?: RecordingEndLine['end'];
+  endLine?: number;
   afterEndReported: boolean;
 }
 
@@ -185,7 +189,17 @@ async function* readLines(
         const t = c.recvAt;
         rec.end = c.line.end;
         rec.endAt = t;
+        rec.endLine = l.line;
         norm.markTime(t, l.line);
+        const unwatched = Array.isArray(c.line.end.unwatched) ? c.line.end.unwatched.filter((u) => isRecord(u) && typeof u.resource === 'string') : [];
+        if (unwatched.length > 0) {
+          const since = unwatched.map((u) => (typeof u.since === 'string' ? u.since : '')).filter(Boolean).sort()[0];
+          const last = unwatched[unwatched.length - 1]!.detail;
+          norm.note(
+            `${norm.file}:${l.line}: the recorder's watch of ${unwatched.map((u) => u.resource).join(', ')} never worked (${since ? `from ${since}` : 'from its start'}${typeof last === 'string' ? `; last answer: ${last.slice(0, 200)}` : ''}): ` +
+              'only the initial list is recorded, so what happened after it is unknown',
+          );
+        }
         if (c.line.end.reason === 'error') {
           norm.note(`${norm.file}:${l.line}: recording ended with an error${c.line.end.detail ? `: ${c.line.end.detail}` : ''}`);
         }
@@ -570,7 +584,8 @@ export async function openWatchSource(
       try {
         yield* reader;
       } catch (err) {
-        if (!(err instanceof InputError)) throw err;
+        // Too large for memory: the command stops (one line, exit 6), never a partial report.
+        if (!(err instanceof InputError) || err instanceof InputTooLargeError) throw err;
         // The byte stream broke (gzip damage, read error): keep what was read.
         norm.problem(pos.line, bareMessage(err));
       }
@@ -628,6 +643,7 @@ export async function openWatchSource(
       if (end !== undefined) c.end = end;
       if (rec?.header) c.header = { ...rec.header };
       if (rec?.end) c.endReason = rec.end;
+      if (rec?.endLine !== undefined) c.endLine = rec.endLine;
       return c;
     },
   };

@@ -1,0 +1,90 @@
+/**
+ * Hostile input, class "who wrote what" (issue #23, Medium): audit records that would make
+ * someone else's write the controller's, or lose a write the controller made. Each case is the
+ * sweep's reproduction on a real capture (examples/captures/*: the v1.37.2 controller's audit
+ * log), run through the built CLI; asserted: bounded (< 10 s), the controller's rounds holding
+ * only its own writes, the real actor named in the table and in JSON, and a damaged record
+ * answered with FILE:LINE and exit 6 (input problems, README's exit-code table).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { kexp } from '../support/cli.js';
+
+const BOUND_MS = 10_000;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-writes-'));
+process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
+const CAPTURE = 'examples/captures/scale-up-gated/audit.jsonl';
+const RS = 'kexp-scale-up-gated/web';
+const RS_SA = 'system:serviceaccount:kube-system:replicaset-controller';
+type Obj = Record<string, any>;
+
+/** The capture with its LAST pod create by the ReplicaSet controller changed by `edit`; returns the file and that line. */
+function mutated(name: string, edit: (rec: Obj) => void): { file: string; line: number } {
+  const lines = fs.readFileSync(CAPTURE, 'utf8').trim().split('\n');
+  let line = 0;
+  lines.forEach((l, i) => {
+    const r = JSON.parse(l) as Obj;
+    if (r.verb === 'create' && r.objectRef?.resource === 'pods' && r.user?.username === RS_SA) line = i + 1;
+  });
+  const rec = JSON.parse(lines[line - 1]!) as Obj;
+  edit(rec);
+  lines[line - 1] = JSON.stringify(rec);
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, lines.join('\n') + '\n');
+  return { file, line };
+}
+
+function timed(args: string[]) {
+  const t0 = Date.now();
+  const r = kexp(args);
+  assert.ok(Date.now() - t0 < BOUND_MS, `took ${Date.now() - t0} ms`);
+  return r;
+}
+
+const rounds = (json: string): Obj[] => (JSON.parse(json) as Obj).replicaSets[0].rounds as Obj[];
+
+test('audit: a pod create by a user impersonating the controller\'s service account is that user\'s, out of the controller\'s rounds', () => {
+  const base = timed(['audit', CAPTURE, '--rs', RS, '-o', 'json']);
+  const { file } = mutated('impersonated.jsonl', (r) => {
+    r.impersonatedUser = r.user;
+    r.user = { username: 'alice@example.com', groups: ['system:authenticated'] };
+    r.userAgent = 'kubectl/v1.37.2 (linux/amd64) kubernetes/0000000';
+  });
+  const json = timed(['audit', file, '--rs', RS, '-o', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  // The controller's creates: one fewer than in the capture (the impersonated one is not its).
+  const creates = (rs: Obj[]): number => rs.filter((x) => x.kind === 'create').reduce((n, x) => n + (x.writes as number), 0);
+  assert.equal(creates(rounds(json.stdout)), creates(rounds(base.stdout)) - 1);
+  assert.match(json.stdout, /by alice@example\.com \(impersonating system:serviceaccount:kube-system:replicaset-controller\)/);
+  const table = timed(['audit', file, '--rs', RS]);
+  assert.match(table.stdout, /Another actor created 1 pod/);
+  assert.match(table.stdout.replace(/\s+/g, ' '), /by alice@example\.com \(impersonating system:serviceaccount:kube-system:replicaset-controller\)/);
+  // The summary counts the controller's own requests only.
+  const own = (s: string): number => Number(/(\d+) requests by the ReplicaSet controller/.exec(s.replace(/\s+/g, ' '))?.[1]);
+  assert.equal(own(timed(['audit', file]).stdout), own(timed(['audit', CAPTURE]).stdout) - 1);
+});
+
+test('audit: a successful create with a null responseObject is a create of an unknown pod, answered with FILE:LINE and exit 6', () => {
+  for (const [label, value] of [['null', null], ['absent', undefined]] as const) {
+    const { file, line } = mutated(`null-${label}.jsonl`, (r) => {
+      if (value === undefined) delete r.responseObject;
+      else r.responseObject = value;
+    });
+    const r = timed(['audit', file, '--rs', RS]);
+    assert.equal(r.code, 6, `${label}: ${r.stderr}`);
+    assert.ok(r.stderr.includes(`${file}:${line}: pods create answered 201 without the object it created`), `${label}: ${r.stderr}`);
+    assert.match(r.stderr, /counted as a create of an unknown pod/);
+    assert.doesNotMatch(r.stdout, /Expectations leaked/, label);
+  }
+  // A record the apiserver truncated (audit.k8s.io/truncated) lost its objects by policy: no problem.
+  const { file } = mutated('truncated.jsonl', (r) => {
+    delete r.responseObject;
+    delete r.requestObject;
+    r.annotations = { ...(r.annotations ?? {}), 'audit.k8s.io/truncated': 'true' };
+  });
+  const t = timed(['audit', file, '--rs', RS]);
+  assert.doesNotMatch(t.stderr, /without the object it created/);
+});
