@@ -53,3 +53,58 @@ test('the DaemonSet version switches as read in each release: getPodsWithoutNode
   assert.deepEqual([f('v1.14.0').deleteBoundPodsOfRemovedNodes, f('v1.14.2').deleteBoundPodsOfRemovedNodes, f('v1.13.6').deleteBoundPodsOfRemovedNodes, f('v1.13.7').deleteBoundPodsOfRemovedNodes, f('v1.12.7').deleteBoundPodsOfRemovedNodes, f('v1.12.5').deleteBoundPodsOfRemovedNodes], [true, false, true, false, true, false]);
   assert.deepEqual([f('v1.15.3').deleteNotFoundSwallowed, f('v1.17.11').deleteNotFoundSwallowed, f('v1.17.12').deleteNotFoundSwallowed, f('v1.18.8').deleteNotFoundSwallowed, f('v1.18.9').deleteNotFoundSwallowed, f('v1.19.0').deleteNotFoundSwallowed, f('v1.37.2').deleteNotFoundSwallowed], [true, true, false, true, false, false, false]);
 });
+
+test('the Job version switches as read in each release: the backoff keeps the active count from v1.34.10, v1.35.8, v1.36.3 and 1.37 (kubernetes#139428, #139457); a timed-out create counted as made before v1.15.8, v1.16.5, v1.17.1 (kubernetes#78796, #86140)', async () => {
+  const { jobFeaturesOf } = await import('../../src/model/job/job-controller.js');
+  const { featuresOf, parseK8sVersion } = await import('../../src/model/version.js');
+  const keeps = (v: string) => jobFeaturesOf(parseK8sVersion(v)).backoffKeepsActive;
+  assert.deepEqual(
+    ['v1.33.13', 'v1.34.9', 'v1.34.10', 'v1.35.6', 'v1.35.7', 'v1.35.8', 'v1.36.2', 'v1.36.3', 'v1.36', 'v1.37.0'].map(keeps),
+    [false, false, true, false, false, true, false, true, true, true],
+  );
+  const timeout = (v: string) => featuresOf(parseK8sVersion(v)).createTimeoutAsSuccess;
+  assert.deepEqual(['v1.12.10', 'v1.15.7', 'v1.15.8', 'v1.16.4', 'v1.16.5', 'v1.17.0', 'v1.17.1', 'v1.18.0'].map(timeout), [true, true, false, true, false, true, false, false]);
+});
+
+test('kubernetes#78796 (case 29, v1.12.10 audit): the 504 create counted as made leaves add=1 open past its expiry with nothing to re-sync the Job; the four refused creates are failures, not gates; exit 4', async () => {
+  const { rs, r } = await run(29);
+  assert.equal(rs.kind, 'Job');
+  assert.equal(r.exit, 4);
+  assert.equal(rs.verdict.state, 'leaked');
+  const w = rs.gatedWindows.at(-1)!;
+  assert.deepEqual([w.start, w.endedBy, w.raised.add, w.remaining?.add, w.basis], ['2026-11-30T03:47:19.503Z', 'open', 1, 1, 'observed']);
+  const leak = rs.findings.find((f) => f.id === 'expectation-leak-open')!;
+  assert.match(leak.explanation, /1 create that timed out \(504\) was counted as a success \(manageJob before v1\.18, kubernetes#78796\)/);
+  assert.match(leak.explanation, /expiry is passive: the controller recovers only at the first sync after that, which needs a trigger/);
+  const failures = rs.findings.find((f) => f.id === 'create-failures')!;
+  assert.match(failures.explanation, /4 create calls in these rounds, 0 succeeded/);
+  assert.deepEqual({ writes: rs.accounting.writes, create: rs.accounting.byKind.create, adopt: rs.accounting.byKind.adopt }, { writes: 5, create: 5, adopt: 0 });
+  assert.equal(rs.rounds.filter((x) => x.writes > 0).length, 5, 'one round per create the log shows');
+  assert.equal(rs.rounds.filter((x) => x.timedOut).length, 1);
+});
+
+test('kubernetes#139428 on the fixed release (case 30, v1.36.3 audit): nothing rejected, no rejection claimed, healthy, exit 0', async () => {
+  const { rs, r } = await run(30, 1);
+  assert.equal(r.exit, 0);
+  assert.equal(rs.verdict.state, 'healthy');
+  assert.ok(!rs.findings.some((f) => /cannot set more ready pods than active/.test(f.explanation)));
+  assert.deepEqual({ writes: rs.accounting.writes, create: rs.accounting.byKind.create, adopt: rs.accounting.byKind.adopt }, { writes: 3, create: 3, adopt: 0 }, 'the three creates; the finalizer PATCH is no claim');
+});
+
+test('kubernetes#139428 (case 30, v1.36.2 audit): the rejected status updates during the pod-failure backoff and the finalizer they kept on train/pi-9rcj7', {
+  todo: 'engine: the audit evidence does not answer the Job model\'s status writes and finalizer PATCHes (EvidenceOracle has no updateStatus/removeTrackingFinalizer; write-ledger drops the finalizer PATCHes), and no replay rule reports a Job sync\'s statusError',
+}, async () => {
+  const { r, j } = await run(30);
+  assert.equal(r.exit, 0);
+  assert.deepEqual(j.failed, []);
+});
+
+test('kubernetes#127917 (case 31, v1.29.8 audit): the Job reads cleanly, its 44 rejected finalizer PATCHes are no claims; the held pod and the rejection reported', {
+  todo: 'engine: no replay rule reports a pod holding the job-tracking finalizer at the end, nor the job-controller\'s rejected finalizer PATCHes (write-ledger drops them); the verdict does not count them as failing writes',
+}, async () => {
+  const { rs, r, j } = await run(31);
+  assert.equal(rs.kind, 'Job');
+  assert.deepEqual({ writes: rs.accounting.writes, create: rs.accounting.byKind.create, adopt: rs.accounting.byKind.adopt }, { writes: 1, create: 1, adopt: 0 });
+  assert.equal(r.exit, 5);
+  assert.deepEqual(j.failed, []);
+});
