@@ -742,7 +742,7 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
     a.deletePod(deleted, p1, 'person', 30);
     a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
     // The next sync is past the backoff (10 s since the failure): the replacement, the status, the finalizer.
-    after = syncs[syncs.length - 1]! + 2 ** syncs.length * 1000;
+    after = syncs[syncs.length - 1]! + 2 ** (syncs.length - 1) * 1000;
   }
   const p3 = a.createPod(after)!;
   a.event(after + 5, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`);
