@@ -112,9 +112,11 @@ test('kubernetes#139428 (case 30, v1.36.2 audit): fully right — the replacemen
   assert.deepEqual(j.failed, []);
 });
 
-test('kubernetes#127917 (case 31, v1.29.8 audit): the Succeeded, Terminating pod holds the job-tracking finalizer, all 44 removal PATCHes refused "Pod QoS is immutable" — a webhook on pod UPDATE; critical, the Cause; no claims', async () => {
-  const { rs } = await run(31);
+test('kubernetes#127917 (case 31, v1.29.8 audit): the Succeeded, Terminating pod holds the job-tracking finalizer, all 44 removal PATCHes refused "Pod QoS is immutable" — a webhook on pod UPDATE; critical, the Cause; verdict failing, exit 5; no claims', async () => {
+  const { rs, r, j } = await run(31);
   assert.equal(rs.kind, 'Job');
+  assert.deepEqual([rs.verdict.state, rs.verdict.basis, r.exit], ['failing', 'observed', 5], 'the controller\'s writes still fail at the end: it cannot finish');
+  assert.deepEqual(j.failed, [], 'every criterion of the case');
   assert.deepEqual({ writes: rs.accounting.writes, create: rs.accounting.byKind.create, adopt: rs.accounting.byKind.adopt }, { writes: 1, create: 1, adopt: 0 }, 'the finalizer PATCHes are no claims');
   const f = rs.findings.find((x) => x.id === 'job-finalizer-held')!;
   assert.deepEqual([f.severity, f.basis, f.at], ['critical', 'observed', '2026-11-30T03:46:10.099Z']);
@@ -122,13 +124,6 @@ test('kubernetes#127917 (case 31, v1.29.8 audit): the Succeeded, Terminating pod
   assert.match(f.explanation, /etl\/nightly-export-28800400-9rcj7 \(Succeeded, terminating since 2026-11-30T03:55:09Z\) of etl\/nightly-export-28800400 is finished or terminating and still carries batch\.kubernetes\.io\/job-tracking/);
   assert.match(f.explanation, /all 44 removal PATCHes from 2026-11-30T03:46:10\.099Z to 2026-11-30T04:24:09\.899Z were refused — "Pod "nightly-export-28800400-9rcj7" is invalid: metadata: Invalid value: "Burstable": Pod QoS is immutable"/);
   assert.match(f.explanation, /webhook for pods UPDATE \(kubernetes#127917/);
-  assert.equal(causeOf(rs), `${f.title}.`);
+  assert.equal(causeOf(rs), 'At the end of the input etl/nightly-export-28800400-9rcj7 (Succeeded, terminating since 2026-11-30T03:55:09Z) of etl/nightly-export-28800400 is finished or terminating and still carries batch.kubernetes.io/job-tracking.');
 });
 
-test('kubernetes#127917 (case 31, v1.29.8 audit): fully right — the verdict failing and exit 5 while the PATCH still fails', {
-  todo: 'report (verdict.ts, report-exit.ts): a Job whose finalizer-removal PATCHes still fail at the end is reported converging with exit 0; the verdict should be failing (exit 5) on a critical job-finalizer-held whose last PATCH was refused',
-}, async () => {
-  const { r, j } = await run(31);
-  assert.equal(r.exit, 5);
-  assert.deepEqual(j.failed, []);
-});
