@@ -557,4 +557,16 @@ export const CASES: BugCase[] = [
         noFinding(['replacement-churn', 'surplus-create'], 'one pod, Succeeded'),
       ], 'job-controller')],
   },
+  {
+    n: 32, title: 'DaemonSet: two pods on one node after a failover with a stale cache (kubernetes#54096)',
+    runs: [rebuiltAudit('54096', 'v1.29.8', DS_KEY, () => B.dsFailoverStaleCache('v1.29.8'),
+      healthy('one daemon pod per node at the end: the duplicate on n3 was deleted'),
+      [
+        finding('the leader change named: cp-1 stopped renewing, cp-2 took the Lease and started afresh (no expectations, a new LIST)', { ids: ['controller-restarted', 'no-leader'], says: [/new process|leader/] }),
+        custom('names the duplicate: a second daemon pod on n3 (agent-w5r9t beside agent-h2k8s), created by the new leader whose first LIST did not yet hold the pod the previous one had created', (rs) => (/agent-w5r9t/.test(text(rs)) && /agent-h2k8s/.test(text(rs)) && /\bn3\b/.test(text(rs)) ? true : 'no finding names the two pods on n3'), true),
+        custom('names the at-most-one gap of DaemonSets across a failover (kubernetes#54096) and its end (the excess deleted, the oldest kept)', (rs) => (/#54096|at[- ]most[- ]one/.test(text(rs)) ? true : 'no finding names kubernetes#54096')),
+        rounds([['create', 2], ['create', 1], ['create', 1], ['delete', 1]], 'n1 and n2; n3 by cp-1; n3 again by cp-2; the newer deleted', true),
+        noLeak(),
+      ], 'daemon-set-controller')],
+  },
 ];

@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     '',
     'Produced by `node --import tsx bench/bug-cases/run.ts --write` (the cases and their criteria: `bench/bug-cases/cases.ts`, the judge:',
     '`bench/bug-cases/judge.ts`, the inputs: `test/support/bug-case-inputs.ts` and the captures in `examples/`). Every section of',
-    '`../shared/docs/bug-cases.md` is one case; the DaemonSet (3, 6, 7, 8) and outside-core (10, 11) cases belong to issue #22,',
+    '`../shared/docs/bug-cases.md` is one case; the DaemonSet (3, 6, 7, 8, and 32: kubernetes#54096) and outside-core (10, 11) cases belong to issue #22,',
     'and so do the Job reports of #22 (29: kubernetes#78796, 30: #139428 on the release with the bug and on the fixed one, 31:',
     '#127917; their inputs are job-controller audit logs, `test/support/job-audit.ts`). #128358 (a Job at 0/1 with no pods) is',
     'not rebuilt: its thread has no diagnosis, and its input (a 0/1 count, an empty pod list) does not tell one cause.',

@@ -15,7 +15,7 @@ import type { Pod } from '../../src/model/objects.js';
 import { daemonPod, daemonSet, dsEvent, node as dsNode, T0 } from './daemonset-recording.js';
 import { changed as dsChanged } from '../model/daemonset/daemonset-harness.js';
 import { CREATE_TIMEOUT, JobAudit, WEBHOOK_ERROR } from './job-audit.js';
-import { auditLog as dsAuditLog, dsStatus, eventCreate, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
+import { auditLog as dsAuditLog, dsStatus, eventCreate, kcmLease, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
 
 /** An actor of kube-controller-manager with the user agent of a given release. */
 export function kcmActorOf(a: Actor, version: string): Actor {
@@ -642,6 +642,58 @@ export function dsNotFoundAfterTaint(version: string): string {
     podCreate(t1 + 1322 * S, p3),
     eventCreate(t1 + 1322 * S + 10, dsEvent(ds, t1 + 1322 * S, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`)),
     dsStatus(t1 + 1322 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+  ];
+  return dsAuditLog(lines, version);
+}
+
+/**
+ * kubernetes#54096: two daemon pods on one node after a kube-controller-manager failover with a
+ * stale cache (the scenario of the issue: a node added, the DaemonSet creates its pod, the
+ * process dies, the new leader's first LIST comes from an apiserver cache that has not yet seen
+ * that create, so it creates a second pod there; once its informer delivers the first, it has two
+ * on the node and deletes the newer — podsShouldBeOnNode keeps the oldest). On a release before
+ * the consistent LIST from the watch cache (ConsistentListFromCache, on by default from 1.31),
+ * e.g. v1.29.8: the audit log shows the Lease of process cp-1 renewed every 2 s, its creates
+ * (one credential), n3 registering and cp-1's create for it, the renewals stopping, cp-2 taking
+ * the Lease 15 s after the last one, and cp-2's creates and delete (another credential).
+ */
+export function dsFailoverStaleCache(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3] = ['n1', 'n2', 'n3'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const cp1 = 'cp-1_6a2f1c0e-5b7d-4c1e-9f3a-0d1e2c3b4a51';
+  const cp2 = 'cp-2_b9e8d7c6-1a2b-4c3d-8e9f-a0b1c2d3e4f5';
+  const credB = 'JTI=7e2d4c1a-ds-cp2';
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' });
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const tNode = T0 + 20 * S;
+  const first = daemonPod(ds, 'n3', { at: tNode + 100, name: 'agent-h2k8s' });
+  const lastRenew = tNode;
+  const takeover = lastRenew + 15 * S + 400;
+  const second = daemonPod(ds, 'n3', { at: takeover + 900, name: 'agent-w5r9t' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    ...Array.from({ length: 11 }, (_, i) => kcmLease(T0 + i * 2 * S, cp1, T0 - 3_600_000, 4)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    eventCreate(T0 + 5 * S + 40, dsEvent(ds, T0 + 5 * S, 'SuccessfulCreate', `Created pod: ${p1.metadata.name}`)),
+    eventCreate(T0 + 5 * S + 50, dsEvent(ds, T0 + 5 * S + 30, 'SuccessfulCreate', `Created pod: ${p2.metadata.name}`)),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodeCreate(tNode - 50, n3!),
+    podCreate(tNode + 100, first),
+    eventCreate(tNode + 110, dsEvent(ds, tNode + 100, 'SuccessfulCreate', `Created pod: ${first.metadata.name}`)),
+    // cp-1 dies here: no status write, no renewal. cp-2 takes the Lease once it has expired.
+    ...Array.from({ length: 13 }, (_, i) => kcmLease(takeover + i * 2 * S, cp2, takeover, 5)),
+    { ...podCreate(takeover + 900, second), credential: credB },
+    { ...eventCreate(takeover + 910, dsEvent(ds, takeover + 900, 'SuccessfulCreate', `Created pod: ${second.metadata.name}`)), credential: credB },
+    { ...dsStatus(takeover + 980, dsChanged(created, (d) => { d.status = dsCounts(3, 3, 1); })), credential: credB },
+    // Its informer delivers cp-1's pod on n3: two there; the newer is deleted.
+    { ...dsPodDelete(takeover + 1900, second, 'ds-controller'), credential: credB },
+    { ...eventCreate(takeover + 1910, dsEvent(ds, takeover + 1900, 'SuccessfulDelete', `Deleted pod: ${second.metadata.name}`)), credential: credB },
+    nodeHeartbeat(takeover + 20 * S, dsChanged(n1!, () => {}), hb(takeover + 20 * S)),
   ];
   return dsAuditLog(lines, version);
 }
