@@ -145,9 +145,13 @@ test('kubernetes#54096 (case 32, v1.29.8 audit): the failover read from the Leas
   assert.equal(rs.gatedWindows.find((w) => w.endedBy === 'reset')?.start, '2026-12-05T08:00:19.950Z');
 });
 
-test('kubernetes#54096 (case 32): fully right — the two daemon pods on n3 named, with the stale first LIST of the new leader', {
-  todo: 'engine: no DaemonSet replay rule names two daemon pods on one node (a create for a node whose pod the previous process made, after a restart) nor kubernetes#54096',
-}, async () => {
-  const { j } = await run(32);
+test('kubernetes#54096 (case 32): the two daemon pods on n3 named — the older kept, the newer made by the new process whose first LIST lacked it; the cause inferred from the restart between the creates', async () => {
+  const { rs, j } = await run(32);
+  const f = rs.findings.find((x) => x.id === 'excess-daemon-pods')!;
+  assert.deepEqual([f.severity, f.basis, f.at], ['warning', 'inferred', '2026-12-05T08:00:37.300Z']);
+  assert.equal(f.title, '2 daemon pods on node n3: the controller created one for a node whose pod its cache did not hold');
+  assert.match(f.explanation, /kube-system\/agent-h2k8s \(created 2026-12-05T08:00:20\.097Z\) and kube-system\/agent-w5r9t \(created 2026-12-05T08:00:36\.297Z\)/);
+  assert.match(f.explanation, /A new kube-controller-manager process started at 2026-12-05T08:00:35\.400Z, 15s after kube-system\/agent-h2k8s was created/);
+  assert.match(f.explanation, /kubernetes#54096/);
   assert.deepEqual(j.failed, []);
 });

@@ -27,6 +27,7 @@ import {
 } from './expectation-rules.js';
 import { applyRules, type FindingRule } from './finding-rule.js';
 import { jobFinalizerHeld, jobStatusRejected } from './job-tracking-rules.js';
+import { excessDaemonPods } from './daemonset-rules.js';
 import {
   controllerRestarted, heldDeletion, noLeader, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingOrphansAtEnd, terminatingPods,
 } from './replicaset-rules.js';
@@ -62,6 +63,7 @@ const CATALOGUE: Catalogue = {
     terminatingPods,
     jobFinalizerHeld,
     jobStatusRejected,
+    excessDaemonPods,
     terminatingOrphansAtEnd,
     rsBeingDeleted,
     adoptionBlocked,
