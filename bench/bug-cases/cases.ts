@@ -54,6 +54,8 @@ export function controllerPodWrites(auditFile: string, rsName: string, controlle
     const e = JSON.parse(line);
     if (e.user?.username !== `system:serviceaccount:kube-system:${controller}` || e.objectRef?.resource !== 'pods' || e.objectRef?.subresource) continue;
     if (e.stage && e.stage !== 'ResponseComplete') continue;
+    // The Job controller's job-tracking finalizer removals are its writes but no claims (no adopt, no release).
+    if (e.verb === 'patch' && e.requestObject?.metadata?.['$deleteFromPrimitiveList/finalizers']) continue;
     const ref = (o: any) => (o?.metadata?.ownerReferences ?? []).find((r: { controller?: boolean; $patch?: string }) => r.controller && !r.$patch)?.name as string | undefined;
     const owner = ref(e.requestObject) ?? ref(e.responseObject) ?? (String(e.objectRef?.name ?? '').startsWith(`${rsName}-`) ? rsName : undefined);
     const release = e.verb === 'patch' && (e.requestObject?.metadata?.ownerReferences ?? []).some((r: { $patch?: string }) => r.$patch === 'delete');
@@ -492,5 +494,79 @@ export const CASES: BugCase[] = [
         noLeak(),
       ]),
     ],
+  },
+  {
+    n: 29, title: 'Job: a timed-out create counted as created, Job stuck for hours (kubernetes#78796)',
+    runs: [rebuiltAudit('78796', 'v1.12.10', 'batch/mycronjob-1558410300', () => B.jobTimedOutCreate('v1.12.10'),
+      { verdict: ['leaked', 'stalled'], exit: 4, exitWhy: 'the add=1 record of the timed-out create is never fulfilled; past its expiry nothing syncs the Job again (README: leak window open with an observed leak cause)' },
+      [
+        finding('the 504 create counted as made (manageJob swallowed IsTimeout before #86140): the record waits for a pod never made', { ids: ['expectation-leak-open', 'expectation-leak-expired'], says: [/timed out \(504\)/, /kubernetes#78796/] }),
+        finding('after the 5-min expiry nothing re-syncs the Job (no pod event, no change): stuck until a trigger or the informer resync', { ids: ['expectation-leak-open', 'expectation-leak-expired'], says: [/expir/, /trigger/, /resync/] }),
+        custom('the Job is left at 0/1 with add=1 outstanding at the end (no fulfilled window after the timeout)', (rs) => {
+          const w = rs.gatedWindows.filter((x) => x.basis !== 'unknown').at(-1);
+          if (!w) return 'no window';
+          return w.endedBy !== 'fulfilled' && (w.remaining?.add ?? w.raised.add) === 1 ? true : `last window ${w.endedBy}, add ${w.remaining?.add}`;
+        }, true),
+        causeNames({ ids: ['expectation-leak-open', 'expectation-leak-expired'] }),
+        rounds([['create', 1], ['create', 1], ['create', 1], ['create', 1], ['create', 1]], 'the four creates refused by the webhook (the second at once after the status write, then 10 s, 40 s, 80 s later) and the timed-out one; no other retry in the log'),
+        custom('the failed creates\' retries described with this release\'s Job backoff (DefaultJobBackOff 10 s doubling to 360 s), not the ReplicaSet\'s', (rs) => {
+          const f = rs.findings.find((x) => x.id === 'create-failures');
+          if (!f) return 'no create-failures finding';
+          return /10 ?s/.test(findingText(f)) && /360 ?s|6m/.test(findingText(f)) ? true : `says: ${(findingText(f).match(/exponential backoff[^.]*/) ?? [''])[0]}`;
+        }),
+        noFinding(['expiry-over-create', 'surplus-create'], 'the timed-out create made no pod: nothing over-created'),
+      ], 'job-controller')],
+  },
+  {
+    n: 30, title: 'Job: status rejected during the pod-failure backoff, finalizer kept (kubernetes#139428)',
+    runs: [
+      rebuiltAudit('139428', 'v1.36.2', 'train/pi', () => B.jobBackoffStatusRejected('v1.36.2'),
+        { verdict: ['healthy', 'converging'], exit: 0, exitWhy: 'recovered when the backoff ended: every pod counted, 2/2 active at the end; the rejections are history' },
+        [
+          custom('names the status update rejected 422 "cannot set more ready pods than active" during the pod-failure backoff (kubernetes#139428)', (rs) => (/cannot set more ready pods than active/.test(text(rs)) && /#139428/.test(text(rs)) ? true : 'no finding names the rejected status update and kubernetes#139428'), true),
+          custom('names the failed pod train/pi-9rcj7 held by the job-tracking finalizer (Terminating) until the backoff ended', (rs) => (/pi-9rcj7/.test(text(rs)) && /job-tracking|finalizer/.test(text(rs)) && /backoff/.test(text(rs)) ? true : 'no finding names pi-9rcj7 held by the finalizer during the backoff'), true),
+          custom('says the release is before the fix (v1.36.3, v1.35.8, v1.34.10; #139457)', (rs) => (/v1\.36\.3|#139457/.test(text(rs)) ? true : 'no finding names the fixed releases')),
+          rounds([['create', 2], ['create', 1]], 'the two pods; the replacement only after the backoff'),
+          noFinding(['replacement-churn'], 'one pod failed, once: no churn, and not the node\'s doing'),
+          noFinding(['surplus-create'], 'the third create replaced the failed pod: the Job needed it'),
+          noLeak(),
+        ], 'job-controller'),
+      { ...rebuiltAudit('139428-fixed', 'v1.36.3', 'train/pi', () => B.jobBackoffStatusRejected('v1.36.3', { fixed: true }),
+        healthy('the fixed release: the status goes through during the backoff, the finalizer is removed at once'),
+        [
+          custom('claims no rejected status update (none in the log; v1.36.3 keeps the active count during the backoff)', (rs) => (/cannot set more ready pods than active/.test(text(rs)) ? 'a finding claims the rejection' : true), true),
+          rounds([['create', 2], ['create', 1]], 'the two pods; the replacement when the 10-s backoff ended'),
+          noFinding(['replacement-churn', 'surplus-create'], 'one failure, its replacement'),
+          noLeak(),
+        ], 'job-controller'), label: 'rebuilt (fixed release)' },
+    ],
+  },
+  {
+    n: 31, title: 'Job: pods stuck Terminating with the job-tracking finalizer (kubernetes#127917)',
+    runs: [rebuiltAudit('127917', 'v1.29.8', 'etl/nightly-export-28800400', () => B.jobFinalizerPatchRejected('v1.29.8'),
+      { verdict: ['failing', 'stalled'], exit: 5, exitWhy: 'the controller\'s finalizer-removal PATCH still fails at the end of the log: the Job cannot finish (README: failing)' },
+      [
+        custom('"1 pod holds the job-tracking finalizer; the Job cannot finish until it is removed": names the pod and that the Job cannot finish', (rs) => (/nightly-export-28800400-9rcj7/.test(text(rs)) && /job-tracking/.test(text(rs)) && /cannot (finish|complete)|not finish/.test(text(rs)) ? true : 'no finding names the held pod and that the Job cannot finish'), true),
+        custom('names why: every finalizer-removal PATCH rejected 422 "Pod QoS is immutable" — a webhook mutating pods on UPDATE (kubernetes#127917)', (rs) => (/Pod QoS is immutable/.test(text(rs)) && /webhook/i.test(text(rs)) ? true : 'no finding names the rejected PATCH and the webhook'), true),
+        custom('counts the rejected finalizer-removal PATCHes (every write of the controller after the status flush)', (rs) => {
+          const n = B.jobFinalizerPatchRejected('v1.29.8').split('\n').filter((l) => l.includes('$deleteFromPrimitiveList/finalizers') && l.includes('"code":422')).length;
+          return new RegExp(`\\b${n}\\b[^.]*(PATCH|patch|removal)`).test(text(rs)) ? true : `no finding counts the ${n} rejected PATCHes`;
+        }),
+        rounds([['create', 1]], 'the one pod; no delete, no replacement'),
+        noLeak(),
+        noFinding(['replacement-churn', 'surplus-create'], 'one pod, Succeeded'),
+      ], 'job-controller')],
+  },
+  {
+    n: 32, title: 'DaemonSet: two pods on one node after a failover with a stale cache (kubernetes#54096)',
+    runs: [rebuiltAudit('54096', 'v1.29.8', DS_KEY, () => B.dsFailoverStaleCache('v1.29.8'),
+      healthy('one daemon pod per node at the end: the duplicate on n3 was deleted'),
+      [
+        finding('the leader change named: cp-1 stopped renewing, cp-2 took the Lease and started afresh (no expectations, a new LIST)', { ids: ['controller-restarted', 'no-leader'], says: [/new process|leader/] }),
+        custom('names the duplicate: a second daemon pod on n3 (agent-w5r9t beside agent-h2k8s), created by the new leader whose first LIST did not yet hold the pod the previous one had created', (rs) => (/agent-w5r9t/.test(text(rs)) && /agent-h2k8s/.test(text(rs)) && /\bn3\b/.test(text(rs)) ? true : 'no finding names the two pods on n3'), true),
+        custom('names the at-most-one gap of DaemonSets across a failover (kubernetes#54096) and its end (the excess deleted, the oldest kept)', (rs) => (/#54096|at[- ]most[- ]one/.test(text(rs)) ? true : 'no finding names kubernetes#54096')),
+        rounds([['create', 2], ['create', 1], ['create', 1], ['delete', 1]], 'n1 and n2; n3 by cp-1; n3 again by cp-2; the newer deleted', true),
+        noLeak(),
+      ], 'daemon-set-controller')],
   },
 ];

@@ -14,7 +14,8 @@ import { WorkQueue } from '../../src/model/workqueue.js';
 import type { Pod } from '../../src/model/objects.js';
 import { daemonPod, daemonSet, dsEvent, node as dsNode, T0 } from './daemonset-recording.js';
 import { changed as dsChanged } from '../model/daemonset/daemonset-harness.js';
-import { auditLog as dsAuditLog, dsStatus, eventCreate, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
+import { CREATE_TIMEOUT, JobAudit, WEBHOOK_ERROR } from './job-audit.js';
+import { auditLog as dsAuditLog, dsStatus, eventCreate, kcmLease, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
 
 /** An actor of kube-controller-manager with the user agent of a given release. */
 export function kcmActorOf(a: Actor, version: string): Actor {
@@ -643,4 +644,198 @@ export function dsNotFoundAfterTaint(version: string): string {
     dsStatus(t1 + 1322 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
   ];
   return dsAuditLog(lines, version);
+}
+
+/**
+ * kubernetes#54096: two daemon pods on one node after a kube-controller-manager failover with a
+ * stale cache (the scenario of the issue: a node added, the DaemonSet creates its pod, the
+ * process dies, the new leader's first LIST comes from an apiserver cache that has not yet seen
+ * that create, so it creates a second pod there; once its informer delivers the first, it has two
+ * on the node and deletes the newer — podsShouldBeOnNode keeps the oldest). On a release before
+ * the consistent LIST from the watch cache (ConsistentListFromCache, on by default from 1.31),
+ * e.g. v1.29.8: the audit log shows the Lease of process cp-1 renewed every 2 s, its creates
+ * (one credential), n3 registering and cp-1's create for it, the renewals stopping, cp-2 taking
+ * the Lease 15 s after the last one, and cp-2's creates and delete (another credential).
+ */
+export function dsFailoverStaleCache(version: string): string {
+  const S = 1000;
+  const [n1, n2, n3] = ['n1', 'n2', 'n3'].map((n) => dsNode(n));
+  const ds = daemonSet();
+  const created = dsChanged(ds, () => {});
+  const cp1 = 'cp-1_6a2f1c0e-5b7d-4c1e-9f3a-0d1e2c3b4a51';
+  const cp2 = 'cp-2_b9e8d7c6-1a2b-4c3d-8e9f-a0b1c2d3e4f5';
+  const credB = 'JTI=7e2d4c1a-ds-cp2';
+  const p1 = daemonPod(ds, 'n1', { at: T0 + 5 * S, name: 'agent-q7x2k' });
+  const p2 = daemonPod(ds, 'n2', { at: T0 + 5 * S, name: 'agent-m4v9d' });
+  const tNode = T0 + 20 * S;
+  const first = daemonPod(ds, 'n3', { at: tNode + 100, name: 'agent-h2k8s' });
+  const lastRenew = tNode;
+  const takeover = lastRenew + 15 * S + 400;
+  const second = daemonPod(ds, 'n3', { at: takeover + 900, name: 'agent-w5r9t' });
+  const lines: DsAuditLine[] = [
+    nodeHeartbeat(T0, n1!, hb(T0)),
+    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
+    ...Array.from({ length: 11 }, (_, i) => kcmLease(T0 + i * 2 * S, cp1, T0 - 3_600_000, 4)),
+    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(T0 + 5 * S, p1),
+    podCreate(T0 + 5 * S + 30, p2),
+    eventCreate(T0 + 5 * S + 40, dsEvent(ds, T0 + 5 * S, 'SuccessfulCreate', `Created pod: ${p1.metadata.name}`)),
+    eventCreate(T0 + 5 * S + 50, dsEvent(ds, T0 + 5 * S + 30, 'SuccessfulCreate', `Created pod: ${p2.metadata.name}`)),
+    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    nodeCreate(tNode - 50, n3!),
+    podCreate(tNode + 100, first),
+    eventCreate(tNode + 110, dsEvent(ds, tNode + 100, 'SuccessfulCreate', `Created pod: ${first.metadata.name}`)),
+    // cp-1 dies here: no status write, no renewal. cp-2 takes the Lease once it has expired.
+    ...Array.from({ length: 13 }, (_, i) => kcmLease(takeover + i * 2 * S, cp2, takeover, 5)),
+    { ...podCreate(takeover + 900, second), credential: credB },
+    { ...eventCreate(takeover + 910, dsEvent(ds, takeover + 900, 'SuccessfulCreate', `Created pod: ${second.metadata.name}`)), credential: credB },
+    { ...dsStatus(takeover + 980, dsChanged(created, (d) => { d.status = dsCounts(3, 3, 1); })), credential: credB },
+    // Its informer delivers cp-1's pod on n3: two there; the newer is deleted.
+    { ...dsPodDelete(takeover + 1900, second, 'ds-controller'), credential: credB },
+    { ...eventCreate(takeover + 1910, dsEvent(ds, takeover + 1900, 'SuccessfulDelete', `Deleted pod: ${second.metadata.name}`)), credential: credB },
+    nodeHeartbeat(takeover + 20 * S, dsChanged(n1!, () => {}), hb(takeover + 20 * S)),
+  ];
+  return dsAuditLog(lines, version);
+}
+
+// ---- Jobs (issue #22): audit logs of the Job controller, test/support/job-audit.ts ----------
+
+const JOB_T0 = Date.parse('2026-11-30T03:45:08.903Z');
+const jobIso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The times of a Job's syncs that fail one after another: the workqueue's per-key exponential
+ * failure backoff (`AddRateLimited`: base · 2^failures, capped), brought forward by pod events
+ * (enqueueSyncJobBatched / AddAfter(1 s) with an earlier time wins in the delaying queue), from
+ * the first failed sync at `first` until `until`. Cost: O(syncs).
+ */
+function failingSyncTimes(first: number, until: number, baseMs: number, capMs: number, podEvents: number[] = [], batchMs = 1000): number[] {
+  const out: number[] = [];
+  let at = first;
+  for (let failures = 0; at <= until; failures++) {
+    out.push(at);
+    let next = at + Math.min(baseMs * 2 ** failures, capMs);
+    for (const e of podEvents) if (e > at && e + batchMs < next) next = e + batchMs;
+    at = next;
+  }
+  return out;
+}
+
+/**
+ * kubernetes#78796 (reported on 1.11/1.12, GKE): a CronJob's Job whose pod creates fail — 500s
+ * from a failing admission webhook, a FailedCreate Event each — until one create is answered 504
+ * Timeout. The v1.12 controller (pkg/controller/job/job_controller.go): the first sync sets
+ * startTime, and that status update enqueues the Job at once (updateJob → enqueueController
+ * immediate), so a second create follows within milliseconds; every failed sync is requeued by
+ * AddRateLimited (DefaultJobBackOff 10 s doubling, MaxJobBackOff 360 s): retries at +10 s, +40 s,
+ * +80 s. Before #86140 manageJob returned on IsTimeout without lowering `add`: the record waits for
+ * a pod that was never made; that sync returned no error, so nothing requeues the Job, and after
+ * the record's 5-minute expiry nothing syncs it again (no pod event, no Job change): it stays at
+ * 0/1 with no pod for hours — the log ends with the kubelet's heartbeats 3 hours later and nothing
+ * from the job-controller.
+ */
+export function jobTimedOutCreate(version: string): string {
+  const a = new JobAudit({ name: 'mycronjob-1558410300', trackingFinalizer: false });
+  a.createJob(JOB_T0, 'cronjob-controller');
+  const syncs = [600, 625, 10_600, 50_600, 130_600].map((ms) => JOB_T0 + ms);
+  syncs.forEach((at, i) => {
+    const last = i === syncs.length - 1;
+    a.createPod(at, last ? CREATE_TIMEOUT : WEBHOOK_ERROR);
+    if (!last) a.event(at + 5, 'FailedCreate', `Error creating: ${WEBHOOK_ERROR.message}`, 'Warning');
+    if (i === 0) a.jobStatus(at + 10, { startTime: jobIso(JOB_T0 + 600), active: 0 });
+  });
+  // Three hours of nothing from the job-controller: only the node's heartbeats.
+  for (let h = 1; h <= 3; h++) a.nodeHeartbeat(JOB_T0 + h * 3_600_000);
+  return a.text(version);
+}
+
+/**
+ * kubernetes#139428 (1.32–1.36 before the cherry-picks of #139457: v1.34.10, v1.35.8, v1.36.3):
+ * a Job of parallelism 2; one pod Failed while the other runs ready. During the pod-failure
+ * backoff (10 s after the failure) manageJob returned 0 active, so the status update the same
+ * sync writes — the failed pod into status.uncountedTerminatedPods, active 0, ready 1 — is
+ * rejected 422 "cannot set more ready pods than active", before the failed pod's job-tracking
+ * finalizer is removed: a person's delete and the kubelet's final delete leave it Terminating.
+ * Each retry (API backoff 1 s doubling, DefaultJobApiBackOff; the pod events bring one forward)
+ * is rejected the same way until the backoff ends; the sync after it creates the replacement, the
+ * status goes through and the finalizer is removed — the pod is gone with that PATCH. `fixed`: the
+ * same Job on a release with the fix (active kept during the backoff: nothing rejected).
+ */
+export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean } = {}): string {
+  const a = new JobAudit({ namespace: 'train', name: 'pi', completions: 4, parallelism: 2 });
+  const t = (s: number) => JOB_T0 + s * 1000;
+  const startTime = jobIso(JOB_T0);
+  a.createJob(JOB_T0, 'person');
+  const p1 = a.createPod(t(0.1))!;
+  a.event(t(0.1) + 5, 'SuccessfulCreate', `Created pod: ${p1.metadata.name}`);
+  const p2 = a.createPod(t(0.12))!;
+  a.event(t(0.12) + 5, 'SuccessfulCreate', `Created pod: ${p2.metadata.name}`);
+  a.jobStatus(t(0.2), { startTime, active: 2, terminating: 0, uncountedTerminatedPods: {}, ready: 0 });
+  a.kubeletStatus(t(2), p1, 'Running');
+  a.kubeletStatus(t(2.1), p2, 'Running');
+  a.jobStatus(t(3.1), { startTime, active: 2, terminating: 0, uncountedTerminatedPods: {}, ready: 2 });
+  a.kubeletStatus(t(10), p1, 'Failed', false);
+  const deleted = t(15);
+  let after: number;
+  if (o.fixed) {
+    // v1.34.10/v1.35.8/v1.36.3+: the backoff keeps the active count; the status goes through at
+    // once, the finalizer is removed, the replacement comes at the requeue when the backoff ends.
+    a.jobStatus(t(11), { startTime, active: 1, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 });
+    a.removeFinalizer(t(11) + 100, p1);
+    a.jobStatus(t(11) + 200, { startTime, active: 1, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
+    a.deletePod(deleted, p1, 'person', 30);
+    a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
+    after = t(20);
+  } else {
+    const rejected = { code: 422, reason: 'Invalid', message: 'Job.batch "pi" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active' };
+    const during = { startTime, active: 0, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 };
+    const syncs = failingSyncTimes(t(11), t(20), 1000, 60_000, [deleted, deleted + 200]);
+    for (const at of syncs) a.jobStatus(at, during, rejected);
+    a.deletePod(deleted, p1, 'person', 30);
+    a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
+    // The next sync is past the backoff (10 s since the failure): the replacement, the status, the finalizer.
+    after = syncs[syncs.length - 1]! + 2 ** (syncs.length - 1) * 1000;
+  }
+  const p3 = a.createPod(after)!;
+  a.event(after + 5, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`);
+  if (o.fixed) {
+    a.jobStatus(after + 100, { startTime, active: 2, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
+  } else {
+    a.jobStatus(after + 100, { startTime, active: 2, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 });
+    a.removeFinalizer(after + 200, p1);
+    a.jobStatus(after + 300, { startTime, active: 2, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
+  }
+  a.kubeletStatus(after + 2000, p3, 'Running');
+  a.jobStatus(after + 3100, { startTime, active: 2, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 2 });
+  return a.text(version);
+}
+
+/**
+ * kubernetes#127917 (1.29, AKS): a CronJob's Job; its pod Succeeded; the controller counts it
+ * into status.uncountedTerminatedPods, then its finalizer-removal PATCH is rejected — "Pod QoS is
+ * immutable": a mutating webhook on pod UPDATE changes the resources (the diagnosis of the thread
+ * and of the Job docs' troubleshooting, kubernetes/website#43773). The controller retries with its
+ * API backoff (DefaultJobApiBackOff 1 s doubling to MaxJobApiBackOff 1 min), every PATCH refused
+ * the same way; a person's delete and the kubelet's final delete leave the pod Terminating, and
+ * the Job never leaves 0/1: it cannot finish while the pod is uncounted. The log ends 40 minutes
+ * in, still refused.
+ */
+export function jobFinalizerPatchRejected(version: string): string {
+  const a = new JobAudit({ namespace: 'etl', name: 'nightly-export-28800400', completions: 1, parallelism: 1 });
+  const t = (s: number) => JOB_T0 + s * 1000;
+  const startTime = jobIso(JOB_T0);
+  a.createJob(JOB_T0, 'cronjob-controller');
+  const p = a.createPod(t(0.1))!;
+  a.event(t(0.1) + 5, 'SuccessfulCreate', `Created pod: ${p.metadata.name}`);
+  a.jobStatus(t(0.2), { startTime, active: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 0 });
+  a.kubeletStatus(t(3), p, 'Running');
+  a.jobStatus(t(4.1), { startTime, active: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
+  a.kubeletStatus(t(60), p, 'Succeeded', false);
+  a.jobStatus(t(61.1), { startTime, active: 0, terminating: 0, uncountedTerminatedPods: { succeeded: [p.metadata.uid] }, ready: 0 });
+  const qos = { code: 422, reason: 'Invalid', message: `Pod "${p.metadata.name}" is invalid: metadata: Invalid value: "Burstable": Pod QoS is immutable` };
+  const deleted = t(600);
+  for (const at of failingSyncTimes(t(61.2), t(40 * 60), 1000, 60_000, [deleted, deleted + 200])) a.removeFinalizer(at, p, qos);
+  a.deletePod(deleted, p, 'person', 30);
+  a.deletePod(deleted + 200, p, { kubelet: a.node }, 0);
+  return a.text(version);
 }

@@ -24,12 +24,16 @@ const podGc: Actor = { user: { username: PODGC_SA, groups: ['system:serviceaccou
 /** The taint manager of the node lifecycle controller (NoExecute evictions). */
 const NODE_SA = 'system:serviceaccount:kube-system:node-controller';
 const nodeController: Actor = { user: { username: NODE_SA, groups: ['system:serviceaccounts', 'system:serviceaccounts:kube-system', 'system:authenticated'] }, userAgent: `kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/$Format/${NODE_SA}` };
+/** kube-controller-manager itself: its leader election (the kube-system/kube-controller-manager Lease). */
+const kcm: Actor = { user: { username: 'system:kube-controller-manager', groups: ['system:authenticated'] }, userAgent: 'kube-controller-manager/v1.37.2 (linux/amd64) kubernetes/abc1234/leader-election' };
 
 export interface AuditLine {
   at: number;
-  actor: 'ds-controller' | 'person' | 'pod-gc' | 'node-controller' | { kubelet: string };
+  actor: 'ds-controller' | 'person' | 'pod-gc' | 'node-controller' | 'kcm' | { kubelet: string };
   verb: 'create' | 'update' | 'patch' | 'delete';
-  resource: 'pods' | 'daemonsets' | 'nodes' | 'events';
+  resource: 'pods' | 'daemonsets' | 'nodes' | 'events' | 'leases';
+  /** The service-account token's credential id (`user.extra`), when not the DaemonSet controller's default: another kube-controller-manager process. */
+  credential?: string;
   subresource?: 'status';
   namespace?: string;
   name?: string;
@@ -46,7 +50,7 @@ let seq = 0;
 const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z').replace(/\.(\d{6})\d*Z$/, '.$1Z');
 
 function uriOf(l: AuditLine): string {
-  const base = l.resource === 'daemonsets' ? '/apis/apps/v1' : '/api/v1';
+  const base = l.resource === 'daemonsets' ? '/apis/apps/v1' : l.resource === 'leases' ? '/apis/coordination.k8s.io/v1' : '/api/v1';
   const ns = l.namespace ? `/namespaces/${l.namespace}` : '';
   const name = l.verb === 'create' ? '' : `/${l.name}`;
   return `${base}${ns}/${l.resource}${name}${l.subresource ? `/${l.subresource}` : ''}`;
@@ -57,12 +61,13 @@ function uriOf(l: AuditLine): string {
  * component's user agent (kube-controller-manager, kubectl, kubelet), v1.37.2 unless given.
  */
 export function auditLine(l: AuditLine, version = 'v1.37.2'): string {
-  const base = l.actor === 'ds-controller' ? dsController : l.actor === 'person' ? person : l.actor === 'pod-gc' ? podGc : l.actor === 'node-controller' ? nodeController : kubelet(l.actor.kubelet);
-  const actor = { ...base, userAgent: base.userAgent.replace('/v1.37.2 ', `/${version} `) };
+  const base = l.actor === 'ds-controller' ? dsController : l.actor === 'person' ? person : l.actor === 'pod-gc' ? podGc : l.actor === 'node-controller' ? nodeController : l.actor === 'kcm' ? kcm : kubelet(l.actor.kubelet);
+  const user = l.credential ? { ...base.user, extra: { 'authentication.kubernetes.io/credential-id': [l.credential] } } : base.user;
+  const actor = { user, userAgent: base.userAgent.replace('/v1.37.2 ', `/${version} `) };
   const objectRef: Record<string, unknown> = { resource: l.resource };
   if (l.namespace) objectRef.namespace = l.namespace;
   if (l.name && l.verb !== 'create') objectRef.name = l.name;
-  objectRef.apiGroup = l.resource === 'daemonsets' ? 'apps' : undefined;
+  objectRef.apiGroup = l.resource === 'daemonsets' ? 'apps' : l.resource === 'leases' ? 'coordination.k8s.io' : undefined;
   objectRef.apiVersion = 'v1';
   if (l.subresource) objectRef.subresource = l.subresource;
   const code = l.code ?? (l.verb === 'create' ? 201 : 200);
@@ -105,6 +110,20 @@ export function nodeHeartbeat(at: number, node: Node, heartbeat: string): AuditL
     requestObject: { status: { $setElementOrder$conditions: [{ type: 'Ready' }], conditions: [{ type: 'Ready', lastHeartbeatTime: heartbeat }] } },
     responseObject: { ...node, status },
   };
+}
+
+/**
+ * A write of the kube-controller-manager Lease by the process `holder` (client-go's LeaseLock:
+ * `update` on every renewal and takeover; `acquiredAt` is the holder's acquireTime).
+ */
+export function kcmLease(at: number, holder: string, acquiredAt: number, transitions: number): AuditLine {
+  const micro = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const lease = {
+    kind: 'Lease', apiVersion: 'coordination.k8s.io/v1',
+    metadata: { name: 'kube-controller-manager', namespace: 'kube-system', resourceVersion: String(Math.floor(at / 1000) % 100000) },
+    spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: micro(acquiredAt), renewTime: micro(at), leaseTransitions: transitions },
+  };
+  return { at, actor: 'kcm', verb: 'update', resource: 'leases', namespace: 'kube-system', name: 'kube-controller-manager', requestObject: lease, responseObject: lease };
 }
 
 /** A kubelet registering its node (create nodes). */

@@ -138,7 +138,12 @@ export class Delivery {
     }
     if (pod.status?.phase === 'Failed' && (!old || old.status?.phase !== 'Failed')) {
       const created = pod.metadata.creationTimestamp ? Date.parse(pod.metadata.creationTimestamp) : NaN;
-      this.tracks.of(rsKey).podFailures.push({
+      const failures = this.tracks.of(rsKey).podFailures;
+      // Failed is terminal: a later observation of the same pod (its deletion, a finalizer PATCH's
+      // response) without the state before it is no second failure.
+      const pk = objectKey(pod.metadata);
+      if (failures.some((f) => f.pod === pk && f.createdAt === (Number.isNaN(created) ? undefined : created))) return;
+      failures.push({
         pod: objectKey(pod.metadata), failedAt: e.at, reason: typeof pod.status.reason === 'string' && pod.status.reason ? pod.status.reason : 'Failed', source: e.source, ...(Number.isNaN(created) ? {} : { createdAt: created }),
       });
     }

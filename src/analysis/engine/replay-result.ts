@@ -35,9 +35,10 @@ export interface ReplayResult {
 }
 
 /** End of input: rounds' unresolved calls, each track's writes, the filter. Returns the untracked writes. */
-export function settleWrites(tracks: RsTracks, ledger: Pick<WriteLedger, 'remaining' | 'finish' | 'otherActorWrites'>, rsFilter: string | undefined): Map<string, ControllerWrite[]> {
+export function settleWrites(tracks: RsTracks, ledger: Pick<WriteLedger, 'remaining' | 'finish' | 'otherActorWrites' | 'jobTrackingWrites'>, rsFilter: string | undefined): Map<string, ControllerWrite[]> {
   for (const t of tracks.values()) for (const r of t.rounds) r.unresolved = ledger.remaining(r.modelRound);
   for (const w of ledger.otherActorWrites) tracks.get(w.rsKey)?.otherActorWrites.push(w);
+  for (const w of ledger.jobTrackingWrites) tracks.get(w.rsKey)?.jobTrackingWrites.push(w);
   const untrackedWrites = new Map<string, ControllerWrite[]>();
   for (const [key, writes] of ledger.finish()) {
     const t = tracks.get(key);

@@ -19,7 +19,7 @@ import type { Basis } from '../report-types.js';
 import type { ViewBehind } from './controller-view.js';
 import type { RoundEvidence } from './create-evidence.js';
 import type { NoLeaderCause } from './leadership.js';
-import type { ControllerWrite, DivergenceKind, OtherActorWrite } from './write-ledger.js';
+import type { ControllerWrite, DivergenceKind, JobTrackingWrite, OtherActorWrite } from './write-ledger.js';
 
 export interface WindowTrack {
   start: number;
@@ -133,6 +133,8 @@ export interface RsTrack {
   createdInCoverage?: boolean;
   /** Pods of this ReplicaSet seen reaching phase Failed, with when they were created (replacement churn). */
   podFailures: Array<{ pod: string; createdAt?: number; failedAt: number; reason: string; source: SourceRef }>;
+  /** Jobs, from an audit log: the Job controller's finalizer removals and status updates, with their outcome (write-ledger.ts). */
+  jobTrackingWrites: JobTrackingWrite[];
   orphanedExpected: Array<{ at: number; podKey: string; source?: SourceRef }>;
   nameReuse: Array<{ at: number; podKey: string; chosenUid: string; observedUid: string; source?: SourceRef }>;
   /**
@@ -234,7 +236,7 @@ function newTrack(key: string): RsTrack {
   return {
     key, uids: [], uidChanges: [], series: [], seriesDropped: 0, syncsByOutcome: {}, syncs: 0, rounds: [], windows: [],
     changes: [], changesDropped: 0, clobbers: [], chosen: new Map(), nameReuse: [], addedTerminating: [], expiredSyncs: [], noControllerNoise: 0,
-    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], otherActorWrites: [], podFailures: [],
+    syncErrors: [], orphanedExpected: [], withheld: [], divergences: [], restarts: [], writes: [], otherActorWrites: [], podFailures: [], jobTrackingWrites: [],
     viewBehind: [], viewCaughtUp: [], lostAddsDelivered: [], viewUnknown: [], lagOverCreates: [], statusWrites: [], heldDeletions: [], heldReleased: [],
   };
 }

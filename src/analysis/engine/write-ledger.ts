@@ -255,6 +255,13 @@ export class WriteLedger {
    */
   readonly otherActorWrites: OtherActorWrite[] = [];
 
+  /**
+   * The Job controller's tracking writes in an audit log (no pod claims, no rounds): its removals
+   * of the batch.kubernetes.io/job-tracking finalizer (removeTrackingFinalizerPatch) and its
+   * jobs/status updates (trackJobStatusAndRemoveFinalizers), each with its outcome.
+   */
+  readonly jobTrackingWrites: JobTrackingWrite[] = [];
+
   private enterAuditWrite(e: WriteEvent): void {
     if (e.actor.controller !== this.owner.component) {
       this.noteOtherActor(e);
@@ -269,6 +276,11 @@ export class WriteLedger {
       this.credential = cred;
     }
     this.lastControllerWriteAt = Math.max(this.lastControllerWriteAt ?? at, at);
+    if (e.resource === 'jobs' && e.subresource === 'status' && e.verb === 'update' && e.name) {
+      const ok = e.status.code >= 200 && e.status.code < 300;
+      this.jobTrackingWrites.push({ rsKey: `${e.namespace ?? ''}/${e.name}`, kind: 'status', at, ok, ...(ok ? {} : { error: e.status.message ?? `HTTP ${e.status.code}` }), source: e.source });
+      return;
+    }
     if (e.resource !== 'pods' || e.subresource) return;
     if (e.verb !== 'create' && e.verb !== 'delete' && e.verb !== 'patch') return;
     const code = e.status.code;
@@ -302,7 +314,12 @@ export class WriteLedger {
       // whose body changes none is no claim: the Job controller's removal of its tracking
       // finalizer (removeTrackingFinalizerPatch, pkg/controller/job/job_controller.go).
       const body = (e.requestObject as Pod | undefined)?.metadata;
-      if (body !== undefined && body.ownerReferences === undefined) return;
+      if (body !== undefined && body.ownerReferences === undefined) {
+        if (rsName && podKey && Array.isArray((body as Record<string, unknown>)['$deleteFromPrimitiveList/finalizers'])) {
+          this.jobTrackingWrites.push({ rsKey: `${ns}/${rsName}`, kind: 'finalizer-removal', pod: podKey, at: e.receivedAt ?? e.at, ok, ...(ok ? {} : { error: e.status.message ?? `HTTP ${code}` }), source: e.source });
+        }
+        return;
+      }
       const refs = body?.ownerReferences as Array<{ uid?: string; $patch?: string }> | undefined;
       const released = Array.isArray(refs) ? refs.find((r) => r && r.$patch === 'delete') : undefined;
       if (released) {
@@ -650,6 +667,20 @@ export class WriteLedger {
     }
     return byRs;
   }
+}
+
+/** A tracking write of the Job controller (WriteLedger.jobTrackingWrites). */
+export interface JobTrackingWrite {
+  /** The Job's namespace/name. */
+  rsKey: string;
+  kind: 'finalizer-removal' | 'status';
+  /** Finalizer removals: the pod patched. */
+  pod?: string;
+  at: number;
+  ok: boolean;
+  /** The apiserver's message when it refused the write. */
+  error?: string;
+  source: SourceRef;
 }
 
 /** A write of another actor to the owner's pods (WriteLedger.otherActorWrites). */

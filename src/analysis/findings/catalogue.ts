@@ -26,6 +26,8 @@ import {
   clobberedDeleteKeys, deleteSatisfiedByNameReuse, expectationLeakExpired, expiryOverCreate, inputDisagreesWithModel, leakNamespaceTerminating, leakOpen,
 } from './expectation-rules.js';
 import { applyRules, type FindingRule } from './finding-rule.js';
+import { jobFinalizerHeld, jobStatusRejected } from './job-tracking-rules.js';
+import { excessDaemonPods } from './daemonset-rules.js';
 import {
   controllerRestarted, heldDeletion, noLeader, informerBehind, invalidSelector, recordContradicted, rsBeingDeleted, rsRecreated, standaloneRsErrorLine, surplusPods, terminatingOrphansAtEnd, terminatingPods,
 } from './replicaset-rules.js';
@@ -59,6 +61,9 @@ const CATALOGUE: Catalogue = {
     rsRecreated,
     clobberedDeleteKeys,
     terminatingPods,
+    jobFinalizerHeld,
+    jobStatusRejected,
+    excessDaemonPods,
     terminatingOrphansAtEnd,
     rsBeingDeleted,
     adoptionBlocked,

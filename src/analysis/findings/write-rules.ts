@@ -44,7 +44,10 @@ export const createFailures: FindingRule<ReplayedTrack> = {
       at: iso(failedRounds[0]!.at),
       explanation:
         `Slow start stops after the first batch with a failure and walks back the failed and skipped creates at once, so failures do not gate ` +
-        `the controller: it retries with exponential backoff (5 ms doubling, up to 1000 s). ${plural(calls, 'create call')} in these rounds, ` +
+        `the controller: it retries with ${resource === 'job'
+          // The Job controller's own queue rate limiter (pkg/controller/job/job_controller.go NewController).
+          ? 'the Job\'s API backoff (DefaultJobApiBackOff 1 s doubling to 1 min; before 1.28 DefaultJobBackOff, 10 s doubling to 360 s)'
+          : 'exponential backoff (5 ms doubling, up to 1000 s)'}. ${plural(calls, 'create call')} in these rounds, ` +
         `${created} succeeded. First error: ${errText}.`,
       nextStep: quota
         ? `Raise the ResourceQuota, ${o.scales ? 'lower replicas, ' : ''}or free quota (\`kubectl describe resourcequota -n ${t.key.split('/')[0]}\`).`

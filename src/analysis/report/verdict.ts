@@ -79,6 +79,9 @@ export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
   if (t.deletedAt !== undefined) return { state: 'deleted', basis: 'observed', summary: `deleted at ${iso(t.deletedAt)}` };
   if (t.deletingSince !== undefined) return { state: 'deleting', basis: 'observed', summary: 'being deleted: the controller will not create or delete pods' };
   if (has('invalid-selector')) return { state: 'failing', basis: 'inferred', summary: has('invalid-selector')!.title };
+  // A Job whose finalizer-removal PATCH the apiserver still refuses at the end (job-tracking-rules.ts): its controller's writes fail, it cannot finish.
+  const held = has('job-finalizer-held');
+  if (held?.severity === 'critical') return { state: 'failing', basis: held.basis, summary: held.title };
   if (has('expectation-leak-open')) return { state: 'leaked', basis: has('expectation-leak-open')!.basis, summary: has('expectation-leak-open')!.title };
   if (t.open) return { state: 'gated', basis: t.open.gapInside ? 'unknown' : t.open.basis, summary: 'gated on its own writes (a round is in flight)' };
   if (t.rs && end !== undefined) return countsVerdict(c, final!);

@@ -106,6 +106,8 @@ export interface DaemonSetSync {
   failedPods?: Array<{ pod: string; node: string; action: 'delete' | 'backoff'; backoffMs?: number }>;
   /** Succeeded daemon pods it deletes (SucceededDaemonPod event). */
   succeededPods?: string[];
+  /** Nodes with more than one running daemon pod (no surge): the oldest kept, the rest deleted (podsShouldBeOnNode). */
+  excessPods?: Array<{ node: string; kept: string; deleted: string[] }>;
 }
 
 /** The status a Job sync writes (or would write), as trackJobStatusAndRemoveFinalizers leaves it. */

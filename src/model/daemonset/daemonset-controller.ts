@@ -480,6 +480,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
     const nodesNeeding: string[] = [];
     const podsToDelete: string[] = [];
     const failedPods: NonNullable<DaemonSetSync['failedPods']> = [];
+    const excessPods: NonNullable<DaemonSetSync['excessPods']> = [];
     const succeededPods: string[] = [];
     const surge = allowsSurge(ds);
     const minReady = ds.spec?.minReadySeconds ?? 0;
@@ -514,6 +515,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
           if (running.length > 1) {
             running.sort(compareByCreationAndPhase);
             for (const p of running.slice(1)) podsToDelete.push(p.metadata.name ?? '');
+            excessPods.push({ node: nodeName, kept: running[0]!.metadata.name ?? '', deleted: running.slice(1).map((p) => p.metadata.name ?? '') });
           }
         } else if (running.length <= 1) {
           if (running.length === 0 && shouldRun) nodesNeeding.push(nodeName);
@@ -555,7 +557,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
         if (pod.spec?.nodeName) removedNodePods.push(`${ds.metadata.namespace ?? ''}/${pod.metadata.name ?? ''}`);
       }
     }
-    if (failedPods.length || succeededPods.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), ...(failedPods.length ? { failedPods } : {}), ...(succeededPods.length ? { succeededPods } : {}) };
+    if (failedPods.length || succeededPods.length || excessPods.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), ...(failedPods.length ? { failedPods } : {}), ...(succeededPods.length ? { succeededPods } : {}), ...(excessPods.length ? { excessPods } : {}) };
     const r = this.syncNodes(ds, podsToDelete, nodesNeeding, at);
     if (r.create) rec.create = r.create;
     if (r.delete) {

@@ -51,9 +51,9 @@
  *   nothing terminating (enactJobFinished).
  *
  * Version switches: the consistency gate (1.36+); managedBy honoured (JobManagedBy on by default from
- * 1.32); the backoff wait returns the active count (1.37+; before, it returned 0, and from 1.32 the
- * apiserver rejects the resulting status — "cannot set more ready pods than active" — so the sync
- * fails before it removes any finalizer: kubernetes#139428); a timed-out create counted as created
+ * 1.32); the backoff wait returns the active count (1.37+, v1.34.10, v1.35.8, v1.36.3; before, it
+ * returned 0, and from 1.32 the apiserver rejects the resulting status — "cannot set more ready pods
+ * than active" — so the sync fails before it removes any finalizer: kubernetes#139428); a timed-out create counted as created
  * before v1.16.5/v1.17.1/v1.18.0 (kubernetes#78796). Releases before 1.26 are replayed with finalizer
  * tracking on (JobTrackingWithFinalizers, GA in 1.26); the legacy tracking is not modelled.
  *
@@ -106,12 +106,22 @@ export const JOB_CLAIM_KIND: ClaimOwnerKind = { kind: 'Job', resource: 'jobs.bat
 export interface JobVersionFeatures {
   /** JobManagedBy on by default (beta 1.32, GA 1.35): a Job managed by another controller is skipped, and the apiserver validates status transitions. */
   managedBy: boolean;
-  /** 1.37+: during the pod-failure backoff manageJob returns the active count (before: 0, kubernetes#139428). */
+  /**
+   * During the pod-failure backoff manageJob returns the active count (before: 0, kubernetes#139428;
+   * fixed by #139457 in v1.37.0 and the cherry-picks read in v1.34.10, v1.35.8 and v1.36.3 —
+   * v1.34.9, v1.35.6 and v1.36.2 still return 0; v1.35.7 is not on the module proxy and is taken as
+   * before the fix; 1.33 and older have no fixed release). A minor without a patch is its newest.
+   */
   backoffKeepsActive: boolean;
 }
 
+/** The first patch release of each minor whose manageJob keeps the active count during the backoff. */
+const BACKOFF_KEEPS_ACTIVE_SINCE: Record<number, number> = { 34: 10, 35: 8, 36: 3 };
+
 export function jobFeaturesOf(v: K8sVersion): JobVersionFeatures {
-  return { managedBy: v.minor >= 32, backoffKeepsActive: v.minor >= 37 };
+  const since = BACKOFF_KEEPS_ACTIVE_SINCE[v.minor];
+  const backoffKeepsActive = v.minor >= 37 || (since !== undefined && (v.patch === undefined || v.patch >= since));
+  return { managedBy: v.minor >= 32, backoffKeepsActive };
 }
 
 /** What an informer handler did, for evidence and tests. */

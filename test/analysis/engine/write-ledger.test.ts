@@ -60,3 +60,26 @@ test('WriteLedger (audit): the ReplicaSet controller\'s adopt PATCH is still an 
   ledger.enter(jobPatch(T0 + 2, 'work-a', { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [FINALIZER] } }));
   assert.deepEqual(ledger.writes.map((w) => [w.kind, w.rsKey]), [['adopt', `${NS}/web`]]);
 });
+
+test('Job audit: the finalizer-removal PATCHes and jobs/status updates are kept as tracking writes with their outcome (the refused ones with the apiserver\'s message), not as claims', () => {
+  const ledger = new WriteLedger('audit', undefined, JOB);
+  const removal = { metadata: { [`$deleteFromPrimitiveList/finalizers`]: [FINALIZER] } };
+  ledger.enter(jobPatch(T0 + 1, 'work-a', removal));
+  const refused = { ...jobPatch(T0 + 2, 'work-b', removal), status: { code: 422, reason: 'Invalid', message: 'Pod "work-b" is invalid: metadata: Invalid value: "Burstable": Pod QoS is immutable' } } as WriteEvent;
+  ledger.enter(refused);
+  const status = (at: number, code: number, message?: string) => ({
+    type: 'write', at, atBasis: 'audit-stage', source: { file: 'audit.jsonl', line: at - T0 },
+    actor: { username: 'system:serviceaccount:kube-system:job-controller', controller: 'job-controller' },
+    verb: 'update', resource: 'jobs', subresource: 'status', namespace: NS, name: 'work',
+    status: { code, ...(message ? { message } : {}) },
+  }) as WriteEvent;
+  ledger.enter(status(T0 + 3, 422, 'Job.batch "work" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active'));
+  ledger.enter(status(T0 + 4, 200));
+  assert.deepEqual(ledger.jobTrackingWrites.map((w) => [w.kind, w.rsKey, w.pod ?? '', w.ok, w.error ?? '']), [
+    ['finalizer-removal', `${NS}/work`, `${NS}/work-a`, true, ''],
+    ['finalizer-removal', `${NS}/work`, `${NS}/work-b`, false, 'Pod "work-b" is invalid: metadata: Invalid value: "Burstable": Pod QoS is immutable'],
+    ['status', `${NS}/work`, '', false, 'Job.batch "work" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active'],
+    ['status', `${NS}/work`, '', true, ''],
+  ]);
+  assert.equal([...ledger.finish().values()].flat().length, 0, 'none of them is a pod claim or a round\'s write');
+});
