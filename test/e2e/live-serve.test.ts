@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startControlPlane, apiRequest, type ControlPlane } from './control-plane/control-plane.js';
 import { api, until, sleep, replicaSet, scale } from './scenarios/scenarios.js';
-import { createNode, daemonPodNode, daemonSet } from './scenarios/workload-scenarios.js';
+import { bindDaemonPods, createNode, daemonSet } from './scenarios/workload-scenarios.js';
 import { WORKLOAD_CONTROLLERS } from './scenarios/run-workload-scenarios.js';
 import { startKexp, waitFor } from '../support/spawn-cli.js';
 import { validateReport } from '../support/report-schema.js';
@@ -76,20 +76,9 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function bindDaemonPods(ns: string): Promise<void> {
-  const l = await call<{ items: any[] }>('GET', `/api/v1/namespaces/${ns}/pods`);
-  for (const p of l.items) {
-    const node = daemonPodNode(p);
-    if (p.metadata.deletionTimestamp || p.spec.nodeName || !node) continue;
-    await call('POST', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}/binding`, {
-      apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name, namespace: ns }, target: { apiVersion: 'v1', kind: 'Node', name: node },
-    }).catch(() => undefined);
-  }
-}
-
 async function dsSettled(ns: string, n: number): Promise<void> {
   await until(`the DaemonSet to run ${n} pods`, 60000, async () => {
-    await bindDaemonPods(ns);
+    await bindDaemonPods(call, ns);
     const ds = await call<any>('GET', `/apis/apps/v1/namespaces/${ns}/daemonsets/agent`);
     const st = ds.status ?? {};
     return st.observedGeneration === ds.metadata.generation && st.desiredNumberScheduled === n && st.currentNumberScheduled === n;

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startControlPlane, apiRequest, type ControlPlane } from './control-plane/control-plane.js';
 import { api, until, sleep } from './scenarios/scenarios.js';
-import { createNode, daemonPodNode, daemonSet, job, nodeName, setPhase } from './scenarios/workload-scenarios.js';
+import { bindDaemonPods, createNode, daemonSet, job, nodeName, setPhase } from './scenarios/workload-scenarios.js';
 import { WORKLOAD_CONTROLLERS } from './scenarios/run-workload-scenarios.js';
 import { kexp } from '../support/cli.js';
 import { validateReport } from '../support/report-schema.js';
@@ -44,21 +44,9 @@ async function namespace(prefix: string): Promise<string> {
   return ns;
 }
 
-/** The scheduler of the fake nodes: binds every unbound daemon pod to the node its affinity names. */
-async function bindDaemonPods(ns: string): Promise<void> {
-  const l = await call<{ items: any[] }>('GET', `/api/v1/namespaces/${ns}/pods`);
-  for (const p of l.items) {
-    const node = daemonPodNode(p);
-    if (p.metadata.deletionTimestamp || p.spec.nodeName || !node) continue;
-    await call('POST', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}/binding`, {
-      apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name, namespace: ns }, target: { apiVersion: 'v1', kind: 'Node', name: node },
-    }).catch(() => undefined);
-  }
-}
-
 async function dsSettled(ns: string, name: string, n: number): Promise<void> {
   await until(`${ns}/${name} to run ${n} daemon pods`, 60000, async () => {
-    await bindDaemonPods(ns);
+    await bindDaemonPods(call, ns);
     const ds = await call<any>('GET', `/apis/apps/v1/namespaces/${ns}/daemonsets/${name}`);
     const st = ds.status ?? {};
     return st.observedGeneration === ds.metadata.generation && st.desiredNumberScheduled === n && st.currentNumberScheduled === n && (st.updatedNumberScheduled ?? 0) === n;

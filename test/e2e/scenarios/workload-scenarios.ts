@@ -132,6 +132,18 @@ export function daemonPodNode(pod: any): string | undefined {
   return pod.spec?.nodeName;
 }
 
+/** The scheduler of the fake nodes alone: binds every unbound daemon pod of `ns` to the node its affinity names. */
+export async function bindDaemonPods(call: Api, ns: string): Promise<void> {
+  const l = await call<{ items: any[] }>('GET', `/api/v1/namespaces/${ns}/pods`);
+  for (const p of l.items) {
+    const node = daemonPodNode(p);
+    if (p.metadata.deletionTimestamp || p.spec.nodeName || !node) continue;
+    await call('POST', `/api/v1/namespaces/${ns}/pods/${p.metadata.name}/binding`, {
+      apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name, namespace: ns }, target: { apiVersion: 'v1', kind: 'Node', name: node },
+    }).catch(() => undefined);
+  }
+}
+
 /**
  * The scheduler and the kubelets of the fake nodes, one pass: every unbound daemon pod is bound to
  * the node its affinity pins it to (pods/binding), and every bound pod that carries a
