@@ -25,7 +25,8 @@ let nsCounter = 0;
 before(async () => {
   cp = await startControlPlane();
   call = api(cp);
-  env = { KUBECONFIG: cp.kubeconfigPath };
+  // The text assertions read whole timeline cells: 100 columns (piped output defaults to 80, which cuts them).
+  env = { KUBECONFIG: cp.kubeconfigPath, COLUMNS: '100' };
   await call('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: NODE, labels: { 'kubernetes.io/hostname': NODE } } });
 });
 
