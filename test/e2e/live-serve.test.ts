@@ -99,9 +99,10 @@ async function get(url: string, accept = 'application/json'): Promise<{ status: 
 
 const PROBLEM = /^kexp_(controller_gated|expectations_leaked|expectations_outstanding|object_verdict|controller_write_failures_total)\{/m;
 
-// TODO(#24): on the merged tree the scale-down's delete round after the watch cut is missing from
-// /explain (it passed on the serve branch alone); kept running as a todo until that is found.
-test('kexp serve: ready after the initial lists; scale-ups healthy in /metrics and /explain; cut watches resume without a false finding; SIGTERM exits 0', { timeout: 240_000, todo: 'after the merges, the delete round of the scale-down after the watch cut is missing from /explain (#24)' }, async () => {
+// TODO(#24): the scale-down's delete round after the watch cut is missing from /explain — on the
+// serve branch too when re-run (it passed once for its author): a resume or timing bug, kept
+// running as a todo until it is found.
+test('kexp serve: ready after the initial lists; scale-ups healthy in /metrics and /explain; cut watches resume without a false finding; SIGTERM exits 0', { timeout: 240_000, todo: 'the delete round of the scale-down after the watch cut is missing from /explain (#24; also on the serve branch when re-run)' }, async () => {
   const ns = `serve-${Date.now() % 100000}`;
   await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   await until(`default SA in ${ns}`, 30000, async () => (await apiRequest(cp, 'GET', `/api/v1/namespaces/${ns}/serviceaccounts/default`)).status === 200);
