@@ -13,6 +13,7 @@ import type { VersionInfo } from '../model/version.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { findingsFor } from './findings/catalogue.js';
 import { sortFindings } from './findings/finding-rule.js';
+import { firstLostObject, unprovenAfterLoss } from './report/lost-objects.js';
 import { iso } from './iso.js';
 import { finalCounts } from './engine/final-counts.js';
 import { type ReplayResult } from './engine/replay-result.js';
@@ -93,7 +94,7 @@ function replicaSetReport(c: ReplayedTrack): ReplicaSetReport {
   const [namespace, name] = t.key.split('/');
   // Windows first: an open window's outstanding counters are what its findings read.
   const windows = [...t.windows, ...(t.open ? [t.open] : [])].map((w) => windowReport(t, w, end, ownerWords(c.resource)));
-  const findings = sortFindings(findingsFor('replay', c));
+  const findings = sortFindings(unprovenAfterLoss(findingsFor('replay', c), firstLostObject(c.res.gaps, CLAIM_KINDS[c.resource].kind, t.key)));
   const series = t.series.map((p) => ({ at: iso(p.at)!, desired: p.desired, active: p.active, terminating: p.terminating, ready: p.ready }));
   const pick = (k: 'desired' | 'active' | 'terminating' | 'ready') => {
     const v = t.series.map((p) => p[k]);

@@ -19,7 +19,8 @@
  * last series point at or before it). Bars are `#` up to the active count, the desired count
  * is `-` (or `=` where it lies inside the active bar). Up to five rows; with more pods than
  * rows each row stands for max/rows pods, and any non-zero count shows at least one row.
- * Gated row: `F` fulfilled, `L` leaked (expired, or the ReplicaSet deleted while gated),
+ * Gated row: `F` fulfilled, `L` leaked (expired, or the ReplicaSet deleted while gated; a window
+ * of basis unknown is drawn as unknown instead),
  * `O` still open at the end of input, `.` expectations unknown (initialState basis `unknown`:
  * before the first round kexp saw). Writes row: `C` create round, `D` delete round, `X` a round with failed or rejected
  * writes (API errors, walked-back creates, NamespaceTerminating). Where several marks share
@@ -297,7 +298,10 @@ export function renderChart(rs: ReplicaSetReport, opts: ChartOptions): string {
   for (const w of rs.gatedWindows) {
     const s = ms(w.start);
     if (s === undefined) continue;
-    const cls = gateClass(w);
+    // A window whose end the input cannot tell (a gap inside it, basis unknown) is not drawn as a
+    // leak: the gated row claims only what the window's basis supports.
+    const drawn = gateClass(w);
+    const cls: GateClass = drawn === 'leaked' && w.basis === 'unknown' ? 'unknown' : drawn;
     const e = cls === 'open' ? t1 : (ms(w.end) ?? ms(w.fulfilledAt) ?? s);
     mark(s, Math.max(s, e), cls);
   }

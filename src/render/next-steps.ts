@@ -62,9 +62,12 @@ export function needsAttention(rs: ReplicaSetReport): boolean {
 export function causeOf(rs: ReplicaSetReport): string | undefined {
   if (!needsAttention(rs)) return undefined;
   // A finding with nothing to do ("Next: None", e.g. expected log noise) explains nothing: never the cause.
-  const top = rankFindings(rs.findings).find((f) => !/^None\b/.test(f.nextStep));
+  // A finding the input cannot prove (basis unknown) is the cause only when no proven one is,
+  // and then says so.
+  const actionable = rankFindings(rs.findings).filter((f) => !/^None\b/.test(f.nextStep));
+  const top = actionable.find((f) => f.basis !== 'unknown') ?? actionable[0];
   if (!top) return undefined;
-  const title = top.title.trim();
+  const title = top.basis === 'unknown' ? `Not proven: ${top.title.trim()}` : top.title.trim();
   // A title that only repeats the verdict says nothing more: the explanation's first sentence does.
   if (title.replace(/[.!?]$/, '') === rs.verdict.summary.trim().replace(/[.!?]$/, '')) {
     const first = /^.*?[.!?](?=\s+[A-Z0-9]|$)/s.exec(top.explanation.trim())?.[0];

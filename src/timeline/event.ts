@@ -196,6 +196,11 @@ export interface GapEvent extends Base {
   detail?: string;
   /** Kinds whose continuity is affected, if known. */
   kinds?: string[];
+  /**
+   * The one owner whose objects the gap hides (an audited create that lost its object names its
+   * controllerRef); unset: the objects of every owner of `kinds`.
+   */
+  owner?: { kind: string; namespace: string; name: string };
 }
 
 export type TimelineEvent = ObservedEvent | WriteEvent | ControllerLogEvent | GapEvent;

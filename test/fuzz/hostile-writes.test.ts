@@ -88,3 +88,50 @@ test('audit: a successful create with a null responseObject is a create of an un
   const t = timed(['audit', file, '--rs', RS]);
   assert.doesNotMatch(t.stderr, /without the object it created/);
 });
+
+test('audit: after a create that lost its object, nothing kexp concludes from the owner\'s pods is claimed as proven (every capture)', () => {
+  const findings = (json: string): Obj[] => (JSON.parse(json) as Obj).replicaSets.flatMap((rs: Obj) => rs.findings as Obj[]);
+  const captures = fs.readdirSync('examples/captures').map((d) => path.join('examples/captures', d, 'audit.jsonl')).filter((f) => fs.existsSync(f));
+  assert.ok(captures.length >= 10, `captures: ${captures.length}`);
+  let lossesSeen = 0;
+  for (const capture of captures) {
+    const lines = fs.readFileSync(capture, 'utf8').trim().split('\n');
+    let line = 0;
+    lines.forEach((l, i) => {
+      const r = JSON.parse(l) as Obj;
+      if (r.verb === 'create' && r.objectRef?.resource === 'pods' && /-controller$/.test(r.user?.username ?? '') && r.responseObject && r.responseStatus?.code < 300) line = i + 1;
+    });
+    if (line === 0) continue;
+    const rec = JSON.parse(lines[line - 1]!) as Obj;
+    const lostAt = rec.requestReceivedTimestamp as string;
+    rec.responseObject = null;
+    lines[line - 1] = JSON.stringify(rec);
+    const file = path.join(tmp, `lost-${path.basename(path.dirname(capture))}.jsonl`);
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const r = timed(['audit', file, '-o', 'json']);
+    assert.equal(r.code, 6, `${capture}: ${r.stderr}`);
+    for (const f of findings(r.stdout)) {
+      if (f.at === undefined || f.at < lostAt.replace(/(\.\d{3})\d*Z$/, '$1Z')) continue;
+      lossesSeen++;
+      assert.equal(f.basis, 'unknown', `${capture}: ${f.id} at ${f.at} after the loss at ${lostAt} claims ${f.basis}`);
+      assert.ok((f.evidence as string[]).includes(`${file}:${line}`), `${capture}: ${f.id} cites the lost create`);
+    }
+    // The gated row never draws a leak the input cannot prove.
+    const table = timed(['audit', file]);
+    assert.doesNotMatch(table.stdout, /^Cause: {3}(?!Not proven)The controller created \d+ pods? its own count did not call for/m, capture);
+  }
+  assert.ok(lossesSeen > 0, 'some capture has findings after the loss');
+});
+
+test('audit: a window open across a create that lost its object ends unknown, and the chart does not draw it as leaked', () => {
+  const { file } = mutated('null-window.jsonl', (r) => { r.responseObject = null; });
+  const json = JSON.parse(timed(['audit', file, '--rs', RS, '-o', 'json']).stdout) as Obj;
+  const w = (json.replicaSets[0].gatedWindows as Obj[]).find((x) => x.endedBy !== 'fulfilled');
+  assert.ok(w, 'a window not fulfilled');
+  assert.equal(w.basis, 'unknown');
+  assert.ok((json.coverage.gaps as Obj[]).some((g) => g.reason === 'object-missing'));
+  const table = timed(['audit', file, '--rs', RS], );
+  const gated = table.stdout.split('\n').find((l) => /^\s+gated\s+\|/.test(l)) ?? '';
+  assert.doesNotMatch(gated, /L/, gated);
+  assert.match(gated, /\./);
+});

@@ -57,6 +57,16 @@ export class Delivery {
       // A gap is a gap only in the streams it names: a quiet Events watch that relisted does not
       // hide a pod or the ReplicaSet, so it leaves the windows' basis (and held deletions) alone
       // (unnamed: every stream).
+      if (e.owner) {
+        // A gap in one owner's objects (a create that lost its object): only its window is
+        // uncertain; the held departures of other owners stay pinned.
+        const t = e.owner.kind === this.owner.kind ? this.tracks.get(`${e.owner.namespace}/${e.owner.name}`) : undefined;
+        if (t?.open) {
+          t.open.gapInside = true;
+          t.open.gapAt ??= e.at;
+        }
+        return;
+      }
       if (this.gapHidesWindows(e)) {
         for (const t of this.tracks.values()) {
           if (!t.open) continue;

@@ -554,23 +554,34 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     }
     const success = code >= 200 && code < 300;
     const resp = rec.responseObject;
-    if (success && rec.verb === 'create' && rec.level === 'RequestResponse' && ref.subresource === undefined && info.observed !== undefined && metaOf(resp) === undefined && rec.annotations?.['audit.k8s.io/truncated'] !== 'true') {
+    const objectLost = success && rec.verb === 'create' && rec.level === 'RequestResponse' && ref.subresource === undefined && info.observed !== undefined && metaOf(resp) === undefined && rec.annotations?.['audit.k8s.io/truncated'] !== 'true';
+    if (objectLost) {
       // At RequestResponse level a successful create's response is the object created
       // (null, absent or a non-object here: a damaged record; the apiserver's truncation drops it
       // with audit.k8s.io/truncated, counted apart). The object exists — the write is
       // kept, counted as a create of an object whose name and state the input does not show;
       // kexp never sees its ADD, so what waited for it is uncertain.
-      report(rec.line, `${resource} create answered ${code} without the object it created (responseObject ${resp === undefined ? 'null or absent' : `${typeName(resp)} without metadata`}): counted as a create of an unknown ${resource === 'pods' ? 'pod' : 'object'}; its ADD is not in the input, so a window waiting for it may be open only in kexp's view`);
+      report(rec.line, `${resource} create answered ${code} without the object it created (responseObject ${resp === undefined ? 'null or absent' : `${typeName(resp)} without metadata`}): counted as a create of an unknown ${resource === 'pods' ? 'pod' : 'object'}; its ADD is not in the input, so a window open across it ends where the input cannot tell (a gap)`);
     }
     const name = ref.name ?? (success && rec.verb === 'create' ? s(metaOf(resp)?.name) : undefined);
-    if (!info.statesOnly) pushWrite(rec, at, resource, status, name, success);
+    const written = info.statesOnly ? undefined : pushWrite(rec, at, resource, status, name, success);
+    if (objectLost) {
+      // The created object's ADD is missing from the input as surely as if its watch had dropped
+      // it: a gap in that kind's stream at this line, so a window open across it ends where the
+      // input cannot tell (basis unknown) instead of a leak kexp would make up.
+      // From the request's arrival: the controller's round that made it is dated there.
+      const gap: TimelineEvent = { type: 'gap', at: Math.min(at, rec.requestReceivedAt ?? at), atBasis: 'audit-stage', source: { file: path, line: rec.line }, reason: 'object-missing', detail: `${resource} create answered ${code} without the object it created`, kinds: [info.observed!] };
+      const owner = written?.owner;
+      if (owner?.state === 'owned' && ref.namespace !== undefined) gap.owner = { kind: owner.kind, namespace: ref.namespace, name: owner.name };
+      push(gap);
+    }
     if (!success || resp === undefined || info.observed === undefined) return;
     if (rec.requestURI !== undefined && /[?&]dryRun=/.test(rec.requestURI)) return;
     observeResponse(rec, at, info.observed, code);
   };
 
   /** The write event of a relevant write (every relevant resource but those read for their states only). */
-  const pushWrite = (rec: AuditRecord, at: number, resource: string, status: WriteEvent['status'], name: string | undefined, success: boolean): void => {
+  const pushWrite = (rec: AuditRecord, at: number, resource: string, status: WriteEvent['status'], name: string | undefined, success: boolean): AuditWriteEvent => {
     const ref = rec.objectRef!;
     const resp = rec.responseObject;
     const actor = actorOf(rec);
@@ -599,6 +610,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     summary.writeEvents++;
     push(ev);
     if (actor.controller === 'replicaset-controller' && at >= since && at <= until) summary.rsControllerWrites++;
+    return ev;
   };
 
   /** The object states a successful write's response shows, as watch events. */
