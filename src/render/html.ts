@@ -49,14 +49,30 @@ export function escapeHtml(s: unknown): string {
     .replace(FORMAT_CONTROL, escapeControl);
 }
 
-/** JSON safe to place inside a <script type="application/json"> element. */
+/**
+ * JSON safe to place inside a <script type="application/json"> element. Bidi controls and
+ * invisible format characters (FORMAT_CONTROL) are \u-escaped too: the page's bytes hold none of
+ * them raw, and the parsed value is unchanged (the embedded report stays exact).
+ */
 export function scriptJson(value: unknown): string {
   return JSON.stringify(value)
+    .replace(FORMAT_CONTROL, (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''))
     .replace(/</g, '\\u003c')
     .replace(/>/g, '\\u003e')
     .replace(/&/g, '\\u0026')
     .replace(/\u2028/g, '\\u2028')
     .replace(/\u2029/g, '\\u2029');
+}
+
+/** `value` (plain data) with every bidi control and invisible format character in its strings shown as its escape. */
+function visibleDeep<T>(value: T): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(FORMAT_CONTROL, escapeControl);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }
 
 let vegaCache: { code: string; version: string } | undefined;
@@ -505,7 +521,8 @@ export function renderHtml(report: Report, extra?: HtmlExtras): string {
   const range = { start: cov.start, end: cov.end };
   const { ranked, look, drawn, rest } = pageOwners(report.replicaSets);
   const ids = new Map(drawn.map((rs, i) => [rs, i]));
-  const charts = drawn.map((rs) => chartModel(rs, range));
+  // The chart's data are shown (tooltips): their strings get the visible escapes of the page's text.
+  const charts = drawn.map((rs) => visibleDeep(chartModel(rs, range)));
   const model = {
     schemaVersion: report.schemaVersion,
     replicaSets: drawn.map((rs, i) => {

@@ -52,6 +52,19 @@ test('a pod name and an Event message with invisible characters: visible in tabl
   const visible = page.replace(/<script[\s\S]*?<\/script>/g, '');
   assert.doesNotMatch(visible, RAW);
   assert.match(visible, /adm\\u061c\\u200b/);
+  // The embedded data hold none raw either: the chart's data (its tooltips) show the escapes,
+  // the embedded report keeps the exact characters behind JSON's \u escapes.
+  for (const id of ['kexp-data', 'kexp-report']) {
+    const body = new RegExp(`<script type="application/json" id="${id}">([\\s\\S]*?)</script>`).exec(page)?.[1];
+    if (id === 'kexp-report' && body === undefined) continue;
+    assert.ok(body !== undefined, id);
+    assert.doesNotMatch(body, RAW, id);
+    const data = JSON.stringify(JSON.parse(body));
+    if (id === 'kexp-data') {
+      assert.doesNotMatch(data, RAW, 'chart data: visible escapes');
+      assert.ok(data.includes('adm\\\\u061c\\\\u200b'), 'a tooltip shows the escapes');
+    } else assert.ok(data.includes(HIDDEN), 'embedded report: exact');
+  }
   const json = kexp(['replay', f, '-o', 'json']);
   assert.ok(JSON.stringify(JSON.parse(json.stdout)).includes(HIDDEN), 'JSON keeps the exact characters');
   fs.rmSync(dir, { recursive: true, force: true });
