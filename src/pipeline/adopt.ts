@@ -24,7 +24,7 @@ import { replayFiles } from './replay-files.js';
 import { UsageError } from './usage-error.js';
 
 export interface AdoptRow extends AdoptionRow {
-  /** Active pods (not finished, not terminating) are what a sync claims; undefined from a recording. */
+  /** Active pods (not finished, not terminating) are what a sync claims; undefined when the input does not show the pod. */
   active?: boolean;
   /** `Kind/name` of the pod's controller, if any. */
   controller?: string;
@@ -147,7 +147,14 @@ export async function adoptFromFile(o: AdoptFileOptions): Promise<AdoptResult> {
   if (matches.length === 0) throw new ClusterError('not-found', `ReplicaSet ${o.namespace ? `${o.namespace}/` : ''}${o.name} does not appear in ${o.files.join(', ')}`);
   if (matches.length > 1) throw new UsageError(`ReplicaSet ${o.name} appears in several namespaces (${matches.map((m) => m.namespace).join(', ')}); pass -n`);
   const r = matches[0];
-  const rows: AdoptRow[] = r.adoption.rows.map((x) => ({ ...x }));
+  // ACTIVE and CONTROLLER of each row from the pod the decision was made over (the engine's
+  // cache at the end of input), as the live command reads them from the cluster.
+  const rows: AdoptRow[] = r.adoption.rows.map((x) => {
+    const p = res.pods?.get(x.pod);
+    if (!p) return { ...x };
+    const ref = controllerRefOf(p.metadata);
+    return { ...x, active: isPodActive(p), ...(ref ? { controller: `${ref.kind}/${ref.name}` } : {}) };
+  });
   return {
     schemaVersion: 'kexp.adopt/v1',
     generator: { name: 'kexp', version: KEXP_VERSION, command: 'adopt' },

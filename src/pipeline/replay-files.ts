@@ -27,7 +27,7 @@ import { replicaSetsInEvents } from '../analysis/report/event-rounds.js';
 import { eventsOnlyReplicaSetReport } from '../analysis/report/snapshot-report.js';
 import type { SnapshotRefs } from '../analysis/report/snapshot-refs.js';
 import type { ReplicaSetReport } from '../analysis/report-types.js';
-import { objectKey, type CoreEvent } from '../model/objects.js';
+import { objectKey, type CoreEvent, type Pod } from '../model/objects.js';
 import type { SourceRef, TimelineEvent } from '../timeline/event.js';
 import { seeReplicaSetLabels, tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
@@ -56,6 +56,8 @@ export interface ReplayFilesResult {
   labels: ReplicaSetLabels;
   /** Set when the signal stopped the reading: how far it got ("after N lines of FILE (X MB read)"). */
   interrupted?: string;
+  /** The pods the ReplicaSet engine held at the end of input, by namespace/name (what the reports' adoption tables decided over; unset for a snapshot). */
+  pods?: ReadonlyMap<string, Pod>;
 }
 
 /**
@@ -258,7 +260,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
-  return { report, problems, warnings, labels, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
+  return { report, problems, warnings, labels, pods: result.pods, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Terminal rendering of `kexp adopt` (an AdoptResult): the summary first — the decisions, what
  * CanAdopt says now, and the next step — then the adoption table (adoption.ts: repeated
- * `keep` rows collapsed into a count unless `wide`; the ACTIVE and CONTROLLER columns only from
- * the live cluster, where they are read).
+ * `keep` rows collapsed into a count unless `wide`; ACTIVE and CONTROLLER from the live pods or
+ * the input's last state of each, `?` where the input does not show the pod).
  */
 import type { AdoptResult } from '../pipeline/adopt.js';
 import { adoptionTable, decisionCounts } from './adoption.js';
@@ -36,9 +36,7 @@ export function renderAdoptText(r: AdoptResult, o: AdoptRenderOptions = {}): str
     if (rs.selector) out.push(...breakCommand(`kubectl -n ${ns} get pods -l '${rs.selector}' -o wide`, width, '  '));
   }
   out.push('');
-  // ACTIVE and CONTROLLER are read from the live pods; a recording's decisions (the report's
-  // adoption table) carry neither, and a '?' or '(orphan)' beside "Already controlled by
-  // ReplicaSet web" would contradict the row's own reason: from a file the reason says it.
-  if (r.rows.length) out.push(...adoptionTable(r.rows, { width, wide, detail: r.source.kind === 'live' }));
+  // ACTIVE and CONTROLLER: read from the live pods, or from the pods at the end of the input.
+  if (r.rows.length) out.push(...adoptionTable(r.rows, { width, wide, detail: true }));
   return out.join('\n') + '\n';
 }

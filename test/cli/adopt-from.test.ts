@@ -35,3 +35,22 @@ test('with -n the one of that namespace is decided (exit 0); a name none holds e
   assert.equal(none.code, 8);
   assert.equal(none.stderr, `kexp: ReplicaSet nope does not appear in ${EXAMPLE}\n`);
 });
+
+test('from a file every row is complete: ACTIVE and CONTROLLER read from the pods at the end of the input', () => {
+  const json = kexp(['adopt', 'web', '-n', 'kexp-orphan-adopted', '--from', EXAMPLE, '-o', 'json']);
+  assert.equal(json.code, 0, json.stderr);
+  const rows = JSON.parse(json.stdout).rows as Array<{ pod: string; action: string; active?: boolean; controller?: string; reason: string }>;
+  assert.ok(rows.length >= 2, json.stdout);
+  for (const row of rows) {
+    // A pod kept because its controller is the ReplicaSet shows that controller, not "(orphan)".
+    if (/^Already controlled by ReplicaSet web/.test(row.reason)) assert.equal(row.controller, 'ReplicaSet/web', row.pod);
+    assert.equal(typeof row.active, 'boolean', row.pod);
+  }
+  // The hand-made pod the ReplicaSet adopted during the recording is its own at the end.
+  const handmade = rows.find((r) => r.pod === 'kexp-orphan-adopted/web-handmade');
+  assert.deepEqual(handmade && { active: handmade.active, controller: handmade.controller }, { active: true, controller: 'ReplicaSet/web' });
+  const table = kexp(['adopt', 'web', '-n', 'kexp-orphan-adopted', '--from', EXAMPLE], { env: { COLUMNS: '120' } });
+  assert.match(table.stdout, /POD\s+ACTION\s+CLAIMED\s+ACTIVE\s+CONTROLLER\s+WHY/);
+  assert.match(table.stdout, /web-handmade\s+keep\s+yes\s+yes\s+ReplicaSet\/web\s+Already controlled/);
+  assert.doesNotMatch(table.stdout, /\(orphan\)\s+Already controlled/);
+});
