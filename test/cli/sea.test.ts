@@ -61,6 +61,17 @@ test('single executable: built, runs without Node on PATH, replays an example; k
   assert.equal(typo.status, 2);
   assert.equal(typo.stderr, 'kexp: "replya" is not a kexp command; did you mean "replay"? (kexp help lists them all)\n');
 
+  // Help, as the npm install gives it (its help class cannot be a file inside a SEA).
+  for (const args of [['help', 'replay'], ['replay', '--help']]) {
+    const help = run(args);
+    assert.equal(help.status, 0, `${args.join(' ')}: ${help.stderr}`);
+    assert.match(help.stdout, /^Replay recorded watch streams/, args.join(' '));
+    assert.match(help.stdout, /\nUSAGE\n {2}\$ kexp replay /, args.join(' '));
+  }
+  const nosuch = run(['help', 'nosuch']);
+  assert.equal(nosuch.status, 2);
+  assert.equal(nosuch.stderr, 'kexp: "nosuch" is not a kexp command (kexp help lists them all)\n');
+
   const html = path.join(tmp, 'r.html');
   const h = run(['replay', example, '--html', html]);
   assert.equal(h.status, 0, h.stderr);
