@@ -90,3 +90,65 @@ test('a scale-down received after the deletion it caused (watches resumed after 
     assert.ok(rs.gatedWindows.every((w) => w.endedBy === 'fulfilled'), `${label}: ${JSON.stringify(rs.gatedWindows)}`);
   }
 });
+
+/**
+ * Two pods created at S, a third at S+2 s (the newest UID, so within one age bucket it ranks
+ * last); the controller scales 3→2 at S+10.3 s, when the third's age (8.3 s) is a log2 bucket
+ * below the others' (10.3 s): it deletes the newest. The watches resumed late, kexp receives the
+ * scale-down at S+11 s, when all three ages (9 s, 11 s) share a bucket and the UID order would
+ * pick the oldest.
+ */
+function lateTriggerScaleDown(): { text: string; victim: string } {
+  const S = Date.UTC(2026, 10, 30, 10, 0, 0);
+  const b = new RecordingBuilder('shop', 'web-7d9c6b8f5d', S);
+  b.namespace();
+  b.rs = { metadata: { creationTimestamp: '2026-11-30T09:59:00Z', generation: 0 }, spec: { replicas: -1 } };
+  const pods = [b.addPod(0), b.addPod(1)];
+  b.advance(2000);
+  pods.push(b.addPod(2));
+  b.replicaSet(3, 'ADDED', { replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 0, availableReplicas: 0, observedGeneration: 1 });
+  const iso = (ms: number) => new Date(ms).toISOString().replace('Z', '000Z');
+  for (let i = 1; i < b.lines.length; i++) {
+    const o = JSON.parse(b.lines[i]!);
+    o.synthetic = 'initial-list';
+    o.recv = iso(S + 2000);
+    b.lines[i] = JSON.stringify(o) + '\n';
+  }
+  const victim = pods[2]!;
+  b.t = S + 10_300;
+  const before = b.lines.length;
+  b.replicaSet(2);
+  b.advance(3).updatePod(victim, (p) => {
+    p.metadata.deletionTimestamp = '2026-11-30T10:00:10Z';
+    p.metadata.deletionGracePeriodSeconds = 0;
+  });
+  b.advance(1).deletePod(victim);
+  b.advance(1).event('SuccessfulDelete', `Deleted pod: ${victim}`);
+  b.advance(2).rsStatus(2);
+  const recv = [S + 11_200, S + 11_000, S + 11_001, S + 11_300, S + 11_201];
+  const tail = b.lines.splice(before, 5).map((l, i) => {
+    const o = JSON.parse(l);
+    o.recv = iso(recv[i]!);
+    return JSON.stringify(o) + '\n';
+  }).sort((x, y) => JSON.parse(x).recv.localeCompare(JSON.parse(y).recv));
+  b.lines.push(...tail);
+  b.t = S + 20_000;
+  b.end();
+  return { text: b.text(), victim };
+}
+
+test('received late, the scale-down is ranked at the time its deletion shows: the newest pod the controller deleted is no disagreement', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kexp-resumed-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const { text, victim } = lateTriggerScaleDown();
+  const f = join(dir, 'late-trigger.kexp.jsonl');
+  writeFileSync(f, text);
+  const res = await replayFiles({ files: [f] });
+  assert.deepEqual(validateReport(res.report), []);
+  const rs = res.report.replicaSets.find((r) => r.name === 'web-7d9c6b8f5d')!;
+  const del = rs.rounds.filter((r) => r.kind === 'delete');
+  assert.equal(del.length, 1, JSON.stringify(rs.rounds));
+  assert.deepEqual(del[0]!.keys, [`shop/${victim}`]);
+  assert.match(del[0]!.note ?? '', /^tie: .* at the time its deletion shows/);
+  assert.deepEqual(rs.findings.map((x) => x.id).filter((id) => /disagrees|extra-delete|unexplained/.test(id)), []);
+});
