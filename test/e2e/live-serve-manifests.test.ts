@@ -160,6 +160,6 @@ test('Ctrl-C (SIGINT) stops `kexp serve` with exit 130, SIGTERM with 0, each in 
     const done = await serve.done;
     assert.equal(done.code, code, `${signal}: ${done.stderr}`);
     assert.doesNotMatch(done.stderr, /\n\s+at .+:\d+:\d+\)?/, 'no stack trace');
-    assert.match(done.stderr.trim().split('\n').pop()!, signal === 'SIGINT' ? /interrupted/ : /kexp serve: stopped \(SIGTERM\)/);
+    assert.match(done.stderr.trim().split('\n').pop()!, signal === 'SIGINT' ? /^kexp: interrupted$/ : /^kexp serve: stopped \(SIGTERM\)$/);
   }
 });
