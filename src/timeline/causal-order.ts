@@ -9,8 +9,15 @@
  *
  * Only updates (MODIFIED, DELETED) are reordered: ADDED events of a list carry the
  * resourceVersion of each object's last write, not of the list. A gap ends the window (a relist
- * is a new starting point). A moved event takes the receive time of the one it now precedes,
- * so the stream stays time-ordered. Pure: no I/O, no clock.
+ * is a new starting point). A moved event takes a receive time just before the one it now
+ * precedes — MOVED_AHEAD_MS (1 µs, a recording's resolution) earlier, or halfway from the event
+ * released before it when that is closer — so the stream stays time-ordered and the two stay
+ * apart: the engine collapses events of one instant into one sync (analysis/engine/replay.ts),
+ * and a ReplicaSet update must reach the controller's workqueue before the pod deletion its sync
+ * caused (a watch resumed after a cut delivers its backlog at once, each resource at its own
+ * reconnect: the scale-down would otherwise arrive together with its deletion and no sync could
+ * run between them). Only when the event released before has the very same time does the moved
+ * one share it. Pure: no I/O, no clock.
  *
  * Cost: O(kinds) per event. Each watch delivers in resourceVersion order, so the lowest
  * buffered revision of a kind is the first buffered update of that kind; a FIFO per kind
@@ -21,6 +28,9 @@ import { Fifo } from './fifo.js';
 
 /** Receive-time distance within which separate watches' updates are ordered by resourceVersion. */
 export const CAUSAL_WINDOW_MS = 500;
+
+/** How far before the event it now precedes a moved event is placed (1 µs: a kexp recording's resolution). */
+export const MOVED_AHEAD_MS = 0.001;
 
 interface Slot {
   e: TimelineEvent;
@@ -54,6 +64,8 @@ function lessRv(a: string, b: string): boolean {
 export class CausalOrder {
   private readonly buf = new Fifo<Slot>();
   private readonly byKind = new Map<string, Fifo<Slot>>();
+  /** The time of the last event released (a moved event is never placed before it). */
+  private lastAt = -Infinity;
 
   constructor(
     private readonly windowMs = CAUSAL_WINDOW_MS,
@@ -64,6 +76,7 @@ export class CausalOrder {
     if (e.type === 'gap') {
       this.release(undefined, out);
       out.push(e);
+      this.lastAt = e.at;
       return;
     }
     const rv = revision(e);
@@ -105,11 +118,14 @@ export class CausalOrder {
         buf.shift();
         head.taken = true;
         out.push(head.e);
+        this.lastAt = head.e.at;
         continue;
       }
       pick.taken = true;
       this.onMoved?.(pick.e, head.e);
-      out.push({ ...pick.e, at: head.e.at } as TimelineEvent);
+      const at = this.lastAt < head.e.at ? Math.max(head.e.at - MOVED_AHEAD_MS, (this.lastAt + head.e.at) / 2) : head.e.at;
+      out.push({ ...pick.e, at } as TimelineEvent);
+      this.lastAt = at;
     }
   }
 }

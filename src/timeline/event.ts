@@ -36,8 +36,12 @@ interface Base {
   source: SourceRef;
 }
 
-/** What an informer would deliver for one object change. */
-export type ObservedEvent = Base & { type: 'observed' } & (
+/**
+ * What an informer would deliver for one object change. `listed`: the event is an item of a
+ * watch's initial LIST (a kexp recording's `synthetic: "initial-list"`), so the object's own
+ * history (an Event's count, its timestamps) is from before the input began.
+ */
+export type ObservedEvent = Base & { type: 'observed'; listed?: 'initial-list' } & (
   | { kind: 'Pod'; watchType: WatchType; object: Pod }
   | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
   /** core/v1, as the API serves it (its selector a label map); the RC manager converts it (model/replicationcontroller/). */

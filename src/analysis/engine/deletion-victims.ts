@@ -12,11 +12,20 @@
  * tie of the ranking (comparePodsForDeletion in pkg/controller/controller_utils.go) or a
  * disagreement. It changes no state.
  *
+ * The ranking reads the controller's clock (ActivePodsWithRanks.Now: ages in log2 buckets), and
+ * kexp's sync time is when the input *received* the trigger — late after a watch resumed from a
+ * cut, by its reconnect backoff. Where the victims' own deletion shows when the controller
+ * deleted them (an audit write's time; a watched deletionTimestamp minus its grace period, to
+ * the second), the choice is a tie when some time in that span ranks the victim no later than
+ * kexp's choice: the ages' buckets are compared at the span's ends and at every bucket boundary
+ * inside it.
+ *
  * Cost: one scan (or indexed read) of the match window, and a ranking of the active pods only
- * when the input's choice differs from the prediction. Pure: no I/O, no clock.
+ * when the input's choice differs from the prediction (then a scan for the victims' deletion
+ * times, and O(pods × boundaries in one second) comparisons). Pure: no I/O, no clock.
  */
-import { comparePodsForDeletion, rankPodsByRelatedPodsOnSameNode } from '../../model/pod-ranking.js';
-import { objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import { comparePodsForDeletion, podReadySince, rankPodsByRelatedPodsOnSameNode } from '../../model/pod-ranking.js';
+import { objectKey, parseTime, type Pod, type ReplicaSet } from '../../model/objects.js';
 import { MAX_WATCH_CALL_MS } from './create-evidence.js';
 import { isRSControllerPodWrite, type EvidenceWindow } from './evidence-window.js';
 import { messageOf } from './write-ledger.js';
@@ -71,6 +80,51 @@ function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n
   return observed;
 }
 
+/**
+ * When the controller's ranking may have run, as the victims' deletions show it: [from, to] in
+ * epoch ms, or undefined when the input does not say. An audit DELETE of the controller is
+ * exact; a watched deletionTimestamp (whole seconds) minus deletionGracePeriodSeconds is the
+ * DELETE's second (metav1.Time drops the fraction).
+ */
+function deletionSpan(window: EvidenceWindow, victims: Set<string>, at: number): { from: number; to: number } | undefined {
+  let from = Infinity;
+  let to = -Infinity;
+  for (const e of window.scan(at, MAX_WATCH_CALL_MS)) {
+    if (e.type === 'write' && isRSControllerPodWrite(e, 'delete', window.owner.component) && victims.has(`${e.namespace}/${e.name}`)) {
+      from = Math.min(from, e.at);
+      to = Math.max(to, e.at);
+      continue;
+    }
+    if (e.type !== 'observed' || e.kind !== 'Pod' || !victims.has(objectKey(e.object.metadata))) continue;
+    const ts = parseTime(e.object.metadata.deletionTimestamp ?? undefined);
+    if (ts === undefined) continue;
+    const grace = e.object.metadata.deletionGracePeriodSeconds;
+    const d = ts - (typeof grace === 'number' && Number.isFinite(grace) && grace > 0 ? grace * 1000 : 0);
+    from = Math.min(from, d);
+    to = Math.max(to, d + 999);
+  }
+  return from <= to ? { from, to } : undefined;
+}
+
+/** The times in [from, to] at which some pod's age crosses a log2 bucket (ns), plus both ends. */
+function rankingTimes(pods: Pod[], span: { from: number; to: number }): number[] {
+  const out = [span.from, span.to];
+  for (const p of pods) {
+    for (const t of [parseTime(p.metadata.creationTimestamp), podReadySince(p)]) {
+      if (t === undefined) continue;
+      // age (ns) = 2^k exactly at t + 2^k / 1e6 ms; only the k whose crossing falls inside the span.
+      const lo = Math.max(1, (span.from - t) * 1e6);
+      const hi = (span.to - t) * 1e6;
+      if (hi < 1) continue;
+      for (let k = Math.ceil(Math.log2(lo)); k <= Math.floor(Math.log2(hi)) && out.length < 256; k++) {
+        const b = t + 2 ** k / 1e6;
+        out.push(b - 1e-6, b);
+      }
+    }
+  }
+  return out.filter((x) => x >= span.from && x <= span.to);
+}
+
 export function chooseDeletions(
   window: EvidenceWindow,
   rs: ReplicaSet,
@@ -96,11 +150,21 @@ export function chooseDeletions(
   // Pods the ranking cannot tell apart are ordered by Go's unstable sort: not a disagreement.
   const rankList = rankPodsByRelatedPodsOnSameNode(active, active);
   const ranks = new Map(active.map((p, i) => [p, rankList[i] ?? 0]));
-  const tied = differ.every((d) => dropped.some((x) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now: at, sidecarRestartTiebreak }) === 0));
+  const cmp = (d: Pod, x: Pod, now: number) => comparePodsForDeletion(d, x, { rankA: ranks.get(d) ?? 0, rankB: ranks.get(x) ?? 0, now, sidecarRestartTiebreak });
+  let tied = differ.every((d) => dropped.some((x) => cmp(d, x, at) === 0));
+  let late = false;
+  if (!tied) {
+    // kexp's sync time may be later than the controller's: rank at the time its deletions show.
+    const span = deletionSpan(window, new Set(differ.map((p) => objectKey(p.metadata))), at);
+    const times = span && span.from < at ? rankingTimes(active, { from: span.from, to: Math.min(span.to, at) }) : [];
+    tied = late = times.length > 0 && differ.every((d) => dropped.some((x) => times.some((now) => cmp(d, x, now) <= 0)));
+  }
   const names = differ.map((p) => objectKey(p.metadata)).join(', ');
   return {
     pods: chosen,
-    note: tied
+    note: late
+      ? `tie: ${names} ranked first or equal to kexp's choice at the time its deletion shows (kexp received the trigger later; the ranking buckets pods by age); the controller picked it (taken from the input)`
+      : tied
       ? `tie: ${names} ranked equal to kexp's choice; the controller's unstable sort picked it (taken from the input)`
       : `the input shows ${names} deleted, which kexp's ranking did not predict (another actor deleting pods, or state kexp did not see)`,
   };

@@ -475,7 +475,11 @@ export class WriteLedger {
     this.eventCounts.set(ek, Math.max(before ?? 0, count));
     // First sighting: all its occurrences happened inside the input only if it was created here.
     let occurrences = before === undefined ? count : count - before;
-    if (before === undefined && count > 1) {
+    if (before === undefined && e.listed === 'initial-list') {
+      // An item of the initial LIST (a recording says so): every occurrence came before the input,
+      // however close its whole-second lastTimestamp is to the start.
+      occurrences = 0;
+    } else if (before === undefined && count > 1) {
       const first = Date.parse(ev.firstTimestamp ?? ev.metadata.creationTimestamp ?? '');
       if (!Number.isNaN(first) && first < Math.floor((this.start ?? e.at) / 1000) * 1000) occurrences = 1;
       if (e.at - (this.start ?? e.at) <= 200) occurrences = 0; // the initial list: history before the input

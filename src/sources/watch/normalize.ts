@@ -247,7 +247,7 @@ export class WatchNormalizer {
   }
 
   /** A watch event as the API sends it. `recvAt`/`src` only for recordings. */
-  wire(out: TimelineEvent[], line: number, ev: Obj, recvAt?: number, src?: string): void {
+  wire(out: TimelineEvent[], line: number, ev: Obj, recvAt?: number, src?: string, listed?: 'initial-list'): void {
     this.lastLine = line;
     const type = ev.type;
     if (type === 'BOOKMARK') {
@@ -273,7 +273,7 @@ export class WatchNormalizer {
       this.problem(line, `unknown watch event type ${JSON.stringify(type)}; skipped`);
       return;
     }
-    this.observed(out, line, type as WatchType, ev.object, recvAt, undefined, src);
+    this.observed(out, line, type as WatchType, ev.object, recvAt, undefined, src, listed);
   }
 
   gap(
@@ -309,6 +309,7 @@ export class WatchNormalizer {
     recvAt: number | undefined,
     list: ListContext | undefined,
     src?: string,
+    listed?: 'initial-list',
   ): void {
     if (!isRecord(raw)) {
       this.problem(line, 'watch event without an object; skipped');
@@ -399,6 +400,7 @@ export class WatchNormalizer {
       atBasis: this.basis,
       source: { file: this.file, line },
     } as unknown as ObservedEvent;
+    if (listed) ev.listed = listed;
     this.place(out, ev, t, line);
   }
 
