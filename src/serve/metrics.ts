@@ -163,9 +163,9 @@ export class ServeMetrics {
       },
     });
     new client.Gauge({
-      name: 'kexp_journal_lines', help: 'Watch events kept in the journal (those within --history; older ones folded into the base state).', registers: r,
+      name: 'kexp_journal_lines', help: 'Lines kept in the owners\' journals for replay (within 2 × --history; older ones folded into each journal\'s base state; a line shared by several owners counts for each).', registers: r,
       collect() {
-        (this as client.Gauge).set(reg.journal.size.lines);
+        (this as client.Gauge).set(reg.journalSize.lines);
       },
     });
     new client.Gauge({
