@@ -10,7 +10,12 @@
  * initial list and every 10 simulated minutes, the evaluation time and owners replayed, CPU per
  * 1,000 churn events (evaluations included), and the time to render /metrics.
  *
- *   node --expose-gc --import tsx bench/serve/memory.ts [--rs 500] [--pods 3] [--minutes 60] [--interval 15] [--history 15]
+ *   node --expose-gc --import tsx bench/serve/memory.ts [--rs 500] [--pods 3] [--minutes 60] [--interval 15] [--history 15] [--rows 10] [--steady-after 1]
+ *
+ * The steady state is what follows the first `--steady-after` minutes (default 1): the first
+ * evaluation replays every listed owner, the second every one again (to prove its report stable,
+ * src/serve/registry.ts), later ones only the owners with new events, a sync due or a report not
+ * yet proven stable.
  */
 import { ServeRegistry } from '../../src/serve/registry.ts';
 import { ServeMetrics } from '../../src/serve/metrics.ts';
@@ -25,6 +30,8 @@ const PODS = arg('pods', 3);
 const MINUTES = arg('minutes', 60);
 const INTERVAL_S = arg('interval', 15);
 const HISTORY_MS = arg('history', 15) * 60_000;
+const EVERY_S = arg('rows', 10) * 60;
+const STEADY_MS = arg('steady-after', 1) * 60_000;
 const NS = 'bench';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -73,6 +80,7 @@ async function main(): Promise<void> {
   let churnEvents = 0;
   let scrapeBytes = 0;
   let scrapeSeries = 0;
+  let steady0: { cpu: NodeJS.CpuUsage; wall: number; events: number; evals: number } | undefined;
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
   for (let s = INTERVAL_S; s <= MINUTES * 60; s += INTERVAL_S) {
@@ -88,7 +96,10 @@ async function main(): Promise<void> {
     scrapes.push(performance.now() - sc);
     scrapeBytes = text.length;
     scrapeSeries = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
-    if (s % 600 === 0) {
+    if (s * 1000 === STEADY_MS + INTERVAL_S * 1000) {
+      steady0 = { cpu: process.cpuUsage(), wall: performance.now(), events: churnEvents, evals: evalTimes.length };
+    }
+    if (s % EVERY_S === 0) {
       const m = memory();
       rssAt.push({ min: s / 60, rss: m.rss });
       rows.push(`| ${s / 60} min | ${m.text} | ${ev.tookMs.toFixed(0)} ms | ${ev.replayed} | ${reg.journalSize.lines} |`);
@@ -102,9 +113,17 @@ async function main(): Promise<void> {
   console.log('| simulated time | RSS (after GC) | heap used / total | external | ArrayBuffers | evaluation | owners replayed | journal lines |');
   console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  evalTimes.sort((a, b) => a - b);
-  console.log(`evaluations: ${evalTimes.length}, median ${median(evalTimes).toFixed(0)} ms, max ${evalTimes[evalTimes.length - 1]!.toFixed(0)} ms; owners replayed per evaluation median ${median(replayed)}, max ${Math.max(...replayed)}`);
+  const sortedTimes = [...evalTimes].sort((a, b) => a - b);
+  console.log(`evaluations: ${evalTimes.length}, median ${median(sortedTimes).toFixed(0)} ms, max ${sortedTimes[sortedTimes.length - 1]!.toFixed(0)} ms; owners replayed per evaluation median ${median(replayed)}, max ${Math.max(...replayed)}`);
   console.log(`churn: ${churnEvents} events; ${cpu.toFixed(0)} ms CPU (${wall.toFixed(0)} ms wall) for them and the ${evalTimes.length} evaluations and scrapes: ${(cpu / (churnEvents / 1000)).toFixed(0)} ms CPU per 1,000 events`);
+  if (steady0) {
+    const c = cpuMs(process.cpuUsage(steady0.cpu));
+    const e = churnEvents - steady0.events;
+    const n = evalTimes.length - steady0.evals;
+    const steadyTimes = evalTimes.slice(steady0.evals).sort((a, b) => a - b);
+    const steadyReplayed = replayed.slice(steady0.evals);
+    console.log(`steady state (after the first ${STEADY_MS / 60000} min): ${n} evaluations, median ${median(steadyTimes).toFixed(0)} ms, max ${steadyTimes[steadyTimes.length - 1]?.toFixed(0)} ms, owners replayed median ${median(steadyReplayed)}; ${e} churn events, ${c.toFixed(0)} ms CPU (${(performance.now() - steady0.wall).toFixed(0)} ms wall): ${(c / (e / 1000)).toFixed(0)} ms CPU per 1,000 events`);
+  }
   if (rssAt.length >= 3) {
     const half = rssAt[Math.floor(rssAt.length / 2)]!;
     const last = rssAt[rssAt.length - 1]!;

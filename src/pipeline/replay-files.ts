@@ -56,6 +56,8 @@ export interface ReplayFilesResult {
   labels: ReplicaSetLabels;
   /** Set when the signal stopped the reading: how far it got ("after N lines of FILE (X MB read)"). */
   interrupted?: string;
+  /** The earliest sync still due in any owner kind's model after the end (ReplayResult.nextDue); undefined when none is (and for a snapshot). */
+  nextDue?: number;
 }
 
 /**
@@ -258,7 +260,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
-  return { report, problems, warnings, labels, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
+  const dues = [results.replicaSets, results.replicationControllers, results.daemonSets, results.jobs].map((r) => r?.nextDue).filter((d): d is number => d !== undefined);
+  return { report, problems, warnings, labels, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}), ...(dues.length ? { nextDue: Math.min(...dues) } : {}) };
 }
 
 /**

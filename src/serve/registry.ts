@@ -13,14 +13,15 @@
  *   counted; gaps go to every owner's journal (the replay reports them) and are counted as watch
  *   restarts; an owner's labels are kept for `-l`.
  * - `evaluate(now)` (one evaluation at a time: a call during one waits for it and returns its
- *   result) replays an owner's journal to `now` when it has lines not yet evaluated, was never
- *   evaluated, holds lines older than 2 × `historyMs` (then folded to `historyMs`, journal.ts),
- *   or its last report is not settled: any report of it not `healthy` or `deleted`, an open gated
- *   window, or its last line less than SETTLE_MS before `now` (the controller's timers — the
- *   5-minute ExpectationsTimeout, requeues — can still change it). A settled owner's report is
- *   the one a replay to `now` gives (the replay of an unchanged journal whose every object is
- *   settled differs only in its end time, which is set to `now`); test/serve/incremental.test.ts
- *   checks every evaluation against a replay of the whole stream.
+ *   result) replays an owner's journal to `now` unless its last report is stable: no line since
+ *   its last replay, every report of it settled (`healthy` or `deleted`, no open gated window),
+ *   its model's next sync not yet due (replay-files.ts `nextDue`: the controller's workqueue after
+ *   the end — requeues, backoff retries), and a replay with no new line at a later end gave the
+ *   same report but for its end (the input's end, the adoption table's time). A stable owner's
+ *   report is the one a replay to `now` gives (nothing new to replay and nothing due in its model),
+ *   with its end moved to `now`; test/serve/incremental.test.ts checks every evaluation against a
+ *   replay of the whole stream. A journal holding lines older than 2 × `historyMs` is replayed
+ *   (and folded to `historyMs`, journal.ts) whatever its state.
  * - The Evaluation holds the Report (generator.command `serve`, evidence cited as
  *   `serve-journal:SEQ`, SEQ the line's number in serve's stream, stable across evaluations)
  *   narrowed to the selection (`-l` on the owner's labels), each object's entry by
@@ -31,8 +32,9 @@
  *
  * Cost: memory O(objects) for the journals' bases (one redacted object each; a line shared by
  * several owners is one object) + O(events within 2 × historyMs) + the last reports; an
- * evaluation replays the owners with new lines or unsettled reports, each O(its journal), and
- * O(owners) to assemble the rest.
+ * evaluation replays the owners with new lines (each twice: when the line comes and at the next
+ * evaluation, to prove its report stable), with a sync due or an unsettled report, each
+ * O(its journal), and O(owners) to assemble the rest.
  */
 import { Readable } from 'node:stream';
 import { REPORT_SCHEMA_VERSION, type Report, type ReplicaSetReport } from '../analysis/report-types.js';
@@ -48,13 +50,6 @@ import { KIND_OF_RESOURCE, LineRouting } from './line-routing.js';
 
 /** The file name evidence is cited by: `serve-journal:SEQ`, SEQ the line's number in serve's stream. */
 export const JOURNAL_CITE = 'serve-journal';
-
-/**
- * How long after an owner's last line its report may still change without a new line: the
- * 5-minute ExpectationsTimeout (pkg/controller/controller_utils.go) and the sync after it, with a
- * minute to spare. Until then an owner is replayed at every evaluation.
- */
-export const SETTLE_MS = 6 * 60_000;
 
 /** Verdicts that stay as they are while nothing new arrives (with no open window). */
 const SETTLED_VERDICTS = new Set(['healthy', 'deleted']);
@@ -90,10 +85,12 @@ interface OwnerJournal {
     frame: ReportFrame;
     entries: ReplicaSetReport[];
     problems: number;
-    /** Replayed SETTLE_MS or more after its last line, every report settled (SETTLED_VERDICTS, no open window). */
+    /** Every report of it settled (SETTLED_VERDICTS, no open window). */
     settled: boolean;
-    /** Settled, and a replay at a later time with no new line gave the same report but for its end: kept until a new line. */
+    /** Settled, and a replay at a later time with no new line gave the same report but for its end: kept until a new line or `nextDue`. */
     stable: boolean;
+    /** When its model's next sync is due (replay-files.ts `nextDue`): it is replayed again then. */
+    nextDue?: number;
   };
 }
 
@@ -150,13 +147,13 @@ export function objectId(kind: string, namespace: string, name: string): string 
  * Report with generator.command `serve`, its input named `serve-journal` and every citation
  * `serve-journal:SEQ`; the warnings cited the same way.
  */
-export async function replayJournal(rec: JournalRecording, onWarning?: (m: string) => void): Promise<{ report: Report; problems: number }> {
+export async function replayJournal(rec: JournalRecording, onWarning?: (m: string) => void): Promise<{ report: Report; problems: number; nextDue?: number }> {
   const { replayFiles } = await import('../pipeline/replay-files.js');
   const rep = await replayFiles({ files: ['-'], stdin: Readable.from([rec.text]), onWarning: (m) => onWarning?.(citeSeqs(m, rec.seqs)) });
   const report = JSON.parse(citeSeqs(JSON.stringify(rep.report), rec.seqs)) as Report;
   report.generator = { ...report.generator, command: 'serve' };
   report.inputs = report.inputs.map((i) => (i.file === '-' ? { ...i, file: JOURNAL_CITE } : i));
-  return { report, problems: rep.problems.length };
+  return { report, problems: rep.problems.length, ...(rep.nextDue !== undefined ? { nextDue: rep.nextDue } : {}) };
 }
 
 export class ServeRegistry {
@@ -290,25 +287,26 @@ export class ServeRegistry {
   /** Whether an owner must be replayed: its report may have changed since its last replay. */
   private needsReplay(j: OwnerJournal, now: number): boolean {
     if (!j.last || j.fresh || !j.last.stable) return true;
+    if (j.last.nextDue !== undefined && j.last.nextDue <= now) return true;
     const oldest = j.journal.oldestAt;
     return oldest !== undefined && oldest < now - 2 * this.o.historyMs;
   }
 
   private async replay(j: OwnerJournal, now: number): Promise<void> {
     const rec = j.journal.recording(now, { kexpVersion: KEXP_VERSION, serverVersion: this.o.serverVersion, namespace: this.o.namespace, watches: this.o.watches });
-    const { report, problems } = await replayJournal(rec, (w) => {
+    const { report, problems, nextDue } = await replayJournal(rec, (w) => {
       // The same warnings come back at every evaluation: each is passed on once.
       if (/does not appear|kinds kexp does not model/.test(w) || this.warned.has(w)) return;
       if (this.warned.size < 1000) this.warned.add(w);
       this.o.onWarning?.(w);
     });
     const { replicaSets: entries, ...frame } = report;
-    const settled = now - j.lastLineAt >= SETTLE_MS && entries.every((r) => SETTLED_VERDICTS.has(r.verdict.state) && !r.gatedWindows.some((w) => w.endedBy === 'open'));
+    const settled = entries.every((r) => SETTLED_VERDICTS.has(r.verdict.state) && !r.gatedWindows.some((w) => w.endedBy === 'open'));
     // Stable: replayed again with no new line, settled, and the same report as before but for its end.
     const prev = j.last;
     const stable = settled && !j.fresh && prev !== undefined && prev.settled &&
       JSON.stringify(atEnd(prev, frame.coverage.end ?? '')) === JSON.stringify({ frame, entries });
-    j.last = { frame, entries, problems, settled, stable };
+    j.last = { frame, entries, problems, settled, stable, ...(nextDue !== undefined ? { nextDue } : {}) };
     j.fresh = false;
   }
 
