@@ -1,27 +1,32 @@
 /**
- * The journal: `kexp serve`'s rolling, in-memory kexp recording of the cluster — what the
- * reflectors delivered, in the recording format of `kexp record` (docs/recording-format.md), so
- * that the very same reader and engine replay it (registry.ts hands `text(now)` to
- * pipeline/replay-files.ts, as `kexp explain --watch` hands its temporary recording).
+ * The journal: a rolling, in-memory kexp recording — what the reflectors delivered, in the
+ * recording format of `kexp record` (docs/recording-format.md), so that the very same reader and
+ * engine replay it. `kexp serve` keeps one per owner (registry.ts, the lines routed by
+ * line-routing.ts) and replays its `recording(now)` through pipeline/replay-files.ts, as
+ * `kexp explain --watch` replays its temporary recording.
  *
  * Contract:
- * - `event`/`gap` append one recording line each, the object redacted exactly as `kexp record`
- *   redacts (sources/live/redaction.ts: allow-list; no Secret content, no credential); BOOKMARKs
- *   are not kept (they carry no object change).
+ * - `eventLine`/`gapLine` build one recording line each, numbered by the caller (`seq`: the line's
+ *   number in serve's whole stream, what evidence cites), the object redacted exactly as
+ *   `kexp record` redacts (sources/live/redaction.ts: allow-list; no Secret content, no
+ *   credential); `append` adds one (the same line object may be appended to several journals);
+ *   `event`/`gap` build and append, numbering the journal's own lines. BOOKMARKs are not kept.
  * - `compact(now)` bounds the journal by time: lines received before `now − historyMs` are folded
- *   into the base — the last state of every object they leave (a DELETED removes it) — and their
- *   gap lines dropped. The base is written first as a synthetic `initial-list` stamped at the
- *   fold's time, owners (ReplicaSets, RCs, DaemonSets, Jobs) after the other kinds, as
- *   pipeline/record-live.ts orders a real initial list. A replay of `text()` therefore starts, like
- *   every recording, with "what came before is unknown" at the base's time. The fold loses nothing
- *   kexp can still use when `historyMs` exceeds the 5-minute ExpectationsTimeout plus a sync: the
- *   controller's own record of anything older has expired (pkg/controller/controller_utils.go,
+ *   into the base — the last state of every object they leave (a DELETED removes it), with the
+ *   seq of the line that left it — and their gap lines dropped. The base is written first as a
+ *   synthetic `initial-list` stamped at the fold's time, owners (ReplicaSets, RCs, DaemonSets,
+ *   Jobs) after the other kinds, as pipeline/record-live.ts orders a real initial list. A replay
+ *   therefore starts, like every recording, with "what came before is unknown" at the base's time
+ *   (before any fold: at `startedAt`, serve's start). The fold loses nothing kexp can still use
+ *   when `historyMs` exceeds the 5-minute ExpectationsTimeout plus a sync: the controller's own
+ *   record of anything older has expired (pkg/controller/controller_utils.go,
  *   ExpectationsTimeout), so no gate or leak of it can still be open.
- * - `text(now, end)` is a complete recording: header, base, lines, and an end line at `now`.
+ * - `recording(now, h)` is a complete recording — header, base, lines, and an end line at `now` —
+ *   with the seq of each of its lines; `text` the same without them.
  *
  * Cost: memory O(objects) for the base (one redacted object each, like an informer cache) plus
- * O(events received within historyMs) for the lines; `text` is O(that) per call; `compact` is
- * O(lines folded). Pure bookkeeping: no I/O, no clock (times are given).
+ * O(lines kept) (shared line objects are not copied); `recording` is O(that) per call; `compact`
+ * is O(lines folded). Pure bookkeeping: no I/O, no clock (times are given).
  */
 import { redactObject } from '../sources/live/redaction.js';
 import { formatRecordingLine, formatRecvTime, recordingHeader, type RecordingHeader, type RecordingWatch } from '../sources/watch/recording-format.js';
