@@ -1,17 +1,25 @@
 /**
  * kexp serve's memory and cost on a generated cluster: N ReplicaSets with P pods each are listed
- * into the serve registry (src/serve/registry.ts) as its reflectors would deliver them, then an
- * hour (simulated clock) of churn follows — every 15 s one ReplicaSet scaled up by one (the RS
- * spec, the pod's ADDED, the status write) and one pod of another deleted by someone else and
- * replaced by its controller — with an evaluation (the journal replayed,
- * the metrics rebuilt) every `--interval` and the journal folded to `--history`, as serve runs.
- * Reports RSS (after a GC) after the initial list and every 10 simulated minutes, the evaluation
- * time, CPU per 1,000 events, and the time to render /metrics.
+ * into the serve registry (src/serve/registry.ts) as its reflectors would deliver them, then
+ * `--minutes` (simulated clock) of churn follow — every `--interval` one ReplicaSet scaled up by
+ * one (the RS spec, the pod's ADDED, the status write) and one pod of another deleted by someone
+ * else and replaced by its controller (test/support/serve-churn.ts) — with an evaluation (the
+ * owners whose report may have changed replayed, the metrics rebuilt, /metrics rendered) every
+ * `--interval`, as serve runs.
+ * Reports, same run: RSS (after a GC; heap, external and ArrayBuffers beside it) after the
+ * initial list and every 10 simulated minutes, the evaluation time and owners replayed, CPU per
+ * 1,000 churn events (evaluations included), and the time to render /metrics.
  *
- *   node --expose-gc --import tsx bench/serve/memory.ts [--rs 500] [--pods 3] [--minutes 60] [--interval 15]
+ *   node --expose-gc --import tsx bench/serve/memory.ts [--rs 500] [--pods 3] [--minutes 60] [--interval 15] [--history 15] [--rows 10] [--steady-after 1]
+ *
+ * The steady state is what follows the first `--steady-after` minutes (default 1): the first
+ * evaluation replays every listed owner, the second every one again (to prove its report stable,
+ * src/serve/registry.ts), later ones only the owners with new events, a sync due or a report not
+ * yet proven stable.
  */
 import { ServeRegistry } from '../../src/serve/registry.ts';
 import { ServeMetrics } from '../../src/serve/metrics.ts';
+import { churnLines, churnWatches } from '../../test/support/serve-churn.ts';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,129 +29,107 @@ const RS = arg('rs', 500);
 const PODS = arg('pods', 3);
 const MINUTES = arg('minutes', 60);
 const INTERVAL_S = arg('interval', 15);
-const HISTORY_MS = 15 * 60_000;
+const HISTORY_MS = arg('history', 15) * 60_000;
+const EVERY_S = arg('rows', 10) * 60;
+const STEADY_MS = arg('steady-after', 1) * 60_000;
 const NS = 'bench';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const rssMB = () => {
+const mb = (n: number) => Math.round(n / 1048576);
+function memory(): { rss: number; text: string } {
   gc();
-  return Math.round(process.memoryUsage().rss / 1048576);
-};
-
-let rv = 1000;
-let uidN = 0;
-const iso = (t: number) => new Date(t).toISOString().replace(/\.\d+Z$/, 'Z');
-
-function rsObject(i: number, replicas: number, gen: number, t0: number): Record<string, unknown> {
-  const labels = { app: `app-${i}` };
-  return {
-    apiVersion: 'apps/v1', kind: 'ReplicaSet',
-    metadata: { name: `web-${i}`, namespace: NS, uid: `rs-uid-${i}`, resourceVersion: String(++rv), generation: gen, labels, creationTimestamp: iso(t0 - 3600_000) },
-    spec: { replicas, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] } } },
-    status: { replicas, fullyLabeledReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, observedGeneration: gen },
-  };
+  const m = process.memoryUsage();
+  return { rss: mb(m.rss), text: `${mb(m.rss)} MB | ${mb(m.heapUsed)} / ${mb(m.heapTotal)} MB | ${mb(m.external)} MB | ${mb(m.arrayBuffers)} MB` };
 }
-
-function podObject(i: number, name: string, uid: string, t: number, deleting?: number): Record<string, unknown> {
-  return {
-    apiVersion: 'v1', kind: 'Pod',
-    metadata: {
-      name, namespace: NS, uid, resourceVersion: String(++rv), labels: { app: `app-${i}` }, creationTimestamp: iso(t),
-      ...(deleting !== undefined ? { deletionTimestamp: iso(deleting), deletionGracePeriodSeconds: 0 } : {}),
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${i}`, uid: `rs-uid-${i}`, controller: true, blockOwnerDeletion: true }],
-    },
-    spec: { nodeName: 'node-1', containers: [{ name: 'app', image: 'registry.k8s.io/pause:3.10' }] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
-  };
-}
+const cpuMs = (c: NodeJS.CpuUsage) => (c.user + c.system) / 1000;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
 async function main(): Promise<void> {
   const t0 = Date.parse('2026-12-05T00:00:00Z');
-  const watches = ['namespaces', 'pods', 'events', 'replicasets'].map((resource) => ({ resource, ...(resource === 'namespaces' ? { name: NS } : { namespace: NS }) }));
+  const watches = churnWatches(NS);
   const reg = new ServeRegistry({ historyMs: HISTORY_MS, namespace: NS, watches, serverVersion: 'v1.37.2' });
   const metrics = new ServeMetrics(reg);
-  const rss0 = rssMB();
-  const sink = (r: string) => reg.sink(r);
-  const ns = sink('namespaces');
-  const pods = sink('pods');
-  const rss = sink('replicasets');
-  ns.event('ADDED', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS, uid: 'ns-uid', resourceVersion: String(++rv) }, status: { phase: 'Active' } }, t0, 'initial-list');
-  const replicas: number[] = [];
-  const live: string[][] = [];
-  const uidOf = new Map<string, string>();
-  for (let i = 0; i < RS; i++) {
-    live.push([]);
-    for (let p = 0; p < PODS; p++) {
-      const name = `web-${i}-${p}`;
-      live[i]!.push(name);
-      uidOf.set(name, `pod-uid-${++uidN}`);
-      pods.event('ADDED', podObject(i, name, uidOf.get(name)!, t0 - 3600_000), t0, 'initial-list');
+  const rss0 = memory().rss;
+  const sinks = new Map(watches.map((w) => [w.resource, reg.sink(w.resource)]));
+  const lines = churnLines({ rs: RS, pods: PODS, minutes: MINUTES, intervalS: INTERVAL_S, namespace: NS, t0 });
+  let pending = lines.next();
+  /** Delivers every line received before `t`; returns how many. */
+  const deliver = (t: number): number => {
+    let n = 0;
+    while (!pending.done && pending.value.at < t) {
+      const l = pending.value;
+      if (l.event) sinks.get(l.src)!.event(l.event.type as 'ADDED', l.event.object, l.at, l.synthetic);
+      n++;
+      pending = lines.next();
     }
-  }
-  for (const w of ['namespaces', 'pods', 'events']) sink(w).synced?.();
-  for (let i = 0; i < RS; i++) {
-    replicas.push(PODS);
-    rss.event('ADDED', rsObject(i, PODS, 1, t0), t0 + 1, 'initial-list');
-  }
-  rss.synced?.();
-  const gens = new Array<number>(RS).fill(1);
-  let events = 1 + RS * (PODS + 1);
-  const cpu0 = process.cpuUsage();
+    return n;
+  };
+  const listed = deliver(t0 + 2);
+  for (const s of sinks.values()) s.synced?.();
+  const c0 = process.cpuUsage();
+  const w0 = performance.now();
   let ev = await reg.evaluate(t0 + 2000);
   metrics.update(ev, { observed: false }, { leaderChanges: 0, restarts: 0 });
-  const firstEvalMs = ev.tookMs;
-  const rssListed = rssMB();
-  const rows: string[] = [`| ${0} min | ${rssListed} MB | ${ev.tookMs.toFixed(0)} ms | ${reg.journal.size.lines} |`];
+  const first = { wallMs: performance.now() - w0, cpuMs: cpuMs(process.cpuUsage(c0)) };
+  const m0 = memory();
+  const rows: string[] = [`| 0 min | ${m0.text} | ${ev.tookMs.toFixed(0)} ms | ${ev.replayed} | ${reg.journalSize.lines} |`];
   const evalTimes: number[] = [];
+  const replayed: number[] = [];
+  const scrapes: number[] = [];
+  const rssAt: Array<{ min: number; rss: number }> = [{ min: 0, rss: m0.rss }];
   let churnEvents = 0;
+  let scrapeBytes = 0;
+  let scrapeSeries = 0;
+  let steady0: { cpu: NodeJS.CpuUsage; wall: number; events: number; evals: number } | undefined;
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
   for (let s = INTERVAL_S; s <= MINUTES * 60; s += INTERVAL_S) {
     const t = t0 + s * 1000;
-    // Someone deletes one pod of a ReplicaSet (the controller replaces it), and another ReplicaSet is scaled up by one.
-    const j = (s / INTERVAL_S + Math.floor(RS / 2)) % RS;
-    const victim = live[j]![0];
-    if (victim) {
-      const vuid = uidOf.get(victim)!;
-      pods.event('MODIFIED', podObject(j, victim, vuid, t0 - 3600_000, t - 14000), t - 14000);
-      pods.event('DELETED', podObject(j, victim, vuid, t0 - 3600_000, t - 14000), t - 13990);
-      const repl = `web-${j}-r${s}`;
-      const ruid = `pod-uid-${++uidN}`;
-      uidOf.set(repl, ruid);
-      pods.event('ADDED', podObject(j, repl, ruid, t - 13980), t - 13975);
-      live[j] = [...live[j]!.slice(1), repl];
-      uidOf.delete(victim);
-      churnEvents += 3;
-    }
-    const i = (s / INTERVAL_S) % RS;
-    replicas[i]!++;
-    const name = `web-${i}-x${s}`;
-    const uid = `pod-uid-${++uidN}`;
-    uidOf.set(name, uid);
-    live[i]!.push(name);
-    rss.event('MODIFIED', { ...rsObject(i, replicas[i]!, ++gens[i]!, t0), status: { replicas: replicas[i]! - 1, observedGeneration: gens[i]! - 1 } }, t - 500);
-    pods.event('ADDED', podObject(i, name, uid, t - 480), t - 470);
-    rss.event('MODIFIED', rsObject(i, replicas[i]!, gens[i]!, t0), t - 400);
-    churnEvents += 3;
+    churnEvents += deliver(t);
     ev = await reg.evaluate(t);
     metrics.update(ev, { observed: false }, { leaderChanges: 0, restarts: 0 });
     evalTimes.push(ev.tookMs);
-    if (s % 600 === 0) rows.push(`| ${s / 60} min | ${rssMB()} MB | ${ev.tookMs.toFixed(0)} ms | ${reg.journal.size.lines} |`);
+    replayed.push(ev.replayed);
+    // A Prometheus scrape after each evaluation.
+    const sc = performance.now();
+    const text = await metrics.text();
+    scrapes.push(performance.now() - sc);
+    scrapeBytes = text.length;
+    scrapeSeries = text.split('\n').filter((l) => l && !l.startsWith('#')).length;
+    if (s * 1000 === STEADY_MS + INTERVAL_S * 1000) {
+      steady0 = { cpu: process.cpuUsage(), wall: performance.now(), events: churnEvents, evals: evalTimes.length };
+    }
+    if (s % EVERY_S === 0) {
+      const m = memory();
+      rssAt.push({ min: s / 60, rss: m.rss });
+      rows.push(`| ${s / 60} min | ${m.text} | ${ev.tookMs.toFixed(0)} ms | ${ev.replayed} | ${reg.journalSize.lines} |`);
+    }
   }
-  const cpu = process.cpuUsage(cpu0);
-  events += churnEvents;
-  const scrape0 = performance.now();
-  const text = await metrics.text();
-  const scrapeMs = performance.now() - scrape0;
-  reg.close();
-  evalTimes.sort((a, b) => a - b);
+  const cpu = cpuMs(process.cpuUsage(cpu0));
+  const wall = performance.now() - wall0;
   const problems = [...ev.objects.values()].filter((r) => ['gated', 'leaked', 'failing', 'stalled'].includes(r.verdict.state)).length;
-  console.log(`kexp serve bench: ${RS} ReplicaSets × ${PODS} pods, ${MINUTES} min of churn (a scale-up and a pod replaced every ${INTERVAL_S} s), history ${HISTORY_MS / 60000} min, an evaluation every ${INTERVAL_S} s; Node ${process.version}`);
-  console.log(`RSS before anything ${rss0} MB; first evaluation (the initial list) ${firstEvalMs.toFixed(0)} ms`);
-  console.log('| simulated time | RSS (after GC) | evaluation | journal lines |');
-  console.log('|---|---|---|---|');
+  console.log(`kexp serve bench: ${RS} ReplicaSets × ${PODS} pods (${listed} objects listed), ${MINUTES} min of churn (a scale-up and a pod replaced every ${INTERVAL_S} s), history ${HISTORY_MS / 60000} min, an evaluation and a /metrics scrape every ${INTERVAL_S} s; Node ${process.version}`);
+  console.log(`RSS before anything ${rss0} MB; first evaluation (the initial list: every owner replayed) ${first.wallMs.toFixed(0)} ms wall, ${first.cpuMs.toFixed(0)} ms CPU`);
+  console.log('| simulated time | RSS (after GC) | heap used / total | external | ArrayBuffers | evaluation | owners replayed | journal lines |');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  console.log(`evaluations: ${evalTimes.length}, median ${evalTimes[Math.floor(evalTimes.length / 2)]!.toFixed(0)} ms, max ${evalTimes[evalTimes.length - 1]!.toFixed(0)} ms; CPU ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms for ${churnEvents} churn events and ${evalTimes.length} evaluations (${((cpu.user + cpu.system) / 1000 / (churnEvents / 1000)).toFixed(0)} ms CPU per 1,000 events, evaluations included)`);
-  if (process.env.BENCH_DEBUG) for (const r of [...ev.objects.values()].filter((r) => ["gated", "leaked", "failing", "stalled"].includes(r.verdict.state)).slice(0, 3)) console.log(r.key, r.verdict.state, r.verdict.summary, r.findings.map((f) => f.id).join(","));
-  console.log(`/metrics: ${text.length} bytes, ${text.split('\n').filter((l) => l && !l.startsWith('#')).length} series, rendered in ${scrapeMs.toFixed(1)} ms; objects reported ${ev.objects.size}, in trouble ${problems}`);
+  const sortedTimes = [...evalTimes].sort((a, b) => a - b);
+  console.log(`evaluations: ${evalTimes.length}, median ${median(sortedTimes).toFixed(0)} ms, max ${sortedTimes[sortedTimes.length - 1]!.toFixed(0)} ms; owners replayed per evaluation median ${median(replayed)}, max ${Math.max(...replayed)}`);
+  console.log(`churn: ${churnEvents} events; ${cpu.toFixed(0)} ms CPU (${wall.toFixed(0)} ms wall) for them and the ${evalTimes.length} evaluations and scrapes: ${(cpu / (churnEvents / 1000)).toFixed(0)} ms CPU per 1,000 events`);
+  if (steady0) {
+    const c = cpuMs(process.cpuUsage(steady0.cpu));
+    const e = churnEvents - steady0.events;
+    const n = evalTimes.length - steady0.evals;
+    const steadyTimes = evalTimes.slice(steady0.evals).sort((a, b) => a - b);
+    const steadyReplayed = replayed.slice(steady0.evals);
+    console.log(`steady state (after the first ${STEADY_MS / 60000} min): ${n} evaluations, median ${median(steadyTimes).toFixed(0)} ms, max ${steadyTimes[steadyTimes.length - 1]?.toFixed(0)} ms, owners replayed median ${median(steadyReplayed)}; ${e} churn events, ${c.toFixed(0)} ms CPU (${(performance.now() - steady0.wall).toFixed(0)} ms wall): ${(c / (e / 1000)).toFixed(0)} ms CPU per 1,000 events`);
+  }
+  if (rssAt.length >= 3) {
+    const half = rssAt[Math.floor(rssAt.length / 2)]!;
+    const last = rssAt[rssAt.length - 1]!;
+    console.log(`RSS from ${half.min} to ${last.min} min: ${half.rss} → ${last.rss} MB (${(((last.rss - half.rss) / (last.min - half.min)) * 10).toFixed(1)} MB per 10 min)`);
+  }
+  console.log(`/metrics: ${scrapeBytes} bytes, ${scrapeSeries} series, rendered in median ${median(scrapes).toFixed(1)} ms, max ${Math.max(...scrapes).toFixed(1)} ms; objects reported ${ev.objects.size}, in trouble ${problems}`);
 }
 
 await main();

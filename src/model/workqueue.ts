@@ -196,6 +196,15 @@ export class WorkQueue {
     return this.queued.dropBefore(before) + this.waiting.dropBefore(before);
   }
 
+  /** Earliest time any key is due (queued or delayed), if any: when the next sync would run. */
+  firstDue(): number | undefined {
+    const q = this.queued.top()?.at;
+    const w = this.waiting.top()?.at;
+    if (q === undefined) return w;
+    if (w === undefined) return q;
+    return Math.min(q, w);
+  }
+
   /** Earliest time the key is due (queued or delayed), if any. */
   dueAt(key: string): number | undefined {
     const q = this.queued.get(key);

@@ -58,6 +58,8 @@ export interface ReplayFilesResult {
   interrupted?: string;
   /** The pods the ReplicaSet engine held at the end of input, by namespace/name (what the reports' adoption tables decided over; unset for a snapshot). */
   pods?: ReadonlyMap<string, Pod>;
+  /** The earliest sync still due in any owner kind's model after the end (ReplayResult.nextDue); undefined when none is (and for a snapshot). */
+  nextDue?: number;
 }
 
 /**
@@ -260,7 +262,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);
   }
-  return { report, problems, warnings, labels, pods: result.pods, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}) };
+  const dues = [results.replicaSets, results.replicationControllers, results.daemonSets, results.jobs].map((r) => r?.nextDue).filter((d): d is number => d !== undefined);
+  return { report, problems, warnings, labels, pods: result.pods, ...(stop?.interrupted ? { interrupted: stop.describe() } : {}), ...(dues.length ? { nextDue: Math.min(...dues) } : {}) };
 }
 
 /**

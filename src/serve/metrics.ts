@@ -13,7 +13,8 @@
  *   history: every gated window, round and failure is keyed by its object and start time, and
  *   only what grew since the last evaluation is added (a window or round leaving the history is
  *   forgotten after it has been counted). A per-object counter is removed when its object has
- *   nothing left in the history (Prometheus treats that as a reset).
+ *   nothing left in its journal (folded after the history, at the latest 2 × the history:
+ *   registry.ts; Prometheus treats that as a reset).
  * - Every label value comes from the cluster's own names or a fixed catalogue; no object content
  *   other than kind, namespace and name, no credential.
  *
@@ -107,6 +108,7 @@ export class ServeMetrics {
   private readonly kcmLeaseObserved: client.Gauge;
   private readonly kcmLeaseTransitions: client.Gauge;
   private readonly evalDuration: client.Histogram;
+  private readonly evalReplayed: client.Gauge;
   private readonly lastEval: client.Gauge;
   private readonly gatedMs = new Monotone();
   private readonly failed = new Monotone();
@@ -134,7 +136,8 @@ export class ServeMetrics {
     this.kcmLeading = new client.Gauge({ name: 'kexp_kcm_leading', help: 'The kube-controller-manager Lease is held and renewed within its duration (1) or not (0); absent when unknown.', registers: r });
     this.kcmLeaseObserved = new client.Gauge({ name: 'kexp_kcm_lease_observed', help: 'serve can read the kube-controller-manager Lease (1) or not (0).', registers: r });
     this.kcmLeaseTransitions = new client.Gauge({ name: 'kexp_kcm_lease_transitions', help: 'The Lease\'s own leaseTransitions count.', registers: r });
-    this.evalDuration = new client.Histogram({ name: 'kexp_evaluation_duration_seconds', help: 'Time to replay the journal and rebuild the report.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r });
+    this.evalReplayed = new client.Gauge({ name: 'kexp_evaluation_owners_replayed', help: 'Owners whose journal the last evaluation replayed (those with new events or a report not yet proven stable; the others\' reports were kept).', registers: r });
+    this.evalDuration = new client.Histogram({ name: 'kexp_evaluation_duration_seconds', help: 'Time to replay the owners whose report may have changed and rebuild the report.', buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30], registers: r });
     this.lastEval = new client.Gauge({ name: 'kexp_last_evaluation_timestamp_seconds', help: 'When the report last was rebuilt (Unix time).', registers: r });
     new client.Counter({
       name: 'kexp_events_processed_total', help: 'Watch events received and journaled, by resource.', labelNames: ['resource'], registers: r,
@@ -163,9 +166,9 @@ export class ServeMetrics {
       },
     });
     new client.Gauge({
-      name: 'kexp_journal_lines', help: 'Watch events kept in the journal (those within --history; older ones folded into the base state).', registers: r,
+      name: 'kexp_journal_lines', help: 'Lines kept in the owners\' journals for replay (within 2 × --history; older ones folded into each journal\'s base state; a line shared by several owners counts for each).', registers: r,
       collect() {
-        (this as client.Gauge).set(reg.journal.size.lines);
+        (this as client.Gauge).set(reg.journalSize.lines);
       },
     });
     new client.Gauge({
@@ -180,6 +183,7 @@ export class ServeMetrics {
   /** Rewrites the metrics from an evaluation and the Lease's state at `now`. */
   update(ev: Evaluation, lease: LeaseState, leaseCounts: { leaderChanges: number; restarts: number }): void {
     this.evalDuration.observe(ev.tookMs / 1000);
+    this.evalReplayed.set(ev.replayed);
     this.lastEval.set(ev.at / 1000);
     for (const g of [this.gated, this.gatedSince, this.outstanding, this.leaked, this.verdict, this.objects, this.findings]) g.reset();
     const alive = new Map<string, { c: client.Counter; labels: Labels }>();

@@ -6,13 +6,13 @@
  * helpers from what the journal showed.
  *
  * Contract: `objectReport(ev, id, source)` returns undefined when the evaluation reports no such
- * object. The watch it describes is the journal: from its coverage start to the evaluation.
+ * object. The report is the one `kexp replay` gives for the object's journal (registry.ts
+ * `reportOf`); the watch it describes is that journal: from its coverage start to the evaluation.
  * Pure apart from reading the evaluation; O(the object's report).
  */
-import type { Report } from '../analysis/report-types.js';
 import { nextStepsOf, timelineFromWatch, type ExplainResult } from '../pipeline/explain-live.js';
 import { ownerResource } from '../analysis/report/owner-kind.js';
-import type { Evaluation } from './registry.js';
+import { reportOf, type Evaluation } from './registry.js';
 
 const TIMELINE_MAX = 40;
 
@@ -25,9 +25,10 @@ export interface ServeSource {
 
 export function objectReport(ev: Evaluation, id: string, source: ServeSource): ExplainResult | undefined {
   const entry = ev.objects.get(id);
-  if (!entry) return undefined;
-  const start = ev.report.coverage.start ? Date.parse(ev.report.coverage.start) : ev.at;
-  const report: Report = { ...ev.report, replicaSets: [entry] };
+  const report = reportOf(ev, id);
+  const f = ev.frames.get(id);
+  if (!entry || !report || !f) return undefined;
+  const start = report.coverage.start ? Date.parse(report.coverage.start) : ev.at;
   const timeline = timelineFromWatch(entry, start, ev.at);
   const omitted = Math.max(0, timeline.length - TIMELINE_MAX);
   const resource = ownerResource(entry);
@@ -43,7 +44,7 @@ export function objectReport(ev: Evaluation, id: string, source: ServeSource): E
       nextSteps: nextStepsOf(entry.findings, entry.verdict, true, resource === 'rs' ? entry.name : `${resource}/${entry.name}`, entry.namespace),
     }],
     snapshot: { takenAt: ev.at, server: source.server, context: source.context, namespace: source.namespace, unavailable: [] },
-    watch: { file: 'serve-journal', kept: false, durationMs: Math.max(0, ev.at - start), endReason: 'serving', events: ev.lines, gaps: ev.report.coverage.gaps.length, problems: ev.problems },
+    watch: { file: 'serve-journal', kept: false, durationMs: Math.max(0, ev.at - start), endReason: 'serving', events: f.lines, gaps: report.coverage.gaps.length, problems: f.problems },
     warnings: [],
   };
 }

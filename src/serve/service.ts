@@ -119,7 +119,7 @@ export async function startServe(o: ServeOptions): Promise<ServeHandle> {
         const ev = await evaluate();
         if (!readyTold) {
           readyTold = true;
-          o.onInfo?.(`ready: ${ev.objects.size} object(s) reported (${[...registry.tracked()].map(([k, n]) => `${k} ${n}`).join(', ')}); what came before ${new Date(registry.journal.coverageStart ?? ev.at).toISOString()} is unknown`);
+          o.onInfo?.(`ready: ${ev.objects.size} object(s) reported (${[...registry.tracked()].map(([k, n]) => `${k} ${n}`).join(', ')}); what came before ${new Date(registry.coverageStart ?? ev.at).toISOString()} is unknown`);
         }
       } catch (err) {
         o.onWarning?.(`evaluation failed: ${String((err as Error)?.message ?? err).split('\n')[0]}`);

@@ -113,7 +113,7 @@ export async function openInputBytes(
     }
     const rs = fh.createReadStream({ highWaterMark: READ_CHUNK });
     const st = await fh.stat().catch(() => undefined);
-    trackRead({ file, ...(st?.isFile() ? { size: st.size } : {}), read: () => rs.bytesRead });
+    rs.once('close', trackRead({ file, ...(st?.isFile() ? { size: st.size } : {}), read: () => rs.bytesRead }));
     raw = rs;
   }
   const it = readGuarded(file, raw)[Symbol.asyncIterator]();

@@ -204,3 +204,16 @@ test('next() is not quadratic: 100,000 keys queued at one instant drain in order
   assert.deepEqual(out.slice(0, 3).map((x) => x[0]), ['ns/rs-0', 'ns/rs-1', 'ns/rs-2']);
   assert.equal(out[99_999]![0], 'ns/rs-99999');
 });
+
+test('firstDue(): the earliest entry of the queue or the delaying queue; undefined when both are empty', () => {
+  const q = new WorkQueue();
+  assert.equal(q.firstDue(), undefined);
+  q.addAfter('d/a', T, 5000);
+  assert.equal(q.firstDue(), T + 5000, 'a delayed entry alone');
+  q.add('d/b', T + 100);
+  assert.equal(q.firstDue(), T + 100, 'a queued entry before it');
+  assert.deepEqual(q.next(T + 200), { key: 'd/b', at: T + 100 });
+  assert.equal(q.firstDue(), T + 5000, 'taken entries no longer count');
+  q.take('d/a');
+  assert.equal(q.firstDue(), undefined);
+});

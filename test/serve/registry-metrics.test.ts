@@ -16,6 +16,7 @@ import assert from 'node:assert/strict';
 import { ServeRegistry } from '../../src/serve/registry.ts';
 import { ServeMetrics, failureReason } from '../../src/serve/metrics.ts';
 import { feed, readRecording, type RecordingLines } from '../support/serve-feed.ts';
+import { churnStream } from '../support/serve-churn.ts';
 
 const MIN = 60_000;
 
@@ -154,4 +155,30 @@ test('failure reasons: the API server\'s messages map to a fixed set', () => {
   assert.equal(failureReason('the server was unable to return a response in the time allotted (504)'), 'timeout');
   assert.equal(failureReason('Timeout: request did not complete within 60s'), 'timeout');
   assert.equal(failureReason('something else entirely'), 'other');
+});
+
+test('cardinality: in churn a healthy object carries at most its gated-seconds counter; idle, none', { timeout: 120_000 }, async () => {
+  const rec = churnStream({ rs: 30, pods: 2, minutes: 10, intervalS: 30 });
+  const history = 5 * MIN;
+  const { reg, metrics } = registryFor(rec, history);
+  const perObject = (text: string) => series(text).filter((s) => s.labels.name !== undefined && s.labels.namespace !== undefined);
+  feed(reg, rec, Infinity);
+  let ev = await reg.evaluate(rec.end!);
+  metrics.update(ev, NO_LEASE, { leaderChanges: 0, restarts: 0 });
+  const busy = perObject(await metrics.text());
+  // Every ReplicaSet is healthy; those scaled within their journal keep their gated seconds only.
+  assert.ok([...ev.objects.values()].every((r) => r.verdict.state === 'healthy'), 'no false finding in the churn');
+  assert.deepEqual([...new Set(busy.map((s) => s.name))], ['kexp_controller_gated_seconds_total']);
+  const scaled = [...ev.objects.values()].filter((r) => r.gatedWindows.length > 0).length;
+  assert.equal(busy.length, scaled, 'one series per object with a gated window in its journal');
+  assert.ok(scaled > 0 && scaled < 30);
+  // Idle for longer than 2 × the history: every journal folded, no per-object series left.
+  for (const t of [rec.end! + 2 * history + MIN, rec.end! + 2 * history + 2 * MIN]) {
+    ev = await reg.evaluate(t);
+    metrics.update(ev, NO_LEASE, { leaderChanges: 0, restarts: 0 });
+  }
+  const idle = await metrics.text();
+  assert.deepEqual(perObject(idle), []);
+  assert.deepEqual(pick(idle, 'kexp_objects', { kind: 'ReplicaSet', verdict: 'healthy' }), [30]);
+  reg.close();
 });

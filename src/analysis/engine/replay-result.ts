@@ -32,6 +32,12 @@ export interface ReplayResult {
   restarts: RestartTrack[];
   /** Silences longer than SILENCE_HORIZON_MS across which pending syncs were not simulated. */
   silences: Silence[];
+  /**
+   * When the controller's next sync is due after the end (its workqueue's first entry, queued or
+   * delayed); undefined when none is: replayed to a later end with no new event, the model does
+   * nothing more (kexp serve keeps such an owner's report, src/serve/registry.ts).
+   */
+  nextDue?: number;
 }
 
 /** End of input: rounds' unresolved calls, each track's writes, the filter. Returns the untracked writes. */

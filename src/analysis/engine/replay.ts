@@ -154,5 +154,6 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   return {
     tracks: tracks.byKey, pods: controller.pods, replicaSets: controller.owners, gaps: delivery.gaps, start, end, events: count,
     writeEvidence, untrackedWrites, restarts: restarts.restarts, silences: silence.silences,
+    ...(controller.queue.firstDue() !== undefined ? { nextDue: controller.queue.firstDue() } : {}),
   };
 }

@@ -427,7 +427,7 @@ export class InputReader {
       } catch {
         /* the open reports it */
       }
-      trackRead({ file: this.file, ...(size !== undefined ? { size } : {}), read: () => (source as ReadStream).bytesRead });
+      source.once('close', trackRead({ file: this.file, ...(size !== undefined ? { size } : {}), read: () => (source as ReadStream).bytesRead }));
     }
     this.source = source;
     const raw = source[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
