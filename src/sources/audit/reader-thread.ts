@@ -1,0 +1,111 @@
+/**
+ * The reader thread: the body of the `node:worker_threads` worker that reads one audit log of JSON
+ * lines — the file, gzip, the line splitting and the byte prefilter (line-reader.ts, the filter of
+ * prefilter-choice.ts) — on the second core, and hands the main thread only the lines that pass,
+ * as bytes (threaded-lines.ts receives them).
+ *
+ * Contract: the same InputReader as on the main thread, so the same lines, numbers, statistics and
+ * callbacks in the same order: each message carries one segment per chunk read — that chunk's
+ * over-long lines, the statistics and the last line's text after it, and how many of the message's
+ * lines are its — and the last message the end's (a cut-off last line, damaged gzip data); an
+ * error is sent after the lines read before it. At most `maxInFlight` messages are unacknowledged:
+ * the thread waits for the main thread, so memory stays bounded when the engine is slower.
+ * Cost: one copy of the passing lines' bytes into the batch (the batch's ArrayBuffer is then
+ * transferred, not copied); the rest is the reader's own cost, off the main thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { readTotals } from '../read-progress.js';
+import { InputError } from '../source.js';
+import { InputReader } from './line-reader.js';
+import { lineFilterOf } from './prefilter-choice.js';
+import type { ReaderThreadData, ReaderThreadMessage, ReaderThreadSegment } from './threaded-lines.js';
+
+const data = workerData as ReaderThreadData;
+const port = parentPort!;
+
+let inFlight = 0;
+let wake: (() => void) | undefined;
+port.on('message', () => {
+  inFlight--;
+  const w = wake;
+  wake = undefined;
+  w?.();
+});
+
+let tooLong: number[] = [];
+let damage: { line: number; message: string } | undefined;
+const reader = new InputReader(data.file, {
+  maxLineBytes: data.maxLineBytes,
+  onTooLong: (line, bytes) => tooLong.push(line, bytes),
+  onDamage: (line, message) => {
+    damage = { line, message };
+  },
+});
+reader.filter = lineFilterOf(data.prefilter);
+
+let bytes = Buffer.allocUnsafe(data.batchBytes);
+let used = 0;
+let meta: number[] = [];
+let segments: ReaderThreadSegment[] = [];
+let segmentLines = 0;
+
+function segment(): ReaderThreadSegment {
+  const s: ReaderThreadSegment = { lines: segmentLines, tooLong, stats: { ...reader.stats }, read: readTotals().read };
+  const last = reader.lastLineText();
+  if (last !== undefined) s.last = last;
+  segmentLines = 0;
+  tooLong = [];
+  return s;
+}
+
+async function flush(end: ReaderThreadMessage['end']): Promise<void> {
+  // The batch is its own ArrayBuffer (allocUnsafe above the pool's size), handed over whole.
+  const buf = bytes.buffer as ArrayBuffer;
+  const m = Float64Array.from(meta);
+  const msg: ReaderThreadMessage = { bytes: buf, offset: bytes.byteOffset, used, meta: m.buffer, segments, ...(end ? { end } : {}) };
+  port.postMessage(msg, [buf, m.buffer]);
+  inFlight++;
+  bytes = Buffer.allocUnsafe(data.batchBytes);
+  used = 0;
+  meta = [];
+  segments = [];
+  if (end) return;
+  while (inFlight >= data.maxInFlight) await new Promise<void>((r) => (wake = r));
+}
+
+async function run(): Promise<void> {
+  try {
+    await reader.skipLeadingBlankLines();
+    const sink = (b: Buffer, start: number, end: number, no: number, unterminated: boolean): void => {
+      const n = end - start;
+      if (used + n > bytes.length) {
+        const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + n));
+        bytes.copy(bigger, 0, 0, used);
+        bytes = bigger;
+      }
+      b.copy(bytes, used, start, end);
+      meta.push(used, n, no, unterminated ? 1 : 0);
+      used += n;
+      segmentLines++;
+    };
+    for await (const _ of reader.rawLines(sink)) {
+      segments.push(segment());
+      if (used >= data.batchBytes || segments.length >= data.maxSegments) await flush(undefined);
+    }
+    const last = segment();
+    if (damage) last.damage = damage;
+    segments.push(last);
+    await flush({});
+  } catch (e) {
+    // The lines read before the error first, then the error, as the reader on the main thread throws it.
+    const error =
+      e instanceof InputError
+        ? { line: e.line, message: e.message.slice(e.line > 0 ? `${e.file}:${e.line}: `.length : `${e.file}: `.length), input: true }
+        : { line: 0, message: e instanceof Error ? e.message : String(e), input: false };
+    await flush({ error });
+  } finally {
+    reader.close();
+  }
+}
+
+void run();
