@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { openAuditSource, type AuditSourceOptions } from '../../src/sources/audit/audit-source.js';
-import { readerThreadsStarted } from '../../src/sources/audit/threaded-lines.js';
+import { MAX_IN_FLIGHT, readerThreadsStarted, ThreadedLines } from '../../src/sources/audit/threaded-lines.js';
+import { InputReader } from '../../src/sources/audit/line-reader.js';
 import { InputError, type InputProblem } from '../../src/sources/source.js';
 import { fx } from '../fixtures/audit/helpers.js';
 
@@ -141,5 +142,27 @@ describe('audit reader thread', () => {
     const auto = await run(f, 'auto' as 'on');
     assert.equal(readerThreadsStarted(), before + 1, 'a small file is not worth a thread');
     assert.deepEqual(auto, await run(f, 'off'));
+  });
+
+  it('holds at most MAX_IN_FLIGHT batches when the consumer is slower than the thread', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kexp-reader-thread-'));
+    const f = join(dir, 'many.log');
+    const line = JSON.stringify({ kind: 'Event', apiVersion: 'audit.k8s.io/v1', pad: 'z'.repeat(900) });
+    writeFileSync(f, (line + '\n').repeat(48_000)); // ~44 MB, every line passes: ~44 batches of 1 MiB
+    const t = new ThreadedLines(new InputReader(f), { kind: 'none' });
+    const it = t.lines();
+    const first = await it.next();
+    assert.equal((first.value as { no: number }[])[0]!.no, 1);
+    let most = 0;
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      most = Math.max(most, t.pendingBatches);
+    }
+    assert.ok(most >= 1 && most <= MAX_IN_FLIGHT, `${most} batches waiting`);
+    let next = (first.value as unknown[]).length + 1;
+    for (let r = await it.next(); !r.done; r = await it.next()) for (const l of r.value) assert.equal(l.no, next++);
+    assert.equal(next - 1, 48_000);
+    assert.equal(t.stats.lines, 48_000);
+    t.close();
   });
 });

@@ -8,8 +8,9 @@
  * callbacks in the same order: each message carries one segment per chunk read — that chunk's
  * over-long lines, the statistics and the last line's text after it, and how many of the message's
  * lines are its — and the last message the end's (a cut-off last line, damaged gzip data); an
- * error is sent after the lines read before it. At most `maxInFlight` messages are unacknowledged:
- * the thread waits for the main thread, so memory stays bounded when the engine is slower.
+ * error is sent after the lines read before it. At most `maxInFlight` messages are not yet consumed
+ * (a counter the main thread raises in shared memory, `Atomics.waitAsync` here): the thread waits
+ * for the main thread, so memory stays bounded when the engine is slower.
  * Cost: one copy of the passing lines' bytes into the batch (the batch's ArrayBuffer is then
  * transferred, not copied); the rest is the reader's own cost, off the main thread.
  */
@@ -23,14 +24,13 @@ import type { ReaderThreadData, ReaderThreadMessage, ReaderThreadSegment } from 
 const data = workerData as ReaderThreadData;
 const port = parentPort!;
 
-let inFlight = 0;
-let wake: (() => void) | undefined;
-port.on('message', () => {
-  inFlight--;
-  const w = wake;
-  wake = undefined;
-  w?.();
-});
+/** Batches sent; the main thread counts the ones it consumed in `data.acked[0]` (no message per batch). */
+let sent = 0;
+const acked = new Int32Array(data.acked);
+// Keeps this thread's event loop alive while it waits on `acked` (a pending waitAsync does not).
+port.on('message', () => undefined);
+/** Atomics.waitAsync (Node ≥ 16; not in the TypeScript library this project targets). */
+const waitAsync = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync;
 
 let tooLong: number[] = [];
 let damage: { line: number; message: string } | undefined;
@@ -64,13 +64,16 @@ async function flush(end: ReaderThreadMessage['end']): Promise<void> {
   const m = Float64Array.from(meta);
   const msg: ReaderThreadMessage = { bytes: buf, offset: bytes.byteOffset, used, meta: m.buffer, segments, ...(end ? { end } : {}) };
   port.postMessage(msg, [buf, m.buffer]);
-  inFlight++;
+  sent++;
   bytes = Buffer.allocUnsafe(data.batchBytes);
   used = 0;
   meta = [];
   segments = [];
   if (end) return;
-  while (inFlight >= data.maxInFlight) await new Promise<void>((r) => (wake = r));
+  for (let done = Atomics.load(acked, 0); sent - done >= data.maxInFlight; done = Atomics.load(acked, 0)) {
+    const w = waitAsync(acked, 0, done);
+    if (w.async) await w.value;
+  }
 }
 
 async function run(): Promise<void> {

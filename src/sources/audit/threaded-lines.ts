@@ -11,7 +11,8 @@
  * again; stdin and pipes cannot be read twice). The InputReader that sniffed the file is kept until
  * the thread's first message: if the thread cannot start (no worker entry beside the bundle, e.g.
  * the single executable, or a loader that workers do not inherit) its lines are read on the main
- * thread as before. At most `maxInFlight` batches are in flight; `close()` ends the thread.
+ * thread as before. At most `MAX_IN_FLIGHT` batches are in flight (back-pressure through a counter in
+ * shared memory); `close()` ends the thread.
  * Cost: a worker's start-up (~30–60 ms of the second core, measured in bench/README.md "Both
  * cores for the file commands"), hence only above `THREAD_MIN_BYTES`; per batch one message, and
  * per passing line one `toString` of its bytes (as on the main thread before).
@@ -33,8 +34,10 @@ export interface ReaderThreadData {
   batchBytes: number;
   /** Chunks (segments) collected before a batch is sent. */
   maxSegments: number;
-  /** Batches sent and not yet acknowledged before the thread waits. */
+  /** Batches sent and not yet consumed before the thread waits. */
   maxInFlight: number;
+  /** One Int32: the batches the main thread consumed (Atomics.add / notify; a message per batch costs more). */
+  acked: SharedArrayBuffer;
 }
 
 /** One chunk read by the thread: what the main thread's reader had done when it yielded that chunk's lines. */
@@ -75,7 +78,8 @@ export interface ThreadedLinesOptions {
 export const THREAD_MIN_BYTES = 16 << 20;
 const BATCH_BYTES = 1 << 20;
 const MAX_SEGMENTS = 8;
-const MAX_IN_FLIGHT = 4;
+export const MAX_IN_FLIGHT = 4;
+const YOUNG_GENERATION_MB = 4;
 
 /** `KEXP_READER_THREAD`: `off` never, `on` for every regular file (tests, measurements), else by size. */
 export type ReaderThreadMode = 'auto' | 'on' | 'off';
@@ -88,8 +92,12 @@ export function readerThreadMode(): ReaderThreadMode {
 /** The worker entry beside this module (src/ under tsx, dist/ in the bundle), if there is one. */
 function workerEntry(): URL | undefined {
   for (const rel of ['./reader-thread.js', './reader-thread.ts', '../sources/audit/reader-thread.js']) {
-    const u = new URL(rel, import.meta.url);
-    if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u;
+    try {
+      const u = new URL(rel, import.meta.url);
+      if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u;
+    } catch {
+      return undefined; // no module URL (the single executable's CommonJS bundle): no thread
+    }
   }
   return undefined;
 }
@@ -123,6 +131,7 @@ export class ThreadedLines {
   private last: string | undefined;
   private read = 0;
   private readonly worker: Worker;
+  private readonly acked = new Int32Array(new SharedArrayBuffer(4));
   private readonly queue: ReaderThreadMessage[] = [];
   private failure: Error | undefined;
   private exited = false;
@@ -143,8 +152,11 @@ export class ThreadedLines {
       batchBytes: BATCH_BYTES,
       maxSegments: MAX_SEGMENTS,
       maxInFlight: MAX_IN_FLIGHT,
+      acked: this.acked.buffer as SharedArrayBuffer,
     };
-    this.worker = new Worker(workerEntry()!, { workerData: data, stdout: false, stderr: false });
+    // A small young generation: the thread's garbage is per chunk (V8's default lets it grow to
+    // tens of MB of RSS for nothing; old-generation limits are left to V8).
+    this.worker = new Worker(workerEntry()!, { workerData: data, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
     // Never what keeps the process alive: it is ref'd only while the main thread waits for it.
     this.worker.unref();
     this.worker.on('message', (m: ReaderThreadMessage) => {
@@ -225,7 +237,8 @@ export class ThreadedLines {
         if (e) throw e.input ? new InputError(file, e.line, e.message) : new Error(e.message);
         return;
       }
-      this.worker.postMessage(0);
+      Atomics.add(this.acked, 0, 1);
+      Atomics.notify(this.acked, 0);
     }
   }
 
@@ -233,6 +246,11 @@ export class ThreadedLines {
   private async *fallback(): AsyncGenerator<Line[]> {
     this.usingFallback = true;
     yield* this.reader.lines();
+  }
+
+  /** Batches received and not yet handed out: at most MAX_IN_FLIGHT, whatever the consumer's pace. */
+  get pendingBatches(): number {
+    return this.queue.length;
   }
 
   /** Statistics of whichever reader read the lines, as InputReader.stats. */
