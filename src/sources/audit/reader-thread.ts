@@ -11,8 +11,9 @@
  * error is sent after the lines read before it. At most `maxInFlight` messages are not yet consumed
  * (a counter the main thread raises in shared memory, `Atomics.waitAsync` here): the thread waits
  * for the main thread, so memory stays bounded when the engine is slower.
- * Cost: one copy of the passing lines' bytes into the batch (the batch's ArrayBuffer is then
- * transferred, not copied); the rest is the reader's own cost, off the main thread.
+ * Cost: two copies of the passing lines' bytes (into the staging buffer, then into the batch's own
+ * ArrayBuffer, which is transferred, not copied again); the rest is the reader's own cost, off the
+ * main thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { readTotals } from '../read-progress.js';
@@ -59,13 +60,15 @@ function segment(): ReaderThreadSegment {
 }
 
 async function flush(end: ReaderThreadMessage['end']): Promise<void> {
-  // The batch is its own ArrayBuffer (allocUnsafe above the pool's size), handed over whole.
-  const buf = bytes.buffer as ArrayBuffer;
+  // The passing bytes in an ArrayBuffer of their own size, transferred (the staging buffer is
+  // reused: handing it over whole would leave a batchBytes buffer per batch to the main thread's GC).
+  const buf = new ArrayBuffer(used);
+  bytes.copy(new Uint8Array(buf), 0, 0, used);
   const m = Float64Array.from(meta);
-  const msg: ReaderThreadMessage = { bytes: buf, offset: bytes.byteOffset, used, meta: m.buffer, segments, ...(end ? { end } : {}) };
+  const msg: ReaderThreadMessage = { bytes: buf, offset: 0, used, meta: m.buffer, segments, ...(end ? { end } : {}) };
   port.postMessage(msg, [buf, m.buffer]);
   sent++;
-  bytes = Buffer.allocUnsafe(data.batchBytes);
+  if (bytes.length > data.batchBytes) bytes = Buffer.allocUnsafe(data.batchBytes); // after an over-long line
   used = 0;
   meta = [];
   segments = [];
