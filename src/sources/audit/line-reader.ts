@@ -306,6 +306,11 @@ export class InputReader {
     }
   }
 
+  /** Bytes of the last line `lines()` saw (a view into the chunk, not a copy). */
+  lastLineBytes(): Buffer | undefined {
+    return this.lastBuf?.subarray(this.lastStart, this.lastEnd);
+  }
+
   /** Text of the last line `lines()` saw (decoded on demand), e.g. to read its timestamp. */
   lastLineText(): string | undefined {
     return this.lastBuf?.toString('utf8', this.lastStart, this.lastEnd);

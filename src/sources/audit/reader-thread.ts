@@ -50,10 +50,27 @@ let meta: number[] = [];
 let segments: ReaderThreadSegment[] = [];
 let segmentLines = 0;
 
+/** Appends `b[start, end)` to the staging buffer (grown for an over-long line). */
+function stage(b: Buffer, start: number, end: number): void {
+  const n = end - start;
+  if (used + n > bytes.length) {
+    const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + n));
+    bytes.copy(bigger, 0, 0, used);
+    bytes = bigger;
+  }
+  b.copy(bytes, used, start, end);
+  used += n;
+}
+
 function segment(): ReaderThreadSegment {
   const s: ReaderThreadSegment = { lines: segmentLines, tooLong, stats: { ...reader.stats }, read: readTotals().read };
-  const last = reader.lastLineText();
-  if (last !== undefined) s.last = last;
+  // The last line's bytes go into the batch after the lines (never decoded here: a line may be
+  // as long as maxLineBytes, and this thread's heap is kept small).
+  const last = reader.lastLineBytes();
+  if (last !== undefined) {
+    s.last = [used, last.length];
+    stage(last, 0, last.length);
+  }
   segmentLines = 0;
   tooLong = [];
   return s;
@@ -83,15 +100,8 @@ async function run(): Promise<void> {
   try {
     await reader.skipLeadingBlankLines();
     const sink = (b: Buffer, start: number, end: number, no: number, unterminated: boolean): void => {
-      const n = end - start;
-      if (used + n > bytes.length) {
-        const bigger = Buffer.allocUnsafe(Math.max(bytes.length * 2, used + n));
-        bytes.copy(bigger, 0, 0, used);
-        bytes = bigger;
-      }
-      b.copy(bytes, used, start, end);
-      meta.push(used, n, no, unterminated ? 1 : 0);
-      used += n;
+      meta.push(used, end - start, no, unterminated ? 1 : 0);
+      stage(b, start, end);
       segmentLines++;
     };
     for await (const _ of reader.rawLines(sink)) {
