@@ -13,9 +13,9 @@
  * the single executable, or a loader that workers do not inherit) its lines are read on the main
  * thread as before. At most `MAX_IN_FLIGHT` batches are in flight (back-pressure through a counter in
  * shared memory); `close()` ends the thread.
- * Cost: a worker's start-up (~30–60 ms of the second core, measured in bench/README.md "Both
- * cores for the file commands"), hence only above `THREAD_MIN_BYTES`; per batch one message, and
- * per passing line one `toString` of its bytes (as on the main thread before).
+ * Cost: a worker's start-up (~0.07–0.1 s of CPU, bench/README.md "Both cores for the file
+ * commands"), hence only above `THREAD_MIN_BYTES`; per batch one message, and per passing line one
+ * `toString` of its bytes (as on the main thread before).
  */
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
