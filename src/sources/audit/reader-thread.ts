@@ -6,7 +6,7 @@
  *
  * Contract: the same InputReader as on the main thread, so the same lines, numbers, statistics and
  * callbacks in the same order: each message carries one segment per chunk read — that chunk's
- * over-long lines, the statistics and the last line's text after it, and how many of the message's
+ * over-long lines, the statistics and the last line's bytes after it, and how many of the message's
  * lines are its — and the last message the end's (a cut-off last line, damaged gzip data); an
  * error is sent after the lines read before it. At most `maxInFlight` messages are not yet consumed
  * (a counter the main thread raises in shared memory, `Atomics.waitAsync` here): the thread waits
