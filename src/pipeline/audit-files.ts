@@ -84,7 +84,8 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
     workload ? { workloadWrites: true, ...(workload.userAgentVersion ? { userAgentVersion: workload.userAgentVersion } : {}) } : {};
   for (const f of files) {
     if (f === '-') return { firstAt, ...others() };
-    const src = await openAuditSource(f, { diagnostics: quiet });
+    // Usually stops at the first few records: not worth a reader thread's start-up.
+    const src = await openAuditSource(f, { diagnostics: quiet, readerThread: 'off' });
     for await (const e of src.events) {
       if (signal?.aborted) return { firstAt, ...others() };
       firstAt ??= e.at;
@@ -115,7 +116,8 @@ async function leaseWrites(files: string[], signal?: AbortSignal): Promise<Lease
   const out: LeaseWrite[] = [];
   for (const f of files) {
     if (f === '-' || signal?.aborted) continue;
-    const src = await openAuditSource(f, { diagnostics: quiet, leaseWrites: (w) => out.push(w) });
+    // On this thread: the engine waits for this pass, so a reader thread would only add its start-up.
+    const src = await openAuditSource(f, { diagnostics: quiet, leaseWrites: (w) => out.push(w), readerThread: 'off' });
     for await (const _ of src.events) if (signal?.aborted) break;
   }
   return out;

@@ -38,14 +38,16 @@ import { typeName } from '../type-name.js';
 import { describeImplausible, implausibleAlone, latestFor, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 import { isRecord } from '../../model/objects.js';
 import { InputError, type Diagnostics, type FileCoverage, type OpenedSource } from '../source.js';
-import { auditEnvelope, auditLineEnvelope } from '../envelope/registry.js';
+import { auditLineEnvelope } from '../envelope/registry.js';
 import { actorOf, BoundedMap, PodOwnerTracker, type AuditActor, type PodOwnership } from './attribution.js';
 import { InputReader, type Line } from './line-reader.js';
 import { LineAccount, type LineAccountCounts } from './line-account.js';
 import { parseMicroTime } from './micro-time.js';
 import { AuditNormaliser, classifyValue } from './normalise.js';
-import { LEASE_NEEDLE, leaseWriteOf, type LeaseWrite } from './lease.js';
-import { auditLineFilter, innerFilter } from './prefilter.js';
+import { leaseWriteOf, type LeaseWrite } from './lease.js';
+import { innerFilter } from './prefilter.js';
+import { lineFilterOf, prefilterChoice } from './prefilter-choice.js';
+import { readerThreadMode, readOnThread, ThreadedLines, type ReaderThreadMode } from './threaded-lines.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
 import { dsWriteIsRelevant, eventIsAboutOwner, jobWriteIsRelevant, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
 import { nodeState, NodeStates } from './node-states.js';
@@ -67,6 +69,12 @@ export interface AuditSourceOptions {
   allEvents?: boolean;
   /** Byte-level prefilter before JSON.parse (default true; false parses every line). */
   prefilter?: boolean;
+  /**
+   * Read a JSON-lines file on a reader thread (threaded-lines.ts): `auto` (default, or the
+   * KEXP_READER_THREAD environment variable) above its size threshold, `on` for any regular file,
+   * `off` never. The results are the same either way.
+   */
+  readerThread?: ReaderThreadMode;
   /** Longest line / JSON value kept (default 64 MiB). */
   maxLineBytes?: number;
   /** Largest whole document for YAML input (default 256 MiB). */
@@ -314,10 +322,16 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     report(rec.line, message);
   };
 
+  const onTooLong = (line: number, bytes: number): void => report(line, `record of ${bytes} bytes is longer than the limit; skipped`);
+  const onDamage = (line: number, message: string): void => {
+    extraUnits++;
+    account.malformedUnread();
+    report(line, message);
+  };
   const reader = new InputReader(path, {
     ...(opts.stdin ? { stdin: opts.stdin } : {}),
     ...(opts.maxLineBytes ? { maxLineBytes: opts.maxLineBytes } : {}),
-    onTooLong: (line, bytes) => report(line, `record of ${bytes} bytes is longer than the limit; skipped`),
+    onTooLong,
     onStray: (line, text) => {
       extraUnits++;
       account.add('surroundingText');
@@ -327,11 +341,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       account.malformedUnread();
       report(line, 'truncated value: it breaks off before its closing brace; skipped');
     },
-    onDamage: (line, message) => {
-      extraUnits++;
-      account.malformedUnread();
-      report(line, message);
-    },
+    onDamage,
   });
   const sniffed = await sniff(reader, path);
   summary.compressed = reader.stats.compressed;
@@ -357,23 +367,19 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     opts.leaseWrites ? { innerFilter: (json: string) => json.includes('leases') } : usePrefilter ? { innerFilter: innerFilter(allEvents) } : {},
   );
 
+  const filterInputs = { leaseWrites: opts.leaseWrites !== undefined, prefilter: usePrefilter, allEvents, lines: sniffed.mode === 'lines' };
   const setFilter = (f: AuditFormat | undefined): void => {
-    if (opts.leaseWrites && sniffed.mode === 'lines') {
-      reader.filter = (buf, start, end) => {
-        const i = buf.indexOf(LEASE_NEEDLE, start);
-        return i >= 0 && i < end;
-      };
-      return;
-    }
-    if (!usePrefilter || sniffed.mode !== 'lines' || f === undefined) return;
-    if (f === 'audit-log') reader.filter = auditLineFilter(false, allEvents, true);
-    else if (f === 'audit-webhook') reader.filter = auditLineFilter(false, allEvents, false);
-    else {
-      const env = auditEnvelope(f);
-      if (env) reader.filter = env.lineFilter(allEvents);
-    }
+    const choice = prefilterChoice({ ...filterInputs, format: f });
+    if (choice !== undefined) reader.filter = lineFilterOf(choice);
   };
   setFilter(format);
+  // The file, gzip, line splitting and prefilter on the second core, once the filter is known.
+  const threadChoice = prefilterChoice({ ...filterInputs, format });
+  const threaded =
+    threadChoice !== undefined && sniffed.mode === 'lines' && readOnThread(path, opts.readerThread ?? readerThreadMode(), reader.stats.compressed)
+      ? new ThreadedLines(reader, threadChoice, { ...(opts.maxLineBytes ? { maxLineBytes: opts.maxLineBytes } : {}), onTooLong, onDamage })
+      : undefined;
+  const lineSource: Pick<InputReader, 'lines' | 'stats' | 'lastLineText'> = threaded ?? reader;
 
   const window = opts.reorderWindowMs ?? 2000;
   // Exports that are whole documents / arrays are often not in time order (gcloud prints
@@ -797,7 +803,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     try {
       if (sniffed.mode === 'yaml') readYaml();
       else {
-        const batches = sniffed.mode === 'lines' ? reader.lines() : reader.values();
+        const batches = sniffed.mode === 'lines' ? lineSource.lines() : reader.values();
         for await (const batch of batches) {
           for (const line of batch) {
             handleText(line);
@@ -826,18 +832,19 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       // says what was read — the lines up to there — not the zeros it started with.
       if (!finished) finish(true);
       reader.close();
+      threaded?.close();
     }
   }
 
   /** `cut`: the reading was stopped before the end; requests still open are no sign of a truncated log then. */
   const finish = (cut = false): void => {
-    const st = reader.stats;
+    const st = lineSource.stats;
     summary.compressed = st.compressed;
     summary.bytes = st.bytes;
     summary.linesSkippedByPrefilter = st.skippedByFilter;
     summary.linesTooLong = st.tooLong;
     // The file's last line is usually skipped by the prefilter: still count its time.
-    const last = sniffed.mode === 'lines' ? reader.lastLineText() : undefined;
+    const last = sniffed.mode === 'lines' ? lineSource.lastLineText() : undefined;
     if (last !== undefined) {
       const m = STAGE_TS_RE.exec(last) ?? ESCAPED_STAGE_TS_RE.exec(last) ?? V1BETA1_TS_RE.exec(last);
       const at = m ? parseMicroTime(m[1]) : undefined;

@@ -84,6 +84,9 @@ export interface InputReaderOptions {
   onDamage?: (line: number, message: string) => void;
 }
 
+/** Receives the bytes `buf[start, end)` of a line that passed the filter (rawLines). */
+export type RawLineSink = (buf: Buffer, start: number, end: number, no: number, unterminated: boolean) => void;
+
 const GZIP_MAGIC0 = 0x1f;
 const GZIP_MAGIC1 = 0x8b;
 /** Decompressed bytes gunzip may buffer ahead of the reader. */
@@ -105,6 +108,11 @@ export class InputReader {
   };
   /** Prefilter for `lines()`; may be set or replaced at any time (read per line). */
   filter: LineFilter | undefined;
+  /**
+   * Set by `rawLines()`: the bytes of each line that passes go here instead of being decoded,
+   * and `lines()` yields one (empty) batch per chunk, so the caller sees every chunk's end.
+   */
+  private sink: RawLineSink | undefined;
 
   private readonly chunkSize: number;
   private readonly maxLineBytes: number;
@@ -267,7 +275,7 @@ export class InputReader {
           carryLen = rest;
         }
       }
-      if (out.length > 0) yield out;
+      if (out.length > 0 || this.sink !== undefined) yield out;
     }
     if (this.damage) {
       // The line being read when the gzip data broke off is cut: report it, not as a record.
@@ -282,6 +290,25 @@ export class InputReader {
       this.emitLine(whole, 0, whole.length, lineNo, out, true);
       if (out.length > 0) yield out;
     }
+  }
+
+  /**
+   * `lines()` for the reader thread (reader-thread.ts): the lines that pass the filter are not
+   * decoded but handed to `sink` as byte ranges (valid until the sink returns); one step per chunk
+   * read, after that chunk's lines and its over-long-line callbacks.
+   */
+  async *rawLines(sink: RawLineSink): AsyncGenerator<void> {
+    this.sink = sink;
+    try {
+      for await (const _ of this.lines()) yield;
+    } finally {
+      this.sink = undefined;
+    }
+  }
+
+  /** Bytes of the last line `lines()` saw (a view into the chunk, not a copy). */
+  lastLineBytes(): Buffer | undefined {
+    return this.lastBuf?.subarray(this.lastStart, this.lastEnd);
   }
 
   /** Text of the last line `lines()` saw (decoded on demand), e.g. to read its timestamp. */
@@ -333,6 +360,10 @@ export class InputReader {
     // An unterminated last line always goes to the parser so a truncated record is reported.
     if (f !== undefined && !unterminated && !f(buf, start, end)) {
       this.stats.skippedByFilter++;
+      return;
+    }
+    if (this.sink !== undefined) {
+      this.sink(buf, start, end, no, unterminated);
       return;
     }
     const line: Line = { no, text: buf.toString('utf8', start, end) };
