@@ -88,6 +88,7 @@ test('kubernetes#78796 (case 29, v1.12.10 audit): the 504 create counted as made
   assert.match(failures.explanation, /4 create calls in these rounds, 0 succeeded/);
   assert.deepEqual({ writes: rs.accounting.writes, create: rs.accounting.byKind.create, adopt: rs.accounting.byKind.adopt }, { writes: 5, create: 5, adopt: 0 });
   assert.equal(rs.rounds.filter((x) => x.writes > 0).length, 5, 'one round per create the log shows');
+  assert.equal(rs.rounds.length, 5, 'no retry the log does not show: the v1.12 queue retries after 10 s, 40 s, 80 s (DefaultJobBackOff), a status update syncs at once');
   assert.equal(rs.rounds.filter((x) => x.timedOut).length, 1);
 });
 
