@@ -233,8 +233,10 @@ export class HeldDeletions {
   checkTrigger(
     t: RsTrack, rsUid: string | undefined, trigger: { at: number; source: SourceRef; cut: number; what: string; lateMs: number },
     status: { at: number; source: SourceRef; replicas: number }, active: number, leaving: number,
+    seen?: { uids: ReadonlySet<string>; by?: { at: number; source: SourceRef } },
   ): boolean {
     this.decidedUntil.set(t.key, Math.max(this.decidedUntil.get(t.key) ?? -Infinity, status.at));
+    if (seen && seen.uids.size) this.settleSeen(t, seen.uids, seen.by ?? status);
     const list = this.departures.get(t.key) ?? [];
     const before = list.filter((d) => d.at <= trigger.cut && d.rsUid === rsUid);
     if (before.length === 0) return false;
@@ -282,6 +284,25 @@ export class HeldDeletions {
       reason: `the controller's status still counted ${status.replicas} active pod(s) ${trigger.lateMs} ms after ${trigger.what} while ${existed} existed: its informer had not delivered the departure of ${fresh.map((d) => d.pk).join(', ')}`,
     });
     return true;
+  }
+
+  /**
+   * The controller's status writes after a trigger name pods as listed in their new state (a Job's
+   * status.uncountedTerminatedPods: the finished pods its sync found holding the finalizer) — a
+   * refused write too (`by`: the first refused one), since the sync that sent it listed them: the
+   * departure of each (its pod finished) was delivered. Such departures are settled, and a held one
+   * released: a count cannot outweigh a pod named.
+   */
+  private settleSeen(t: RsTrack, uids: ReadonlySet<string>, by: { at: number; source: SourceRef }): void {
+    const named = (d: Departure) => !!d.active.metadata.uid && uids.has(d.active.metadata.uid);
+    const list = this.departures.get(t.key);
+    if (list?.some(named)) {
+      const rest = list.filter((d) => !named(d));
+      if (rest.length) this.departures.set(t.key, rest);
+      else this.departures.delete(t.key);
+    }
+    const ghosts = [...this.held.values()].filter((h) => h.rsKey === t.key && named(h));
+    if (ghosts.length) this.release(ghosts, by.at, by.source, 'a status write of the controller naming it as a finished pod it listed', t);
   }
 
   /** Whether the status write at `at` of `rsKey` was already read by a trigger's check (`checkTrigger`). */
