@@ -76,7 +76,7 @@ interface Departure {
 /** Deleted departures remembered for a later DELETE answered 404 (`pinGhost`), oldest dropped first. */
 const GONE_KEPT = 10_000;
 
-type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod'>;
+type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod' | 'runDue'>;
 
 export class HeldDeletions {
   /** Per ReplicaSet key: departures not yet settled by a status write (in input order). */
@@ -463,13 +463,22 @@ export class HeldDeletions {
     return true;
   }
 
-  /** The controller's informer delivered these departures: its handlers run on them now (deletePod / updatePod lower the record). */
+  /**
+   * The controller's informer delivered these departures: its handlers run on them now (deletePod /
+   * updatePod lower the record). A burst of them reaches the handlers one at a time, and the first
+   * one's enqueue wakes the idle worker (processNextWorkItem blocks in the workqueue's Get): its
+   * sync reads the record with only that departure lowered — still waiting for the others (the
+   * ReplicaSet's "Lowered expectations", then "still waiting", then the other lowers, in a
+   * kube-controller-manager -v=4 log of delayed deletions). So the syncs due then run after the first.
+   */
   private release(hs: Departure[], at: number, source: SourceRef, via: string, t: RsTrack): void {
-    for (const h of hs.sort((a, b) => a.at - b.at)) {
+    const sorted = hs.sort((a, b) => a.at - b.at);
+    sorted.forEach((h, i) => {
       this.held.delete(h.pk);
       if (h.deleted) this.controller.deliverPod('DELETED', h.latest, at);
       else this.controller.deliverPod('MODIFIED', h.latest, at);
-    }
+      if (i === 0 && sorted.length > 1) this.controller.runDue(at, true);
+    });
     t.heldReleased.push({ at, source, pods: hs.map((h) => h.pk), via });
   }
 }

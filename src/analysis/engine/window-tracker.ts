@@ -181,9 +181,14 @@ export class WindowTracker {
         this.gates.synced(l.key, l.at, 'expired', { src, remaining: rem });
         break;
       }
-      case 'still-waiting':
+      case 'still-waiting': {
+        // A sync only the event of a pod the controller had not observed (held) triggered never ran
+        // in the controller — its informer never delivered that event — so it was no gated sync of its.
+        const pod = this.provenance.triggerPod(l.key);
+        if (pod !== undefined && this.heldPod(pod)) break;
         this.gates.synced(l.key, l.at, 'still-waiting', { src });
         break;
+      }
       default:
         break;
     }
