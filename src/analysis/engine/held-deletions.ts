@@ -464,6 +464,21 @@ export class HeldDeletions {
   }
 
   /**
+   * The controller's sync at `at` did not delete again the ghost `pk` it would have chosen (the
+   * input records its writes): its cache no longer held the pod — its informer had delivered the
+   * deletion, whose handler ran then (when, the input does not show: a DaemonSet's count-only
+   * record absorbs a lower made before its Set, kubernetes#75836). kexp's model drops the pod with
+   * no handler run, the record untouched.
+   */
+  dropGhost(pk: string, at: number, track: (key: string) => RsTrack): void {
+    const h = this.held.get(pk);
+    if (!h || !h.deleted) return;
+    this.held.delete(pk);
+    this.controller.withholdPod(pk);
+    track(h.rsKey).heldReleased.push({ at, source: h.source, pods: [pk], via: 'a sync of the controller\'s that did not delete it again (the input records its writes and shows no DELETE of it): its cache no longer held it' });
+  }
+
+  /**
    * The controller's informer delivered these departures: its handlers run on them now (deletePod /
    * updatePod lower the record). A burst of them reaches the handlers one at a time, and the first
    * one's enqueue wakes the idle worker (processNextWorkItem blocks in the workqueue's Get): its

@@ -61,6 +61,8 @@ export class SyncRecorder {
     if (!unseen) {
       t.syncs++;
       t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
+      // A DaemonSet's gated sync names the nodes whose daemon pod it did not create.
+      if (s.outcome === 'gated' && t.open && s.daemon?.gatedNeeding?.length) t.open.gatedNeeding = [...new Set([...(t.open.gatedNeeding ?? []), ...s.daemon.gatedNeeding])];
     }
     t.lastSync = s;
     if (s.error) t.syncErrors.push({ at: s.at, error: s.error, ...(s.requeue?.kind === 'rate-limited' ? { backoffMs: s.requeue.delayMs } : {}) });

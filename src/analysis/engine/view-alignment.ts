@@ -511,6 +511,11 @@ export class ViewAlignment {
     return this.departed.isHeldDeleted(pk);
   }
 
+  /** A sync of the controller's at `at` shows its cache no longer held the ghost `pk` (evidence-oracle.ts controllerHolds). */
+  ghostGone(pk: string, at: number): void {
+    this.departed.dropGhost(pk, at, (k) => this.tracks.of(k));
+  }
+
   /** A gap in the pods the input shows: held departures cannot be pinned across it (held-deletions.ts). */
   noteGap(e: TimelineEvent & { type: 'gap' }): void {
     if (e.kinds && !e.kinds.includes('Pod')) return;
