@@ -757,7 +757,8 @@ export function jobTimedOutCreate(version: string): string {
  * rejected 422 "cannot set more ready pods than active", before the failed pod's job-tracking
  * finalizer is removed: a person's delete and the kubelet's final delete leave it Terminating.
  * Each retry (API backoff 1 s doubling, DefaultJobApiBackOff; the pod events bring one forward)
- * is rejected the same way until the backoff ends; the sync after it creates the replacement, the
+ * is rejected the same way until the backoff ends; the sync at its end (the requeue manageJob
+ * asked for) creates the replacement, the
  * status goes through and the finalizer is removed — the pod is gone with that PATCH. `fixed`: the
  * same Job on a release with the fix (active kept during the backoff: nothing rejected).
  */
@@ -789,12 +790,17 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
   } else {
     const rejected = { code: 422, reason: 'Invalid', message: 'Job.batch "pi" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active' };
     const during = { startTime, active: 0, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 };
-    const syncs = failingSyncTimes(t(11), t(20), 1000, 60_000, [deleted, deleted + 200]);
+    // The backoff ends 10 s after the failure's finish time (the container's finishedAt, whole
+    // seconds): each sync during it calls enqueueSyncJobWithDelay(remaining) in manageJob
+    // (job_controller.go v1.36.2, before its status update is refused), so the key is due then,
+    // ahead of the API backoff's next retry.
+    const backoffEnds = Math.floor(t(10) / 1000) * 1000 + 10_000;
+    const syncs = failingSyncTimes(t(11), backoffEnds - 1, 1000, 60_000, [deleted, deleted + 200]);
     for (const at of syncs) a.jobStatus(at, during, rejected);
     a.deletePod(deleted, p1, 'person', 30);
     a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
-    // The next sync is past the backoff (10 s since the failure): the replacement, the status, the finalizer.
-    after = syncs[syncs.length - 1]! + 2 ** (syncs.length - 1) * 1000;
+    // The sync at the end of the backoff: the replacement, the status, the finalizer.
+    after = backoffEnds;
   }
   const p3 = a.createPod(after)!;
   a.event(after + 5, 'SuccessfulCreate', `Created pod: ${p3.metadata.name}`);

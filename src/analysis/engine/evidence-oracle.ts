@@ -275,8 +275,33 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
    */
   private heldGone: (podKey: string) => boolean = () => false;
 
-  setHeldGone(f: (podKey: string) => boolean): void {
+  setHeldGone(f: (podKey: string) => boolean, dropped?: (podKey: string, at: number) => void): void {
     this.heldGone = f;
+    if (dropped) this.ghostDropped = dropped;
+  }
+
+  /** Told when a held ghost is found gone from the controller's cache (`controllerHolds`). */
+  private ghostDropped: (podKey: string, at: number) => void = () => undefined;
+
+  /**
+   * PodControl.controllerHolds: a ghost (a pod the input saw deleted that kexp holds in the
+   * controller's cache since a DELETE of it was answered 404) the model's sync would delete again,
+   * where the input records the controller's writes and shows no DELETE of it by the sync's first
+   * calls: the controller's cache no longer held it — its informer delivered the deletion — so
+   * kexp drops the ghost. A DELETE of it there (answered 404 again) keeps it.
+   */
+  controllerHolds(rs: ReplicaSet, pod: Pod, at: number): boolean {
+    const key = objectKey(pod.metadata);
+    if (!this.heldGone(key) || !this.writesRecorded()) return true;
+    const writes = this.window.indexed(`rscw:delete:${pod.metadata.namespace ?? ''}`, at, 50, { after: at + FIRST_CALL_MS, by: 'call' });
+    for (const e of writes ?? this.window.scan(at, 50)) {
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
+      if (!isRSControllerPodWrite(e, 'delete', this.window.owner.component) || this.window.taken(e)) continue;
+      if (`${e.namespace}/${e.name}` === key) return true;
+    }
+    void rs;
+    this.ghostDropped(key, at);
+    return false;
   }
 
   chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {

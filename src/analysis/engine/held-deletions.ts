@@ -76,7 +76,7 @@ interface Departure {
 /** Deleted departures remembered for a later DELETE answered 404 (`pinGhost`), oldest dropped first. */
 const GONE_KEPT = 10_000;
 
-type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod'>;
+type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod' | 'runDue'>;
 
 export class HeldDeletions {
   /** Per ReplicaSet key: departures not yet settled by a status write (in input order). */
@@ -233,8 +233,10 @@ export class HeldDeletions {
   checkTrigger(
     t: RsTrack, rsUid: string | undefined, trigger: { at: number; source: SourceRef; cut: number; what: string; lateMs: number },
     status: { at: number; source: SourceRef; replicas: number }, active: number, leaving: number,
+    seen?: { uids: ReadonlySet<string>; by?: { at: number; source: SourceRef } },
   ): boolean {
     this.decidedUntil.set(t.key, Math.max(this.decidedUntil.get(t.key) ?? -Infinity, status.at));
+    if (seen && seen.uids.size) this.settleSeen(t, seen.uids, seen.by ?? status);
     const list = this.departures.get(t.key) ?? [];
     const before = list.filter((d) => d.at <= trigger.cut && d.rsUid === rsUid);
     if (before.length === 0) return false;
@@ -282,6 +284,25 @@ export class HeldDeletions {
       reason: `the controller's status still counted ${status.replicas} active pod(s) ${trigger.lateMs} ms after ${trigger.what} while ${existed} existed: its informer had not delivered the departure of ${fresh.map((d) => d.pk).join(', ')}`,
     });
     return true;
+  }
+
+  /**
+   * The controller's status writes after a trigger name pods as listed in their new state (a Job's
+   * status.uncountedTerminatedPods: the finished pods its sync found holding the finalizer) — a
+   * refused write too (`by`: the first refused one), since the sync that sent it listed them: the
+   * departure of each (its pod finished) was delivered. Such departures are settled, and a held one
+   * released: a count cannot outweigh a pod named.
+   */
+  private settleSeen(t: RsTrack, uids: ReadonlySet<string>, by: { at: number; source: SourceRef }): void {
+    const named = (d: Departure) => !!d.active.metadata.uid && uids.has(d.active.metadata.uid);
+    const list = this.departures.get(t.key);
+    if (list?.some(named)) {
+      const rest = list.filter((d) => !named(d));
+      if (rest.length) this.departures.set(t.key, rest);
+      else this.departures.delete(t.key);
+    }
+    const ghosts = [...this.held.values()].filter((h) => h.rsKey === t.key && named(h));
+    if (ghosts.length) this.release(ghosts, by.at, by.source, 'a status write of the controller naming it as a finished pod it listed', t);
   }
 
   /** Whether the status write at `at` of `rsKey` was already read by a trigger's check (`checkTrigger`). */
@@ -442,13 +463,37 @@ export class HeldDeletions {
     return true;
   }
 
-  /** The controller's informer delivered these departures: its handlers run on them now (deletePod / updatePod lower the record). */
+  /**
+   * The controller's sync at `at` did not delete again the ghost `pk` it would have chosen (the
+   * input records its writes): its cache no longer held the pod — its informer had delivered the
+   * deletion, whose handler ran then (when, the input does not show: a DaemonSet's count-only
+   * record absorbs a lower made before its Set, kubernetes#75836). kexp's model drops the pod with
+   * no handler run, the record untouched.
+   */
+  dropGhost(pk: string, at: number, track: (key: string) => RsTrack): void {
+    const h = this.held.get(pk);
+    if (!h || !h.deleted) return;
+    this.held.delete(pk);
+    this.controller.withholdPod(pk);
+    track(h.rsKey).heldReleased.push({ at, source: h.source, pods: [pk], via: 'a sync of the controller\'s that did not delete it again (the input records its writes and shows no DELETE of it): its cache no longer held it' });
+  }
+
+  /**
+   * The controller's informer delivered these departures: its handlers run on them now (deletePod /
+   * updatePod lower the record). A burst of them reaches the handlers one at a time, and the first
+   * one's enqueue wakes the idle worker (processNextWorkItem blocks in the workqueue's Get): its
+   * sync reads the record with only that departure lowered — still waiting for the others (the
+   * ReplicaSet's "Lowered expectations", then "still waiting", then the other lowers, in a
+   * kube-controller-manager -v=4 log of delayed deletions). So the syncs due then run after the first.
+   */
   private release(hs: Departure[], at: number, source: SourceRef, via: string, t: RsTrack): void {
-    for (const h of hs.sort((a, b) => a.at - b.at)) {
+    const sorted = hs.sort((a, b) => a.at - b.at);
+    sorted.forEach((h, i) => {
       this.held.delete(h.pk);
       if (h.deleted) this.controller.deliverPod('DELETED', h.latest, at);
       else this.controller.deliverPod('MODIFIED', h.latest, at);
-    }
+      if (i === 0 && sorted.length > 1) this.controller.runDue(at, true);
+    });
     t.heldReleased.push({ at, source, pods: hs.map((h) => h.pk), via });
   }
 }

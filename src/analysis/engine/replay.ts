@@ -100,7 +100,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()),
     // The ReplicaSet's store is a consistency store (model/replicaset/owner-kind.ts); the ReplicationController's is not.
     featuresOf(opts.version).consistencyGate && owner.kind === REPLICA_SET_OWNER.kind);
-  oracle.setHeldGone((pk) => view.heldGone(pk));
+  oracle.setHeldGone((pk) => view.heldGone(pk), (pk, at) => view.ghostGone(pk, at));
   windows.setHeldPods((pk) => view.eventsUnseen(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);
   const delivery = new Delivery(tracks, controller, provenance, sightings, view, series, reconciler, opts.coverageStart, owner);

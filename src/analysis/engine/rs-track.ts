@@ -44,6 +44,8 @@ export interface WindowTrack {
   notFoundKept?: string[];
   /** Bound pods of its round deleted because their node no longer exists (DaemonSet, kubernetes#73401). */
   removedNodePods?: string[];
+  /** Nodes its gated syncs found needing a daemon pod (DaemonSet): left without one while the record gated the syncs. */
+  gatedNeeding?: string[];
   gapInside?: boolean;
   /** The first gap (of the pods or the owner) delivered while the window was open. */
   gapAt?: number;

@@ -26,7 +26,7 @@ export class SyncRecorder {
   constructor(
     private readonly tracks: RsTracks,
     private readonly controller: Pick<EngineController, 'expectations' | 'sync'>,
-    private readonly windows: { drain(): void },
+    private readonly windows: { drain(): void; triggeredUnseen?(key: string): boolean },
     private readonly provenance: Provenance,
     private readonly evidence: { takeRoundEvidence(round: number): RoundEvidence | undefined },
     private readonly series: CountSeries,
@@ -55,8 +55,15 @@ export class SyncRecorder {
   private recordSync(s: SyncRecord): void {
     this.windows.drain();
     const t = this.tracks.of(s.key);
-    t.syncs++;
-    t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
+    // A gated sync only the event of a pod the controller had not observed triggered never ran in
+    // the controller (its informer never delivered that event): not one of its syncs (window-tracker.ts).
+    const unseen = s.outcome === 'gated' && this.windows.triggeredUnseen?.(s.key) === true;
+    if (!unseen) {
+      t.syncs++;
+      t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
+      // A DaemonSet's gated sync names the nodes whose daemon pod it did not create.
+      if (s.outcome === 'gated' && t.open && s.daemon?.gatedNeeding?.length) t.open.gatedNeeding = [...new Set([...(t.open.gatedNeeding ?? []), ...s.daemon.gatedNeeding])];
+    }
     t.lastSync = s;
     if (s.error) t.syncErrors.push({ at: s.at, error: s.error, ...(s.requeue?.kind === 'rate-limited' ? { backoffMs: s.requeue.delayMs } : {}) });
     if (s.noControllerNoise) t.noControllerNoise++;

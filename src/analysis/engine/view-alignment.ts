@@ -219,7 +219,12 @@ export class ViewAlignment {
    */
   private scanAhead(
     rs: ReplicaSet, signature: string, from: number, deletingEnds: boolean,
-    on: { status?: (w: { at: number; source: SourceRef; replicas: number; signature: string }) => boolean | void; pod?: (x: ObservedEvent & { kind: 'Pod' }) => void },
+    on: {
+      status?: (w: { at: number; source: SourceRef; replicas: number; signature: string; object: ReplicaSet }) => boolean | void;
+      pod?: (x: ObservedEvent & { kind: 'Pod' }) => void;
+      /** A status write of the controller's the apiserver refused: what its request named (`OwnerStatusCount.seen`). */
+      refusedStatus?: (x: TimelineEvent & { type: 'write' }) => void;
+    },
   ): { gone: boolean; stopped: boolean; covered: boolean; end: number } {
     const { uid, namespace: ns, name } = rs.metadata;
     let end = from + LATE_STATUS_MS;
@@ -229,6 +234,10 @@ export class ViewAlignment {
         covered = true;
         break;
       }
+      if (x.type === 'write') {
+        if (on.refusedStatus && this.isRefusedStatusWrite(x, ns, name)) on.refusedStatus(x);
+        continue;
+      }
       if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
       if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
         if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
@@ -236,11 +245,22 @@ export class ViewAlignment {
         const r = this.count.of(x.object as ReplicaSet);
         if (sig === signature || typeof r !== 'number') continue;
         signature = sig;
-        if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig })) return { gone: false, stopped: true, covered: false, end };
+        if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig, object: x.object as ReplicaSet })) return { gone: false, stopped: true, covered: false, end };
         end = x.at + LATE_STATUS_MS;
       } else if (x.kind === 'Pod') on.pod?.(x);
     }
     return { gone: false, stopped: false, covered: covered || (this.endOfInput() ?? -Infinity) >= end, end };
+  }
+
+  /**
+   * The controller's status update of its owner `ns/name` that the apiserver refused (4xx, with its
+   * request body): no status changed, but the sync that sent it ran and computed it from its cache
+   * — a refused Job status still names the finished pods it listed (kubernetes#139428: refused 422
+   * "cannot set more ready pods than active", its uncountedTerminatedPods naming the failed pod).
+   */
+  private isRefusedStatusWrite(x: TimelineEvent & { type: 'write' }, ns: string | undefined, name: string | undefined): boolean {
+    return x.actor.controller === this.owner.component && x.subresource === 'status' && x.namespace === ns && x.name === name
+      && x.resource === `${this.owner.kind.toLowerCase()}s` && x.status.code >= 400 && x.status.code < 500 && typeof x.requestObject === 'object' && x.requestObject !== null;
   }
 
   /**
@@ -335,7 +355,7 @@ export class ViewAlignment {
     const s = this.standingStatus(rsKey, e);
     if (!s) return;
     const t = this.tracks.of(rsKey);
-    if (this.departed.checkTrigger(t, s.uid, { at: e.at, source: e.source, cut, what: what(), lateMs: LATE_STATUS_MS }, s.status, s.active + s.added.size, s.leaving.size)) this.windows.drain();
+    if (this.departed.checkTrigger(t, s.uid, { at: e.at, source: e.source, cut, what: what(), lateMs: LATE_STATUS_MS }, s.status, s.active + s.added.size, s.leaving.size, s.seen)) this.windows.drain();
   }
 
   /**
@@ -348,6 +368,7 @@ export class ViewAlignment {
    */
   private standingStatus(rsKey: string, e: TimelineEvent): {
     uid: string | undefined; status: { at: number; source: SourceRef; replicas: number; signature: string }; active: number; added: Set<string>; leaving: Set<string>;
+    seen: { uids: ReadonlySet<string>; by?: { at: number; source: SourceRef } };
   } | undefined {
     const rs = this.controller.owners.get(rsKey);
     const t = this.tracks.of(rsKey);
@@ -356,8 +377,21 @@ export class ViewAlignment {
     let status = { at: t.lastStatus.at, source: t.lastStatus.source ?? e.source, replicas: t.lastStatus.replicas, signature: t.lastStatus.signature };
     const added = new Set<string>();
     const leaving = new Set<string>();
+    // Pods the controller's status writes of the time name as listed (a Job's uncountedTerminatedPods), refused ones too.
+    const seen = new Set<string>();
+    let seenBy: { at: number; source: SourceRef } | undefined;
+    const noteSeen = (owner: unknown): void => {
+      for (const u of this.count.seen?.(owner as ReplicaSet) ?? []) seen.add(u);
+    };
     const scan = this.scanAhead(rs, status.signature, e.at, true, {
-      status: (w) => void (status = w),
+      status: (w) => {
+        status = { at: w.at, source: w.source, replicas: w.replicas, signature: w.signature };
+        noteSeen(w.object);
+      },
+      refusedStatus: (x) => {
+        noteSeen(x.requestObject);
+        seenBy ??= { at: x.at, source: x.source };
+      },
       pod: (x) => {
         const pk = objectKey(x.object.metadata);
         const cur = this.controller.pods.get(pk) ?? this.withheldPods.get(pk)?.pod;
@@ -371,7 +405,7 @@ export class ViewAlignment {
     const end = scan.end;
     if (this.controller.isBusy(rsKey, end)) return undefined;
     if (t.syncErrors.some((s) => s.at >= e.at && s.at <= end) || t.restarts.some((r) => r.at >= e.at - LATE_STATUS_MS && r.at <= end)) return undefined;
-    return { uid, status, active: this.activeOf(ns, uid, { heldDepartures: false, withheldOf: rsKey }), added, leaving };
+    return { uid, status, active: this.activeOf(ns, uid, { heldDepartures: false, withheldOf: rsKey }), added, leaving, seen: { uids: seen, ...(seenBy ? { by: seenBy } : {}) } };
   }
 
   /**
@@ -475,6 +509,11 @@ export class ViewAlignment {
   /** Whether the controller's cache holds pod `pk` although the input saw it deleted (a held deletion). */
   heldGone(pk: string): boolean {
     return this.departed.isHeldDeleted(pk);
+  }
+
+  /** A sync of the controller's at `at` shows its cache no longer held the ghost `pk` (evidence-oracle.ts controllerHolds). */
+  ghostGone(pk: string, at: number): void {
+    this.departed.dropGhost(pk, at, (k) => this.tracks.of(k));
   }
 
   /** A gap in the pods the input shows: held departures cannot be pinned across it (held-deletions.ts). */

@@ -62,6 +62,12 @@ export class WindowTracker {
     this.heldPod = held;
   }
 
+  /** Whether the sync of `key` now running was triggered only by the event of a pod the controller had not observed (held). */
+  triggeredUnseen(key: string): boolean {
+    const pod = this.provenance.triggerPod(key);
+    return pod !== undefined && this.heldPod(pod);
+  }
+
   constructor(
     private readonly tracks: RsTracks,
     private readonly controller: Pick<EngineController, 'expectations'>,
@@ -181,9 +187,13 @@ export class WindowTracker {
         this.gates.synced(l.key, l.at, 'expired', { src, remaining: rem });
         break;
       }
-      case 'still-waiting':
+      case 'still-waiting': {
+        // A sync only the event of a pod the controller had not observed (held) triggered never ran
+        // in the controller — its informer never delivered that event — so it was no gated sync of its.
+        if (this.triggeredUnseen(l.key)) break;
         this.gates.synced(l.key, l.at, 'still-waiting', { src });
         break;
+      }
       default:
         break;
     }

@@ -70,6 +70,7 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
             ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round${w.timedOutNodes?.length ? ` (for node${w.timedOutNodes.length === 1 ? '' : 's'} ${w.timedOutNodes.join(', ')}, left without ${w.timedOutNodes.length === 1 ? 'its' : 'their'} daemon pod meanwhile)` : ''} timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: ${o.manage} swallowed IsTimeout before v1.18 (${o.timeoutReport}), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             ((w.notFoundKept?.length ?? 0) > 0 && w.remaining.del > 0 ? ` At the Set ${notFoundKeptCause(w.notFoundKept!)}.` : '') +
+            skippedNodes(w) +
             (w.removedNodePods?.length
               ? ` ${w.removedNodePods.join(', ')} ran on a node that no longer exists: this release's getPodsWithoutNode (kubernetes#73401) deletes every pod of a removed node, which the pod GC deletes as well, so the two deletes race (kubernetes#75836, fixed by #76060 in v1.12.8, v1.13.7 and v1.14.2).`
               : '') +
@@ -303,3 +304,15 @@ export const inputDisagreesWithModel: FindingRule<ReplayedTrack> = {
     };
   },
 };
+
+/**
+ * The nodes a DaemonSet's gated syncs found needing a daemon pod (not those of timed-out creates,
+ * named with them): a gated syncDaemonSet writes status only, so none was created while the record
+ * was in force.
+ */
+function skippedNodes(w: { gatedNeeding?: string[]; timedOutNodes?: string[] }): string {
+  const nodes = (w.gatedNeeding ?? []).filter((n) => !(w.timedOutNodes ?? []).includes(n));
+  if (!nodes.length) return '';
+  const one = nodes.length === 1;
+  return ` Node${one ? '' : 's'} ${nodes.join(', ')} needed a daemon pod while the record was in force: the gated syncs skipped ${one ? 'its' : 'their'} creation (syncDaemonSet writes status only while the expectations are unsatisfied).`;
+}

@@ -42,6 +42,11 @@ export class BusyTime {
     return this.doneAt;
   }
 
+  /** The sync in progress began at `at`: when it returns, its last call having returned (`at` when none outlasted it). */
+  returnsAt(at: number): number {
+    return Math.max(at, this.doneAt);
+  }
+
   /** When the last sync of `key` ends, if it outlasted its start and was not released. */
   busyUntil(key: string): number | undefined {
     return this.until.get(key);

@@ -85,6 +85,15 @@ export interface PodControl<Owner> {
    */
   madeNoWrites?(owner: Owner, diff: number, at: number): boolean;
   /**
+   * Optional (replays): false when the evidence shows the controller's cache no longer held `pod`
+   * at this sync although the model's still does — a pod the input saw deleted, held as a ghost
+   * since a DELETE of it was answered 404, that a sync choosing it would delete again: the input
+   * records the controller's writes and shows no DELETE of it. The model leaves it out of the pods
+   * it deletes (its informer had delivered the deletion; the caller drops the ghost). Absent or
+   * true: as the model's cache holds it.
+   */
+  controllerHolds?(owner: Owner, pod: Pod, at: number): boolean;
+  /**
    * Optional (Job): the PATCH that removes the batch.kubernetes.io/job-tracking finalizer from a
    * pod (removeTrackingFinalizerPatch in pkg/controller/job/job_controller.go, sent through
    * PodControl.PatchPod). `round` numbers the sync's removal patches like a create/delete round.

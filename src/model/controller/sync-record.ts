@@ -108,6 +108,8 @@ export interface DaemonSetSync {
   succeededPods?: string[];
   /** Nodes with more than one running daemon pod (no surge): the oldest kept, the rest deleted (podsShouldBeOnNode). */
   excessPods?: Array<{ node: string; kept: string; deleted: string[] }>;
+  /** A gated sync: the nodes that should run the daemon and have no daemon pod — the creates manage would have made had the record let it. */
+  gatedNeeding?: string[];
 }
 
 /** The status a Job sync writes (or would write), as trackJobStatusAndRemoveFinalizers leaves it. */

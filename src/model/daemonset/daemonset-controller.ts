@@ -448,6 +448,9 @@ export class DaemonSetController implements Controller<DaemonSet> {
     let err: string | undefined;
     if (!sat.satisfied) {
       rec.outcome = 'gated';
+      // What manage would have created (podsShouldBeOnNode: shouldRun and no daemon pod): skipped, status only.
+      const needing = nodes.filter((n) => placement(n).shouldRun && !byNode.get(n.metadata.name ?? '')).map((n) => n.metadata.name ?? '');
+      if (needing.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), gatedNeeding: needing };
     } else {
       err = this.manage(ds, nodes, byNode, placement, hash, at, rec);
       if (!err && updateStrategyType(ds) === 'RollingUpdate' && this.expectations.isSatisfied(key, at)) {
@@ -596,8 +599,12 @@ export class DaemonSetController implements Controller<DaemonSet> {
   }
 
   /** syncNodes in daemon_controller.go: SetExpectations, slow-start creates, parallel deletes. */
-  private syncNodes(ds: DaemonSet, podsToDelete: readonly string[], nodesNeeding: readonly string[], at: number): { create?: CreateRound; delete?: DeleteRound; error?: string } {
+  private syncNodes(ds: DaemonSet, chosen: readonly string[], nodesNeeding: readonly string[], at: number): { create?: CreateRound; delete?: DeleteRound; error?: string } {
     const key = objectKey(ds.metadata);
+    // A replay's evidence may show the controller's cache no longer held a pod the model's does (PodControl.controllerHolds).
+    const holds = this.opts.podControl.controllerHolds;
+    const ns = ds.metadata.namespace ?? '';
+    const podsToDelete = holds ? chosen.filter((name) => { const p = this.pods.get(`${ns}/${name}`); return !p || holds.call(this.opts.podControl, ds, p, at); }) : chosen;
     const createDiff = Math.min(nodesNeeding.length, this.burst);
     const deleteDiff = Math.min(podsToDelete.length, this.burst);
     this.expectations.set(key, createDiff, deleteDiff, at);

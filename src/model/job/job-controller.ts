@@ -53,7 +53,9 @@
  * Version switches: the consistency gate (1.36+); managedBy honoured (JobManagedBy on by default from
  * 1.32); the backoff wait returns the active count (1.37+, v1.34.10, v1.35.8, v1.36.3; before, it
  * returned 0, and from 1.32 the apiserver rejects the resulting status — "cannot set more ready pods
- * than active" — so the sync fails before it removes any finalizer: kubernetes#139428); a timed-out create counted as created
+ * than active" — so the sync fails before it removes any finalizer: kubernetes#139428); the queue's
+ * failure backoff (job-workqueue.ts: 1 s to 1 min from 1.28, 10 s to 6 min before) and a
+ * status-only update of the Job synced after 1 s from 1.28, at once before; a timed-out create counted as created
  * before v1.16.5/v1.17.1/v1.18.0 (kubernetes#78796). Releases before 1.26 are replayed with finalizer
  * tracking on (JobTrackingWithFinalizers, GA in 1.26); the legacy tracking is not modelled.
  *
@@ -90,7 +92,7 @@ import { Worker } from '../controller/worker.js';
 import { completionIndexOf, firstPendingIndexes, OrderedIntervals, succeededIndexes, UNKNOWN_COMPLETION_INDEX } from './completion-indexes.js';
 import { FinalizerExpectations } from './finalizer-expectations.js';
 import { activePodsForRemoval, hasTrackingFinalizer, isActive, isJobFinished, isPodFailed, isTerminating, JOB_CONTROLLER_NAME, JOB_TRACKING_FINALIZER, jobSpec, pastBackoffLimitOnFailure, type JobSpecDefaults } from './job-pods.js';
-import { JobWorkQueue, SYNC_JOB_BATCH_PERIOD_MS } from './job-workqueue.js';
+import { JobWorkQueue, jobQueueBackoffOf, SYNC_JOB_BATCH_PERIOD_MS } from './job-workqueue.js';
 import { PodFailureBackoff, remainingMs, type BackoffRecord } from './pod-failure-backoff.js';
 
 /** MaxPodCreateDeletePerSync. */
@@ -113,6 +115,11 @@ export interface JobVersionFeatures {
    * before the fix; 1.33 and older have no fixed release). A minor without a patch is its newest.
    */
   backoffKeepsActive: boolean;
+  /**
+   * updateJob enqueues a status-only update through enqueueSyncJobBatched (1 s) — from 1.28; before,
+   * every Job update was enqueueController(curJob, true): synced at once (v1.12.10 … v1.27.16).
+   */
+  batchedStatusUpdates: boolean;
 }
 
 /** The first patch release of each minor whose manageJob keeps the active count during the backoff. */
@@ -121,7 +128,7 @@ const BACKOFF_KEEPS_ACTIVE_SINCE: Record<number, number> = { 34: 10, 35: 8, 36: 
 export function jobFeaturesOf(v: K8sVersion): JobVersionFeatures {
   const since = BACKOFF_KEEPS_ACTIVE_SINCE[v.minor];
   const backoffKeepsActive = v.minor >= 37 || (since !== undefined && (v.patch === undefined || v.patch >= since));
-  return { managedBy: v.minor >= 32, backoffKeepsActive };
+  return { managedBy: v.minor >= 32, backoffKeepsActive, batchedStatusUpdates: v.minor >= 28 };
 }
 
 /** What an informer handler did, for evidence and tests. */
@@ -189,7 +196,7 @@ interface SyncCtx {
 export class JobController implements Controller<Job> {
   readonly expectations: ControllerExpectations;
   readonly finalizerExpectations = new FinalizerExpectations();
-  readonly queue = new JobWorkQueue();
+  readonly queue: JobWorkQueue;
   readonly features: VersionFeatures;
   readonly jobFeatures: JobVersionFeatures;
   readonly pods = new PodStore();
@@ -209,6 +216,7 @@ export class JobController implements Controller<Job> {
     this.expectations = new ControllerExpectations(opts.expectationsTimeoutMs);
     this.features = featuresOf(opts.version);
     this.jobFeatures = jobFeaturesOf(opts.version);
+    this.queue = new JobWorkQueue(jobQueueBackoffOf(opts.version.minor));
     this.podInformer = new Informer<Pod>(this.pods, {
       onAdd: (pod, at) => this.addPod(pod, at),
       onUpdate: (old, cur, at) => this.updatePod(old, cur, at),
@@ -398,7 +406,7 @@ export class JobController implements Controller<Job> {
     this.report(() => ({ at, handler: 'addJob', object: key, effects: [`enqueue ${key}`] }));
   }
 
-  /** updateJob: a finished Job only feeds the orphan queue; a spec change syncs at once, a status update after 1 s; a new activeDeadlineSeconds requeues at the deadline. */
+  /** updateJob: a finished Job only feeds the orphan queue; a spec change syncs at once, a status update after 1 s (at once before 1.28); a new activeDeadlineSeconds requeues at the deadline. */
   updateJob(old: Job, cur: Job, at: number): void {
     const key = objectKey(cur.metadata);
     if (isJobFinished(cur)) {
@@ -406,7 +414,8 @@ export class JobController implements Controller<Job> {
       return;
     }
     const effects: string[] = [];
-    if ((cur.metadata.generation ?? 0) === (old.metadata.generation ?? 0)) effects.push(`enqueue ${this.enqueueBatched(cur, at)} after 1 s`);
+    // Before 1.28 updateJob enqueued every update at once (enqueueController(curJob, true), v1.12–v1.27).
+    if (this.jobFeatures.batchedStatusUpdates && (cur.metadata.generation ?? 0) === (old.metadata.generation ?? 0)) effects.push(`enqueue ${this.enqueueBatched(cur, at)} after 1 s`);
     else effects.push(`enqueue ${this.enqueueNow(cur, at)}`);
     const start = parseTime(cur.status?.startTime);
     const curADS = cur.spec?.activeDeadlineSeconds;
@@ -434,9 +443,12 @@ export class JobController implements Controller<Job> {
 
   // ───────────────────────────── sync ─────────────────────────────
 
-  /** processNextWorkItem's error path: AddRateLimited with the Job API backoff. */
+  /**
+   * processNextWorkItem's error path: AddRateLimited with the Job queue's backoff, once syncJob has
+   * returned — after its last API call did (the delay counts from there, not from the sync's start).
+   */
   private fail(rec: SyncRecord, error: string, outcome?: SyncRecord['outcome']): SyncRecord {
-    const delay = this.queue.addRateLimited(rec.key, rec.at);
+    const delay = this.queue.addRateLimited(rec.key, this.busy.returnsAt(rec.at));
     return { ...rec, ...(outcome ? { outcome } : {}), error, requeue: { kind: 'rate-limited', delayMs: delay } };
   }
 

@@ -10,6 +10,11 @@
  * enqueueSyncJobBatched's 1 s delay a batch: the first event of a burst fixes the sync time) is the
  * shared queue's.
  *
+ * Version switch: before 1.28 the same queue was built with
+ * NewItemExponentialFailureRateLimiter(DefaultJobBackOff 10 s, MaxJobBackOff 360 s)
+ * (pkg/controller/job/job_controller.go NewController, v1.12.10 … v1.27.16; v1.28.0 introduced
+ * DefaultJobApiBackOff): a failed sync was retried after 10 s · 2^failures, capped at 6 min.
+ *
  * Contract: as WorkQueue; times are the caller's epoch ms. Cost: O(1) per call beyond WorkQueue's.
  */
 import { WorkQueue } from '../workqueue.js';
@@ -18,17 +23,37 @@ import { WorkQueue } from '../workqueue.js';
 export const JOB_API_BACKOFF_MS = 1000;
 /** MaxJobApiBackOff. */
 export const MAX_JOB_API_BACKOFF_MS = 60_000;
+/** DefaultJobBackOff: the queue's base delay before 1.28. */
+export const LEGACY_JOB_BACKOFF_MS = 10_000;
+/** MaxJobBackOff: the queue's cap before 1.28. */
+export const LEGACY_MAX_JOB_BACKOFF_MS = 360_000;
+
+/** The failure rate limiter of a release's Job queue: ItemExponentialFailureRateLimiter(baseMs, maxMs). */
+export interface JobQueueBackoff {
+  baseMs: number;
+  maxMs: number;
+}
+
+/** The rate limiter NewController gives the Job queue in Kubernetes 1.`minor`. */
+export function jobQueueBackoffOf(minor: number): JobQueueBackoff {
+  return minor >= 28 ? { baseMs: JOB_API_BACKOFF_MS, maxMs: MAX_JOB_API_BACKOFF_MS } : { baseMs: LEGACY_JOB_BACKOFF_MS, maxMs: LEGACY_MAX_JOB_BACKOFF_MS };
+}
+
 /** SyncJobBatchPeriod: the delay of enqueueSyncJobBatched (pod events, Job status updates). */
 export const SYNC_JOB_BATCH_PERIOD_MS = 1000;
 
 export class JobWorkQueue extends WorkQueue {
   private readonly apiFailures = new Map<string, number>();
 
-  /** AddRateLimited with ItemExponentialFailureRateLimiter(1 s, 1 min). Returns the delay used (ms). */
+  constructor(private readonly backoff: JobQueueBackoff = jobQueueBackoffOf(37)) {
+    super();
+  }
+
+  /** AddRateLimited with ItemExponentialFailureRateLimiter(base, max): 1 s and 1 min from 1.28, else 10 s and 6 min. Returns the delay used (ms). */
   override addRateLimited(key: string, now: number): number {
     const n = this.apiFailures.get(key) ?? 0;
     this.apiFailures.set(key, n + 1);
-    const delay = Math.min(JOB_API_BACKOFF_MS * 2 ** n, MAX_JOB_API_BACKOFF_MS);
+    const delay = Math.min(this.backoff.baseMs * 2 ** n, this.backoff.maxMs);
     this.addAfter(key, now, delay);
     return delay;
   }

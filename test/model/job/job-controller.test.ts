@@ -168,6 +168,34 @@ test('slow start: a failed create lowers add, each skipped pod is lowered, the s
   assert.equal(jc.queue.dueAt(KEY), T0 + 1000);
 });
 
+test('before 1.28 (v1.12.10 … v1.27.16): failed syncs retry after DefaultJobBackOff 10 s doubling to 360 s, and a status update syncs at once', () => {
+  const quota = { ok: false as const, error: 'Internal error occurred: failed calling webhook "pods.example.com": Post: context deadline exceeded' };
+  const { jc, calls, syncs } = newJobHarness({ version: 'v1.15.3', createAnswers: [quota, quota, quota, quota] });
+  let j = job();
+  jc.deliverOwner('ADDED', j, T0);
+  const [first] = jc.runDue(T0, true);
+  assert.deepEqual(first!.requeue, { kind: 'rate-limited', delayMs: 10 * SEC });
+  // Its status write (startTime) comes back: updateJob enqueueController(curJob, true), no 1-s batch.
+  j = observeStatus(jc, j, first!, T0 + 20);
+  assert.equal(jc.queue.dueAt(KEY), T0 + 20, 'synced at once, not batched');
+  const [second] = jc.runDue(T0 + 20, true);
+  assert.deepEqual(second!.requeue, { kind: 'rate-limited', delayMs: 20 * SEC });
+  // The delayed entry keeps the earlier time (AddAfter only moves it earlier): +10 s, then +40 s, +80 s.
+  jc.runDue(T0 + 10 * SEC, true);
+  jc.runDue(T0 + 50 * SEC, true);
+  assert.deepEqual(syncs.map((s) => s.at - T0), [0, 20, 10 * SEC, 50 * SEC]);
+  assert.equal(jc.queue.dueAt(KEY), T0 + 130 * SEC);
+  assert.equal(calls.creates.length, 4);
+  // 1.28 on: DefaultJobApiBackOff 1 s doubling to 1 min, and a status-only update batched 1 s.
+  const now = newJobHarness({ version: 'v1.28.15', createAnswers: [quota] });
+  const j2 = job();
+  now.jc.deliverOwner('ADDED', j2, T0);
+  const [n1] = now.jc.runDue(T0, true);
+  assert.deepEqual(n1!.requeue, { kind: 'rate-limited', delayMs: SEC });
+  observeStatus(now.jc, j2, n1!, T0 + 20);
+  assert.equal(now.jc.queue.dueAt(KEY), T0 + SEC, 'not at once: the 1-s retry comes before the status update\'s batch (enqueueSyncJobBatched, +1020 ms)');
+});
+
 test('a create refused because the namespace is terminating is neither lowered nor an error', () => {
   const { jc } = newJobHarness({ createAnswers: [{ ok: false, error: 'pods "pi-x" is forbidden: unable to create new content in namespace batch because it is being terminated', namespaceTerminating: true }] });
   jc.deliverOwner('ADDED', job(), T0);
