@@ -14,7 +14,8 @@
  *
  * Cost: a handler is O(1) for a pod with a controllerRef, O(ReplicaSets of the namespace) for an
  * orphan; a sync reads its candidate pods from the pod cache's index (O(its pods + the
- * namespace's orphans)), or O(1) in a replay's steady state (pod-counts.ts).
+ * namespace's orphans)), or, in a replay with nothing to claim, its counts (pod-counts.ts: O(1),
+ * O(log pods) under minReadySeconds), listing the owned pods only to rank a scale-down's victims.
  */
 import { ControllerExpectations } from '../expectations.js';
 import { controllerRefOf, desiredReplicas, objectKey, sameLabels, sameOwnerReference, type OwnerReference, type Pod, type ReplicaSet } from '../objects.js';
