@@ -21,6 +21,12 @@
  * its newest is re-sorted when next read, and the candidate list merges the owner's and the
  * orphans' buckets by sequence — exactly the subsequence of the full scan's order
  * (test/model/pod-store.test.ts compares both on random populations).
+ *
+ * Counted pods. `counter(pred)` keeps, per namespace + controllerRef UID, how many cached pods
+ * satisfy `pred` (a pure function of the pod: a kind's status count, e.g. active pods), updated in
+ * every `set`/`delete` — so "how many of this owner's pods count" is O(1) instead of a walk of its
+ * bucket. Built from the cache on the first call for a predicate (O(pods)), then O(1) per change
+ * (the predicate evaluated on the old and the new pod).
  */
 import { controllerRefOf, type Pod } from './objects.js';
 
@@ -75,6 +81,37 @@ function bucketOf<A, B>(m: Map<A, Map<B, Bucket>>, a: A, b: B, create: boolean):
 
 const EMPTY: ReadonlyMap<string, Entry> = new Map();
 
+/** How many cached pods each namespace + controllerRef UID has that satisfy one predicate. */
+export class PodCounter {
+  private readonly n = new Map<Ns, Map<string | undefined, number>>();
+
+  constructor(readonly pred: (p: Pod) => boolean) {}
+
+  /** Adds `sign` for `p` when it satisfies the predicate and has a controllerRef. */
+  add(p: Pod, sign: 1 | -1): void {
+    const ref = controllerRefOf(p.metadata);
+    if (!ref || !this.pred(p)) return;
+    const ns = p.metadata.namespace;
+    let inner = this.n.get(ns);
+    if (!inner) this.n.set(ns, (inner = new Map()));
+    const v = (inner.get(ref.uid) ?? 0) + sign;
+    if (v === 0) {
+      inner.delete(ref.uid);
+      if (inner.size === 0) this.n.delete(ns);
+    } else inner.set(ref.uid, v);
+  }
+
+  /** Forgets every count (the cache was cleared). */
+  reset(): void {
+    this.n.clear();
+  }
+
+  /** Pods in `ns` whose controllerRef has this UID and that satisfy the predicate. */
+  count(ns: Ns, uid: string | undefined): number {
+    return this.n.get(ns)?.get(uid) ?? 0;
+  }
+}
+
 export class PodStore extends Map<string, Pod> {
   private nextSeq = 0;
   private readonly entry = new Map<string, Entry>();
@@ -82,11 +119,30 @@ export class PodStore extends Map<string, Pod> {
   /** namespace → controllerRef UID → pods it controls. */
   private readonly byController = new Map<Ns, Map<string | undefined, Bucket>>();
   private readonly orphans = new Map<Ns, Bucket>();
+  /** The counters `counter` made, kept up to date in set/delete. */
+  private readonly counters: PodCounter[] = [];
+
+  /**
+   * The counter of cached pods satisfying `pred` per namespace + controllerRef UID (see the
+   * header); the same counter for the same predicate function. `pred` must read only the pod.
+   */
+  counter(pred: (p: Pod) => boolean): PodCounter {
+    let c = this.counters.find((x) => x.pred === pred);
+    if (c) return c;
+    c = new PodCounter(pred);
+    for (const p of super.values()) c.add(p, 1);
+    this.counters.push(c);
+    return c;
+  }
 
   override set(key: string, pod: Pod): this {
     // Map's constructor calls set before the fields exist when given entries; PodStore is
     // always constructed empty.
     const old = this.entry.get(key);
+    for (const c of this.counters) {
+      if (old) c.add(old.pod, -1);
+      c.add(pod, 1);
+    }
     if (old) {
       // The usual update (status, labels) keeps the pod in the same buckets: replace it in place
       // (every bucket holds this entry), so no bucket loses its order.
@@ -106,6 +162,7 @@ export class PodStore extends Map<string, Pod> {
 
   override delete(key: string): boolean {
     const old = this.entry.get(key);
+    if (old) for (const c of this.counters) c.add(old.pod, -1);
     if (old) {
       this.unindex(key, old.pod);
       this.entry.delete(key);
@@ -114,6 +171,7 @@ export class PodStore extends Map<string, Pod> {
   }
 
   override clear(): void {
+    for (const c of this.counters) c.reset();
     this.entry.clear();
     this.byNamespace.clear();
     this.byController.clear();

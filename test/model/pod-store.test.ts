@@ -100,3 +100,38 @@ test('PodStore: a pod that changes owner keeps its place in the cache order of i
   assert.equal(store.ownedAndOrphans('a', 'u1').length, 0);
   assert.equal(store.countInNamespace('a'), 0);
 });
+
+test('PodStore.counter: per-owner counts of the pods a predicate accepts equal a walk of the owner bucket', () => {
+  const isActive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.metadata.deletionTimestamp == null;
+  for (let seed = 1; seed <= 20; seed++) {
+    const r = rng(500 + seed);
+    const store = new PodStore();
+    // Pods cached before the counter is made are counted when it is.
+    for (let i = 0; i < 10; i++) store.set(`a/pre${i}`, randomPod(r, `pre${i}`, 'a'));
+    const counter = store.counter(isActive);
+    assert.equal(store.counter(isActive), counter, 'one counter per predicate');
+    for (let op = 0; op < 400; op++) {
+      const ns = NAMESPACES[Math.floor(r() * NAMESPACES.length)];
+      const name = `p${Math.floor(r() * 30)}`;
+      const key = `${ns ?? ''}/${name}`;
+      const x = r();
+      if (x < 0.2) store.delete(key);
+      else if (x < 0.22) store.clear();
+      else {
+        const p = randomPod(r, name, ns);
+        if (r() < 0.15) p.metadata.deletionTimestamp = '2025-03-10T09:00:00Z';
+        const old = store.get(key);
+        // Half the updates keep the owner (the in-place path of set), the rest may move the pod.
+        if (old && r() < 0.5) p.metadata.ownerReferences = old.metadata.ownerReferences;
+        else if (r() < 0.3) p.metadata.ownerReferences = randomRefs(r);
+        store.set(key, p);
+      }
+      for (const n of NAMESPACES) {
+        for (const uid of [...OWNERS.map((o) => o.uid), 'cm', undefined]) {
+          const walk = [...store.controlledBy(n, uid)].filter(isActive).length;
+          assert.equal(counter.count(n, uid), walk, `seed ${seed} op ${op} ${n}/${uid}`);
+        }
+      }
+    }
+  }
+});

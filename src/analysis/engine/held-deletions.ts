@@ -112,6 +112,11 @@ export class HeldDeletions {
     return (this.departures.get(rsKey)?.length ?? 0) > 0;
   }
 
+  /** The held pod keys (every ReplicaSet's). */
+  heldPodKeys(): IterableIterator<string> {
+    return this.held.keys();
+  }
+
   /** Whether the pod key is held (in the model's cache as the controller's, gone in the input). */
   isHeld(pk: string): boolean {
     return this.held.has(pk);

@@ -33,6 +33,7 @@ import type { ObservedEvent, SourceRef, TimelineEvent } from '../../timeline/eve
 import { checkStatusWrite, existedAt, type ViewBehind } from './controller-view.js';
 import { REPLICA_SET_OWNER, REPLICA_SET_STATUS_COUNT, type EngineController, type EngineOwnerKind } from './engine-controller.js';
 import type { OwnerStatusCount } from '../../model/controller/controller.js';
+import type { PodCounter } from '../../model/pod-store.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
 import { isRSControllerPodWrite } from './evidence-window.js';
 import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
@@ -86,6 +87,8 @@ export class ViewAlignment {
   private readonly departed: HeldDeletions;
   /** How the owner kind's status writes count the pods its cache held (the ReplicaSet's: active pods). */
   private readonly count: OwnerStatusCount<ReplicaSet>;
+  /** The model cache's count of the pods `count` counts, per owner (made on first use). */
+  private counted: PodCounter | undefined;
 
   constructor(
     private readonly tracks: RsTracks,
@@ -201,8 +204,16 @@ export class ViewAlignment {
    * for `withheldOf` (not yet observed by the controller) when asked.
    */
   private activeOf(ns: string | undefined, uid: string | undefined, o: { heldDepartures: boolean; withheldOf?: string }): number {
-    let active = 0;
-    for (const p of this.controller.pods.controlledBy(ns, uid)) if (this.count.counts(p) && (o.heldDepartures || !this.departed.isHeld(objectKey(p.metadata)))) active++;
+    // The cache's count of its counted pods (pod-store.ts, kept per change), less the held ones:
+    // the same number as a walk of the ReplicaSet's pods, without the walk.
+    this.counted ??= this.controller.pods.counter((p) => this.count.counts(p));
+    let active = this.counted.count(ns, uid);
+    if (!o.heldDepartures) {
+      for (const pk of this.departed.heldPodKeys()) {
+        const p = this.controller.pods.get(pk);
+        if (p && p.metadata.namespace === ns && controllerRefOf(p.metadata)?.uid === uid && this.count.counts(p)) active--;
+      }
+    }
     if (o.withheldOf !== undefined) for (const w of this.withheldPods.values()) if (w.rsKey === o.withheldOf && this.count.counts(w.pod)) active++;
     return active;
   }

@@ -14,7 +14,8 @@
  *
  * Cost: a handler is O(1) for a pod with a controllerRef, O(ReplicaSets of the namespace) for an
  * orphan; a sync reads its candidate pods from the pod cache's index (O(its pods + the
- * namespace's orphans)), or O(1) in a replay's steady state (pod-counts.ts).
+ * namespace's orphans)), or, in a replay with nothing to claim, its counts (pod-counts.ts: O(1),
+ * O(log pods) under minReadySeconds), listing the owned pods only to rank a scale-down's victims.
  */
 import { ControllerExpectations } from '../expectations.js';
 import { controllerRefOf, desiredReplicas, objectKey, sameLabels, sameOwnerReference, type OwnerReference, type Pod, type ReplicaSet } from '../objects.js';
@@ -31,7 +32,7 @@ import { Informer, type WatchType } from '../controller/informer.js';
 import { tombstoneOf, unwrapTombstone, type Tombstone } from '../controller/tombstone.js';
 import { BusyTime } from '../controller/busy-time.js';
 import { Worker } from '../controller/worker.js';
-import { ReplicaSetPodCounts } from './pod-counts.js';
+import { availableCount, ReplicaSetPodCounts } from './pod-counts.js';
 import { REPLICA_SET_KIND, type OwnerKind } from './owner-kind.js';
 
 /** BurstReplicas in pkg/controller/replicaset/replica_set.go. */
@@ -104,7 +105,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     this.consistencyGate = this.features.consistencyGate && this.ownerKind.consistencyStore;
     this.claimKind = { kind: this.ownerKind.kind, resource: this.ownerKind.resource };
     this.burst = opts.burstReplicas ?? BURST_REPLICAS;
-    const counts = opts.recordClaimDecisions === false ? new ReplicaSetPodCounts(this.pods) : undefined;
+    const counts = opts.recordClaimDecisions === false ? new ReplicaSetPodCounts(this.pods, this.ownerKind.kind) : undefined;
     this.counts = counts;
     // The handlers NewBaseController registers on the pod and ReplicaSet informers.
     this.podInformer = new Informer<Pod>(
@@ -388,19 +389,11 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       return { ...base, outcome: 'selector-error', error: `error converting pod selector to selector for rs ${key}: ${selErr ?? 'nil selector'}` };
     }
     const agg = this.counts?.aggregate(key);
-    if (agg && agg.uid === rs.metadata.uid && agg.needsClaim === 0 && !(rs.spec?.minReadySeconds) && agg.owned === desiredReplicas(rs)) {
-      // Steady state: ClaimPods keeps the owned pods, diff = 0, manageReplicas does nothing.
-      base.active = agg.owned;
-      base.ready = agg.ready;
-      base.available = agg.ready;
-      base.terminatingPods = agg.terminating;
-      if (this.terminatingReplicas) base.terminating = agg.terminating;
-      base.diff = 0;
-      if (!sat.satisfied) base.outcome = 'gated';
-      else if (rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
-      this.queue.forget(key);
-      return base;
-    }
+    // The counts stand for the scan below when nothing is to be claimed (ClaimPods would keep
+    // exactly the owned pods and make no call) and every pod of this UID is a candidate.
+    const counted = agg !== undefined && agg.uid === rs.metadata.uid && agg.needsClaim === 0 &&
+      (this.features.podIndexListing !== 'kind-name-uid' || agg.foreignRef === 0);
+    if (counted) return this.syncFromCounts(rs, key, at, sat.satisfied, base);
     const candidates = this.candidatePods(rs);
     const matches = compileLabelSelector(rs.spec.selector);
     const rsUid = rs.metadata.uid;
@@ -471,7 +464,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     } else if (base.diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, base.diff, at)) {
       base.outcome = 'withheld';
     } else {
-      manageErr = this.manageReplicas(active, rs, at, base);
+      manageErr = this.manageReplicas(active.length, () => active, rs, at, base);
     }
     if (sat.satisfied && rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
 
@@ -505,10 +498,87 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     return base;
   }
 
-  /** manageReplicas in replica_set.go. Returns the error the sync would return. */
-  private manageReplicas(active: Pod[], rs: ReplicaSet, at: number, rec: SyncRecord): string | undefined {
+  /**
+   * The rest of syncReplicaSet (replica_set.go) — calculateStatus's counts, the gate,
+   * manageReplicas, the availability requeue — from the ReplicaSet's pod counts (pod-counts.ts)
+   * instead of a scan, when nothing is to be claimed: the same record, field for field and in
+   * the same order, as the scan below the call site makes (test/model/replicaset/counted-sync.test.ts
+   * runs both on random populations). Only a scale-down lists the owned pods, to rank its victims.
+   * Cost: O(1), plus O(log pods) under minReadySeconds, plus O(the namespace's pods) to delete.
+   */
+  private syncFromCounts(rs: ReplicaSet, key: string, at: number, satisfied: boolean, base: SyncRecord): SyncRecord {
+    const counts = this.counts!;
+    const agg = counts.aggregate(key)!;
+    const activeCount = agg.owned;
+    base.active = activeCount;
+    base.terminatingPods = agg.terminating;
+    if (this.terminatingReplicas) base.terminating = agg.terminating;
+    const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
+    // IsPodAvailable: ready for minReadySeconds — strict before 1.34, inclusive from 1.34.
+    const inclusive = this.features.availabilityInclusive;
+    const times = minReadyMs === 0 ? undefined : counts.readyTimes(key)!;
+    base.ready = agg.ready;
+    base.available = times ? availableCount(times, at, minReadyMs, inclusive) : agg.ready;
+    base.diff = activeCount - desiredReplicas(rs);
+
+    let manageErr: string | undefined;
+    if (!satisfied) {
+      base.outcome = 'gated';
+    } else if (rs.metadata.deletionTimestamp) {
+      base.outcome = 'rs-being-deleted';
+    } else if (base.diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, base.diff, at)) {
+      base.outcome = 'withheld';
+    } else {
+      manageErr = this.manageReplicas(activeCount, () => this.ownedActivePods(rs, agg.matches), rs, at, base);
+    }
+    if (satisfied && rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
+
+    if (manageErr) {
+      base.error = manageErr;
+      const delay = this.queue.addRateLimited(key, at);
+      base.requeue = { kind: 'rate-limited', delayMs: delay };
+      return base;
+    }
+    this.queue.forget(key);
+    // Availability requeue (§4 step 14), as in syncReplicaSet below.
+    if (minReadyMs > 0 && base.ready !== base.available) {
+      let delay: number | undefined;
+      if (this.features.availabilityExtraSecond) {
+        if (base.ready === desiredReplicas(rs)) delay = minReadyMs + 1;
+      } else {
+        // The earliest ready time not yet available (the scan's filter is the negation of IsPodAvailable's test).
+        const i = base.available;
+        delay = i < times!.length ? times![i]! + minReadyMs - at + (inclusive ? 0 : 1) : minReadyMs;
+      }
+      if (delay !== undefined) {
+        this.queue.addAfter(key, at, delay);
+        base.requeue = { kind: 'after', delayMs: delay };
+      }
+    }
+    return base;
+  }
+
+  /**
+   * The pods ClaimPods keeps when nothing is to be claimed: the active candidates controlled by
+   * this ReplicaSet and matching its selector, in cache order (the podController index bucket is
+   * the subsequence of the namespace's order; pod-store.ts).
+   */
+  private ownedActivePods(rs: ReplicaSet, matches: (labels: Record<string, string> | null | undefined) => boolean): Pod[] {
+    const out: Pod[] = [];
+    for (const p of this.pods.controlledBy(rs.metadata.namespace, rs.metadata.uid)) {
+      if (isPodActive(p) && matches(p.metadata.labels)) out.push(p);
+    }
+    return out;
+  }
+
+  /**
+   * manageReplicas in replica_set.go. Returns the error the sync would return. `activeCount` is
+   * len(filteredPods); `activePods` lists them (in cache order), called only when a scale-down
+   * ranks its victims.
+   */
+  private manageReplicas(activeCount: number, activePods: () => Pod[], rs: ReplicaSet, at: number, rec: SyncRecord): string | undefined {
     const key = objectKey(rs.metadata);
-    const diff = active.length - desiredReplicas(rs);
+    const diff = activeCount - desiredReplicas(rs);
     if (diff < 0) {
       const n = Math.min(-diff, this.burst);
       this.expectations.expectCreations(key, n, at);
@@ -569,6 +639,7 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     if (diff > 0) {
       const n = Math.min(diff, this.burst);
       const related = this.relatedPods(rs, rec);
+      const active = activePods();
       let victims = getPodsToDelete(active, related, n, at, { sidecarRestartTiebreak: this.features.sidecarRestartTiebreak });
       let note: string | undefined;
       if (this.opts.podControl.chooseDeletions) {
