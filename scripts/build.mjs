@@ -6,7 +6,7 @@
  *
  * - one ESM entry per oclif command (dist/commands/NAME.js, found through oclif.manifest.json
  *   exactly as before) plus the hooks, and the stdout guard (src/cli/output.ts) and the version fast path
- *   (src/cli/version-fast-path.ts: `--version` without oclif) bin/run.js imports; code shared by
+ *   (src/cli/version-fast-path.ts: `--version` without oclif) and the heap settings (src/cli/heap-settings.ts) bin/run.js imports; code shared by
  *   several commands sits in dist/chunks/ (esbuild's code splitting), so `kexp replay` never
  *   loads the Kubernetes client;
  * - @oclif/core stays an ordinary dependency (not bundled): the help, version and
@@ -39,7 +39,7 @@ const commands = fs
 
 await build({
   absWorkingDir: root,
-  entryPoints: [...commands, ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts'].map((f) => path.join(src, 'cli', f))],
+  entryPoints: [...commands, ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts', 'heap-settings.ts'].map((f) => path.join(src, 'cli', f))],
   outbase: src,
   outdir: dist,
   bundle: true,
