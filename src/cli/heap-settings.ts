@@ -8,7 +8,7 @@
  * live. Measured on the 256 MB and 1 GB audit logs (bench/README.md, "Issue #25 item 3"), kexp's
  * live heap after a forced collection is 50–100 MB while its peak RSS is 390–470 MB: most of
  * the peak is garbage V8 keeps room for, not objects kexp holds. `--max-semi-space-size=16` caps
- * the young generation at 2 × 16 MiB (the size Node 20 grew it to) at no measured CPU cost; the
+ * the young generation at 2 × 16 MiB at no measured CPU cost; the
  * flag must be given when the process starts (V8 sizes the young generation when it creates the
  * heap; `v8.setFlagsFromString` later has no effect on it), hence the relaunch.
  *
@@ -16,13 +16,16 @@
  * the command with, or undefined to run it in this process. It relaunches only when
  * - the files named on the command line (any argument that names an existing regular file,
  *   flag values included: a --kcm-log is input too) add up to at least RELAUNCH_BYTES — below
- *   that the young generation never reaches the cap and a second Node start (~70 ms) would be
- *   pure cost (stdin, whose size is unknown, and directories are not counted: NODE_OPTIONS
+ *   that a run is short and a second Node start (`node -e 0`: 71–84 ms, bench/README.md
+ *   "Start-up") is a large share of it (stdin, whose size is unknown, and directories are not counted: NODE_OPTIONS
  *   sets the flags there);
  * - the user set none of V8's heap sizes (in NODE_OPTIONS or the node arguments): theirs win;
  * - this process is not already the relaunched one (RELAUNCHED_ENV), so it never loops.
  * The relaunched process inherits stdin, stdout, stderr and the environment; bin/run.js passes
- * its exit code or signal on. Reports are byte for byte the same (bench/README.md).
+ * its exit code or signal on. Reports are byte for byte the same (bench/README.md). One
+ * consequence elsewhere: src/sources/memory-bound.ts reserves 192 MiB of heap_size_limit for the
+ * young generation, which now takes 48, so in a relaunched process it stops reading at 0.8 of
+ * 3,928 MiB instead of 0.8 of 4,096 (4 % earlier, only on inputs that fill a 3 GB heap).
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 
