@@ -25,7 +25,7 @@
  * its exit code or signal on. Reports are byte for byte the same (bench/README.md). One
  * consequence elsewhere: src/sources/memory-bound.ts reserves 192 MiB of heap_size_limit for the
  * young generation, which now takes 48, so in a relaunched process it stops reading at 0.8 of
- * 3,928 MiB instead of 0.8 of 4,096 (4 % earlier, only on inputs that fill a 3 GB heap).
+ * 3,952 MiB instead of 0.8 of 4,096 (3.5 % earlier, only on inputs that fill a 3 GB heap).
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 
