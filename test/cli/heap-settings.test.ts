@@ -48,10 +48,11 @@ describe('bin/run.js relaunch', () => {
   // A real capture after RELAUNCH_BYTES of leading blank lines (read and skipped like any blank line).
   const big = path.join(dir, 'audit.jsonl');
   writeFileSync(big, Buffer.concat([Buffer.alloc(RELAUNCH_BYTES, '\n'), readFileSync(path.join(ROOT, 'examples/captures/deletion-loss/audit.jsonl'))]));
-  // Each Node process of the command appends its node arguments and whether it is the relaunched one.
+  // Each Node process of the command appends its node arguments and whether it is the relaunched
+  // one (its main thread only: a preload runs in worker threads too, e.g. the audit reader's).
   const log = path.join(dir, 'processes.jsonl');
   const preload = path.join(dir, 'note-process.cjs');
-  writeFileSync(preload, `require('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ execArgv: process.execArgv, relaunched: process.env.${RELAUNCHED_ENV} ?? null }) + '\\n');\n`);
+  writeFileSync(preload, `if (require('node:worker_threads').isMainThread) require('node:fs').appendFileSync(${JSON.stringify(log)}, JSON.stringify({ execArgv: process.execArgv, relaunched: process.env.${RELAUNCHED_ENV} ?? null }) + '\\n');\n`);
   const processes = () => readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { execArgv: string[]; relaunched: string | null });
 
   test('a large input runs in a second Node with the heap flags; report, stderr and exit code as in one process', () => {
