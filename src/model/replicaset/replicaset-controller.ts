@@ -454,48 +454,16 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     }
     base.ready = ready;
     base.available = available;
-    base.diff = active.length - desiredReplicas(rs);
-
-    let manageErr: string | undefined;
-    if (!sat.satisfied) {
-      base.outcome = 'gated';
-    } else if (rs.metadata.deletionTimestamp) {
-      base.outcome = 'rs-being-deleted';
-    } else if (base.diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, base.diff, at)) {
-      base.outcome = 'withheld';
-    } else {
-      manageErr = this.manageReplicas(active.length, () => active, rs, at, base);
-    }
-    if (sat.satisfied && rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
-
-    if (manageErr) {
-      base.error = manageErr;
-      const delay = this.queue.addRateLimited(key, at);
-      base.requeue = { kind: 'rate-limited', delayMs: delay };
-      return base;
-    }
-    this.queue.forget(key);
-    // Availability requeue (§4 step 14).
-    if (minReadyMs > 0 && base.ready !== base.available) {
-      let delay: number | undefined;
-      if (this.features.availabilityExtraSecond) {
-        if (base.ready === desiredReplicas(rs)) delay = minReadyMs + 1; // +1 ms: see the strict boundary below
-      } else {
-        const next = active
-          .filter(isPodReady)
-          .map((p) => podReadySince(p))
-          .filter((t): t is number => t !== undefined && (this.features.availabilityInclusive ? t + minReadyMs > at : t + minReadyMs >= at))
-          // Strict IsPodAvailable (before 1.34): the first instant the pod counts is 1 ms after
-          // the boundary in this ms-resolution model; inclusive (1.34+): the boundary itself.
-          .map((t) => t + minReadyMs - at + (this.features.availabilityInclusive ? 0 : 1));
-        delay = next.length ? Math.min(...next) : minReadyMs;
-      }
-      if (delay !== undefined) {
-        this.queue.addAfter(key, at, delay);
-        base.requeue = { kind: 'after', delayMs: delay };
-      }
-    }
-    return base;
+    return this.gateAndManage(rs, key, at, sat.satisfied, base, active.length, () => active, () => {
+      const next = active
+        .filter(isPodReady)
+        .map((p) => podReadySince(p))
+        .filter((t): t is number => t !== undefined && (this.features.availabilityInclusive ? t + minReadyMs > at : t + minReadyMs >= at))
+        // Strict IsPodAvailable (before 1.34): the first instant the pod counts is 1 ms after
+        // the boundary in this ms-resolution model; inclusive (1.34+): the boundary itself.
+        .map((t) => t + minReadyMs - at + (this.features.availabilityInclusive ? 0 : 1));
+      return next.length ? Math.min(...next) : undefined;
+    });
   }
 
   /**
@@ -518,18 +486,33 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     const inclusive = this.features.availabilityInclusive;
     const times = minReadyMs === 0 ? undefined : counts.readyTimes(key)!;
     base.ready = agg.ready;
-    base.available = times ? availableCount(times, at, minReadyMs, inclusive) : agg.ready;
-    base.diff = activeCount - desiredReplicas(rs);
+    const available = times ? availableCount(times, at, minReadyMs, inclusive) : agg.ready;
+    base.available = available;
+    return this.gateAndManage(rs, key, at, satisfied, base, activeCount, () => this.ownedActivePods(rs, agg.matches), () => {
+      // The earliest ready time not yet available (the scan's filter is the negation of IsPodAvailable's test).
+      const i = available;
+      return i < times!.length ? times![i]! + minReadyMs - at + (inclusive ? 0 : 1) : undefined;
+    });
+  }
 
+  /**
+   * The end of syncReplicaSet once its counts are in `base`, for the scan and the counted path
+   * alike: the diff to the desired count, the gate (gated, being deleted, withheld), manageReplicas, the rate-limited requeue
+   * of an error, and the availability requeue (§4 step 14). `nextAvailable`: ms until the
+   * earliest ready pod not yet available counts as available, undefined when there is none.
+   */
+  private gateAndManage(rs: ReplicaSet, key: string, at: number, satisfied: boolean, base: SyncRecord, activeCount: number, activePods: () => Pod[], nextAvailable: () => number | undefined): SyncRecord {
+    const diff = activeCount - desiredReplicas(rs);
+    base.diff = diff;
     let manageErr: string | undefined;
     if (!satisfied) {
       base.outcome = 'gated';
     } else if (rs.metadata.deletionTimestamp) {
       base.outcome = 'rs-being-deleted';
-    } else if (base.diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, base.diff, at)) {
+    } else if (diff !== 0 && this.opts.podControl.madeNoWrites?.(rs, diff, at)) {
       base.outcome = 'withheld';
     } else {
-      manageErr = this.manageReplicas(activeCount, () => this.ownedActivePods(rs, agg.matches), rs, at, base);
+      manageErr = this.manageReplicas(activeCount, activePods, rs, at, base);
     }
     if (satisfied && rs.metadata.deletionTimestamp) base.outcome = 'rs-being-deleted';
 
@@ -540,15 +523,13 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       return base;
     }
     this.queue.forget(key);
-    // Availability requeue (§4 step 14), as in syncReplicaSet below.
+    const minReadyMs = (rs.spec?.minReadySeconds ?? 0) * 1000;
     if (minReadyMs > 0 && base.ready !== base.available) {
       let delay: number | undefined;
       if (this.features.availabilityExtraSecond) {
-        if (base.ready === desiredReplicas(rs)) delay = minReadyMs + 1;
+        if (base.ready === desiredReplicas(rs)) delay = minReadyMs + 1; // +1 ms: the strict boundary (see nextAvailable)
       } else {
-        // The earliest ready time not yet available (the scan's filter is the negation of IsPodAvailable's test).
-        const i = base.available;
-        delay = i < times!.length ? times![i]! + minReadyMs - at + (inclusive ? 0 : 1) : minReadyMs;
+        delay = nextAvailable() ?? minReadyMs;
       }
       if (delay !== undefined) {
         this.queue.addAfter(key, at, delay);
