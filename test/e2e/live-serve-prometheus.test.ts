@@ -28,8 +28,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlPlane, apiRequest, type ControlPlane } from './control-plane/control-plane.js';
-import { FaultProxy } from './fault-proxy/fault-proxy.js';
+import { apiRequest, type ControlPlane } from './control-plane/control-plane.js';
+import type { FaultProxy } from './fault-proxy/fault-proxy.js';
+import { startControlPlaneBehindProxy } from './fault-proxy/control-plane-behind-proxy.js';
 import { EXPECTATIONS_TIMEOUT_MS, INFORMERS, podCount, settled, sleepUntil, statusReplicas, touch } from './scenarios/fault-scenarios.js';
 import { api, replicaSet, scale, until } from './scenarios/scenarios.js';
 import { startKexp, waitFor, type Running } from '../support/spawn-cli.js';
@@ -46,21 +47,11 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kexp-serve-prom-'));
 
 before(async () => {
   if (!fs.existsSync(PROMETHEUS)) return;
-  cp = await startControlPlane({
+  ({ cp, proxy } = await startControlPlaneBehindProxy({
     leaderElect: true,
-    kcmServer: async ({ apiURL, caPath, pkiDir }) => {
-      proxy = await FaultProxy.start({
-        upstream: apiURL,
-        caFile: caPath,
-        certFile: path.join(pkiDir, 'proxy.crt'),
-        keyFile: path.join(pkiDir, 'proxy.key'),
-        identities: [{ certFile: path.join(pkiDir, 'admin.crt'), keyFile: path.join(pkiDir, 'admin.key') }],
-        faultLog: path.join(tmp, 'faults.jsonl'),
-        warn: () => undefined,
-      });
-      return proxy.url;
-    },
-  });
+    faultLog: path.join(tmp, 'faults.jsonl'),
+    warn: () => undefined,
+  }));
 });
 
 /** Stops Prometheus (SIGTERM, SIGKILL after 10 s) and waits for it to exit. */

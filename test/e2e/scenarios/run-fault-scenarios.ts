@@ -14,8 +14,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { kubeconfigYAML, startControlPlane, type ControlPlane } from '../control-plane/control-plane.js';
-import { FaultProxy } from '../fault-proxy/fault-proxy.js';
+import { kubeconfigYAML, type ControlPlane } from '../control-plane/control-plane.js';
+import type { FaultProxy } from '../fault-proxy/fault-proxy.js';
+import { startControlPlaneBehindProxy } from '../fault-proxy/control-plane-behind-proxy.js';
 import { captureScenario, type Capture } from './run-scenarios.js';
 import type { FaultScenario } from './fault-scenarios.js';
 import { FAULT_CATALOGUE } from './fault-catalogue.js';
@@ -31,27 +32,12 @@ export interface FaultRun {
 }
 
 export async function startFaultControlPlane(runDir: string | undefined, faultLog: string): Promise<{ cp: ControlPlane; proxy: FaultProxy }> {
-  let proxy: FaultProxy | undefined;
-  const cp = await startControlPlane({
+  return startControlPlaneBehindProxy({
     ...(runDir ? { runDir } : {}),
     leaderElect: true,
     extraKcmArgs: [`--feature-gates=${GATE}=false`],
-    kcmServer: async ({ apiURL, caPath, pkiDir }) => {
-      proxy = await FaultProxy.start({
-        upstream: apiURL,
-        caFile: caPath,
-        certFile: path.join(pkiDir, 'proxy.crt'),
-        keyFile: path.join(pkiDir, 'proxy.key'),
-        identities: [{ certFile: path.join(pkiDir, 'admin.crt'), keyFile: path.join(pkiDir, 'admin.key') }],
-        faultLog,
-      });
-      return proxy.url;
-    },
-  }).catch(async (e) => {
-    await proxy?.close();
-    throw e;
+    faultLog,
   });
-  return { cp, proxy: proxy! };
 }
 
 export async function captureFaultScenarios(outDir: string, only: string[] | undefined, log: (m: string) => void): Promise<FaultRun> {

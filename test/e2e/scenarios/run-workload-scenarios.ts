@@ -22,8 +22,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { DEFAULT_CONTROLLERS, startControlPlane, type ControlPlane } from '../control-plane/control-plane.js';
-import { FaultProxy } from '../fault-proxy/fault-proxy.js';
+import { DEFAULT_CONTROLLERS, type ControlPlane } from '../control-plane/control-plane.js';
+import type { FaultProxy } from '../fault-proxy/fault-proxy.js';
+import { startControlPlaneBehindProxy } from '../fault-proxy/control-plane-behind-proxy.js';
 import { sliceAudit, sliceFaults, sliceKcm } from './run-scenarios.js';
 import { api, sleep } from './scenarios.js';
 import { SCENARIO_LABEL, WORKLOAD_SCENARIOS, type WorkloadScenario } from './workload-scenarios.js';
@@ -143,27 +144,13 @@ export async function captureWorkload(cp: ControlPlane, proxy: FaultProxy, s: Wo
 
 export async function captureWorkloads(outDir: string, only: string[] | undefined, log: (m: string) => void): Promise<{ captures: WorkloadCapture[]; failed: Array<{ name: string; error: string }> }> {
   fs.mkdirSync(outDir, { recursive: true });
-  let proxy: FaultProxy | undefined;
-  const cp = await startControlPlane({
+  const { cp, proxy } = await startControlPlaneBehindProxy({
     controllers: WORKLOAD_CONTROLLERS,
     extraAuditResources: [
       { group: 'apps', resources: ['daemonsets', 'daemonsets/*', 'controllerrevisions'] },
       { group: 'batch', resources: ['jobs', 'jobs/*'] },
     ],
-    kcmServer: async ({ apiURL, caPath, pkiDir }) => {
-      proxy = await FaultProxy.start({
-        upstream: apiURL,
-        caFile: caPath,
-        certFile: path.join(pkiDir, 'proxy.crt'),
-        keyFile: path.join(pkiDir, 'proxy.key'),
-        identities: [{ certFile: path.join(pkiDir, 'admin.crt'), keyFile: path.join(pkiDir, 'admin.key') }],
-        faultLog: path.join(outDir, 'faults.all.jsonl'),
-      });
-      return proxy.url;
-    },
-  }).catch(async (e) => {
-    await proxy?.close();
-    throw e;
+    faultLog: path.join(outDir, 'faults.all.jsonl'),
   });
   log(`control plane up (${cp.runDir}); controllers: ${WORKLOAD_CONTROLLERS.join(',')}`);
   const captures: WorkloadCapture[] = [];
@@ -174,7 +161,7 @@ export async function captureWorkloads(outDir: string, only: string[] | undefine
       selected.map(async (s, i) => {
         await sleep(i * STAGGER_MS);
         try {
-          captures.push(await captureWorkload(cp, proxy!, s, outDir, log));
+          captures.push(await captureWorkload(cp, proxy, s, outDir, log));
         } catch (e) {
           const error = String((e as Error)?.message ?? e).split('\n')[0];
           log(`scenario ${s.name}: NOT REPRODUCED: ${error}`);
