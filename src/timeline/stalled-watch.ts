@@ -180,7 +180,7 @@ export class StalledWatchOrder implements OrderingStage {
           if (watch === head.watch) continue;
           dropTaken(q);
           const f = q.peek();
-          if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs) continue;
+          if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs || f.e.at - head.e.at > this.horizonMs) continue;
           if (lessRv(f.rv!, pick?.rv ?? head.rv)) pick = f;
         }
       }
