@@ -11,6 +11,7 @@ import { withNodePlacementCoverage } from './node-placement-coverage.js';
 import type { RecordingHeader } from '../sources/watch/recording-format.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
+import { StalledWatchMoves, StalledWatchOrder } from '../timeline/stalled-watch.js';
 import { snapshotReport } from './snapshot-files.js';
 import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
 import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
@@ -189,12 +190,13 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // Separate watches of one cluster: updates received out of causal order are put back in
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
+  const stalled = new StalledWatchMoves();
   const events = new EventsSeen(stop);
   // Merge, taps and causal order without a promise per event (src/pipeline/replay-stream.ts).
   const stream = replayStream(sources.map((s) => s.batches), {
     pulled: (e) => seeReplicaSetLabels(e, labels),
     merged: (e) => events.see(e),
-    causal: new CausalOrder(CAUSAL_WINDOW_MS, () => moved++),
+    causal: new StalledWatchOrder(new CausalOrder(CAUSAL_WINDOW_MS, () => moved++), (e, before) => stalled.see(e, before), (e, at) => stalled.seeRetimed(e, at)),
   });
   const k8s = parseK8sVersion(version.info.version);
   // The model holds every owner of the input (--rs narrows the report only): bounded as the reading is.
@@ -219,6 +221,7 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   if (moved > 0) {
     assumptions.push(`${moved} update(s) from separate watches arrived out of resourceVersion order within ${CAUSAL_WINDOW_MS} ms and were replayed in resourceVersion order (etcd revisions are global to the cluster).`);
   }
+  if (stalled.any) assumptions.push(stalled.note());
   if (version.note) {
     assumptions.push(version.note);
     warnings.push(version.note);

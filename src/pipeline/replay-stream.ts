@@ -15,7 +15,7 @@
  * merge is asked for an event only when the causal order has released none to deliver.
  */
 import type { TimelineEvent } from '../timeline/event.js';
-import type { CausalOrder } from '../timeline/causal-order.js';
+import type { OrderingStage } from '../timeline/stalled-watch.js';
 
 type Batches = AsyncIterableIterator<TimelineEvent[]>;
 
@@ -33,7 +33,8 @@ export interface ReplayStreamStages {
   pulled?: (e: TimelineEvent) => void;
   /** Sees every merged event before the causal order; false stops the reading (an interrupt). */
   merged?: (e: TimelineEvent & { seq: number }) => boolean;
-  causal: CausalOrder;
+  /** The causal order (src/timeline/causal-order.ts), with the stalled watches' repair after it. */
+  causal: OrderingStage;
 }
 
 export function replayStream(sources: Batches[], stages: ReplayStreamStages): AsyncIterableIterator<TimelineEvent> {

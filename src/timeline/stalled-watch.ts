@@ -1,0 +1,286 @@
+/**
+ * A stalled watch of the recorder: one of a recording's watches delivering seconds late while
+ * the others ran on.
+ *
+ * kexp's recorder holds one watch per resource and stamps each line with its own receive time;
+ * the engine takes that time as the time kube-controller-manager's informers saw the change. When
+ * the recorder's connection for one resource stalls (a slow proxy, a dropped connection that
+ * resumed and replayed its backlog) while the controller's own informers did not, the recording
+ * shows the controller's Events and the other watches' changes before the ReplicaSet update that
+ * caused them, or before the pods they name: read in that order, the controller seems to create
+ * pods its count did not call for, to delete outside every round, to fail syncs on its own
+ * consistency gate. The input's order is what is damaged, not the controller.
+ *
+ * The objects' own evidence repairs it: resourceVersions are etcd revisions, global to the
+ * cluster, so a change whose revision is lower than one another watch of the same recording
+ * delivered earlier happened before that one. Where such a change was received more than
+ * `windowMs` (CAUSAL_WINDOW_MS: beyond the ordinary skew between watches, which
+ * src/timeline/causal-order.ts handles for updates) after the higher revision, its watch was
+ * stalled: the change is moved back in front of the first event of another watch with a higher
+ * revision, and takes a time just before it (as a causal-order move: MOVED_AHEAD_MS before it, or
+ * halfway from the event released before it when that is closer). Its time is then an upper
+ * bound (it happened no later), which is what `onMoved` lets the report say.
+ *
+ * What is compared: observed changes with a numeric resourceVersion (an ADDED of a watch is its
+ * object's creation revision, so it is compared too), stamped with a receive time (`received`:
+ * a kexp recording or `kexp serve`'s journal; other inputs' times are the objects' own), from one
+ * input file (one recording is one cluster: two files' revisions need not be comparable). Never
+ * compared: the items of an initial list (`listed`, their revision is their last write's, not
+ * the list's), and a resource's events after a gap naming it until it delivers a MODIFIED (a
+ * relist's items and the DELETED derived for objects it no longer lists carry old revisions).
+ * A gap releases everything held (a relist is a new starting point), and nothing moves across it.
+ * A stall longer than `horizonMs` is not repaired: its late changes keep their place.
+ *
+ * Cost: O(watches) per event, as causal-order.ts (each watch delivers in revision order, so the
+ * first held change of a watch is its lowest; a FIFO per watch finds it); memory: the events of
+ * the last `horizonMs` of input time. Pure: no I/O, no clock.
+ */
+import type { TimelineEvent } from './event.js';
+import { Fifo } from './fifo.js';
+import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
+
+/** How long a watch may stall and still be put back in revision order: 30 s of input time. */
+export const STALL_HORIZON_MS = 30_000;
+
+/** A stage of the replay's ordering: `push` each event, the events it releases go to `out`. */
+export interface OrderingStage {
+  push(e: TimelineEvent, out: TimelineEvent[]): void;
+  end(out: TimelineEvent[]): void;
+}
+
+interface Slot {
+  e: TimelineEvent;
+  rv?: string;
+  watch?: string;
+  taken: boolean;
+}
+
+/** The canonical decimal resourceVersion of a comparable change, else undefined. */
+function revision(e: TimelineEvent): string | undefined {
+  if (e.type !== 'observed' || e.atBasis !== 'received' || e.listed !== undefined) return undefined;
+  const rv = e.object?.metadata?.resourceVersion;
+  if (typeof rv !== 'string' || rv.length === 0 || rv.length > 30 || (rv.length > 1 && rv.charCodeAt(0) === 48)) return undefined;
+  for (let i = 0; i < rv.length; i++) {
+    const c = rv.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return rv;
+}
+
+function lessRv(a: string, b: string): boolean {
+  return a.length !== b.length ? a.length < b.length : a < b;
+}
+
+/**
+ * Puts the changes a stalled watch delivered late back in revision order, after `inner` (the
+ * causal order) has released them.
+ */
+export class StalledWatchOrder implements OrderingStage {
+  private readonly buf = new Fifo<Slot>();
+  /** Held comparable changes per watch (`file` NUL `kind`), in arrival (= revision) order. */
+  private readonly byWatch = new Map<string, Fifo<Slot>>();
+  /** Watches after a gap naming them, until their first MODIFIED. */
+  private readonly relisting = new Set<string>();
+  /** Every watch that delivered a comparable change. */
+  private readonly seen = new Set<string>();
+  private lastAt = -Infinity;
+  private readonly passed: TimelineEvent[] = [];
+  /** Per watch shown stalled: the receive time of its last change moved back or in its backlog. */
+  private readonly lateUntil = new Map<string, number>();
+
+  constructor(
+    private readonly inner: OrderingStage,
+    private readonly onMoved?: (moved: TimelineEvent, before: TimelineEvent) => void,
+    private readonly onRetimed?: (late: TimelineEvent, at: number) => void,
+    private readonly windowMs = CAUSAL_WINDOW_MS,
+    private readonly horizonMs = STALL_HORIZON_MS,
+  ) {}
+
+  push(e: TimelineEvent, out: TimelineEvent[]): void {
+    const passed = this.passed;
+    this.inner.push(e, passed);
+    for (let i = 0; i < passed.length; i++) this.take(passed[i]!, out);
+    passed.length = 0;
+  }
+
+  end(out: TimelineEvent[]): void {
+    const passed = this.passed;
+    this.inner.end(passed);
+    for (let i = 0; i < passed.length; i++) this.take(passed[i]!, out);
+    passed.length = 0;
+    this.release(undefined, out);
+  }
+
+  private take(e: TimelineEvent, out: TimelineEvent[]): void {
+    if (e.type === 'gap') {
+      this.release(undefined, out);
+      out.push(e);
+      this.lastAt = e.at;
+      const file = e.source.file;
+      const named = e.kinds?.length ? new Set(e.kinds.map((k) => `${file}\0${k}`)) : undefined;
+      for (const w of named ?? this.seen) {
+        if (w.startsWith(`${file}\0`)) {
+          this.relisting.add(w);
+          this.lateUntil.delete(w);
+        }
+      }
+      return;
+    }
+    const slot: Slot = { e, taken: false };
+    this.buf.push(slot);
+    const rv = revision(e);
+    if (rv !== undefined && e.type === 'observed') {
+      const watch = `${e.source.file}\0${e.kind}`;
+      this.seen.add(watch);
+      if (this.relisting.size && this.relisting.has(watch)) {
+        if (e.watchType !== 'MODIFIED') {
+          this.release(e.at - this.horizonMs, out);
+          return;
+        }
+        this.relisting.delete(watch);
+      }
+      slot.rv = rv;
+      slot.watch = watch;
+      let q = this.byWatch.get(watch);
+      if (!q) this.byWatch.set(watch, (q = new Fifo()));
+      q.push(slot);
+    }
+    this.release(e.at - this.horizonMs, out);
+  }
+
+  /**
+   * The time of `head` when it came in the backlog of a watch shown stalled (received within
+   * `windowMs` after a change of its watch that was moved back, or after another such change) and
+   * its own timestamps bound it earlier than its receive time: the later of that bound and just
+   * after the event released before it — it is never moved ahead of any event, only its late
+   * receive time is taken back. Undefined: its receive time stands.
+   */
+  private backlogTime(head: Slot): number | undefined {
+    if (head.watch === undefined) return undefined;
+    const late = this.lateUntil.get(head.watch);
+    if (late === undefined || head.e.at - late > this.windowMs) return undefined;
+    this.lateUntil.set(head.watch, head.e.at);
+    const bound = ownTimeBound(head.e);
+    if (bound === undefined) return undefined;
+    const at = Math.max(bound, this.lastAt + MOVED_AHEAD_MS);
+    return at < head.e.at - this.windowMs ? at : undefined;
+  }
+
+  /** Releases every event received before `until` (all, when undefined), moving stalled changes ahead. */
+  private release(until: number | undefined, out: TimelineEvent[]): void {
+    const { buf, byWatch, windowMs } = this;
+    for (;;) {
+      dropTaken(buf);
+      const head = buf.peek();
+      if (!head || (until !== undefined && head.e.at >= until)) return;
+      let pick: Slot | undefined;
+      if (head.rv !== undefined && byWatch.size > 1) {
+        const file = head.e.source.file;
+        for (const [watch, q] of byWatch) {
+          if (watch === head.watch) continue;
+          dropTaken(q);
+          const f = q.peek();
+          if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs || f.e.at - head.e.at > this.horizonMs) continue;
+          if (lessRv(f.rv!, pick?.rv ?? head.rv)) pick = f;
+        }
+      }
+      if (!pick) {
+        buf.shift();
+        head.taken = true;
+        const at = this.backlogTime(head);
+        if (at === undefined) {
+          out.push(head.e);
+          this.lastAt = head.e.at;
+        } else {
+          this.onRetimed?.(head.e, at);
+          out.push({ ...head.e, at } as TimelineEvent);
+          this.lastAt = at;
+        }
+        continue;
+      }
+      pick.taken = true;
+      if (pick.watch !== undefined) this.lateUntil.set(pick.watch, pick.e.at);
+      this.onMoved?.(pick.e, head.e);
+      const at = this.lastAt < head.e.at ? Math.max(head.e.at - MOVED_AHEAD_MS, (this.lastAt + head.e.at) / 2) : head.e.at;
+      out.push({ ...pick.e, at } as TimelineEvent);
+      this.lastAt = at;
+    }
+  }
+}
+
+/**
+ * The latest time the object's own timestamps allow for its change (epoch ms), or undefined: an
+ * ADDED no later than the second after its creationTimestamp, a MODIFIED no later than the second
+ * after its newest managedFields time (the writer's entry takes the write's time, to the second).
+ * A DELETED has none (a deletion leaves no time of its own).
+ */
+export function ownTimeBound(e: TimelineEvent): number | undefined {
+  if (e.type !== 'observed' || e.watchType === 'DELETED') return undefined;
+  const md = e.object?.metadata as { creationTimestamp?: unknown; managedFields?: unknown } | undefined;
+  let latest = -Infinity;
+  if (e.watchType === 'ADDED' && typeof md?.creationTimestamp === 'string') latest = Date.parse(md.creationTimestamp);
+  if (Array.isArray(md?.managedFields)) {
+    for (const f of md.managedFields as Array<{ time?: unknown }>) {
+      if (typeof f?.time === 'string') {
+        const t = Date.parse(f.time);
+        if (t > latest) latest = t;
+      }
+    }
+  }
+  return Number.isFinite(latest) ? latest + 1000 : undefined;
+}
+
+function dropTaken(q: Fifo<Slot>): void {
+  while (q.length && q.peek()!.taken) q.shift();
+}
+
+/** What the stalled watches' repair moved, for the report's assumptions (evidence: the first moved line). */
+export class StalledWatchMoves {
+  count = 0;
+  private maxLagMs = 0;
+  private first: { file: string; line: number } | undefined;
+  private readonly kinds = new Set<string>();
+
+  retimed = 0;
+  private maxTakenBackMs = 0;
+
+  /** `late` (as received) in a stalled watch's backlog, its time taken back to `at` by its own timestamps. */
+  seeRetimed(late: TimelineEvent, at: number): void {
+    this.retimed++;
+    if (late.at - at > this.maxTakenBackMs) this.maxTakenBackMs = late.at - at;
+    this.first ??= { file: late.source.file, line: late.source.line };
+    if (late.type === 'observed') this.kinds.add(late.kind);
+  }
+
+  /** `moved` as received (its own time), `before` the event of a higher revision it now precedes. */
+  see(moved: TimelineEvent, before: TimelineEvent): void {
+    this.count++;
+    const lag = moved.at - before.at;
+    if (lag > this.maxLagMs) this.maxLagMs = lag;
+    this.first ??= { file: moved.source.file, line: moved.source.line };
+    if (moved.type === 'observed') this.kinds.add(moved.kind);
+  }
+
+  /** Whether anything was moved or re-timed. */
+  get any(): boolean {
+    return this.count + this.retimed > 0;
+  }
+
+  note(): string {
+    const parts: string[] = [];
+    if (this.count) {
+      parts.push(`${this.count} change(s) were received up to ${duration(this.maxLagMs)} after a higher resourceVersion another watch of the same recording had delivered, and were replayed in resourceVersion order, each just before the first higher revision`);
+    }
+    if (this.retimed) {
+      parts.push(`${this.retimed} more change(s) the same stalled watch delivered with them were replayed at the time their own timestamps allow (up to ${duration(this.maxTakenBackMs)} before their receive time), in their place in the input`);
+    }
+    return (
+      `A stalled watch of the recorder (${[...this.kinds].sort().join(', ')}; first at ${this.first!.file}:${this.first!.line}): ${parts.join('; ')}. ` +
+      `Their times are upper bounds (inferred), not the times kube-controller-manager saw them.`
+    );
+  }
+}
+
+function duration(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}

@@ -1,0 +1,114 @@
+/** A stalled watch of the recorder put back in resourceVersion order (src/timeline/stalled-watch.ts). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { CausalOrder, MOVED_AHEAD_MS } from '../../src/timeline/causal-order.js';
+import { ownTimeBound, StalledWatchMoves, StalledWatchOrder } from '../../src/timeline/stalled-watch.js';
+import type { TimelineEvent } from '../../src/timeline/event.js';
+
+const T0 = Date.parse('2026-12-01T22:05:54.000Z');
+
+interface Opts {
+  file?: string;
+  basis?: 'received' | 'object-timestamp';
+  listed?: 'initial-list';
+  /** The newest managedFields time (the object's own write time, to the second). */
+  wrote?: string;
+}
+
+/** One change as a recording's line becomes it: kind, watch type, resourceVersion, receive time (ms after T0). */
+const ev = (ms: number, kind: 'Pod' | 'ReplicaSet' | 'Event', watchType: 'ADDED' | 'MODIFIED' | 'DELETED', rv: string, name: string, o: Opts = {}): TimelineEvent =>
+  ({
+    type: 'observed', at: T0 + ms, atBasis: o.basis ?? 'received', source: { file: o.file ?? 'rec.kexp.jsonl', line: ms }, kind, watchType,
+    ...(o.listed ? { listed: o.listed } : {}),
+    object: { metadata: { name, namespace: 'ns', resourceVersion: rv, creationTimestamp: '2026-12-01T22:05:52Z', ...(o.wrote ? { managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: o.wrote }] } : {}) } },
+  }) as TimelineEvent;
+
+const gap = (ms: number, kinds: string[]): TimelineEvent => ({ type: 'gap', at: T0 + ms, atBasis: 'received', source: { file: 'rec.kexp.jsonl', line: ms }, reason: 'watch-relist', kinds }) as TimelineEvent;
+
+function order(events: TimelineEvent[]): { out: string[]; moves: StalledWatchMoves } {
+  const moves = new StalledWatchMoves();
+  const stage = new StalledWatchOrder(new CausalOrder(), (e, before) => moves.see(e, before), (e, at) => moves.seeRetimed(e, at));
+  const out: TimelineEvent[] = [];
+  for (const e of events) stage.push(e, out);
+  stage.end(out);
+  return { out: out.map((e) => `${+(e.at - T0).toFixed(4)}:${e.type === 'observed' ? (e.object.metadata as { name?: string }).name : e.type}`), moves };
+}
+
+test('a ReplicaSet update and its pods received 3.9 s after the SuccessfulCreate Events of higher revisions are replayed before them (record-through-faults, lines 5-15)', () => {
+  const { out, moves } = order([
+    ev(480, 'Event', 'ADDED', '1925', 'created-pw89d'),
+    ev(496, 'Event', 'ADDED', '1927', 'created-rstw8'),
+    ev(4398, 'ReplicaSet', 'MODIFIED', '1922', 'rs-scaled-to-4'),
+    ev(4399.9, 'Pod', 'ADDED', '1923', 'web-pw89d'),
+    ev(4400.1, 'Pod', 'ADDED', '1924', 'web-rstw8'),
+    ev(4400.3, 'Pod', 'ADDED', '1926', 'web-fhxwx'),
+  ]);
+  const names = out.map((l) => l.split(':')[1]);
+  assert.deepEqual(names, ['rs-scaled-to-4', 'web-pw89d', 'web-rstw8', 'created-pw89d', 'web-fhxwx', 'created-rstw8']);
+  const at = out.map((l) => Number(l.split(':')[0]));
+  assert.equal(at[0], 480 - MOVED_AHEAD_MS);
+  assert.ok(at[0]! < at[1]! && at[1]! < at[2]! && at[2]! < at[3]! && at[3] === 480, String(at));
+  assert.equal(at[4], 496 - MOVED_AHEAD_MS);
+  assert.equal(moves.count, 4);
+  assert.match(moves.note(), /first at rec\.kexp\.jsonl:4398\): 4 change\(s\) were received up to 3\.9 s after a higher resourceVersion.*upper bounds \(inferred\)/);
+});
+
+test('the rest of the stalled watch\'s backlog takes the time its own managedFields allow, in its place in the input', () => {
+  const { out, moves } = order([
+    ev(480, 'Event', 'ADDED', '1925', 'created'),
+    ev(564, 'Event', 'ADDED', '1931', 'created-last'),
+    ev(4398, 'ReplicaSet', 'MODIFIED', '1922', 'rs-scaled'),
+    ev(4399.2, 'ReplicaSet', 'MODIFIED', '1930', 'rs-status-0', { wrote: '2026-12-01T22:05:54Z' }),
+    ev(4399.5, 'ReplicaSet', 'MODIFIED', '1932', 'rs-status-4', { wrote: '2026-12-01T22:05:54Z' }),
+    ev(5682, 'Event', 'ADDED', '1954', 'deleted'),
+  ]);
+  assert.deepEqual(out, [`${480 - MOVED_AHEAD_MS}:rs-scaled`, '480:created', `${564 - MOVED_AHEAD_MS}:rs-status-0`, '564:created-last', '1000:rs-status-4', '5682:deleted']);
+  assert.equal(moves.retimed, 1);
+  assert.match(moves.note(), /1 more change\(s\) the same stalled watch delivered with them were replayed at the time their own timestamps allow \(up to 3\.4 s/);
+});
+
+test('a stalled watch\'s backlog is re-timed only where a change of its watch was moved back, and never ahead of an event', () => {
+  // Late by its own timestamp, but no revision shows its watch stalled: its receive time stands.
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '10', 'e'), ev(4000, 'ReplicaSet', 'MODIFIED', '20', 'rs', { wrote: '2026-12-01T22:05:54Z' })]).out, ['0:e', '4000:rs']);
+  // In the backlog, bounded before the event released ahead of it: just after that event.
+  const { out } = order([
+    ev(3000, 'Event', 'ADDED', '30', 'e'),
+    ev(4000, 'ReplicaSet', 'MODIFIED', '20', 'rs-a'),
+    ev(4000.2, 'ReplicaSet', 'MODIFIED', '40', 'rs-b', { wrote: '2026-12-01T22:05:54Z' }),
+  ]);
+  assert.deepEqual(out, [`${3000 - MOVED_AHEAD_MS}:rs-a`, '3000:e', `${3000 + MOVED_AHEAD_MS}:rs-b`]);
+});
+
+test('ordinary skew, other files, initial lists and object-timestamp inputs are left as received', () => {
+  // Within the causal window an ADDED is not moved (ordinary skew between watches).
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e'), ev(400, 'Pod', 'ADDED', '20', 'p')]).out, ['0:e', '400:p']);
+  // Two files: two clusters' revisions need not be comparable.
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e'), ev(3000, 'Pod', 'ADDED', '20', 'p', { file: 'other.kexp.jsonl' })]).out, ['0:e', '3000:p']);
+  // An initial list's items carry their last write's revision, not the list's.
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e'), ev(3000, 'Pod', 'ADDED', '20', 'p', { listed: 'initial-list' })]).out, ['0:e', '3000:p']);
+  // Times that are the objects' own (no recorder's receive time) have no stall to repair.
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e', { basis: 'object-timestamp' }), ev(3000, 'Pod', 'ADDED', '20', 'p', { basis: 'object-timestamp' })]).out, ['0:e', '3000:p']);
+  // Beyond the horizon the late change keeps its place.
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e'), ev(31_000, 'Pod', 'ADDED', '20', 'p')]).out, ['0:e', '31000:p']);
+});
+
+test('nothing moves across a gap, and a relisted watch is compared again only from its first MODIFIED', () => {
+  assert.deepEqual(order([ev(0, 'Event', 'ADDED', '30', 'e'), gap(100, ['Pod']), ev(3000, 'Pod', 'ADDED', '20', 'p')]).out, ['0:e', '100:gap', '3000:p']);
+  // After the gap: the relist's ADDED and a DELETED it derives carry old revisions and stay; the watch's MODIFIED is compared again.
+  const { out } = order([
+    gap(0, ['Pod']),
+    ev(10, 'Event', 'ADDED', '50', 'e'),
+    ev(1000, 'Pod', 'ADDED', '20', 'relisted'),
+    ev(1001, 'Pod', 'DELETED', '21', 'derived-deletion'),
+    ev(1500, 'Event', 'ADDED', '60', 'e2'),
+    ev(2600, 'Pod', 'MODIFIED', '55', 'updated'),
+  ]);
+  assert.deepEqual(out, ['0:gap', '10:e', '1000:relisted', '1001:derived-deletion', `${1500 - MOVED_AHEAD_MS}:updated`, '1500:e2']);
+});
+
+test('ownTimeBound: the second after creationTimestamp for an ADDED, after the newest managedFields time for a MODIFIED, none for a DELETED', () => {
+  assert.equal(ownTimeBound(ev(0, 'Pod', 'ADDED', '1', 'p')), Date.parse('2026-12-01T22:05:53Z'));
+  assert.equal(ownTimeBound(ev(0, 'Pod', 'MODIFIED', '1', 'p', { wrote: '2026-12-01T22:05:59Z' })), Date.parse('2026-12-01T22:06:00Z'));
+  assert.equal(ownTimeBound(ev(0, 'Pod', 'MODIFIED', '1', 'p')), undefined);
+  assert.equal(ownTimeBound(ev(0, 'Pod', 'DELETED', '1', 'p', { wrote: '2026-12-01T22:05:59Z' })), undefined);
+});
