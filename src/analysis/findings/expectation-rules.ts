@@ -53,11 +53,11 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
     const inherited = t.uidChanges.find((c) => c.at > w.setAt && c.at < (w.end ?? Infinity));
     return {
       id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
-      severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown ? 'info' : 'warning',
+      severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown || w.notFoundUnconfirmed ? 'info' : 'warning',
       title: lagOnly
         ? `The controller's own creates reached the informer only after the 5-minute timeout (${fmtDuration(lag!)} later): the record expired`
         : `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
-      basis: w.gapInside || restsOnUnknown ? 'unknown' : w.basis,
+      basis: w.gapInside || restsOnUnknown || w.notFoundUnconfirmed ? 'unknown' : w.basis,
       at: iso(w.start),
       explanation:
         `At ${iso(w.setAt)} the controller expected ${w.raised.add} creation(s) and ${w.raised.del} deletion(s) for ${name}. ` +
@@ -70,6 +70,9 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
             ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round${w.timedOutNodes?.length ? ` (for node${w.timedOutNodes.length === 1 ? '' : 's'} ${w.timedOutNodes.join(', ')}, left without ${w.timedOutNodes.length === 1 ? 'its' : 'their'} daemon pod meanwhile)` : ''} timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: ${o.manage} swallowed IsTimeout before v1.18 (${o.timeoutReport}), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             ((w.notFoundKept?.length ?? 0) > 0 && w.remaining.del > 0 ? ` At the Set ${notFoundKeptCause(w.notFoundKept!)}.` : '') +
+            (w.notFoundUnconfirmed
+              ? ` Whether the informer delivered ${w.notFoundKept!.length === 1 ? 'that deletion' : 'those deletions'} before the Set (the lower spent on the previous record: this leak) or after it (lowered: no leak) the input does not show: no sync of this window found a pod needed and made none. A kube-controller-manager log at -v=4 of that time ("Setting expectations", "Lowered expectations") tells.`
+              : '') +
             skippedNodes(w) +
             (w.removedNodePods?.length
               ? ` ${w.removedNodePods.join(', ')} ran on a node that no longer exists: this release's getPodsWithoutNode (kubernetes#73401) deletes every pod of a removed node, which the pod GC deletes as well, so the two deletes race (kubernetes#75836, fixed by #76060 in v1.12.8, v1.13.7 and v1.14.2).`

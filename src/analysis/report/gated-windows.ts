@@ -98,7 +98,7 @@ export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined
   const open = w.endedBy === undefined;
   // The round's evidence may have firmed up after the window opened (a long round observed to the end).
   const roundBasis = w.round !== undefined ? t.rounds[w.round]?.evidence?.basis : undefined;
-  const basis: Basis = w.gapInside ? 'unknown' : (roundBasis ?? w.basis);
+  const basis: Basis = w.gapInside || w.notFoundUnconfirmed ? 'unknown' : (roundBasis ?? w.basis);
   if (open && t.record) w.remaining = { add: t.record.add, del: t.record.del, ...(w.remaining?.keys ? { keys: w.remaining.keys } : {}) };
   const out: GatedWindow = {
     start: iso(w.start)!,
