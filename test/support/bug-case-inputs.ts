@@ -787,6 +787,10 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
   a.jobStatus(t(3.1), { startTime, active: 2, terminating: 0, uncountedTerminatedPods: {}, ready: 2 });
   a.kubeletStatus(t(10), p1, 'Failed', false);
   const deleted = t(15);
+  // The backoff ends 10 s after the failure's finish time (the container's finishedAt, whole
+  // seconds): each sync during it calls enqueueSyncJobWithDelay(remaining) in manageJob, so the key
+  // is due then (job_controller.go v1.36.2 and v1.36.3 alike).
+  const backoffEnds = Math.floor(t(10) / 1000) * 1000 + 10_000;
   let after: number;
   if (o.fixed) {
     // v1.34.10/v1.35.8/v1.36.3+: the backoff keeps the active count; the status goes through at
@@ -796,15 +800,12 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
     a.jobStatus(t(11) + 200, { startTime, active: 1, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
     a.deletePod(deleted, p1, 'person', 30);
     a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
-    after = t(20);
+    after = backoffEnds;
   } else {
     const rejected = { code: 422, reason: 'Invalid', message: 'Job.batch "pi" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active' };
     const during = { startTime, active: 0, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 };
-    // The backoff ends 10 s after the failure's finish time (the container's finishedAt, whole
-    // seconds): each sync during it calls enqueueSyncJobWithDelay(remaining) in manageJob
-    // (job_controller.go v1.36.2, before its status update is refused), so the key is due then,
-    // ahead of the API backoff's next retry.
-    const backoffEnds = Math.floor(t(10) / 1000) * 1000 + 10_000;
+    // Each sync during the backoff asks for the requeue at its end before its status update is
+    // refused, so the key is due then, ahead of the API backoff's next retry.
     const syncs = failingSyncTimes(t(11), backoffEnds - 1, 1000, 60_000, [deleted, deleted + 200]);
     for (const at of syncs) a.jobStatus(at, during, rejected);
     a.deletePod(deleted, p1, 'person', 30);
