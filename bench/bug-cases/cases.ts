@@ -243,7 +243,8 @@ export const CASES: BugCase[] = [
   },
   {
     n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)',
-    runs: [rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
+    runs: [
+      rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
       { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released; the recreation came only with a later node event' },
       [
         finding('delete expectation for agent-p1x7q never observed (its delete answered 404, counted as made before v1.19)', LEAK_EXPIRED([/agent-p1x7q was answered 404 NotFound/, /kubernetes#91008/]), true),
@@ -251,7 +252,22 @@ export const CASES: BugCase[] = [
         causeNames(LEAK_EXPIRED([])),
         custom('the recreation on n1 was skipped at the untaint (gated) and nothing re-triggered the DaemonSet until the node event 20 minutes later', (rs) => (/\bn1\b/.test(text(rs)) && /(skipped|gated|refused)/.test(text(rs)) ? true : 'no finding says the recreation on n1 was skipped')),
         rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation only after the second taint and untaint', true),
-      ], 'daemon-set-controller')],
+      ], 'daemon-set-controller'),
+    // The same incident without the untaint inside the record's 5 minutes: no sync of the window finds
+    // a pod needed, so whether the informer delivered the deletion before the Set (a leak) or after
+    // (lowered) nothing in the log shows: the leak is said, of basis unknown, and no code is set.
+    { ...rebuiltAudit('95432-no-untaint', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3', { untaintInRecord: false }),
+      healthy('the recreation came with the node event; that the 404-kept record gated anything the log does not show'),
+      [
+        finding('the 404-kept del=1 named, of basis unknown: the delivery of the deletion before or after the Set is not in the log; the KCM log at -v=4 tells', { ids: ['expectation-leak-expired'], says: [/agent-p1x7q was answered 404 NotFound/, /before the Set .* or after it .* the input does not show/, /-v=4/], basis: ['unknown'] }),
+        custom('the window of the 404-kept record is of basis unknown', (rs) => {
+          const w = rs.gatedWindows.find((x) => x.raised.del === 1);
+          return w && w.basis === 'unknown' ? true : `window ${w ? `${w.endedBy}[${w.basis}]` : 'missing'}`;
+        }, true),
+        noLeak(),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation at the node event'),
+      ], 'daemon-set-controller'), label: 'rebuilt, no untaint inside the record' },
+    ],
   },
   {
     n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)',
