@@ -585,4 +585,20 @@ export const CASES: BugCase[] = [
         noLeak(),
       ], 'daemon-set-controller')],
   },
+  {
+    n: 33, title: 'Job: 0/1 with no pods for 84 minutes (kubernetes#128358)',
+    runs: [{
+      label: 'rebuilt (what the report shows: the Job, no pod)', format: 'recording', version: 'v1.28.13', rsKey: 'zzz/xxxxx-job-28833075', input: writeRecording('128358', () => B.jobZeroOfOneNoPods()),
+      expect: { verdict: ['unknown'], exit: 0, exitWhy: 'nothing is proven: no write of the controller, no log — a diagnosis of basis unknown sets no code (README)' },
+      criteria: [
+        readCleanly(), versionSaid('v1.28.13-eks-a737599'),
+        finding('the Job wants 1 pod, none made in the input, since its creation 84 minutes before: basis unknown — the input cannot tell a leaked record from no sync or failing creates', { ids: ['pods-not-made-unexplained'], says: [/wants 1 pod more/, /84m/, /cannot tell/, /gated on a record Set before the input/, /not synced/, /Events \(kept one hour\)/], basis: ['unknown'] }),
+        finding('names the evidence missing and what to collect: the KCM log at -v=4 or the audit log of the Job controller\'s pod writes', { ids: ['pods-not-made-unexplained'], says: [/-v=4/, /audit log/, /Setting expectations/], basis: ['unknown'] }),
+        causeNames({ ids: ['pods-not-made-unexplained'], basis: ['unknown'] }),
+        custom('claims no round of the controller in flight (kexp\'s first sync of a Job older than the input is its own)', (rs) => (rs.findings.some((f) => /round is in flight|normal while a round is in flight/.test(findingText(f))) || /round is in flight/.test(rs.verdict.summary) ? 'a round in flight is claimed' : true), true),
+        noLeak(),
+        custom('no write of the controller claimed (the input shows none)', (rs) => (rs.accounting.writes === 0 && rs.rounds.every((x) => x.basis === 'unknown') ? true : `${rs.accounting.writes} writes, rounds ${rs.rounds.map((x) => `${x.kind} ${x.n}[${x.basis}]`).join(', ')}`)),
+      ],
+    }],
+  },
 ];

@@ -856,3 +856,45 @@ export function jobFinalizerPatchRejected(version: string): string {
   a.deletePod(deleted + 200, p, { kubelet: a.node }, 0);
   return a.text(version);
 }
+
+/**
+ * kubernetes#128358 (v1.28.13-eks, open, no diagnosis in the thread): a CronJob's Job (every 5
+ * minutes, concurrencyPolicy Forbid) stands at 0/1 for 84 minutes and no pod matches its selector.
+ * What the operator has is what the report shows — the Job and an empty pod list — so the rebuilt
+ * input is a kexp recording started then (its initial LIST: the Job; no pod, no Event in the
+ * namespace — Events live one hour) that runs two minutes with nothing happening. The Job's status
+ * has startTime (syncJob sets it at the first sync of a Job not suspended, job_controller.go
+ * v1.28.13) and no counts: no pod active, none succeeded or failed, none uncounted.
+ */
+export function jobZeroOfOneNoPods(): string {
+  const ns = 'zzz';
+  const name = 'xxxxx-job-28833075';
+  const uid = '7b3e9f10-4c2a-4d8e-9a61-2f5c8e0d1b37';
+  const created = JOB_T0;
+  const seen = JOB_T0 + 84 * 60_000;
+  const iso6 = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const labels = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': uid, 'job-name': name };
+  const job = {
+    kind: 'Job', apiVersion: 'batch/v1',
+    metadata: {
+      name, namespace: ns, uid, resourceVersion: '88412907', generation: 1, creationTimestamp: jobIso(created), labels,
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'xxxxx-job', uid: '1d0c5a7e-8b2f-4e39-b6d4-7a9e3c2f1b58', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false,
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'work', image: 'registry.example.com/xxxxx:2024.10', resources: { requests: { cpu: '100m' } } }], restartPolicy: 'Never', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' } },
+    },
+    status: { startTime: jobIso(created), ready: 0, uncountedTerminatedPods: {} },
+  };
+  const header = {
+    kexpRecording: 1, kexpVersion: '0.1.0', serverVersion: 'v1.28.13-eks-a737599', namespace: ns, startedAt: iso6(seen),
+    watches: [{ resource: 'jobs', namespace: ns }, { resource: 'pods', namespace: ns }, { resource: 'events', namespace: ns }],
+    redacted: true,
+  };
+  return [
+    JSON.stringify(header),
+    JSON.stringify({ recv: iso6(seen + 12), src: 'jobs', event: { type: 'ADDED', object: job }, synthetic: 'initial-list' }),
+    JSON.stringify({ recv: iso6(seen + 120_000), end: { reason: 'duration' } }),
+  ].join('\n') + '\n';
+}

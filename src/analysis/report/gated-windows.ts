@@ -56,6 +56,18 @@ export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
 }
 
 /**
+ * A window opened only by kexp's own first sync of an owner that existed before the input began
+ * (its initial LIST, a snapshot) whose round the input never shows: the controller's informer had
+ * the owner all along and nothing enqueued it then, so that sync is kexp's, not the controller's —
+ * no round is known to be in flight. What the input shows is the owner wanting pods the controller
+ * did not make while the input lasted; why (a record Set before the input whose pods it never
+ * observed, no sync since, creates failing with Events already gone) it cannot tell.
+ */
+export function unseenBeforeInput(t: RsTrack, w: WindowTrack): boolean {
+  return !t.createdInCoverage && w.setAt === t.firstSetAt && w.endedBy === undefined && restsOnUndecided(t, w);
+}
+
+/**
  * Deletes answered 404 that the controller counted as made (RealPodControl.DeletePod swallowed
  * NotFound before v1.19): the record waits for deletions it will not see again.
  */
