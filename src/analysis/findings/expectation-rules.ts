@@ -145,7 +145,7 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
     const rem = w.remaining ?? { add: w.raised.add, del: w.raised.del };
     const expires = w.setAt + EXPECTATIONS_TIMEOUT_MS;
     const undecidedOnly = restsOnUndecided(t, w);
-    if (unseenBeforeInput(t, w)) return podsNotMade(c, w, rem, end);
+    if (unseenBeforeInput(t, w, end)) return podsNotMade(c, w, rem, end);
     if (cause) {
       return {
         id: 'expectation-leak-open',

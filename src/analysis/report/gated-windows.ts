@@ -18,6 +18,7 @@
  * evidence), leakCause O(orphaned pods of the track).
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { FIRST_CALL_MS } from '../engine/evidence-oracle.js';
 import { iso } from '../iso.js';
 import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
 import type { Basis, GatedWindow, VerdictState } from '../report-types.js';
@@ -57,14 +58,16 @@ export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
 
 /**
  * A window opened only by kexp's own first sync of an owner that existed before the input began
- * (its initial LIST, a snapshot) whose round the input never shows: the controller's informer had
- * the owner all along and nothing enqueued it then, so that sync is kexp's, not the controller's —
- * no round is known to be in flight. What the input shows is the owner wanting pods the controller
- * did not make while the input lasted; why (a record Set before the input whose pods it never
- * observed, no sync since, creates failing with Events already gone) it cannot tell.
+ * (its initial LIST, a snapshot) whose round the input never shows, though it ran on long enough
+ * (`end`: FIRST_CALL_MS past the sync, by when a round's first calls are out) to show one: the
+ * controller's informer had the owner all along and nothing enqueued it then, so that sync is
+ * kexp's, not the controller's — no round is known to be in flight. What the input shows is the
+ * owner wanting pods the controller did not make while the input lasted; why (a record Set before
+ * the input whose pods it never observed, no sync since, creates failing with Events already gone)
+ * it cannot tell.
  */
-export function unseenBeforeInput(t: RsTrack, w: WindowTrack): boolean {
-  return !t.createdInCoverage && w.setAt === t.firstSetAt && w.endedBy === undefined && restsOnUndecided(t, w);
+export function unseenBeforeInput(t: RsTrack, w: WindowTrack, end: number | undefined): boolean {
+  return !t.createdInCoverage && w.setAt === t.firstSetAt && w.endedBy === undefined && end !== undefined && end - w.start >= FIRST_CALL_MS && restsOnUndecided(t, w);
 }
 
 /**

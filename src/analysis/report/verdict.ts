@@ -84,7 +84,7 @@ export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
   const held = has('job-finalizer-held');
   if (held?.severity === 'critical') return { state: 'failing', basis: held.basis, summary: held.title };
   if (has('expectation-leak-open')) return { state: 'leaked', basis: has('expectation-leak-open')!.basis, summary: has('expectation-leak-open')!.title };
-  if (t.open && unseenBeforeInput(t, t.open)) {
+  if (t.open && unseenBeforeInput(t, t.open, end)) {
     const rem = t.open.remaining ?? t.record ?? t.open.raised;
     return { state: 'unknown', basis: 'unknown', summary: `the ${ownerWords(c.resource).noun} wants ${plural(Math.max(0, rem.add), 'pod')} more${rem.del > 0 ? ` and ${plural(rem.del, 'deletion')}` : ''}, and the input shows the controller make none; why, it cannot tell (see the findings)` };
   }
