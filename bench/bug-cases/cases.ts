@@ -243,7 +243,8 @@ export const CASES: BugCase[] = [
   },
   {
     n: 7, title: 'DaemonSet: NotFound swallowed (kubernetes#95432)',
-    runs: [rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
+    runs: [
+      rebuiltAudit('95432', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3'),
       { verdict: ['healthy'], exit: 4, exitWhy: 'a del=1 record only the 5-min timeout released; the recreation came only with a later node event' },
       [
         finding('delete expectation for agent-p1x7q never observed (its delete answered 404, counted as made before v1.19)', LEAK_EXPIRED([/agent-p1x7q was answered 404 NotFound/, /kubernetes#91008/]), true),
@@ -251,7 +252,22 @@ export const CASES: BugCase[] = [
         causeNames(LEAK_EXPIRED([])),
         custom('the recreation on n1 was skipped at the untaint (gated) and nothing re-triggered the DaemonSet until the node event 20 minutes later', (rs) => (/\bn1\b/.test(text(rs)) && /(skipped|gated|refused)/.test(text(rs)) ? true : 'no finding says the recreation on n1 was skipped')),
         rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation only after the second taint and untaint', true),
-      ], 'daemon-set-controller')],
+      ], 'daemon-set-controller'),
+    // The same incident without the untaint inside the record's 5 minutes: no sync of the window finds
+    // a pod needed, so whether the informer delivered the deletion before the Set (a leak) or after
+    // (lowered) nothing in the log shows: the leak is said, of basis unknown, and no code is set.
+    { ...rebuiltAudit('95432-no-untaint', 'v1.15.3', DS_KEY, () => B.dsNotFoundAfterTaint('v1.15.3', { untaintInRecord: false }),
+      healthy('the recreation came with the node event; that the 404-kept record gated anything the log does not show'),
+      [
+        finding('the 404-kept del=1 named, of basis unknown: the delivery of the deletion before or after the Set is not in the log; the KCM log at -v=4 tells', { ids: ['expectation-leak-expired'], says: [/agent-p1x7q was answered 404 NotFound/, /before the Set .* or after it .* the input does not show/, /-v=4/], basis: ['unknown'] }),
+        custom('the window of the 404-kept record is of basis unknown', (rs) => {
+          const w = rs.gatedWindows.find((x) => x.raised.del === 1);
+          return w && w.basis === 'unknown' ? true : `window ${w ? `${w.endedBy}[${w.basis}]` : 'missing'}`;
+        }, true),
+        noLeak(),
+        rounds([['create', 2], ['delete', 1], ['create', 1]], 'the pods; the 404 delete; the recreation at the node event'),
+      ], 'daemon-set-controller'), label: 'rebuilt, no untaint inside the record' },
+    ],
   },
   {
     n: 8, title: 'DaemonSet: pod terminating at creation (kubernetes#136932)',
@@ -568,5 +584,21 @@ export const CASES: BugCase[] = [
         rounds([['create', 2], ['create', 1], ['create', 1], ['delete', 1]], 'n1 and n2; n3 by cp-1; n3 again by cp-2; the newer deleted', true),
         noLeak(),
       ], 'daemon-set-controller')],
+  },
+  {
+    n: 33, title: 'Job: 0/1 with no pods for 84 minutes (kubernetes#128358)',
+    runs: [{
+      label: 'rebuilt (what the report shows: the Job, no pod)', format: 'recording', version: 'v1.28.13', rsKey: 'zzz/xxxxx-job-28833075', input: writeRecording('128358', () => B.jobZeroOfOneNoPods()),
+      expect: { verdict: ['unknown'], exit: 0, exitWhy: 'nothing is proven: no write of the controller, no log — a diagnosis of basis unknown sets no code (README)' },
+      criteria: [
+        readCleanly(), versionSaid('v1.28.13-eks-a737599'),
+        finding('the Job wants 1 pod, none made in the input, since its creation 84 minutes before: basis unknown — the input cannot tell a leaked record from no sync or failing creates', { ids: ['pods-not-made-unexplained'], says: [/wants 1 pod more/, /84m/, /cannot tell/, /gated on a record Set before the input/, /not synced/, /Events \(kept one hour\)/], basis: ['unknown'] }),
+        finding('names the evidence missing and what to collect: the KCM log at -v=4 or the audit log of the Job controller\'s pod writes', { ids: ['pods-not-made-unexplained'], says: [/-v=4/, /audit log/, /Setting expectations/], basis: ['unknown'] }),
+        causeNames({ ids: ['pods-not-made-unexplained'], basis: ['unknown'] }),
+        custom('claims no round of the controller in flight (kexp\'s first sync of a Job older than the input is its own)', (rs) => (rs.findings.some((f) => /round is in flight|normal while a round is in flight/.test(findingText(f))) || /round is in flight/.test(rs.verdict.summary) ? 'a round in flight is claimed' : true), true),
+        noLeak(),
+        custom('no write of the controller claimed (the input shows none)', (rs) => (rs.accounting.writes === 0 && rs.rounds.every((x) => x.basis === 'unknown') ? true : `${rs.accounting.writes} writes, rounds ${rs.rounds.map((x) => `${x.kind} ${x.n}[${x.basis}]`).join(', ')}`)),
+      ],
+    }],
   },
 ];

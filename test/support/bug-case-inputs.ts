@@ -607,9 +607,11 @@ export function dsNodeRemovedPodGcRace(version: string): string {
  * and it is gone (final delete) before the controller's delete, answered 404: swallowed before
  * v1.19, `del` stays 1. The person removes the taint 2 minutes later, inside the record's 5
  * minutes: the sync is gated, no create; nothing syncs the DaemonSet after the expiry, until the
- * person taints and untaints n1 again 20 minutes later.
+ * person taints and untaints n1 again 20 minutes later. `untaintInRecord: false`: the first untaint
+ * is left out (n1 stays tainted until the second taint 20 minutes later): no sync inside the
+ * record's 5 minutes finds a pod needed, so nothing in the input shows whether the record waited.
  */
-export function dsNotFoundAfterTaint(version: string): string {
+export function dsNotFoundAfterTaint(version: string, o: { untaintInRecord?: boolean } = {}): string {
   const S = 1000;
   const [n1, n2] = ['n1', 'n2'].map((n) => dsNode(n));
   const ds = daemonSet();
@@ -633,10 +635,18 @@ export function dsNotFoundAfterTaint(version: string): string {
     // The taint manager's eviction; the pod is gone (the kubelet's final delete) before the controller's delete arrives.
     dsPodDelete(t1 + 200, p1, 'node-controller', { response: dsChanged(p1, (p) => { p.metadata.deletionTimestamp = new Date(t1 + 200).toISOString().replace(/\.\d+Z$/, 'Z'); p.metadata.deletionGracePeriodSeconds = 0; }) }),
     dsPodDelete(t1 + 1 * S, p1, 'ds-controller', { notFound: true }),
-    // The sync that deleted it counted it on the tainted node (misscheduled) from the same listing.
-    dsStatus(t1 + 1 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1, 1); })),
-    nodePatch(t1 + 120 * S, untainted()),
-    dsStatus(t1 + 120 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    // RealPodControl.DeletePod (controller_utils.go v1.15.3) returns nil for NotFound and records
+    // SuccessfulDelete all the same.
+    eventCreate(t1 + 1 * S + 10, dsEvent(ds, t1 + 1 * S, 'SuccessfulDelete', `Deleted pod: ${p1.metadata.name}`)),
+    // The same sync's status: updateDaemonSetStatus lists the pods again (getNodesToDaemonPods), and
+    // for `del` to stay 1 the informer delivered the pod's deletion before syncNodes' SetExpectations
+    // (its DeletionObserved lowered the previous record), so that listing no longer has it: desired 1
+    // (n1 tainted), current 1, misscheduled 0.
+    dsStatus(t1 + 1 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(1, 1, 1, 0); })),
+    ...(o.untaintInRecord === false ? [] : [
+      nodePatch(t1 + 120 * S, untainted()),
+      dsStatus(t1 + 120 * S + 40, dsChanged(created, (d) => { d.status = dsCounts(2, 1, 1); })),
+    ]),
     nodePatch(t1 + 1320 * S, tainted(t1 + 1320 * S)),
     nodePatch(t1 + 1322 * S - 100, untainted()),
     podCreate(t1 + 1322 * S, p3),
@@ -777,6 +787,10 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
   a.jobStatus(t(3.1), { startTime, active: 2, terminating: 0, uncountedTerminatedPods: {}, ready: 2 });
   a.kubeletStatus(t(10), p1, 'Failed', false);
   const deleted = t(15);
+  // The backoff ends 10 s after the failure's finish time (the container's finishedAt, whole
+  // seconds): each sync during it calls enqueueSyncJobWithDelay(remaining) in manageJob, so the key
+  // is due then (job_controller.go v1.36.2 and v1.36.3 alike).
+  const backoffEnds = Math.floor(t(10) / 1000) * 1000 + 10_000;
   let after: number;
   if (o.fixed) {
     // v1.34.10/v1.35.8/v1.36.3+: the backoff keeps the active count; the status goes through at
@@ -786,15 +800,12 @@ export function jobBackoffStatusRejected(version: string, o: { fixed?: boolean }
     a.jobStatus(t(11) + 200, { startTime, active: 1, failed: 1, terminating: 0, uncountedTerminatedPods: {}, ready: 1 });
     a.deletePod(deleted, p1, 'person', 30);
     a.deletePod(deleted + 200, p1, { kubelet: a.node }, 0);
-    after = t(20);
+    after = backoffEnds;
   } else {
     const rejected = { code: 422, reason: 'Invalid', message: 'Job.batch "pi" is invalid: status.ready: Invalid value: 1: cannot set more ready pods than active' };
     const during = { startTime, active: 0, terminating: 0, uncountedTerminatedPods: { failed: [p1.metadata.uid] }, ready: 1 };
-    // The backoff ends 10 s after the failure's finish time (the container's finishedAt, whole
-    // seconds): each sync during it calls enqueueSyncJobWithDelay(remaining) in manageJob
-    // (job_controller.go v1.36.2, before its status update is refused), so the key is due then,
-    // ahead of the API backoff's next retry.
-    const backoffEnds = Math.floor(t(10) / 1000) * 1000 + 10_000;
+    // Each sync during the backoff asks for the requeue at its end before its status update is
+    // refused, so the key is due then, ahead of the API backoff's next retry.
     const syncs = failingSyncTimes(t(11), backoffEnds - 1, 1000, 60_000, [deleted, deleted + 200]);
     for (const at of syncs) a.jobStatus(at, during, rejected);
     a.deletePod(deleted, p1, 'person', 30);
@@ -844,4 +855,46 @@ export function jobFinalizerPatchRejected(version: string): string {
   a.deletePod(deleted, p, 'person', 30);
   a.deletePod(deleted + 200, p, { kubelet: a.node }, 0);
   return a.text(version);
+}
+
+/**
+ * kubernetes#128358 (v1.28.13-eks, open, no diagnosis in the thread): a CronJob's Job (every 5
+ * minutes, concurrencyPolicy Forbid) stands at 0/1 for 84 minutes and no pod matches its selector.
+ * What the operator has is what the report shows — the Job and an empty pod list — so the rebuilt
+ * input is a kexp recording started then (its initial LIST: the Job; no pod, no Event in the
+ * namespace — Events live one hour) that runs two minutes with nothing happening. The Job's status
+ * has startTime (syncJob sets it at the first sync of a Job not suspended, job_controller.go
+ * v1.28.13) and no counts: no pod active, none succeeded or failed, none uncounted.
+ */
+export function jobZeroOfOneNoPods(): string {
+  const ns = 'zzz';
+  const name = 'xxxxx-job-28833075';
+  const uid = '7b3e9f10-4c2a-4d8e-9a61-2f5c8e0d1b37';
+  const created = JOB_T0;
+  const seen = JOB_T0 + 84 * 60_000;
+  const iso6 = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+  const labels = { 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': name, 'controller-uid': uid, 'job-name': name };
+  const job = {
+    kind: 'Job', apiVersion: 'batch/v1',
+    metadata: {
+      name, namespace: ns, uid, resourceVersion: '88412907', generation: 1, creationTimestamp: jobIso(created), labels,
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'xxxxx-job', uid: '1d0c5a7e-8b2f-4e39-b6d4-7a9e3c2f1b58', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      parallelism: 1, completions: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false,
+      selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
+      template: { metadata: { labels }, spec: { containers: [{ name: 'work', image: 'registry.example.com/xxxxx:2024.10', resources: { requests: { cpu: '100m' } } }], restartPolicy: 'Never', terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler' } },
+    },
+    status: { startTime: jobIso(created), ready: 0, uncountedTerminatedPods: {} },
+  };
+  const header = {
+    kexpRecording: 1, kexpVersion: '0.1.0', serverVersion: 'v1.28.13-eks-a737599', namespace: ns, startedAt: iso6(seen),
+    watches: [{ resource: 'jobs', namespace: ns }, { resource: 'pods', namespace: ns }, { resource: 'events', namespace: ns }],
+    redacted: true,
+  };
+  return [
+    JSON.stringify(header),
+    JSON.stringify({ recv: iso6(seen + 12), src: 'jobs', event: { type: 'ADDED', object: job }, synthetic: 'initial-list' }),
+    JSON.stringify({ recv: iso6(seen + 120_000), end: { reason: 'duration' } }),
+  ].join('\n') + '\n';
 }

@@ -304,6 +304,26 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     return false;
   }
 
+  /**
+   * PodControl.controllerHoldsAgainstCreate: a ghost in the place of which the input shows the
+   * controller create a pod (`samePlace`) by the sync's first calls, where the input records its
+   * writes: its cache no longer held the ghost — kexp drops it, as `controllerHolds` does.
+   */
+  controllerHoldsAgainstCreate(rs: ReplicaSet, pod: Pod, samePlace: (created: Pod) => boolean, at: number): boolean {
+    const key = objectKey(pod.metadata);
+    if (!this.heldGone(key) || !this.writesRecorded()) return true;
+    for (const e of this.window.scan(at, 50)) {
+      if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > at + FIRST_CALL_MS) break;
+      if (!isCreateFor(e, rs, this.window.owner) || this.window.taken(e)) continue;
+      const created = (e.requestObject ?? e.responseObject) as Pod | undefined;
+      if (created && samePlace(created)) {
+        this.ghostDropped(key, at);
+        return false;
+      }
+    }
+    return true;
+  }
+
   chooseDeletions(rs: ReplicaSet, predicted: Pod[], active: Pod[], at: number): { pods: Pod[]; note?: string } {
     const r = chooseDeletions(this.window, rs, predicted, active, at, this.sidecarRestartTiebreak);
     if (r.note !== undefined || this.writesRecorded()) return r;

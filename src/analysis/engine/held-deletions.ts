@@ -71,6 +71,13 @@ interface Departure {
   loweredRecord?: { add: number; del: number; timestamp: number; at: number; lowers: number; prior?: Pod };
   /** Held as the newest of these candidates (the evidence counted, did not name): a later 404 may name another. */
   among?: string[];
+  /**
+   * Pinned by the controller's DELETE answered 404 (`pinGhost`) after kexp's model had already run
+   * the departure's handler (the model delivered it when the input showed it): an informer
+   * delivers each event once, so its release takes the pod out of the model's cache with no second
+   * handler run (no second DeletionObserved).
+   */
+  handled?: boolean;
 }
 
 /** Deleted departures remembered for a later DELETE answered 404 (`pinGhost`), oldest dropped first. */
@@ -452,6 +459,7 @@ export class HeldDeletions {
       for (const h of this.held.values()) if (h.among) h.among = h.among.filter((x) => x !== pk);
     }
     this.hold(d, undefined);
+    d.handled = true;
     const replicas = t.lastStatus?.replicas;
     t.heldDeletions.push({
       at: write.at, source: write.source, statusReplicas: replicas ?? 0, existed: replicas !== undefined ? replicas - this.heldFor(t.key) : 0, unnamed: 0,
@@ -495,7 +503,8 @@ export class HeldDeletions {
     const sorted = hs.sort((a, b) => a.at - b.at);
     sorted.forEach((h, i) => {
       this.held.delete(h.pk);
-      if (h.deleted) this.controller.deliverPod('DELETED', h.latest, at);
+      if (h.handled) this.controller.withholdPod(h.pk);
+      else if (h.deleted) this.controller.deliverPod('DELETED', h.latest, at);
       else this.controller.deliverPod('MODIFIED', h.latest, at);
       if (i === 0 && sorted.length > 1) this.controller.runDue(at, true);
     });

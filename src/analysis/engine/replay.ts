@@ -4,7 +4,9 @@
  * ReplicaSet, what it learned (replay-result.ts). The real controller syncs within milliseconds
  * of an enqueue, and events with the same timestamp collapse into one sync like the workqueue's
  * de-duplication does, so every sync the workqueue has due strictly before an event runs before
- * that event is delivered.
+ * that event is delivered — and one due at the very instant of the controller's own status write
+ * (an audit log's write event) runs before it too: a sync writes its status after its reads, so
+ * the write is that sync's, never a change it read.
  *
  * For each input event `e`, the driver calls the stages in this fixed order:
  *
@@ -34,7 +36,7 @@
  * no clock.
  */
 import { featuresOf } from '../../model/version.js';
-import type { TimelineEvent } from '../../timeline/event.js';
+import type { ControllerComponent, TimelineEvent } from '../../timeline/event.js';
 import { CountSeries } from './count-series.js';
 import { Delivery } from './delivery.js';
 import { REPLICA_SET_OWNER, type EngineController } from './engine-controller.js';
@@ -54,6 +56,11 @@ import { ViewAlignment } from './view-alignment.js';
 import { WindowTracker } from './window-tracker.js';
 import { WriteLedger } from './write-ledger.js';
 import { WriteReconciler } from './write-reconciler.js';
+
+/** The controller's own write of its owner's status (updateReplicaSetStatus, updateDaemonSetStatus, the Job's status update). */
+function ownStatusWrite(e: TimelineEvent, component: ControllerComponent): boolean {
+  return e.type === 'write' && e.subresource === 'status' && e.actor.controller === component && (e.verb === 'update' || e.verb === 'patch');
+}
 
 /**
  * Replays `events` (time-ordered) through the model. Never throws for odd input: events the
@@ -120,7 +127,7 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
     silence.bridge(e.at, e.source);
     restarts.logStartsBefore(e.at);
     view.beforeSyncs(e.at);
-    controller.runDue(e.at);
+    controller.runDue(e.at, ownStatusWrite(e, owner.component));
     windows.drain();
     restarts.noteCredential(e);
     // 7. reconcile

@@ -42,6 +42,13 @@ export interface WindowTrack {
   timedOutNodes?: string[];
   /** Deletes of its round answered NotFound and counted as made (before v1.19, kubernetes#91008): pod keys. */
   notFoundKept?: string[];
+  /**
+   * The record waits only on those deletes: whether the controller's informer delivered the pods'
+   * deletions before the Set (their lower spent on the previous record: a leak) or after it
+   * (lowered) the input does not show, until a gated sync of the window finds a pod needed and the
+   * input shows no create of it (`gatedNeeding`): the window's basis is unknown until then.
+   */
+  notFoundUnconfirmed?: boolean;
   /** Bound pods of its round deleted because their node no longer exists (DaemonSet, kubernetes#73401). */
   removedNodePods?: string[];
   /** Nodes its gated syncs found needing a daemon pod (DaemonSet): left without one while the record gated the syncs. */

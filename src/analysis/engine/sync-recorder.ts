@@ -62,7 +62,11 @@ export class SyncRecorder {
       t.syncs++;
       t.syncsByOutcome[s.outcome] = (t.syncsByOutcome[s.outcome] ?? 0) + 1;
       // A DaemonSet's gated sync names the nodes whose daemon pod it did not create.
-      if (s.outcome === 'gated' && t.open && s.daemon?.gatedNeeding?.length) t.open.gatedNeeding = [...new Set([...(t.open.gatedNeeding ?? []), ...s.daemon.gatedNeeding])];
+      if (s.outcome === 'gated' && t.open && s.daemon?.gatedNeeding?.length) {
+        t.open.gatedNeeding = [...new Set([...(t.open.gatedNeeding ?? []), ...s.daemon.gatedNeeding])];
+        // The record was still in force then: a 404-kept delete's lower was lost (see notFoundUnconfirmed).
+        delete t.open.notFoundUnconfirmed;
+      }
     }
     t.lastSync = s;
     if (s.error) t.syncErrors.push({ at: s.at, error: s.error, ...(s.requeue?.kind === 'rate-limited' ? { backoffMs: s.requeue.delayMs } : {}) });
@@ -108,7 +112,10 @@ export class SyncRecorder {
         t.open.namespaceTerminating = create?.namespaceTerminating;
         if (create?.timedOut) t.open.timedOut = create.timedOut;
         if (create?.timedOutNodes?.length) t.open.timedOutNodes = create.timedOutNodes;
-        if (del?.notFoundKept?.length) t.open.notFoundKept = del.notFoundKept;
+        if (del?.notFoundKept?.length) {
+          t.open.notFoundKept = del.notFoundKept;
+          if (rec && rec.add <= 0 && rec.del > 0 && rec.del <= del.notFoundKept.length) t.open.notFoundUnconfirmed = true;
+        }
         if (del?.removedNodePods?.length) t.open.removedNodePods = del.removedNodePods;
         if (del) t.open.raised.keys = del.keys;
         if (rec) t.open.remaining = { add: rec.add, del: rec.del };

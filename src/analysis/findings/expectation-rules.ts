@@ -10,11 +10,12 @@
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
 import { iso } from '../iso.js';
+import { parseTime } from '../../model/objects.js';
 import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
-import type { Basis } from '../report-types.js';
+import type { Basis, Finding } from '../report-types.js';
 import type { ControllerWrite } from '../engine/write-ledger.js';
 import { ref, refs } from '../report/evidence-refs.js';
-import { leakCause, notFoundKeptCause, restsOnUndecided } from '../report/gated-windows.js';
+import { leakCause, notFoundKeptCause, restsOnUndecided, unseenBeforeInput } from '../report/gated-windows.js';
 import { ownerWords, type OwnerWords } from '../report/owner-words.js';
 import { writesOfRound, type ReplayedTrack } from '../report/replayed-track.js';
 import { fmtDuration, plural } from '../report/wording.js';
@@ -53,11 +54,11 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
     const inherited = t.uidChanges.find((c) => c.at > w.setAt && c.at < (w.end ?? Infinity));
     return {
       id: lagOnly ? 'expectations-expired-informer-lag' : 'expectation-leak-expired',
-      severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown ? 'info' : 'warning',
+      severity: lagOnly ? 'warning' : w.basis === 'unknown' || w.gapInside || restsOnUnknown || w.notFoundUnconfirmed ? 'info' : 'warning',
       title: lagOnly
         ? `The controller's own creates reached the informer only after the 5-minute timeout (${fmtDuration(lag!)} later): the record expired`
         : `Expectations leaked and were only cleared by the 5-minute timeout (after ${waited})`,
-      basis: w.gapInside || restsOnUnknown ? 'unknown' : w.basis,
+      basis: w.gapInside || restsOnUnknown || w.notFoundUnconfirmed ? 'unknown' : w.basis,
       at: iso(w.start),
       explanation:
         `At ${iso(w.setAt)} the controller expected ${w.raised.add} creation(s) and ${w.raised.del} deletion(s) for ${name}. ` +
@@ -70,6 +71,9 @@ export const expectationLeakExpired: FindingRule<ReplayedTrack, WindowTrack> = {
             `recovery needs a sync trigger after timestamp + 5 min, not just the passage of time.` +
             ((w.timedOut ?? 0) > 0 ? ` ${plural(w.timedOut!, 'create')} of that round${w.timedOutNodes?.length ? ` (for node${w.timedOutNodes.length === 1 ? '' : 's'} ${w.timedOutNodes.join(', ')}, left without ${w.timedOutNodes.length === 1 ? 'its' : 'their'} daemon pod meanwhile)` : ''} timed out (504) and ${w.timedOut === 1 ? 'was' : 'were'} counted as ${w.timedOut === 1 ? 'a success' : 'successes'}: ${o.manage} swallowed IsTimeout before v1.18 (${o.timeoutReport}), so nothing retried ${w.timedOut === 1 ? 'it' : 'them'}.` : '') +
             ((w.notFoundKept?.length ?? 0) > 0 && w.remaining.del > 0 ? ` At the Set ${notFoundKeptCause(w.notFoundKept!)}.` : '') +
+            (w.notFoundUnconfirmed
+              ? ` Whether the informer delivered ${w.notFoundKept!.length === 1 ? 'that deletion' : 'those deletions'} before the Set (the lower spent on the previous record: this leak) or after it (lowered: no leak) the input does not show: no sync of this window found a pod needed and made none. A kube-controller-manager log at -v=4 of that time ("Setting expectations", "Lowered expectations") tells.`
+              : '') +
             skippedNodes(w) +
             (w.removedNodePods?.length
               ? ` ${w.removedNodePods.join(', ')} ran on a node that no longer exists: this release's getPodsWithoutNode (kubernetes#73401) deletes every pod of a removed node, which the pod GC deletes as well, so the two deletes race (kubernetes#75836, fixed by #76060 in v1.12.8, v1.13.7 and v1.14.2).`
@@ -128,9 +132,9 @@ export const leakNamespaceTerminating: FindingRule<ReplayedTrack, WindowTrack> =
 
 export const leakOpen: FindingRule<ReplayedTrack> = {
   name: 'expectation-leak-open',
-  ids: ['expectation-leak-open', 'gated-at-end'],
+  ids: ['expectation-leak-open', 'gated-at-end', 'pods-not-made-unexplained'],
   reads: 'the window still open at the end of input, its outstanding counters and leak cause (report/gated-windows.ts)',
-  fires: 'a window open at the end of input: a leak when only the timeout or the owner\'s deletion can clear it, else a round in flight',
+  fires: 'a window open at the end of input: a leak when only the timeout or the owner\'s deletion can clear it, else a round in flight — or, when only kexp\'s first sync of an owner older than the input opened it and the input never shows that round, pods wanted and not made for a reason the input does not tell',
   find(c) {
     const { t, end, resource } = c;
     if (!(t.open && end !== undefined)) return undefined;
@@ -141,6 +145,7 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
     const rem = w.remaining ?? { add: w.raised.add, del: w.raised.del };
     const expires = w.setAt + EXPECTATIONS_TIMEOUT_MS;
     const undecidedOnly = restsOnUndecided(t, w);
+    if (unseenBeforeInput(t, w, end)) return podsNotMade(c, w, rem, end);
     if (cause) {
       return {
         id: 'expectation-leak-open',
@@ -177,6 +182,38 @@ export const leakOpen: FindingRule<ReplayedTrack> = {
     };
   },
 };
+
+/**
+ * The owner wants pods the controller did not make while the input lasted, and the only round kexp
+ * has is its own first sync of an owner older than the input (report/gated-windows.ts
+ * unseenBeforeInput), never shown: basis unknown, with the causes the input cannot tell apart, the
+ * evidence that would, and what to collect.
+ */
+function podsNotMade({ t, resource }: ReplayedTrack, w: WindowTrack, rem: { add: number; del: number }, end: number): Finding {
+  const o = ownerWords(resource);
+  const created = parseTime(t.rs?.metadata.creationTimestamp);
+  const startTime = (t.rs?.status as { startTime?: unknown } | undefined)?.startTime;
+  const want = rem.add > 0 ? plural(rem.add, 'pod') + ' more' : plural(rem.del, 'pod') + ' fewer';
+  const verb = rem.add > 0 ? 'create' : 'delete';
+  return {
+    id: 'pods-not-made-unexplained',
+    severity: 'warning',
+    title: `The ${o.noun} wants ${want} and the input shows no ${verb} of the controller: why, the input cannot tell`,
+    basis: 'unknown',
+    at: iso(w.start),
+    explanation:
+      `${t.key} existed before the input began${created !== undefined ? ` (created at ${iso(created)}, ${fmtDuration(w.start - created)} before the input shows it)` : ''}` +
+      (typeof startTime === 'string' ? `; its status.startTime (${startTime}) shows the ${o.controller} synced it then` : '') + '. ' +
+      `kexp's model, syncing it where the input first shows it (${iso(w.start)}), would ${verb} ${plural(rem.add > 0 ? rem.add : rem.del, 'pod')}; the input shows none in its ${fmtDuration(end - w.start)} ` +
+      `(no pod ${rem.add > 0 ? 'ADD' : 'deletion'}, no Successful${rem.add > 0 ? 'Create' : 'Delete'} or Failed${rem.add > 0 ? 'Create' : 'Delete'} Event). That sync is kexp's: the controller's informer has had the ${o.noun} all along and nothing enqueued it then, so no round of the controller is known to be in flight. ` +
+      `Which of these holds the input cannot tell: the controller is gated on a record Set before the input began whose pods its informer never delivered (and after that record's 5-minute expiry nothing syncs the ${o.noun} again without ${o.triggers}); it has not synced the ${o.noun} since; or its ${verb}s fail and their Events (kept one hour) are gone. ` +
+      `What would tell: the ${o.controller}'s own writes (an apiserver audit log of its pod ${verb}s) or its log.`,
+    nextStep:
+      `Collect the kube-controller-manager log at -v=4 covering the time since the ${o.noun} was created ("Setting expectations", "Controller expectations fulfilled" and ${o.sync}'s lines for ${t.key}) or the apiserver audit log of the ${o.controller}'s pod writes — \`kexp kcm-log\` and \`kexp audit\` read them. ` +
+      `An update of the ${o.noun} (e.g. an annotation) makes the controller sync it: a ${verb} right after shows its record had expired or was never set.`,
+    evidence: refs(w.evidence),
+  };
+}
 
 /**
  * A DaemonSet's spec change the gate holds back: a gated syncDaemonSet writes status without

@@ -18,6 +18,7 @@
  * evidence), leakCause O(orphaned pods of the track).
  */
 import { EXPECTATIONS_TIMEOUT_MS } from '../../model/expectations.js';
+import { FIRST_CALL_MS } from '../engine/evidence-oracle.js';
 import { iso } from '../iso.js';
 import type { RsTrack, WindowTrack } from '../engine/rs-track.js';
 import type { Basis, GatedWindow, VerdictState } from '../report-types.js';
@@ -53,6 +54,20 @@ export function restsOnUndecided(t: RsTrack, w: WindowTrack): boolean {
   const undecided = rnd?.unresolved ?? 0;
   const rem = w.remaining ?? t.record ?? { add: w.raised.add, del: w.raised.del };
   return undecided > 0 && undecided >= Math.max(0, rem.add) + Math.max(0, rem.del);
+}
+
+/**
+ * A window opened only by kexp's own first sync of an owner that existed before the input began
+ * (its initial LIST, a snapshot) whose round the input never shows, though it ran on long enough
+ * (`end`: FIRST_CALL_MS past the sync, by when a round's first calls are out) to show one: the
+ * controller's informer had the owner all along and nothing enqueued it then, so that sync is
+ * kexp's, not the controller's — no round is known to be in flight. What the input shows is the
+ * owner wanting pods the controller did not make while the input lasted; why (a record Set before
+ * the input whose pods it never observed, no sync since, creates failing with Events already gone)
+ * it cannot tell.
+ */
+export function unseenBeforeInput(t: RsTrack, w: WindowTrack, end: number | undefined): boolean {
+  return !t.createdInCoverage && w.setAt === t.firstSetAt && w.endedBy === undefined && end !== undefined && end - w.start >= FIRST_CALL_MS && restsOnUndecided(t, w);
 }
 
 /**
@@ -98,7 +113,7 @@ export function windowReport(t: RsTrack, w: WindowTrack, end: number | undefined
   const open = w.endedBy === undefined;
   // The round's evidence may have firmed up after the window opened (a long round observed to the end).
   const roundBasis = w.round !== undefined ? t.rounds[w.round]?.evidence?.basis : undefined;
-  const basis: Basis = w.gapInside ? 'unknown' : (roundBasis ?? w.basis);
+  const basis: Basis = w.gapInside || w.notFoundUnconfirmed ? 'unknown' : (roundBasis ?? w.basis);
   if (open && t.record) w.remaining = { add: t.record.add, del: t.record.del, ...(w.remaining?.keys ? { keys: w.remaining.keys } : {}) };
   const out: GatedWindow = {
     start: iso(w.start)!,

@@ -13,6 +13,7 @@ import type { ReplayedTrack } from './replayed-track.js';
 import { stallIsLeak, type SnapshotState } from './snapshot-state.js';
 import { reportedWithheldEpisodes, silentEpisode } from './withheld-episodes.js';
 import { ownerWords } from './owner-words.js';
+import { unseenBeforeInput } from './gated-windows.js';
 import { fmtAgo, plural } from './wording.js';
 
 type Verdict = ReplicaSetReport['verdict'];
@@ -83,6 +84,10 @@ export function replayVerdict(c: ReplayedTrack, findings: Finding[]): Verdict {
   const held = has('job-finalizer-held');
   if (held?.severity === 'critical') return { state: 'failing', basis: held.basis, summary: held.title };
   if (has('expectation-leak-open')) return { state: 'leaked', basis: has('expectation-leak-open')!.basis, summary: has('expectation-leak-open')!.title };
+  if (t.open && unseenBeforeInput(t, t.open, end)) {
+    const rem = t.open.remaining ?? t.record ?? t.open.raised;
+    return { state: 'unknown', basis: 'unknown', summary: `the ${ownerWords(c.resource).noun} wants ${plural(Math.max(0, rem.add), 'pod')} more${rem.del > 0 ? ` and ${plural(rem.del, 'deletion')}` : ''}, and the input shows the controller make none; why, it cannot tell (see the findings)` };
+  }
   if (t.open) return { state: 'gated', basis: t.open.gapInside ? 'unknown' : t.open.basis, summary: 'gated on its own writes (a round is in flight)' };
   if (t.rs && end !== undefined) return countsVerdict(c, final!);
   return { state: 'unknown', basis: 'unknown', summary: `the ${ownerWords(c.resource).noun} object itself is not in the input` };

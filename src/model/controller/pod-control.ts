@@ -94,6 +94,15 @@ export interface PodControl<Owner> {
    */
   controllerHolds?(owner: Owner, pod: Pod, at: number): boolean;
   /**
+   * Optional (replays): false when the evidence shows the controller's cache no longer held `pod`
+   * at this sync although the model's still does — a ghost as for `controllerHolds` — where its
+   * sync creates a pod for the place the ghost holds: the input records the controller's writes and
+   * shows, by the sync's first calls, a create of the controller for `owner` that `samePlace`
+   * accepts (a DaemonSet: a daemon pod for the ghost's node). A controller whose cache held the pod
+   * would not have made it. Absent or true: as the model's cache holds it.
+   */
+  controllerHoldsAgainstCreate?(owner: Owner, pod: Pod, samePlace: (created: Pod) => boolean, at: number): boolean;
+  /**
    * Optional (Job): the PATCH that removes the batch.kubernetes.io/job-tracking finalizer from a
    * pod (removeTrackingFinalizerPatch in pkg/controller/job/job_controller.go, sent through
    * PodControl.PatchPod). `round` numbers the sync's removal patches like a create/delete round.

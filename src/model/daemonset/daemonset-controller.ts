@@ -64,7 +64,7 @@ import type { PodControl } from '../controller/pod-control.js';
 import type { CreateRound, DaemonSetStatusCounts, DaemonSetSync, DeleteRound, SyncRecord } from '../controller/sync-record.js';
 import { tombstoneOf, unwrapTombstone, type Tombstone } from '../controller/tombstone.js';
 import { Worker } from '../controller/worker.js';
-import { compareByCreationAndPhase, currentRevisionHash, isPodAvailable, isPodUpdated, nodesToDaemonPods, templateGeneration } from './daemon-pods.js';
+import { compareByCreationAndPhase, currentRevisionHash, isPodAvailable, isPodUpdated, nodesToDaemonPods, targetNodeName, templateGeneration } from './daemon-pods.js';
 import { failedPodsBackoffKey, FailedPodsBackoff } from './failed-pods-backoff.js';
 import { placementOf, type Placement } from './node-placement.js';
 import { allowsSurge, rollingUpdatePlan, updateStrategyType } from './rolling-update.js';
@@ -490,7 +490,7 @@ export class DaemonSetController implements Controller<DaemonSet> {
     for (const node of nodes) {
       const nodeName = node.metadata.name ?? '';
       const { shouldRun, shouldContinueRunning } = placement(node);
-      const daemonPods = byNode.get(nodeName);
+      const daemonPods = this.cachedOnNode(ds, byNode.get(nodeName), nodeName, shouldRun, at);
       if (shouldRun && !daemonPods) {
         nodesNeeding.push(nodeName);
       } else if (shouldContinueRunning) {
@@ -596,6 +596,20 @@ export class DaemonSetController implements Controller<DaemonSet> {
       if (r.delete && !rec.delete) rec.delete = r.delete;
     }
     return r.error;
+  }
+
+  /**
+   * The daemon pods of `nodeName` the controller's cache held, as far as a replay's evidence says:
+   * a pod the model's cache still holds that the input shows the controller replace — a create of
+   * a daemon pod for that node by this sync (PodControl.controllerHoldsAgainstCreate) — was gone
+   * from its cache. Without such evidence (or outside a replay) the model's pods as they are.
+   */
+  private cachedOnNode(ds: DaemonSet, pods: Pod[] | undefined, nodeName: string, shouldRun: boolean, at: number): Pod[] | undefined {
+    const holds = this.opts.podControl.controllerHoldsAgainstCreate;
+    if (!pods || !shouldRun || !holds) return pods;
+    const samePlace = (created: Pod) => (targetNodeName(created) ?? created.spec?.nodeName) === nodeName;
+    const kept = pods.filter((p) => holds.call(this.opts.podControl, ds, p, samePlace, at));
+    return kept.length === pods.length ? pods : kept.length ? kept : undefined;
   }
 
   /** syncNodes in daemon_controller.go: SetExpectations, slow-start creates, parallel deletes. */
