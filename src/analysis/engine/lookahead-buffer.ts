@@ -189,9 +189,12 @@ export class LookaheadBuffer {
     const pk = this.podKeys[this.head];
     if (pk !== undefined) {
       const standing = this.standings[this.head];
-      if (standing === undefined) this.shiftedStanding.delete(pk);
-      else this.shiftedStanding.set(pk, standing);
-      if (this.store) this.recheck(pk);
+      // The cache's side is re-checked on every change of it: only a new standing here can change the answer.
+      if (standing !== this.shiftedStanding.get(pk)) {
+        if (standing === undefined) this.shiftedStanding.delete(pk);
+        else this.shiftedStanding.set(pk, standing);
+        if (this.store) this.recheck(pk);
+      }
     }
     if (ks) {
       for (const k of ks) {
