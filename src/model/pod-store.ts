@@ -121,6 +121,16 @@ export class PodStore extends Map<string, Pod> {
   private readonly orphans = new Map<Ns, Bucket>();
   /** The counters `counter` made, kept up to date in set/delete. */
   private readonly counters: PodCounter[] = [];
+  /** Called after every change with the key changed (`watch`). */
+  private readonly watchers: Array<(key: string) => void> = [];
+
+  /**
+   * Calls `fn` with the key of every pod set or deleted (each key a `clear` removes too), after
+   * the change: for an index kept beside the cache (analysis/engine/lookahead-buffer.ts).
+   */
+  watch(fn: (key: string) => void): void {
+    this.watchers.push(fn);
+  }
 
   /**
    * The counter of cached pods satisfying `pred` per namespace + controllerRef UID (see the
@@ -136,6 +146,12 @@ export class PodStore extends Map<string, Pod> {
   }
 
   override set(key: string, pod: Pod): this {
+    this.put(key, pod);
+    for (const w of this.watchers) w(key);
+    return this;
+  }
+
+  private put(key: string, pod: Pod): void {
     // Map's constructor calls set before the fields exist when given entries; PodStore is
     // always constructed empty.
     const old = this.entry.get(key);
@@ -150,14 +166,15 @@ export class PodStore extends Map<string, Pod> {
       const after = controllerRefOf(pod.metadata);
       if (old.pod.metadata.namespace === pod.metadata.namespace && (before ? after !== undefined && after.uid === before.uid : after === undefined)) {
         old.pod = pod;
-        return super.set(key, pod);
+        super.set(key, pod);
+        return;
       }
       this.unindex(key, old.pod);
     }
     const e: Entry = { seq: old ? old.seq : this.nextSeq++, pod };
     this.entry.set(key, e);
     this.index(key, e);
-    return super.set(key, pod);
+    super.set(key, pod);
   }
 
   override delete(key: string): boolean {
@@ -167,10 +184,18 @@ export class PodStore extends Map<string, Pod> {
       this.unindex(key, old.pod);
       this.entry.delete(key);
     }
-    return super.delete(key);
+    const had = super.delete(key);
+    for (const w of this.watchers) w(key);
+    return had;
   }
 
   override clear(): void {
+    const keys = this.watchers.length ? [...super.keys()] : [];
+    this.wipe();
+    for (const k of keys) for (const w of this.watchers) w(k);
+  }
+
+  private wipe(): void {
     for (const c of this.counters) c.reset();
     this.entry.clear();
     this.byNamespace.clear();

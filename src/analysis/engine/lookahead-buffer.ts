@@ -11,10 +11,28 @@
  * `ordered()` says so, and the oracle falls back to its full scan when it is false (the answer is
  * the same either way; test/analysis/lookahead-buffer.test.ts compares both).
  *
+ * The owner's standing of each buffered pod event (for the view alignment's look-ahead reads,
+ * view-alignment.ts `scanAhead`): its *standing* is the controllerRef UID of a pod the owner
+ * kind's status counts (`OwnerStatusCount.counts`), ORPHAN for a counted pod without one, none
+ * for a pod not counted or DELETED. A pod event whose standing differs from the previous event
+ * of the same pod (in input order; none before its first) is a *turn*, posted under `podt:NS`.
+ * A read that asks, per owner, which pods join or leave it (isMine ≠ wasMine against the model's
+ * cache) only needs the turns, plus every event of the pods whose cached standing differs from
+ * that of their last delivered event (`divergedPods`, kept exact by watching the model's pod
+ * store, `trackPods`): any other event repeats the standing of an earlier buffered event of its
+ * pod, or of the cache — no new answer. Exact only while the buffer is in `at` order
+ * (`sortedByAt`, so a read's end is a binary search); the alignment scans otherwise.
+ *
+ * Cost: O(keys) per push and shift (two map updates per pod event); a `merged` read is
+ * O(matches · keys). Memory: the buffered events, plus one standing per live counted pod.
+ *
  * Pure data structure: no I/O, no clock.
  */
 import type { TimelineEvent } from '../../timeline/event.js';
-import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
+import { controllerRefOf, objectKey, type Pod, type ReplicaSet } from '../../model/objects.js';
+import type { OwnerStatusCount } from '../../model/controller/controller.js';
+import type { PodStore } from '../../model/pod-store.js';
+import { REPLICA_SET_OWNER, REPLICA_SET_STATUS_COUNT, type EngineOwnerKind } from './engine-controller.js';
 
 /**
  * The index keys of an event (a superset: the oracle's own filters still apply):
@@ -23,7 +41,9 @@ import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js'
  * - `rs:NS/NAME` — an observed ReplicaSet;
  * - `ev:NS/NAME` — a core Event about a ReplicaSet;
  * - `rscw:VERB:NS` — a pod create/delete (no subresource) by the ReplicaSet controller, and
- *   `rscw:delete` for its deletes in every namespace.
+ *   `rscw:delete` for its deletes in every namespace;
+ * - `stw:NS/NAME` — a write to the status subresource of an object NS/NAME (any resource, any actor);
+ * - `podt:NS` — a pod event of NS that turns its pod's standing (posted by the buffer, see the header).
  */
 export function keysOf(e: TimelineEvent, owner: EngineOwnerKind = REPLICA_SET_OWNER): string[] | undefined {
   if (e.type === 'observed') {
@@ -39,6 +59,7 @@ export function keysOf(e: TimelineEvent, owner: EngineOwnerKind = REPLICA_SET_OW
     }
     return undefined;
   }
+  if (e.type === 'write' && e.subresource === 'status') return [`stw:${e.namespace ?? ''}/${e.name ?? ''}`];
   if (e.type !== 'write' || e.resource !== 'pods' || e.actor?.controller !== owner.component) return undefined;
   if (e.verb === 'patch') return [`pod:${e.namespace}/${e.name}`];
   if (e.subresource) return undefined;
@@ -51,6 +72,14 @@ interface Postings {
   pos: number[];
   head: number;
 }
+
+/** What the view alignment reads of the look-ahead through the index (view-alignment.ts `scanAhead`). */
+export type LookaheadIndex = Pick<LookaheadBuffer, 'sortedByAt' | 'positionAfter' | 'endPosition' | 'at' | 'merged' | 'divergedPods'>;
+
+/** The standing of a counted pod without a controllerRef (never a UID: UIDs are compared as strings, this holds a NUL). */
+export const ORPHAN = '\u0000orphan';
+/** The standing of a pod whose count could not be read (a shape `counts` throws on): equal to no other. */
+const UNREADABLE = '\u0000unreadable';
 
 /** When a write's completion-or-receipt time (what the oracle's call bounds compare) is later than its `at`. */
 const callTime = (e: TimelineEvent): number => (e.type === 'write' ? (e.receivedAt ?? e.at) : e.at);
@@ -66,9 +95,55 @@ export class LookaheadBuffer {
   private lastInversion = -1;
   /** Last absolute position of a write received after its `at` (−1: none). */
   private lastLateReceipt = -1;
+  /** Per buffered event: its pod's key (objectKey) and standing, for a pod event; undefined otherwise. */
+  private podKeys: Array<string | undefined> = [];
+  private standings: Array<string | undefined> = [];
+  /** Pod key → standing of its last pushed event (absent: none). */
+  private readonly pushedStanding = new Map<string, string>();
+  /** Pod key → standing of its last delivered (shifted) event (absent: none). */
+  private readonly shiftedStanding = new Map<string, string>();
+  /** Pods whose standing in the model's cache differs from `shiftedStanding` (`trackPods`). */
+  private readonly diverged = new Set<string>();
+  /** The model's pod cache, once tracked. */
+  private store: PodStore | undefined;
+  private readonly count: OwnerStatusCount<ReplicaSet>;
 
-  /** `owner`: the kind whose pods, Events and writes are indexed by owner (keysOf). */
-  constructor(private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER) {}
+  /** `owner`: the kind whose pods, Events and writes are indexed by owner (keysOf), and whose status count gives a pod's standing. */
+  constructor(private readonly owner: EngineOwnerKind = REPLICA_SET_OWNER) {
+    this.count = owner.statusCount ?? REPLICA_SET_STATUS_COUNT;
+  }
+
+  /** A pod's standing (see the header): its controller's UID if counted, ORPHAN if counted without one, else undefined. */
+  private standingOf(p: Pod): string | undefined {
+    try {
+      if (!this.count.counts(p)) return undefined;
+      return controllerRefOf(p.metadata)?.uid ?? ORPHAN;
+    } catch {
+      return UNREADABLE;
+    }
+  }
+
+  /**
+   * Keeps `divergedPods` exact against the model's pod cache: re-checked for a pod whenever the
+   * cache changes it (PodStore.watch) and whenever one of its events is delivered (`shift`).
+   */
+  trackPods(store: PodStore): void {
+    this.store = store;
+    store.watch((k) => this.recheck(k));
+    for (const k of store.keys()) this.recheck(k);
+  }
+
+  private recheck(pk: string): void {
+    const p = this.store!.get(pk);
+    const cached = p ? this.standingOf(p) : undefined;
+    if (cached !== this.shiftedStanding.get(pk)) this.diverged.add(pk);
+    else this.diverged.delete(pk);
+  }
+
+  /** Pods (objectKey) whose cached standing differs from that of their last delivered event; undefined until `trackPods`. */
+  divergedPods(): ReadonlySet<string> | undefined {
+    return this.store ? this.diverged : undefined;
+  }
 
   get length(): number {
     return this.items.length - this.head;
@@ -85,9 +160,20 @@ export class LookaheadBuffer {
     const prev = this.items[this.items.length - 1];
     if (prev && e.at < prev.at) this.lastInversion = pos;
     if (callTime(e) > e.at) this.lastLateReceipt = pos;
-    const ks = keysOf(e, this.owner);
+    let ks = keysOf(e, this.owner);
+    let pk: string | undefined;
+    let standing: string | undefined;
+    if (e.type === 'observed' && e.kind === 'Pod') {
+      pk = objectKey(e.object.metadata);
+      standing = e.watchType === 'DELETED' ? undefined : this.standingOf(e.object);
+      if (standing !== this.pushedStanding.get(pk)) (ks ??= []).push(`podt:${e.object.metadata.namespace ?? ''}`);
+      if (standing === undefined) this.pushedStanding.delete(pk);
+      else this.pushedStanding.set(pk, standing);
+    }
     this.items.push(e);
     this.keys.push(ks);
+    this.podKeys.push(pk);
+    this.standings.push(standing);
     if (!ks) return;
     for (const k of ks) {
       let p = this.postings.get(k);
@@ -100,6 +186,16 @@ export class LookaheadBuffer {
     if (this.head >= this.items.length) return undefined;
     const x = this.items[this.head]!;
     const ks = this.keys[this.head];
+    const pk = this.podKeys[this.head];
+    if (pk !== undefined) {
+      const standing = this.standings[this.head];
+      // The cache's side is re-checked on every change of it: only a new standing here can change the answer.
+      if (standing !== this.shiftedStanding.get(pk)) {
+        if (standing === undefined) this.shiftedStanding.delete(pk);
+        else this.shiftedStanding.set(pk, standing);
+        if (this.store) this.recheck(pk);
+      }
+    }
     if (ks) {
       for (const k of ks) {
         const p = this.postings.get(k)!;
@@ -115,6 +211,8 @@ export class LookaheadBuffer {
     if (this.head > 4096 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.keys = this.keys.slice(this.head);
+      this.podKeys = this.podKeys.slice(this.head);
+      this.standings = this.standings.slice(this.head);
       this.base += this.head;
       this.head = 0;
     }
@@ -176,6 +274,62 @@ export class LookaheadBuffer {
       const pos = p.pos[i]!;
       if (pos >= end) return;
       yield this.items[pos - this.base]!;
+    }
+  }
+
+  /** True when the buffered events from the head on are in `at` order (`positionAfter` is exact). */
+  sortedByAt(): boolean {
+    return this.lastInversion <= this.base + this.head;
+  }
+
+  /** Absolute position of the first buffered event with `at` > t (the end if none): where a scan from the head stops. Only valid while `sortedByAt()`. */
+  positionAfter(t: number): number {
+    return this.search(t, true);
+  }
+
+  /** Absolute position one past the last buffered event. */
+  get endPosition(): number {
+    return this.base + this.items.length;
+  }
+
+  /** The buffered event at absolute position `pos`. */
+  at(pos: number): TimelineEvent {
+    return this.items[pos - this.base]!;
+  }
+
+  /**
+   * Absolute positions of the buffered events carrying any of `keys`, from the head, ascending,
+   * each once: a merge of the keys' postings (the caller stops where its scan would).
+   */
+  *merged(keys: readonly string[]): Generator<number> {
+    const lists: Postings[] = [];
+    for (const k of keys) {
+      const p = this.postings.get(k);
+      if (p) lists.push(p);
+    }
+    if (lists.length === 1) {
+      const p = lists[0]!;
+      for (let i = p.head; i < p.pos.length; i++) yield p.pos[i]!;
+      return;
+    }
+    const next = lists.map((p) => p.head);
+    let last = -1;
+    while (true) {
+      let best = -1;
+      let min = Infinity;
+      for (let j = 0; j < lists.length; j++) {
+        const p = lists[j]!;
+        const v = next[j]! < p.pos.length ? p.pos[next[j]!]! : Infinity;
+        if (v < min) {
+          min = v;
+          best = j;
+        }
+      }
+      if (best < 0) return;
+      next[best]!++;
+      if (min === last) continue;
+      last = min;
+      yield min;
     }
   }
 }

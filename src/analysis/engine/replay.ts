@@ -106,7 +106,9 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   const view = new ViewAlignment(tracks, controller, sightings, windows, () => feed.buffer.iterate(), matchWindowMs, owner, () => (feed.exhausted ? opts.coverageEnd?.() : undefined), opts.podInformerRelists,
     (from, to) => (feed.buffer.ordered() ? feed.buffer.keyed('rscw:delete', from, to) : feed.buffer.iterate()),
     // The ReplicaSet's store is a consistency store (model/replicaset/owner-kind.ts); the ReplicationController's is not.
-    featuresOf(opts.version).consistencyGate && owner.kind === REPLICA_SET_OWNER.kind);
+    featuresOf(opts.version).consistencyGate && owner.kind === REPLICA_SET_OWNER.kind,
+    opts.scanLookahead ? undefined : feed.buffer);
+  if (!opts.scanLookahead) feed.buffer.trackPods(controller.pods);
   oracle.setHeldGone((pk) => view.heldGone(pk), (pk, at) => view.ghostGone(pk, at));
   windows.setHeldPods((pk) => view.eventsUnseen(pk));
   const reconciler = new WriteReconciler(tracks, controller, ledger, oracle, syncs, view, sightings, windows, matchWindowMs, owner);

@@ -37,6 +37,7 @@ import type { PodCounter } from '../../model/pod-store.js';
 import { FIRST_CALL_MS } from './evidence-oracle.js';
 import { isRSControllerPodWrite } from './evidence-window.js';
 import { HeldDeletions, VIEW_JITTER_MS } from './held-deletions.js';
+import type { LookaheadIndex } from './lookahead-buffer.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
@@ -49,6 +50,9 @@ type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' 
  * sync's trigger (the workers, a client-side throttled client).
  */
 export const LATE_STATUS_MS = FIRST_CALL_MS;
+
+/** Pods held apart from their last event beyond which `scanAhead` scans rather than merging their postings. */
+const MAX_APART = 64;
 
 /**
  * The timeline kind of the owner's own events in the engine: a ReplicationController reaches its
@@ -117,6 +121,8 @@ export class ViewAlignment {
      * nothing of its cache (`addUnseen`).
      */
     private readonly gateSkipsStatus = false,
+    /** The look-ahead's index (lookahead-buffer.ts): `scanAhead` reads the events that can answer instead of every one; undefined: it scans. */
+    private readonly index?: LookaheadIndex,
   ) {
     this.count = owner.statusCount ?? REPLICA_SET_STATUS_COUNT;
     this.departed = new HeldDeletions(controller);
@@ -240,6 +246,35 @@ export class ViewAlignment {
     const { uid, namespace: ns, name } = rs.metadata;
     let end = from + LATE_STATUS_MS;
     let covered = false;
+    const keys = this.index?.sortedByAt() ? this.indexKeys(ns, name, !!on.refusedStatus) : undefined;
+    if (keys) {
+      // The same reads as the scan below, of the events that can answer (lookahead-buffer.ts
+      // header): the owner's own events, status writes to it, the pod events that turn a pod's
+      // standing, and every event of the pods whose cached standing is not their last event's.
+      // The scan stops at the first event past `end`: in `at` order, a binary search.
+      const idx = this.index!;
+      let stop = idx.positionAfter(end);
+      for (const pos of idx.merged(keys)) {
+        if (pos >= stop) break;
+        const x = idx.at(pos);
+        if (x.type === 'write') {
+          if (on.refusedStatus && this.isRefusedStatusWrite(x, ns, name)) on.refusedStatus(x);
+          continue;
+        }
+        if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
+        if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
+          if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
+          const sig = this.count.signature(x.object as ReplicaSet);
+          const r = this.count.of(x.object as ReplicaSet);
+          if (sig === signature || typeof r !== 'number') continue;
+          signature = sig;
+          if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig, object: x.object as ReplicaSet })) return { gone: false, stopped: true, covered: false, end };
+          end = x.at + LATE_STATUS_MS;
+          stop = idx.positionAfter(end);
+        } else if (x.kind === 'Pod') on.pod?.(x);
+      }
+      return { gone: false, stopped: false, covered: stop < idx.endPosition || (this.endOfInput() ?? -Infinity) >= end, end };
+    }
     for (const x of this.upcoming()) {
       if (x.at > end) {
         covered = true;
@@ -261,6 +296,26 @@ export class ViewAlignment {
       } else if (x.kind === 'Pod') on.pod?.(x);
     }
     return { gone: false, stopped: false, covered: covered || (this.endOfInput() ?? -Infinity) >= end, end };
+  }
+
+  /**
+   * The index keys `scanAhead` reads for the owner `ns/name` (lookahead-buffer.ts keysOf): its
+   * events, the status writes to it (when asked), the turns of its namespace's pods, and the
+   * events of every pod whose standing in the model's cache the index cannot take from its last
+   * event — those it holds apart from it (withheld adds, held departures) too. Undefined (scan
+   * instead) when those pods are many.
+   */
+  private indexKeys(ns: string | undefined, name: string | undefined, statusWrites: boolean): string[] | undefined {
+    const diverged = this.index!.divergedPods();
+    if (!diverged) return undefined;
+    const keys = [`rs:${ns ?? ''}/${name ?? ''}`, `podt:${ns ?? ''}`];
+    if (statusWrites) keys.push(`stw:${ns ?? ''}/${name ?? ''}`);
+    const apart = new Set<string>(diverged);
+    for (const pk of this.withheldPods.keys()) apart.add(pk);
+    for (const pk of this.departed.heldPodKeys()) apart.add(pk);
+    if (apart.size > MAX_APART) return undefined;
+    for (const pk of apart) keys.push(`pod:${pk}`);
+    return keys;
   }
 
   /**
