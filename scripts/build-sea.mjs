@@ -126,8 +126,8 @@ function blob(arch) {
     disableExperimentalSEAWarning: true,
     useCodeCache: codeCache && arch === process.arch,
     // Every run of the executable starts with kexp's heap settings (a cap: a short run never
-    // reaches it), so it needs no relaunch; NODE_OPTIONS still extends them, and a heap size set
-    // there comes later and wins (bench/README.md "Memory by live objects", second session).
+    // reaches it), so it needs no relaunch. NODE_OPTIONS still extends them, but these come after
+    // it: a young generation set there does not win (measured; src/cli/heap-settings.ts).
     execArgv: [...HEAP_FLAGS],
     assets: { 'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'), LICENSE: path.join(vegaDir, 'LICENSE') },
   };

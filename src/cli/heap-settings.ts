@@ -28,7 +28,9 @@
  * 3,952 MiB instead of 0.8 of 4,096 (3.5 % earlier, only on inputs that fill a 3 GB heap).
  * The single executable needs no relaunch: scripts/build-sea.mjs puts HEAP_FLAGS in its SEA
  * config's `execArgv`, so every run of it starts with them (a cap, which a short run never
- * reaches); a heap size in NODE_OPTIONS comes after them and wins there too.
+ * reaches). There the user's NODE_OPTIONS cannot raise the young generation again (Node applies
+ * the SEA's execArgv after NODE_OPTIONS: `--max-semi-space-size=64` in NODE_OPTIONS still leaves a
+ * 32 MiB new space, measured), while their other heap sizes (`--max-old-space-size`) apply.
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 
