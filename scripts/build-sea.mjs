@@ -20,7 +20,8 @@
  * amd64 blob carries V8's code cache (`useCodeCache`: start-up measured faster, bench/README.md
  * "Single executable"); V8's cache is made by the Node that builds the blob and is not valid
  * for another architecture, so the arm64 blob has none (Node's documentation: cross-platform
- * SEAs need useCodeCache false). Vega's prebuilt bundle travels as a SEA asset and is written
+ * SEAs need useCodeCache false). Both blobs start Node with kexp's heap settings (`execArgv`:
+ * src/cli/heap-settings.ts HEAP_FLAGS, which bin/run.js gives a large input by a relaunch). Vega's prebuilt bundle travels as a SEA asset and is written
  * once to ~/.cache/kexp/vega-VERSION the first time an --html report needs it
  * (src/render/html.ts reads it from a `vega` package directory).
  *
@@ -39,6 +40,8 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+// The heap settings bin/run.js relaunches a large input with (Node strips the types).
+import { HEAP_FLAGS } from '../src/cli/heap-settings.ts';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -122,6 +125,10 @@ function blob(arch) {
     output: path.join(out, `${name}.blob`),
     disableExperimentalSEAWarning: true,
     useCodeCache: codeCache && arch === process.arch,
+    // Every run of the executable starts with kexp's heap settings (a cap: a short run never
+    // reaches it), so it needs no relaunch. NODE_OPTIONS still extends them, but these come after
+    // it: a young generation set there does not win (measured; src/cli/heap-settings.ts).
+    execArgv: [...HEAP_FLAGS],
     assets: { 'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'), LICENSE: path.join(vegaDir, 'LICENSE') },
   };
   const config = path.join(out, `${name}-sea-config.json`);

@@ -26,6 +26,11 @@
  * consequence elsewhere: src/sources/memory-bound.ts reserves 192 MiB of heap_size_limit for the
  * young generation, which now takes 48, so in a relaunched process it stops reading at 0.8 of
  * 3,952 MiB instead of 0.8 of 4,096 (3.5 % earlier, only on inputs that fill a 3 GB heap).
+ * The single executable needs no relaunch: scripts/build-sea.mjs puts HEAP_FLAGS in its SEA
+ * config's `execArgv`, so every run of it starts with them (a cap, which a short run never
+ * reaches). There the user's NODE_OPTIONS cannot raise the young generation again (Node applies
+ * the SEA's execArgv after NODE_OPTIONS: `--max-semi-space-size=64` in NODE_OPTIONS still leaves a
+ * 32 MiB new space, measured), while their other heap sizes (`--max-old-space-size`) apply.
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 

@@ -24,6 +24,7 @@ import { podRelistEnds, readControllerLogs, splitControllerLogs, versionFromLog 
 import { auditInputsOfDirs } from './dump-inputs.js';
 import { tapReplicaSetLabels, type ReplicaSetLabels } from './replicaset-labels.js';
 import { ReadInterrupt } from './read-interrupt.js';
+import { leaseWritesRead } from '../analysis/engine/leadership.js';
 
 export interface AuditFilesOptions {
   files: string[];
@@ -120,7 +121,9 @@ async function leaseWrites(files: string[], signal?: AbortSignal): Promise<Lease
     const src = await openAuditSource(f, { diagnostics: quiet, leaseWrites: (w) => out.push(w), readerThread: 'off' });
     for await (const _ of src.events) if (signal?.aborted) break;
   }
-  return out;
+  // Only the writes the engine reads stay for the replay (a renewal every 2 s would otherwise
+  // grow with the input: bench/README.md "Memory by live objects", second session).
+  return leaseWritesRead(out);
 }
 
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {

@@ -39,7 +39,8 @@
  * Both sources may show the same stretch: the Lease's account wins where they overlap
  * (`mergeGaps`).
  *
- * Contract: `leadershipGaps(lines, starts)`, `leaseGaps(writes, starts)` and `mergeGaps` are pure.
+ * Contract: `leadershipGaps(lines, starts)`, `leaseGaps(writes, starts)`, `leaseWritesRead(writes)`
+ * and `mergeGaps` are pure.
  * Cost: O(n log n) in the lines / writes and starts. No I/O, no clock.
  */
 import type { SourceRef } from '../../timeline/event.js';
@@ -166,6 +167,36 @@ export function leaseGaps(writes: readonly LeaseObservation[], starts: ReadonlyA
     last = w;
   }
   return gaps;
+}
+
+/**
+ * The Lease writes `leaseGaps` reads, in its order (by `at`, stable), the others left out — what an
+ * audit log's lease pass keeps for the replay, so the list is set by the holder changes and releases
+ * in the input, not by its length (a holder renews every 2 s: 43,200 writes a day, all but a few
+ * read by no one). Exact: `leaseGaps(leaseWritesRead(w), s)` equals `leaseGaps(w, s)` for any `w`
+ * and `s` (test/analysis/engine/leadership.test.ts checks it on random sequences), because
+ * `leaseGaps` reads, of a run of writes by one holder (no release between), only the first (the
+ * takeover: its acquireTime, source), the last (the old holder's renewTime, lease duration,
+ * source) and the one before the last (the renewal cadence); of consecutive releases (empty
+ * holder) only the first. Cost: O(n log n) for the sort, one array of the writes kept.
+ */
+export function leaseWritesRead<T extends LeaseObservation>(writes: readonly T[]): T[] {
+  const sorted = [...writes].sort((a, b) => a.at - b.at);
+  const kept: T[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const w = sorted[i]!;
+    const prev = sorted[i - 1];
+    if (w.holder === '') {
+      if (prev?.holder !== '') kept.push(w);
+      continue;
+    }
+    const next = sorted[i + 1];
+    const startsRun = prev?.holder !== w.holder;
+    const endsRun = next?.holder !== w.holder;
+    const beforeLast = !endsRun && sorted[i + 2]?.holder !== w.holder;
+    if (startsRun || endsRun || beforeLast) kept.push(w);
+  }
+  return kept;
 }
 
 /** The Lease's gaps, and the log's where no Lease gap overlaps them. */

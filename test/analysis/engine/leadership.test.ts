@@ -95,7 +95,7 @@ test('RestartDetector: a gap without a logged start restarts the model at the ac
   assert.equal(queue.dueAt('shop/api'), ACQUIRED, 'synced at the new leader\'s start, not in the gap');
 });
 
-import { leaseGaps, mergeGaps, type LeaseObservation } from '../../../src/analysis/engine/leadership.js';
+import { leaseGaps, leaseWritesRead, mergeGaps, type LeaseObservation } from '../../../src/analysis/engine/leadership.js';
 
 const w = (at: number, holder: string, o: Partial<LeaseObservation> = {}, line = at): LeaseObservation => ({ at, holder, leaseDurationSeconds: 8, renewTime: at, source: { file: 'audit.jsonl', line }, ...o });
 
@@ -128,4 +128,43 @@ test('mergeGaps: the Lease\'s stretch wins over the log\'s account of the same o
     { at: T0 + 60_000, kind: 'lease-lost', source: at(3) },
   ], []);
   assert.deepEqual(mergeGaps(lease, log).map((g) => [g.from - T0, g.cause, g.basis]), [[8_000, 'lease-expired', 'observed'], [60_000, 'lease-lost', 'observed']]);
+});
+
+test('leaseWritesRead: keeps only the Lease writes leaseGaps reads — the same gaps on random sequences, a list set by the holder changes', () => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  let nonEmpty = 0;
+  for (let round = 0; round < 400; round++) {
+    const writes: LeaseObservation[] = [];
+    let t = T0;
+    let holder = 'a';
+    const n = 1 + Math.floor(rand() * 40);
+    for (let i = 0; i < n; i++) {
+      // Ties (the same `at`), out-of-order arrivals, renewals, takeovers, releases, expiries.
+      t += rand() < 0.15 ? 0 : Math.floor(rand() * 12_000);
+      const r = rand();
+      if (r < 0.12) holder = '';
+      else if (r < 0.3) holder = ['a', 'b', 'c'][Math.floor(rand() * 3)]!;
+      else if (holder === '') holder = 'b';
+      const at = rand() < 0.1 ? t - Math.floor(rand() * 5_000) : t;
+      writes.push(w(at, holder, {
+        renewTime: rand() < 0.9 ? at - Math.floor(rand() * 50) : undefined,
+        leaseDurationSeconds: rand() < 0.9 ? 1 + Math.floor(rand() * 10) : undefined,
+        ...(rand() < 0.5 ? { acquireTime: at - Math.floor(rand() * 2_000) } : {}),
+      }, i + 1));
+    }
+    const starts = Array.from({ length: Math.floor(rand() * 4) }, (_, i) => ({ at: T0 + Math.floor(rand() * n * 12_000), source: at(100 + i) }));
+    const kept = leaseWritesRead(writes);
+    const full = leaseGaps(writes, starts);
+    nonEmpty += full.length > 0 ? 1 : 0;
+    assert.deepEqual(leaseGaps(kept, starts), full, `round ${round}`);
+    assert.ok(kept.every((k) => writes.includes(k)) && kept.length <= writes.length);
+  }
+  assert.ok(nonEmpty > 100, `the random sequences have gaps to compare (${nonEmpty})`);
+  // An hour of renewals every 2 s by one holder, a release, an hour by another: five writes read.
+  const hour = (h: string, from: number) => Array.from({ length: 1_800 }, (_, i) => w(from + i * 2_000, h, {}, from + i));
+  const long = [...hour('a', T0), w(T0 + 3_600_000, '', {}, 1), w(T0 + 3_600_500, '', {}, 2), ...hour('b', T0 + 3_601_000)];
+  const kept = leaseWritesRead(long);
+  assert.deepEqual(kept.map((k) => [k.holder, k.at - T0]), [['a', 0], ['a', 3_596_000], ['a', 3_598_000], ['', 3_600_000], ['b', 3_601_000], ['b', 7_197_000], ['b', 7_199_000]]);
+  assert.deepEqual(leaseGaps(kept, []), leaseGaps(long, []));
 });
