@@ -91,9 +91,12 @@ export function readerThreadMode(): ReaderThreadMode {
   return v === 'on' || v === 'off' ? v : 'auto';
 }
 
-/** The worker entry beside this module (src/ under tsx, dist/ in the bundle), if there is one. */
-function workerEntry(): URL | undefined {
-  for (const rel of ['./reader-thread.js', './reader-thread.ts', '../sources/audit/reader-thread.js']) {
+/**
+ * The worker entry `name` (a module of this folder: reader-thread, lease-thread) beside this module
+ * (src/ under tsx, dist/ in the bundle), if there is one.
+ */
+export function workerEntry(name = 'reader-thread'): URL | undefined {
+  for (const rel of [`./${name}.js`, `./${name}.ts`, `../sources/audit/${name}.js`]) {
     try {
       const u = new URL(rel, import.meta.url);
       if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u;
