@@ -7,9 +7,11 @@
 // the `top` line. On an idle 2-CPU machine the main thread's CPU is the critical path when a reader
 // thread runs beside it, so it estimates the idle wall time where a loaded machine's wall time
 // cannot.
+// Main threads only: a preload runs in worker threads too (the reader thread, the lease pass).
 import { appendFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 const out = process.env.KEXP_BENCH_CPU_FILE;
-if (out) {
+if (out && isMainThread) {
   process.on('exit', () => {
     if (typeof process.threadCpuUsage !== "function") return; // Node < 23.9: the column stays empty
     const m = process.threadCpuUsage();
