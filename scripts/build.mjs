@@ -8,7 +8,7 @@
  *   exactly as before) plus the hooks, and the stdout guard (src/cli/output.ts) and the version fast path
  *   (src/cli/version-fast-path.ts: `--version` without oclif) and the heap settings
  *   (src/cli/heap-settings.ts) bin/run.js imports, and the audit reader thread's worker
- *   (src/sources/audit/reader-thread.ts); code shared by
+ *   (src/sources/audit/reader-thread.ts) and the lease pass's (lease-thread.ts); code shared by
  *   several commands sits in dist/chunks/ (esbuild's code splitting), so `kexp replay` never
  *   loads the Kubernetes client;
  * - @oclif/core stays an ordinary dependency (not bundled): the help, version and
@@ -44,8 +44,10 @@ await build({
   entryPoints: [
     ...commands,
     ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts', 'heap-settings.ts'].map((f) => path.join(src, 'cli', f)),
-    // The audit reader thread's worker (src/sources/audit/threaded-lines.ts starts it from dist/sources/audit/).
+    // The audit reader thread's and the lease pass's workers (src/sources/audit/threaded-lines.ts and
+    // lease-pass.ts start them from dist/sources/audit/).
     path.join(src, 'sources', 'audit', 'reader-thread.ts'),
+    path.join(src, 'sources', 'audit', 'lease-thread.ts'),
   ],
   outbase: src,
   outdir: dist,

@@ -6,34 +6,37 @@
 # For every file, one after another: `kexp audit FILE -o json` of this worktree's build (and of
 # $BASE's, e.g. the commit before in a `git worktree`, whose reports must be byte-identical), and
 # `jq -c 'select(.objectRef.resource=="pods")' FILE | wc -l`. Prints one markdown row per
-# command: wall time, peak RSS (/usr/bin/time), and jq's wall time divided by the command's.
+# command: wall time, CPU time (user+sys, every thread and child), peak RSS (/usr/bin/time), and
+# jq's wall time divided by the command's (and its CPU time divided by the command's: on a loaded
+# machine wall time says how busy the machine was as much as what the command costs).
 # Build first (`npm run build` in each worktree). Reports go to $WORK (default /tmp/kexp-audit-cmd).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="${WORK:-/tmp/kexp-audit-cmd}"
 mkdir -p "$WORK"
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time" >&2; exit 7; }
-measure() { # name outfile cmd... → "wall rss"
+measure() { # name outfile cmd... → "wall rss cpu"
   local tf
   tf=$(mktemp "$WORK/time.XXXXXX")
-  /usr/bin/time -q -f '%e %M' -o "$tf" "${@:3}" >"$2" 2>"$WORK/$1.stderr" || true
-  cat "$tf"
+  /usr/bin/time -q -f '%e %M %U %S' -o "$tf" "${@:3}" >"$2" 2>"$WORK/$1.stderr" || true
+  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$tf"
   rm -f "$tf"
 }
-echo "| file | MB | command | wall s | peak RSS MB | jq wall ÷ command wall |"
-echo "|---|---:|---|---:|---:|---:|"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+echo "| file | MB | command | wall s | CPU s | peak RSS MB | jq wall ÷ command wall | jq CPU ÷ command CPU |"
+echo "|---|---:|---|---:|---:|---:|---:|---:|"
 for f in "$@"; do
   mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f", b / 1e6 }')
   cat "$f" >/dev/null
-  read -r jw jr < <(measure jq "$WORK/jq.out" bash -c "jq -c 'select(.objectRef.resource==\"pods\")' '$f' | wc -l")
-  read -r kw kr < <(measure kexp "$WORK/new.json" node "$ROOT/bin/run.js" audit "$f" -o json)
+  read -r jw jr jc < <(measure jq "$WORK/jq.out" bash -c "jq -c 'select(.objectRef.resource==\"pods\")' '$f' | wc -l")
+  read -r kw kr kc < <(measure kexp "$WORK/new.json" node "$ROOT/bin/run.js" audit "$f" -o json)
   if [ -n "${BASE:-}" ]; then
-    read -r bw br < <(measure base "$WORK/base.json" node "$BASE/bin/run.js" audit "$f" -o json)
-    same=$(cmp -s "$WORK/base.json" "$WORK/new.json" && echo "identical report" || echo "REPORTS DIFFER")
-    echo "| $(basename "$f") | $mb | kexp audit (before) | $bw | $((br / 1024)) | $(awk -v j="$jw" -v k="$bw" 'BEGIN { printf "%.2f", j / k }') |"
-    echo "| $(basename "$f") | $mb | kexp audit (after; $same, ×$(awk -v a="$bw" -v b="$kw" 'BEGIN { printf "%.2f", a / b }') faster) | $kw | $((kr / 1024)) | $(awk -v j="$jw" -v k="$kw" 'BEGIN { printf "%.2f", j / k }') |"
+    read -r bw br bc < <(measure base "$WORK/base.json" node "$BASE/bin/run.js" audit "$f" -o json)
+    same=$(cmp -s "$WORK/base.json" "$WORK/new.json" && cmp -s "$WORK/base.stderr" "$WORK/kexp.stderr" && echo "identical report and stderr" || echo "REPORTS DIFFER")
+    echo "| $(basename "$f") | $mb | kexp audit (before) | $bw | $bc | $((br / 1024)) | $(ratio "$jw" "$bw") | $(ratio "$jc" "$bc") |"
+    echo "| $(basename "$f") | $mb | kexp audit (after; $same, ×$(ratio "$bw" "$kw") faster) | $kw | $kc | $((kr / 1024)) | $(ratio "$jw" "$kw") | $(ratio "$jc" "$kc") |"
   else
-    echo "| $(basename "$f") | $mb | kexp audit | $kw | $((kr / 1024)) | $(awk -v j="$jw" -v k="$kw" 'BEGIN { printf "%.2f", j / k }') |"
+    echo "| $(basename "$f") | $mb | kexp audit | $kw | $kc | $((kr / 1024)) | $(ratio "$jw" "$kw") | $(ratio "$jc" "$kc") |"
   fi
-  echo "| $(basename "$f") | $mb | jq select pods ($(cat "$WORK/jq.out") lines) | $jw | $((jr / 1024)) | 1.00 |"
+  echo "| $(basename "$f") | $mb | jq select pods ($(cat "$WORK/jq.out") lines) | $jw | $jc | $((jr / 1024)) | 1.00 | 1.00 |"
 done

@@ -21,7 +21,12 @@ one() {
   rm -f "$WORK/cpu"
   env KEXP_READER_THREAD="$4" KEXP_BENCH_CPU_FILE="$WORK/cpu" /usr/bin/time -q -f '%e %U %S %M' -o "$tf" node --import "$ROOT/bench/audit/thread-cpu.mjs" "$3" audit "$2" -o json >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
   echo "$rc" >"$WORK/$1.rc"
-  awk -v main="$(cut -d" " -f1 "$WORK/cpu" 2>/dev/null)" '{ printf "%s %.2f %s %s\n", $1, $2 + $3, $4, main }' "$tf" >>"$WORK/$1.times"
+  # One line per Node process (thread-cpu.mjs): the relaunched child's when bin/run.js started one
+  # (a large input), else the top process's. (Both lines were once read as one value, and the
+  # times file then held a stray line per run: medians half-way between the run and ~0.)
+  local main
+  main=$(awk '$3 == "child" { c = $1 } $3 == "top" { t = $1 } END { print (c != "" ? c : t) }' "$WORK/cpu" 2>/dev/null || true)
+  awk -v main="$main" '{ printf "%s %.2f %s %s\n", $1, $2 + $3, $4, main }' "$tf" >>"$WORK/$1.times"
   rm -f "$tf"
 }
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }

@@ -10,7 +10,7 @@
  */
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
 import { inputsLabel, MemoryBound } from '../sources/memory-bound.js';
-import type { LeaseWrite } from '../sources/audit/lease.js';
+import { startLeasePass, type LeasePass } from '../sources/audit/lease-pass.js';
 import { mergeSources } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
@@ -106,29 +106,8 @@ async function prescan(files: string[], signal?: AbortSignal): Promise<{ recorde
   return { recorded: false, firstAt, ...others() };
 }
 
-/**
- * The kube-controller-manager Lease's writes (sources/audit/lease.ts): who led when. A pass of its
- * own over the files (its byte prefilter decodes only lines naming leases), as the engine must
- * know a stretch with no leader when it begins, and the new holder's write comes only at its end;
- * stdin cannot be read twice, so there the Lease is not read.
- */
-async function leaseWrites(files: string[], signal?: AbortSignal): Promise<LeaseWrite[]> {
-  const quiet = { problem: () => undefined, warn: () => undefined };
-  const out: LeaseWrite[] = [];
-  for (const f of files) {
-    if (f === '-' || signal?.aborted) continue;
-    // On this thread: the engine waits for this pass, so a reader thread would only add its start-up.
-    const src = await openAuditSource(f, { diagnostics: quiet, leaseWrites: (w) => out.push(w), readerThread: 'off' });
-    for await (const _ of src.events) if (signal?.aborted) break;
-  }
-  // Only the writes the engine reads stay for the replay (a renewal every 2 s would otherwise
-  // grow with the input: bench/README.md "Memory by live objects", second session).
-  return leaseWritesRead(out);
-}
-
 export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult> {
   const diagnostics = collectDiagnostics(o.onProblem, o.onWarning);
-  const problems = diagnostics.problems;
   if (o.k8sVersion) parseK8sVersion(o.k8sVersion);
   const stop = o.signal ? new ReadInterrupt(o.signal) : undefined;
   const stdin = stop && o.stdin ? stop.stdin(o.stdin) : o.stdin;
@@ -138,6 +117,27 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   const split = dirs.files.length ? await splitControllerLogs(dirs.files, 'audit') : { kcm: [] as string[], rest: [] as string[] };
   const kcmLogs = [...(o.kcmLogs ?? []), ...split.kcm, ...dirs.kcm];
   const files = [...split.rest, ...dirs.audit];
+  // The kube-controller-manager Lease's writes (who led when): the engine must know a stretch with
+  // no leader when it begins, and the new holder's write comes only at its end, so the Lease is read
+  // before the replay — on a worker for large files (lease-pass.ts), beside the opening and the pre-scan.
+  const leasePass = startLeasePass(files, o.signal ? { signal: o.signal } : {});
+  try {
+    return await replayAudit(o, files, kcmLogs, leasePass, diagnostics, stop, stdin);
+  } finally {
+    leasePass.close();
+  }
+}
+
+async function replayAudit(
+  o: AuditFilesOptions,
+  files: string[],
+  kcmLogs: Parameters<typeof readControllerLogs>[0],
+  leasePass: LeasePass,
+  diagnostics: ReturnType<typeof collectDiagnostics>,
+  stop: ReadInterrupt | undefined,
+  stdin: AuditFilesOptions['stdin'],
+): Promise<AuditFilesResult> {
+  const problems = diagnostics.problems;
   const sources: AuditOpenedSource[] = [];
   for (const f of files) {
     // `since` is applied to the report, not the input: the model must replay what came before it.
@@ -145,7 +145,9 @@ export async function auditFiles(o: AuditFilesOptions): Promise<AuditFilesResult
   }
   let uaVersion: string | undefined;
   const pre = await prescan(files, o.signal);
-  const lease = await leaseWrites(files, o.signal);
+  // Only the writes the engine reads stay for the replay (a renewal every 2 s would otherwise
+  // grow with the input: bench/README.md "Memory by live objects", second session).
+  const lease = leaseWritesRead(await leasePass.writes());
   // One answer for every engine (owner-kind-replay.ts): an audit policy that records the
   // ReplicaSet controller's pod writes records the DaemonSet and Job controllers' too (policies
   // select pods by resource and verb); a log with the DaemonSet or Job controller's pod writes but

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { openAuditSource, type AuditSourceOptions } from '../../src/sources/audit/audit-source.js';
-import { MAX_IN_FLIGHT, readerThreadsStarted, ThreadedLines } from '../../src/sources/audit/threaded-lines.js';
+import { MAX_IN_FLIGHT, readerThreadMode, readerThreadsStarted, ThreadedLines } from '../../src/sources/audit/threaded-lines.js';
 import { InputReader } from '../../src/sources/audit/line-reader.js';
 import { InputError, type InputProblem } from '../../src/sources/source.js';
 import { fx } from '../fixtures/audit/helpers.js';
@@ -142,6 +142,23 @@ describe('audit reader thread', () => {
     const auto = await run(f, 'auto' as 'on');
     assert.equal(readerThreadsStarted(), before + 1, 'a small file is not worth a thread');
     assert.deepEqual(auto, await run(f, 'off'));
+  });
+
+  it('is off unless KEXP_READER_THREAD asks for it', () => {
+    const saved = process.env.KEXP_READER_THREAD;
+    try {
+      delete process.env.KEXP_READER_THREAD;
+      assert.equal(readerThreadMode(), 'off');
+      for (const v of ['on', 'auto', 'off'] as const) {
+        process.env.KEXP_READER_THREAD = v;
+        assert.equal(readerThreadMode(), v);
+      }
+      process.env.KEXP_READER_THREAD = 'yes';
+      assert.equal(readerThreadMode(), 'off');
+    } finally {
+      if (saved === undefined) delete process.env.KEXP_READER_THREAD;
+      else process.env.KEXP_READER_THREAD = saved;
+    }
   });
 
   it('holds at most MAX_IN_FLIGHT batches when the consumer is slower than the thread', async () => {

@@ -70,9 +70,9 @@ export interface AuditSourceOptions {
   /** Byte-level prefilter before JSON.parse (default true; false parses every line). */
   prefilter?: boolean;
   /**
-   * Read a JSON-lines file on a reader thread (threaded-lines.ts): `auto` (default, or the
-   * KEXP_READER_THREAD environment variable) above its size threshold, `on` for any regular file,
-   * `off` never. The results are the same either way.
+   * Read a JSON-lines file on a reader thread (threaded-lines.ts): `auto` above its size
+   * threshold, `on` for any regular file, `off` never; default the KEXP_READER_THREAD environment
+   * variable's, else `off` (the thread did not pay when measured). The results are the same either way.
    */
   readerThread?: ReaderThreadMode;
   /** Longest line / JSON value kept (default 64 MiB). */

@@ -13,8 +13,9 @@
  * the single executable, or a loader that workers do not inherit) its lines are read on the main
  * thread as before. At most `MAX_IN_FLIGHT` batches are in flight (back-pressure through a counter in
  * shared memory); `close()` ends the thread.
+ * Used only when asked (`KEXP_READER_THREAD=on|auto`, `readerThreadMode`): off by default.
  * Cost: a worker's start-up (~0.07–0.1 s of CPU, bench/README.md "Both cores for the file
- * commands"), hence only above `THREAD_MIN_BYTES`; per batch one message, and per passing line one
+ * commands"), hence in `auto` only above `THREAD_MIN_BYTES`; per batch one message, and per passing line one
  * `toString` of its bytes (as on the main thread before).
  */
 import { existsSync, statSync } from 'node:fs';
@@ -83,17 +84,25 @@ export const MAX_IN_FLIGHT = 4;
 const YOUNG_GENERATION_MB = 4;
 const OLD_GENERATION_MB = 32;
 
-/** `KEXP_READER_THREAD`: `off` never, `on` for every regular file (tests, measurements), else by size. */
+/**
+ * `KEXP_READER_THREAD`: `on` for every regular file (tests, measurements), `auto` by size, else
+ * (unset) `off`. Off by default: measured, it saves the main thread 7–16 % of its CPU on the 256 MB
+ * logs but costs 3–5 % more CPU in all and 16–87 MB more peak RSS, and no wall-time gain was seen
+ * (bench/README.md, "Both cores for the file commands").
+ */
 export type ReaderThreadMode = 'auto' | 'on' | 'off';
 
 export function readerThreadMode(): ReaderThreadMode {
   const v = process.env.KEXP_READER_THREAD;
-  return v === 'on' || v === 'off' ? v : 'auto';
+  return v === 'on' || v === 'auto' ? v : 'off';
 }
 
-/** The worker entry beside this module (src/ under tsx, dist/ in the bundle), if there is one. */
-function workerEntry(): URL | undefined {
-  for (const rel of ['./reader-thread.js', './reader-thread.ts', '../sources/audit/reader-thread.js']) {
+/**
+ * The worker entry `name` (a module of this folder: reader-thread, lease-thread) beside this module
+ * (src/ under tsx, dist/ in the bundle), if there is one.
+ */
+export function workerEntry(name = 'reader-thread'): URL | undefined {
+  for (const rel of [`./${name}.js`, `./${name}.ts`, `../sources/audit/${name}.js`]) {
     try {
       const u = new URL(rel, import.meta.url);
       if (u.protocol === 'file:' && existsSync(fileURLToPath(u))) return u;
