@@ -60,17 +60,18 @@ test('which command lines are read early: explain with a valid target and only t
 test('the CLI starts /version and the pod list before oclif loads, reads each path once, and prints what it prints without them', { timeout: 60_000 }, async () => {
   const srv = await startFakeApiServer({ namespace: 'shop' });
   try {
-    const run = async (extra: string[]) => {
+    const run = async (extra: string[], target = 'web') => {
       const log = path.join(tmp, `requests-${Math.random().toString(36).slice(2)}.log`);
       fs.writeFileSync(log, '');
       const before = srv.requests.length;
-      const r = await runKexp(['explain', 'web', '-n', 'shop', '--kubeconfig', srv.kubeconfig, ...extra], { env: { NODE_OPTIONS: `--import ${preload}`, KEXP_TEST_REQUEST_LOG: log }, timeoutMs: 30_000 });
-      assert.equal(r.code, 0, r.stderr);
+      const r = await runKexp(['explain', target, '-n', 'shop', '--kubeconfig', srv.kubeconfig, ...extra], { env: { NODE_OPTIONS: `--import ${preload}`, KEXP_TEST_REQUEST_LOG: log }, timeoutMs: 30_000 });
       return { r, created: fs.readFileSync(log, 'utf8').split('\n').filter(Boolean), served: srv.requests.slice(before).map((l) => l.split('?')[0]) };
     };
     const early = await run([]);
     // `0m30s` is the default timeout in a form the prefetch leaves to the command: no early reads.
     const late = await run(['--request-timeout', '0m30s']);
+    assert.equal(early.r.code, 0, early.r.stderr);
+    assert.equal(late.r.code, 0, late.r.stderr);
     assert.ok(early.created.includes('/version before-oclif'), early.created.join('\n'));
     assert.ok(early.created.includes('/api/v1/namespaces/shop/pods before-oclif'), early.created.join('\n'));
     assert.ok(early.created.includes('/apis/apps/v1/namespaces/shop/replicasets/web after-oclif'), early.created.join('\n'));
@@ -82,6 +83,13 @@ test('the CLI starts /version and the pod list before oclif loads, reads each pa
     assert.match(early.r.stdout, /^Verdict: /m);
     assert.equal(times(early.r.stdout), times(late.r.stdout));
     assert.equal(early.r.stderr, late.r.stderr);
+    // The other kinds take the same early reads; one the server does not have fails as it always did.
+    for (const target of ['ds/agent', 'job/backup', 'deployment/web', 'rc/web']) {
+      const [a, b] = [await run([], target), await run(['--request-timeout', '0m30s'], target)];
+      assert.ok(a.created.includes('/api/v1/namespaces/shop/pods before-oclif'), `${target}: ${a.created.join(', ')}`);
+      assert.equal(a.r.code, 8, `${target}: ${a.r.stderr}`);
+      assert.deepEqual([a.r.code, a.r.stdout, a.r.stderr], [b.r.code, b.r.stdout, b.r.stderr], target);
+    }
   } finally {
     await srv.close();
   }
