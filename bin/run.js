@@ -2,7 +2,8 @@
 // `kexp --version`, `-v` and `version` print oclif's version line without loading oclif
 // (src/cli/version-fast-path.ts says when and why); everything else goes through oclif — in a
 // Node started again with kexp's heap settings when the input files are large
-// (src/cli/heap-settings.ts says when and why).
+// (src/cli/heap-settings.ts says when and why); for `explain`, its first reads start before oclif
+// loads (src/cli/explain-prefetch.ts).
 import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -46,7 +47,14 @@ if (line !== undefined) {
     } else process.exit(code ?? 1);
   });
 } else {
+  // explain's pod list and /version start from argv while oclif loads (src/cli/explain-prefetch.ts).
+  const prefetch = args[0] === 'explain' ? await import('../dist/cli/explain-prefetch.js') : undefined;
+  await prefetch?.startExplainPrefetch(args);
   const { execute } = await import('@oclif/core');
   installStdoutGuard();
-  await execute({ dir: import.meta.url });
+  try {
+    await execute({ dir: import.meta.url });
+  } finally {
+    prefetch?.abandonExplainPrefetch();
+  }
 }

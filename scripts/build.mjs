@@ -7,7 +7,7 @@
  * - one ESM entry per oclif command (dist/commands/NAME.js, found through oclif.manifest.json
  *   exactly as before) plus the hooks, and the stdout guard (src/cli/output.ts) and the version fast path
  *   (src/cli/version-fast-path.ts: `--version` without oclif) and the heap settings
- *   (src/cli/heap-settings.ts) bin/run.js imports, and the audit reader thread's worker
+ *   (src/cli/heap-settings.ts) and explain's prefetch (src/cli/explain-prefetch.ts) bin/run.js imports, and the audit reader thread's worker
  *   (src/sources/audit/reader-thread.ts) and the lease pass's (lease-thread.ts); code shared by
  *   several commands sits in dist/chunks/ (esbuild's code splitting), so `kexp replay` never
  *   loads the Kubernetes client;
@@ -43,7 +43,7 @@ await build({
   absWorkingDir: root,
   entryPoints: [
     ...commands,
-    ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts', 'heap-settings.ts'].map((f) => path.join(src, 'cli', f)),
+    ...['output.ts', 'command-not-found.ts', 'help.ts', 'completion.ts', 'version-fast-path.ts', 'heap-settings.ts', 'explain-prefetch.ts'].map((f) => path.join(src, 'cli', f)),
     // The audit reader thread's and the lease pass's workers (src/sources/audit/threaded-lines.ts and
     // lease-pass.ts start them from dist/sources/audit/).
     path.join(src, 'sources', 'audit', 'reader-thread.ts'),

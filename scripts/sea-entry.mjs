@@ -57,6 +57,9 @@ async function main() {
     process.stdout.write(line);
     return;
   }
+  // explain's pod list and /version start from argv before oclif loads, as in bin/run.js (src/cli/explain-prefetch.ts).
+  const prefetch = process.argv[2] === 'explain' ? await import('../src/cli/explain-prefetch.ts') : undefined;
+  await prefetch?.startExplainPrefetch(process.argv.slice(2));
   const [{ Config, Help, Plugin, execute }, COMMANDS, { default: notFound }, { answerUnknownSubject }] = await Promise.all([
     import('@oclif/core'),
     commands(),
@@ -85,7 +88,11 @@ async function main() {
     await notFound.call({ config, exit: (code) => process.exit(code), debug() {}, log() {}, warn() {}, error(m) { throw new Error(m); } }, { id: first, argv: argv.slice(1), config, context: undefined });
     return;
   }
-  await execute({ args: argv, loadOptions: config });
+  try {
+    await execute({ args: argv, loadOptions: config });
+  } finally {
+    prefetch?.abandonExplainPrefetch();
+  }
 }
 
 main().catch(async (err) => (await import('@oclif/core')).handle(err));

@@ -7,6 +7,7 @@ import { endedBySignal, InterruptedError } from '../cli/interrupted-error.js';
 import { printOutput, type HtmlOptions } from '../cli/output.js';
 import { terminalSafeLine } from '../render/terminal-safe.js';
 import { loadClusterAccess } from '../sources/live/kubeconfig.js';
+import { abandonExplainPrefetch, takeExplainPrefetch } from '../cli/explain-prefetch.js';
 import { parseLiveTarget, requireKinds } from '../pipeline/live-target.js';
 import { explainLive } from '../pipeline/explain-live.js';
 import { explainSummary, renderExplainHtml, renderExplainText } from '../render/explain.js';
@@ -99,7 +100,10 @@ export default class Explain extends KexpCommand {
     const ac = this.abortOnSignals();
     const spinner = createSpinner('reading', flags.quiet);
     try {
-      const access = await loadClusterAccess({ kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] });
+      const accessOptions = { kubeconfig: flags.kubeconfig, context: flags.context, namespace: flags.namespace, as: flags.as, asGroups: flags['as-group'] };
+      // The pods and the server version may already be on their way (bin/run.js started them from argv).
+      const early = watchMs === 0 ? await takeExplainPrefetch({ ...accessOptions, requestTimeoutMs }, ac.signal) : (abandonExplainPrefetch(), undefined);
+      const access = early?.access ?? await loadClusterAccess(accessOptions);
       const t = target;
       const explain = t.kind === 'ds' || t.kind === 'job'
         // Loaded only for a DaemonSet or a Job: a ReplicaSet's explain does not pay for it at start-up.
@@ -113,6 +117,7 @@ export default class Explain extends KexpCommand {
         signal: ac.signal,
         now: () => performance.timeOrigin + performance.now(),
         requestTimeoutMs,
+        ...(early ? { early: early.reads } : {}),
         onWarning: (m) => {
           if (spinner.isSpinning) spinner.clear();
           this.logToStderr(`warning: ${m}`);

@@ -39,7 +39,7 @@ import {
 } from '../analysis/report-types.js';
 import { ClusterError } from '../sources/live/cluster-error.js';
 import type { ClusterAccess } from '../sources/live/kubeconfig.js';
-import { takeSnapshot, type Deployment, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
+import { takeSnapshot, type Deployment, type EarlyReads, type LiveSnapshot, type SnapshotTarget } from '../sources/live/snapshot.js';
 import type { WorkloadSnapshotTarget } from '../sources/live/workload-snapshot.js';
 import { KEXP_VERSION } from '../version.js';
 import { checkRecordingTarget } from '../sources/live/recording-writer.js';
@@ -139,6 +139,8 @@ export interface ExplainOptions {
   signal: AbortSignal;
   now: () => number;
   requestTimeoutMs?: number;
+  /** The server version and pod reads, when the command line had them started early (src/cli/explain-prefetch.ts). */
+  early?: EarlyReads;
   onWarning?: (m: string) => void;
   onProgress?: (m: string) => void;
 }
@@ -182,7 +184,7 @@ export async function explainLive(o: ExplainOptions): Promise<ExplainResult> {
     o.onWarning?.(m);
   };
   o.onProgress?.('reading');
-  const snap = await takeSnapshot({ access: o.access, target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal });
+  const snap = await takeSnapshot({ access: o.access, target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal, ...(o.early ? { early: o.early } : {}) });
   if (snap.replicaSets.length === 0) throw new ClusterError('not-found', `Deployment ${snap.namespace}/${target.name} controls no ReplicaSet yet`);
   for (const u of snap.unavailable) warn(`${u.message} (continuing without it)`);
   let version: VersionInfo = { version: DEFAULT_K8S_VERSION, basis: 'default' };

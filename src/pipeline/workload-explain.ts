@@ -64,7 +64,7 @@ export async function explainWorkload(o: ExplainOptions & { target: WorkloadSnap
     o.onWarning?.(m);
   };
   o.onProgress?.('reading');
-  const snap = await takeWorkloadSnapshot({ access: o.access, target: o.target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal });
+  const snap = await takeWorkloadSnapshot({ access: o.access, target: o.target, now: o.now, requestTimeoutMs: o.requestTimeoutMs, signal: o.signal, ...(o.early ? { early: o.early } : {}) });
   for (const u of snap.unavailable) warn(`${u.message} (continuing without it${u.resource === 'nodes' ? ': node placement unknown' : ''})`);
   let version: VersionInfo = { version: DEFAULT_K8S_VERSION, basis: 'default' };
   if (snap.serverVersion) {

@@ -100,6 +100,44 @@ export interface SnapshotOptions {
   signal?: AbortSignal;
   /** Page size for pod lists (default 500, kubectl's chunk size). */
   pageSize?: number;
+  /** The target-independent reads, when they were started earlier (src/cli/explain-prefetch.ts). */
+  early?: EarlyReads;
+}
+
+/**
+ * The reads of a snapshot that do not depend on its target — the server version and every pod
+ * of the namespace — started together: by the snapshot itself, or before the command line is
+ * parsed (src/cli/explain-prefetch.ts), so that the API server encodes the pods while kexp
+ * starts. The promises are awaited by the snapshot in its own order, so an error surfaces where
+ * it always did (a missing target before a forbidden pod list).
+ */
+export interface EarlyReads {
+  /** o.now() when the reads were started: the snapshot's startedAt. */
+  startedAt: number;
+  /** GET /version as it came (the snapshot decides which failures matter). */
+  version: Promise<{ gitVersion?: string }>;
+  /** Every pod of the namespace (listAll). */
+  pods: Promise<Pod[]>;
+}
+
+/** Starts the server-version read and the namespace's pod list; nothing is awaited. */
+export function startEarlyReads(o: Omit<SnapshotOptions, 'target' | 'early'>): EarlyReads {
+  const startedAt = o.now();
+  const version = getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal });
+  const pods = listAll<Pod>(o, resourcePath({ version: 'v1', namespace: o.access.namespace, resource: 'pods' }), 'pods', 'Pod', 'v1');
+  // Awaited by the snapshot (or abandoned with it): an early failure is not left unhandled meanwhile.
+  version.catch(() => undefined);
+  pods.catch(() => undefined);
+  return { startedAt, version, pods };
+}
+
+/** The server's gitVersion, or undefined; a failure that will fail every other read too is thrown. */
+export async function serverVersionOf(version: Promise<{ gitVersion?: string }>): Promise<string | undefined> {
+  return (await version.catch((err: unknown) => {
+    // /version is readable by everyone; a failure here is the first sign of an unreachable server or bad credentials.
+    if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
+    return undefined;
+  }))?.gitVersion;
 }
 
 interface List<T> {
@@ -221,18 +259,14 @@ export async function readTargets(o: SnapshotOptions): Promise<{ deployment?: De
 /** Takes the snapshot. Throws ClusterError for unreachable/TLS/401/403 on a required read/not found. */
 export async function takeSnapshot(o: SnapshotOptions): Promise<LiveSnapshot> {
   checkTarget(o.target);
-  const startedAt = o.now();
   const ns = o.access.namespace;
   const unavailable: UnavailableRead[] = [];
   let leaseNote: string | undefined;
-  const serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch((err: unknown) => {
-    // /version is readable by everyone; a failure here is the first sign of an unreachable server or bad credentials.
-    if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
-    return undefined;
-  }))?.gitVersion;
-  // The pod list is the big read (thousands of pods): start it at once, next to the target read.
-  const podsP = listAll<Pod>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'pods' }), 'pods', 'Pod', 'v1');
-  podsP.catch(() => undefined); // awaited below; do not let an early failure go unhandled meanwhile
+  // The pod list is the big read (thousands of pods): started with /version, before the target read.
+  const early = o.early ?? startEarlyReads(o);
+  const startedAt = early.startedAt;
+  const serverVersion = await serverVersionOf(early.version);
+  const podsP = early.pods;
   const { deployment, replicaSets } = await readTargets(o);
   const names = new Set(replicaSets.map((r) => r.metadata.name ?? ''));
   const eventQuery: Record<string, string> = o.target.kind === 'rs' || o.target.kind === 'rc'

@@ -18,12 +18,11 @@
  * and version; the pods, Events and Nodes are paged lists (O(pods + Events + Nodes) memory).
  */
 import type { CoreEvent, DaemonSet, Job, Namespace, Node, Pod } from '../../model/objects.js';
-import { getJSON } from './api-client.js';
 import { ClusterError } from './cluster-error.js';
 import type { ClusterAccess } from './kubeconfig.js';
 import { checkObjectName } from './names.js';
 import { resourcePath } from './resource-paths.js';
-import { get, listAll, optional, type UnavailableRead } from './snapshot.js';
+import { get, listAll, optional, serverVersionOf, startEarlyReads, type EarlyReads, type UnavailableRead } from './snapshot.js';
 
 export interface WorkloadSnapshotTarget {
   kind: 'ds' | 'job';
@@ -68,6 +67,8 @@ export interface WorkloadSnapshotOptions {
   requestTimeoutMs?: number;
   signal?: AbortSignal;
   pageSize?: number;
+  /** The server version and pod reads, when they were started earlier (snapshot.ts EarlyReads). */
+  early?: EarlyReads;
 }
 
 const WHAT = {
@@ -79,15 +80,12 @@ const WHAT = {
 export async function takeWorkloadSnapshot(o: WorkloadSnapshotOptions): Promise<WorkloadSnapshot> {
   const w = WHAT[o.target.kind];
   checkObjectName(o.target.name, w.kind);
-  const startedAt = o.now();
   const ns = o.access.namespace;
   const unavailable: UnavailableRead[] = [];
-  const serverVersion = (await getJSON<{ gitVersion?: string }>(o.access.kc, '/version', { timeoutMs: o.requestTimeoutMs, signal: o.signal }).catch((err: unknown) => {
-    if (err instanceof ClusterError && (err.kind === 'unreachable' || err.kind === 'tls' || err.kind === 'unauthorized' || err.kind === 'timeout')) throw err;
-    return undefined;
-  }))?.gitVersion;
-  const podsP = listAll<Pod>(o, resourcePath({ version: 'v1', namespace: ns, resource: 'pods' }), 'pods', 'Pod', 'v1');
-  podsP.catch(() => undefined); // awaited below
+  const early = o.early ?? startEarlyReads(o);
+  const startedAt = early.startedAt;
+  const serverVersion = await serverVersionOf(early.version);
+  const podsP = early.pods;
   let object: DaemonSet | Job;
   try {
     object = await get<DaemonSet | Job>(o, resourcePath({ group: w.group, version: w.version, namespace: ns, resource: w.resource, name: o.target.name }), 'get', w.apiResource, ns);
