@@ -23,7 +23,8 @@
  * record lowered as upstream lowers it — when the evidence shows the catch-up: a status write no
  * longer counting it (`checkStatus`), a gap in the pods the input shows (`releaseAll`: the view
  * cannot be pinned across it), a relist of the controller's pod informer in its own log
- * (`releaseAtRelist`, unless its status still counts the pod after it: kubernetes#115658), or the
+ * (`releaseAtRelist`, unless its status still counts the pod after it: kubernetes#115658) — a ghost a
+ * 404 pinned after kexp's model had run its handler leaves the cache with no second run (`handled`) —, or the
  * end of input (`restoreAll`: the report counts what the input shows). The 5-minute expiry needs nothing here: the model's record expires, and the
  * controller's cache still holds the pod (a delete of it then is answered 404, as upstream's was).
  *
