@@ -187,6 +187,8 @@ export class StalledWatchOrder implements OrderingStage {
       if (!pick) {
         buf.shift();
         head.taken = true;
+        // Its watch's FIFO drops it now (a watch no other one scans would otherwise keep every slot).
+        if (head.watch !== undefined) dropTaken(byWatch.get(head.watch)!);
         const at = this.backlogTime(head);
         if (at === undefined) {
           out.push(head.e);

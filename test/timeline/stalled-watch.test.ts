@@ -112,3 +112,14 @@ test('ownTimeBound: the second after creationTimestamp for an ADDED, after the n
   assert.equal(ownTimeBound(ev(0, 'Pod', 'MODIFIED', '1', 'p')), undefined);
   assert.equal(ownTimeBound(ev(0, 'Pod', 'DELETED', '1', 'p', { wrote: '2026-12-01T22:05:59Z' })), undefined);
 });
+
+test('a watch no other one scans holds no released change (memory bounded by the horizon)', () => {
+  const stage = new StalledWatchOrder(new CausalOrder());
+  const out: TimelineEvent[] = [];
+  for (let i = 0; i < 5000; i++) stage.push(ev(i * 100, 'Pod', 'MODIFIED', String(1000 + i), `p${i}`), out);
+  const held = (stage as unknown as { byWatch: Map<string, { length: number }> }).byWatch.get('rec.kexp.jsonl\0Pod')!.length;
+  // 30 s of input at 10 changes/s, plus the causal window's.
+  assert.ok(held <= 310, `held ${held}`);
+  stage.end(out);
+  assert.equal(out.length, 5000);
+});
