@@ -39,8 +39,12 @@ import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
 import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
 
-/** How long a watch may stall and still be put back in revision order: 30 s of input time. */
-export const STALL_HORIZON_MS = 30_000;
+/**
+ * How long a watch may stall and still be put back in revision order: 10 s of input time. Every
+ * event is held this long, so it is the memory cost (a 300,000-event recording of ~490 events/s:
+ * +70–106 MB peak RSS at 30 s, bench/README.md); a longer stall keeps the recorder's order.
+ */
+export const STALL_HORIZON_MS = 10_000;
 
 /** A stage of the replay's ordering: `push` each event, the events it releases go to `out`. */
 export interface OrderingStage {
@@ -81,8 +85,10 @@ export class StalledWatchOrder implements OrderingStage {
   private readonly byWatch = new Map<string, Fifo<Slot>>();
   /** Watches after a gap naming them, until their first MODIFIED. */
   private readonly relisting = new Set<string>();
-  /** Every watch that delivered a comparable change. */
-  private readonly seen = new Set<string>();
+  /** The watches of `byWatch` as an array (scanned per released change). */
+  private readonly watches: Array<{ watch: string; q: Fifo<Slot> }> = [];
+  /** Watch keys by file and kind (no string built per event). */
+  private readonly keys = new Map<string, Map<string, string>>();
   private lastAt = -Infinity;
   private readonly passed: TimelineEvent[] = [];
   /** Per watch shown stalled: the receive time of its last change moved back or in its backlog. */
@@ -118,7 +124,7 @@ export class StalledWatchOrder implements OrderingStage {
       this.lastAt = e.at;
       const file = e.source.file;
       const named = e.kinds?.length ? new Set(e.kinds.map((k) => `${file}\0${k}`)) : undefined;
-      for (const w of named ?? this.seen) {
+      for (const w of named ?? this.byWatch.keys()) {
         if (w.startsWith(`${file}\0`)) {
           this.relisting.add(w);
           this.lateUntil.delete(w);
@@ -130,8 +136,12 @@ export class StalledWatchOrder implements OrderingStage {
     this.buf.push(slot);
     const rv = revision(e);
     if (rv !== undefined && e.type === 'observed') {
-      const watch = `${e.source.file}\0${e.kind}`;
-      this.seen.add(watch);
+      const watch = this.watchOf(e.source.file, e.kind);
+      let q = this.byWatch.get(watch);
+      if (!q) {
+        this.byWatch.set(watch, (q = new Fifo()));
+        this.watches.push({ watch, q });
+      }
       if (this.relisting.size && this.relisting.has(watch)) {
         if (e.watchType !== 'MODIFIED') {
           this.release(e.at - this.horizonMs, out);
@@ -141,8 +151,6 @@ export class StalledWatchOrder implements OrderingStage {
       }
       slot.rv = rv;
       slot.watch = watch;
-      let q = this.byWatch.get(watch);
-      if (!q) this.byWatch.set(watch, (q = new Fifo()));
       q.push(slot);
     }
     this.release(e.at - this.horizonMs, out);
@@ -166,17 +174,26 @@ export class StalledWatchOrder implements OrderingStage {
     return at < head.e.at - this.windowMs ? at : undefined;
   }
 
+  private watchOf(file: string, kind: string): string {
+    let byKind = this.keys.get(file);
+    if (!byKind) this.keys.set(file, (byKind = new Map()));
+    let key = byKind.get(kind);
+    if (key === undefined) byKind.set(kind, (key = `${file}\0${kind}`));
+    return key;
+  }
+
   /** Releases every event received before `until` (all, when undefined), moving stalled changes ahead. */
   private release(until: number | undefined, out: TimelineEvent[]): void {
-    const { buf, byWatch, windowMs } = this;
+    const { buf, byWatch, watches, windowMs } = this;
     for (;;) {
       dropTaken(buf);
       const head = buf.peek();
       if (!head || (until !== undefined && head.e.at >= until)) return;
       let pick: Slot | undefined;
-      if (head.rv !== undefined && byWatch.size > 1) {
+      if (head.rv !== undefined && watches.length > 1) {
         const file = head.e.source.file;
-        for (const [watch, q] of byWatch) {
+        for (let i = 0; i < watches.length; i++) {
+          const { watch, q } = watches[i]!;
           if (watch === head.watch) continue;
           dropTaken(q);
           const f = q.peek();
@@ -187,6 +204,8 @@ export class StalledWatchOrder implements OrderingStage {
       if (!pick) {
         buf.shift();
         head.taken = true;
+        // Its watch's FIFO drops it now (a watch no other one scans would otherwise keep every slot).
+        if (head.watch !== undefined) dropTaken(byWatch.get(head.watch)!);
         const at = this.backlogTime(head);
         if (at === undefined) {
           out.push(head.e);
