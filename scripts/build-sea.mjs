@@ -24,9 +24,10 @@
  * "Single executable"); V8's cache is made by the Node that builds the blob and is not valid
  * for another architecture, so the arm64 blob has none (Node's documentation: cross-platform
  * SEAs need useCodeCache false). Both blobs start Node with kexp's heap settings (`execArgv`:
- * src/cli/heap-settings.ts HEAP_FLAGS, which bin/run.js gives a large input by a relaunch). Vega's prebuilt bundle travels as a SEA asset and is written
- * once to ~/.cache/kexp/vega-VERSION the first time an --html report needs it
- * (src/render/html.ts reads it from a `vega` package directory).
+ * src/cli/heap-settings.ts HEAP_FLAGS, which bin/run.js gives a large input by a relaunch).
+ * Vega's prebuilt bundle travels as a SEA asset and is written once to ~/.cache/kexp/vega-VERSION
+ * the first time an --html report needs it (src/render/html.ts reads it from a `vega` package
+ * directory).
  *
  * Usage: npm run build:sea [-- --out DIR] [--platforms linux/amd64,linux/arm64] [--no-code-cache]
  * Release: npm run build:sea -- --release-url 'https://HOST/PATH/v{version}/{archive}'

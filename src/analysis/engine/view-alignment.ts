@@ -60,6 +60,16 @@ const MAX_APART = 64;
  */
 const OWNER_EVENT = 'ReplicaSet';
 
+/**
+ * The pod cache's counter predicate for `count` (pod-store.ts `counter`), closing over `count`
+ * alone: the cache outlives the replay (ReplayResult.pods), and a predicate closing over the view
+ * alignment kept the whole engine reachable while the report was built (bench/README.md "Memory
+ * by live objects", second session: 84 MB more live heap after a 50,000-pod replay).
+ */
+function countedBy(count: OwnerStatusCount<ReplicaSet>): (p: Pod) => boolean {
+  return (p) => count.counts(p);
+}
+
 export class ViewAlignment {
   /**
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
@@ -212,7 +222,7 @@ export class ViewAlignment {
   private activeOf(ns: string | undefined, uid: string | undefined, o: { heldDepartures: boolean; withheldOf?: string }): number {
     // The cache's count of its counted pods (pod-store.ts, kept per change), less the held ones:
     // the same number as a walk of the ReplicaSet's pods, without the walk.
-    this.counted ??= this.controller.pods.counter((p) => this.count.counts(p));
+    this.counted ??= this.controller.pods.counter(countedBy(this.count));
     let active = this.counted.count(ns, uid);
     if (!o.heldDepartures) {
       for (const pk of this.departed.heldPodKeys()) {
