@@ -25,6 +25,7 @@
  */
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
+import { canonicalRevision, lessRevision } from './resource-version.js';
 
 /** Receive-time distance within which separate watches' updates are ordered by resourceVersion. */
 export const CAUSAL_WINDOW_MS = 500;
@@ -42,18 +43,7 @@ interface Slot {
 
 function revision(e: TimelineEvent): string | undefined {
   if (e.type !== 'observed' || (e.watchType !== 'MODIFIED' && e.watchType !== 'DELETED')) return undefined;
-  const rv = e.object?.metadata?.resourceVersion;
-  if (typeof rv !== 'string' || rv.length === 0 || rv.length > 30 || (rv.length > 1 && rv.charCodeAt(0) === 48)) return undefined;
-  for (let i = 0; i < rv.length; i++) {
-    const c = rv.charCodeAt(i);
-    if (c < 48 || c > 57) return undefined;
-  }
-  return rv;
-}
-
-/** a < b for canonical decimal strings (no BigInt on the hot path). */
-function lessRv(a: string, b: string): boolean {
-  return a.length !== b.length ? a.length < b.length : a < b;
+  return canonicalRevision(e.object?.metadata?.resourceVersion);
 }
 
 /**
@@ -111,7 +101,7 @@ export class CausalOrder {
           dropTaken(q);
           const f = q.peek();
           if (!f || f.e.at - head.e.at > windowMs) continue;
-          if (lessRv(f.rv!, pick?.rv ?? head.rv)) pick = f;
+          if (lessRevision(f.rv!, pick?.rv ?? head.rv)) pick = f;
         }
       }
       if (!pick) {

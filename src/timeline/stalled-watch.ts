@@ -38,6 +38,7 @@
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
 import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
+import { canonicalRevision, lessRevision } from './resource-version.js';
 
 /**
  * How long a watch may stall and still be put back in revision order: 10 s of input time. Every
@@ -62,17 +63,7 @@ interface Slot {
 /** The canonical decimal resourceVersion of a comparable change, else undefined. */
 function revision(e: TimelineEvent): string | undefined {
   if (e.type !== 'observed' || e.atBasis !== 'received' || e.listed !== undefined) return undefined;
-  const rv = e.object?.metadata?.resourceVersion;
-  if (typeof rv !== 'string' || rv.length === 0 || rv.length > 30 || (rv.length > 1 && rv.charCodeAt(0) === 48)) return undefined;
-  for (let i = 0; i < rv.length; i++) {
-    const c = rv.charCodeAt(i);
-    if (c < 48 || c > 57) return undefined;
-  }
-  return rv;
-}
-
-function lessRv(a: string, b: string): boolean {
-  return a.length !== b.length ? a.length < b.length : a < b;
+  return canonicalRevision(e.object?.metadata?.resourceVersion);
 }
 
 /**
@@ -198,7 +189,7 @@ export class StalledWatchOrder implements OrderingStage {
           dropTaken(q);
           const f = q.peek();
           if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs || f.e.at - head.e.at > this.horizonMs) continue;
-          if (lessRv(f.rv!, pick?.rv ?? head.rv)) pick = f;
+          if (lessRevision(f.rv!, pick?.rv ?? head.rv)) pick = f;
         }
       }
       if (!pick) {

@@ -70,6 +70,22 @@ function countedBy(count: OwnerStatusCount<ReplicaSet>): (p: Pod) => boolean {
   return (p) => count.counts(p);
 }
 
+/** What one scanAhead reads with: the owner, its callbacks, and the status signature and end it has reached. */
+interface AheadScan {
+  ns: string | undefined;
+  name: string | undefined;
+  uid: string | undefined;
+  deletingEnds: boolean;
+  on: {
+    status?: (w: { at: number; source: SourceRef; replicas: number; signature: string; object: ReplicaSet }) => boolean | void;
+    pod?: (x: ObservedEvent & { kind: 'Pod' }) => void;
+    /** A status write of the controller's the apiserver refused: what its request named (`OwnerStatusCount.seen`). */
+    refusedStatus?: (x: TimelineEvent & { type: 'write' }) => void;
+  };
+  signature: string;
+  end: number;
+}
+
 export class ViewAlignment {
   /**
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
@@ -246,16 +262,10 @@ export class ViewAlignment {
    */
   private scanAhead(
     rs: ReplicaSet, signature: string, from: number, deletingEnds: boolean,
-    on: {
-      status?: (w: { at: number; source: SourceRef; replicas: number; signature: string; object: ReplicaSet }) => boolean | void;
-      pod?: (x: ObservedEvent & { kind: 'Pod' }) => void;
-      /** A status write of the controller's the apiserver refused: what its request named (`OwnerStatusCount.seen`). */
-      refusedStatus?: (x: TimelineEvent & { type: 'write' }) => void;
-    },
+    on: AheadScan['on'],
   ): { gone: boolean; stopped: boolean; covered: boolean; end: number } {
     const { uid, namespace: ns, name } = rs.metadata;
-    let end = from + LATE_STATUS_MS;
-    let covered = false;
+    const s: AheadScan = { ns, name, uid, deletingEnds, on, signature, end: from + LATE_STATUS_MS };
     const keys = this.index?.sortedByAt() ? this.indexKeys(ns, name, !!on.refusedStatus) : undefined;
     if (keys) {
       // The same reads as the scan below, of the events that can answer (lookahead-buffer.ts
@@ -263,49 +273,54 @@ export class ViewAlignment {
       // standing, and every event of the pods whose cached standing is not their last event's.
       // The scan stops at the first event past `end`: in `at` order, a binary search.
       const idx = this.index!;
-      let stop = idx.positionAfter(end);
+      let stop = idx.positionAfter(s.end);
       for (const pos of idx.merged(keys)) {
         if (pos >= stop) break;
-        const x = idx.at(pos);
-        if (x.type === 'write') {
-          if (on.refusedStatus && this.isRefusedStatusWrite(x, ns, name)) on.refusedStatus(x);
-          continue;
-        }
-        if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
-        if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
-          if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
-          const sig = this.count.signature(x.object as ReplicaSet);
-          const r = this.count.of(x.object as ReplicaSet);
-          if (sig === signature || typeof r !== 'number') continue;
-          signature = sig;
-          if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig, object: x.object as ReplicaSet })) return { gone: false, stopped: true, covered: false, end };
-          end = x.at + LATE_STATUS_MS;
-          stop = idx.positionAfter(end);
-        } else if (x.kind === 'Pod') on.pod?.(x);
+        const r = this.readAhead(idx.at(pos), s);
+        if (r === 'gone') return { gone: true, stopped: false, covered: false, end: s.end };
+        if (r === 'stopped') return { gone: false, stopped: true, covered: false, end: s.end };
+        if (r === 'moved') stop = idx.positionAfter(s.end);
       }
-      return { gone: false, stopped: false, covered: stop < idx.endPosition || (this.endOfInput() ?? -Infinity) >= end, end };
+      return { gone: false, stopped: false, covered: stop < idx.endPosition || (this.endOfInput() ?? -Infinity) >= s.end, end: s.end };
     }
+    let covered = false;
     for (const x of this.upcoming()) {
-      if (x.at > end) {
+      if (x.at > s.end) {
         covered = true;
         break;
       }
-      if (x.type === 'write') {
-        if (on.refusedStatus && this.isRefusedStatusWrite(x, ns, name)) on.refusedStatus(x);
-        continue;
-      }
-      if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) continue;
-      if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
-        if (x.watchType === 'DELETED' || x.object.metadata.uid !== uid || (deletingEnds && x.object.metadata.deletionTimestamp)) return { gone: true, stopped: false, covered: false, end };
-        const sig = this.count.signature(x.object as ReplicaSet);
-        const r = this.count.of(x.object as ReplicaSet);
-        if (sig === signature || typeof r !== 'number') continue;
-        signature = sig;
-        if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig, object: x.object as ReplicaSet })) return { gone: false, stopped: true, covered: false, end };
-        end = x.at + LATE_STATUS_MS;
-      } else if (x.kind === 'Pod') on.pod?.(x);
+      const r = this.readAhead(x, s);
+      if (r === 'gone') return { gone: true, stopped: false, covered: false, end: s.end };
+      if (r === 'stopped') return { gone: false, stopped: true, covered: false, end: s.end };
     }
-    return { gone: false, stopped: false, covered: covered || (this.endOfInput() ?? -Infinity) >= end, end };
+    return { gone: false, stopped: false, covered: covered || (this.endOfInput() ?? -Infinity) >= s.end, end: s.end };
+  }
+
+  /**
+   * One buffered event as scanAhead reads it, whichever way it walks the look-ahead (the index or
+   * the scan): a refused status write of the owner is reported; a change of the owner's counted
+   * status is offered to `on.status` and runs the time again from it ('moved'), unless the owner is
+   * gone or `on.status` stops the scan; a pod event of the namespace goes to `on.pod`.
+   */
+  private readAhead(x: TimelineEvent, s: AheadScan): 'next' | 'gone' | 'stopped' | 'moved' {
+    const { ns, name, on } = s;
+    if (x.type === 'write') {
+      if (on.refusedStatus && this.isRefusedStatusWrite(x, ns, name)) on.refusedStatus(x);
+      return 'next';
+    }
+    if (x.type !== 'observed' || x.object.metadata?.namespace !== ns) return 'next';
+    if (x.kind === OWNER_EVENT && x.object.metadata?.name === name) {
+      if (x.watchType === 'DELETED' || x.object.metadata.uid !== s.uid || (s.deletingEnds && x.object.metadata.deletionTimestamp)) return 'gone';
+      const sig = this.count.signature(x.object as ReplicaSet);
+      const r = this.count.of(x.object as ReplicaSet);
+      if (sig === s.signature || typeof r !== 'number') return 'next';
+      s.signature = sig;
+      if (on.status?.({ at: x.at, source: x.source, replicas: r, signature: sig, object: x.object as ReplicaSet })) return 'stopped';
+      s.end = x.at + LATE_STATUS_MS;
+      return 'moved';
+    }
+    if (x.kind === 'Pod') on.pod?.(x);
+    return 'next';
   }
 
   /**
