@@ -107,18 +107,15 @@ Object.defineProperty(globalThis, '__kexpImportMetaUrl', { get() {
   return (__kexpVega = url.pathToFileURL(path.join(base, 'kexp.js')).href);
 } });
 `;
+// Both bundles of the executable (the entry and its boot) are CommonJS for Node 24.
+const cjsForNode = { absWorkingDir: root, bundle: true, format: 'cjs', platform: 'node', target: 'node24', logLevel: 'error' };
 await build({
-  absWorkingDir: root,
+  ...cjsForNode,
   entryPoints: [path.join(root, 'scripts', 'sea-entry.mjs')],
   outfile: path.join(out, 'kexp-sea.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node24',
   alias: { punycode: 'punycode/' },
   define: { 'import.meta.url': 'globalThis.__kexpImportMetaUrl' },
   banner: { js: banner },
-  logLevel: 'error',
 });
 // The entry runs from an asset, compiled by the boot (scripts/sea-boot.mjs, the SEA's main
 // script) as the function Node would wrap a CommonJS module in; the asset holds it wrapped, so
@@ -126,14 +123,9 @@ await build({
 const mainSource = `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(path.join(out, 'kexp-sea.cjs'), 'utf8')}\n})`;
 fs.writeFileSync(path.join(out, 'kexp-main.cjs'), mainSource);
 await build({
-  absWorkingDir: root,
+  ...cjsForNode,
   entryPoints: [path.join(root, 'scripts', 'sea-boot.mjs')],
   outfile: path.join(out, 'kexp-boot.cjs'),
-  bundle: true,
-  format: 'cjs',
-  platform: 'node',
-  target: 'node24',
-  logLevel: 'error',
 });
 /**
  * V8's code cache of the entry, made by this Node (the amd64 executable's own binary) as Node
