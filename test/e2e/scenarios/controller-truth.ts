@@ -203,9 +203,11 @@ export const GROUND_TRUTH: Record<string, Check> = {
     const orphaned = writes.find((x) => person(x) && x.verb === 'patch' && x.resource === 'pods');
     assert.ok(orphaned?.name, 'a person patched a pod (its ownerReference removed)');
     assert.equal(faults.find((f) => f.action === 'person-orphaned')?.name, orphaned!.name, 'the pod the scenario orphaned');
-    // Its labels still match: the controller adopts it back — its own PATCH of that pod, after the person's.
+    // Its labels still match: the controller adopts it back — its own PATCH of that pod, after the
+    // person's. A sync that runs before its informer delivers the adopted pod claims it again: a
+    // second PATCH of the same pod (seen in a CI run), so one or more, all of the orphan.
     const adopt = podWrites(writes, 'patch', 200).filter((x) => x.at > orphaned!.at);
-    assert.deepEqual(adopt.map((x) => x.name), [orphaned!.name], 'the controller adopted the orphan back with one PATCH');
+    assert.ok(adopt.length >= 1 && adopt.every((x) => x.name === orphaned!.name), `the controller adopted the orphan back, its PATCHes only of that pod: ${adopt.map((x) => x.name).join(', ')}`);
     const byHand = writes.find((x) => person(x) && x.verb === 'create' && x.resource === 'pods' && x.code === 201);
     assert.ok(byHand, 'a person created a pod (with the ReplicaSet\'s controllerRef)');
     // 4 pods owned: the controller deletes one, in a del=1 round of its own.
