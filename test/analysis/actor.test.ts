@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { auditFiles } from '../../src/pipeline/audit-files.js';
@@ -135,4 +135,55 @@ test('owner at the time of the call: the controller\'s DELETE of a pod orphaned 
   assert.match(leak.explanation, /lost its controllerRef at .* \(alice\) before its deletion was observed.*orphaned-delete leak/);
   const { exitCodeFor } = await import('../../src/cli/report-exit.js');
   assert.equal(exitCodeFor(res.report, 0), 4);
+});
+
+/**
+ * The real capture's audit log with lines added after the controller's adoption PATCH (line 28,
+ * answered at 02:06:05.141): `extra` maps each added line's request time to the line it copies.
+ */
+async function personOrphansWith(name: string, extra: Array<{ copy: number; at: string; rv?: string; orphan?: boolean }>) {
+  const lines = readFileSync('examples/captures/person-orphans-and-creates/audit.jsonl', 'utf8').trimEnd().split('\n');
+  const added = extra.map((x, i) => {
+    const e = JSON.parse(lines[x.copy - 1]!);
+    e.auditID = `00000000-0000-4000-8000-00000000000${i}`;
+    e.requestReceivedTimestamp = x.at;
+    e.stageTimestamp = x.at.replace(/\d{3}Z$/, (ms) => `${String(Number(ms.slice(0, 3)) + 2).padStart(3, '0')}Z`);
+    if (x.rv) e.responseObject.metadata.resourceVersion = x.rv;
+    return JSON.stringify(e);
+  });
+  const file = join(dir, name);
+  writeFileSync(file, [...lines.slice(0, 28), ...added, ...lines.slice(28)].join('\n') + '\n');
+  const res = await auditFiles({ files: [file] });
+  return res.report.replicaSets.find((r) => r.key === 'kexp-person-orphans-and-creates/web')!;
+}
+
+test('real capture (v1.37.2): the controller adopts the orphan a second time (no-op PATCH) before its informer delivered the first — named as its stale view, inferred, not as a claim kexp cannot place', async () => {
+  const plain = await auditFiles({ files: ['examples/captures/person-orphans-and-creates/audit.jsonl'] });
+  const rs0 = plain.report.replicaSets.find((r) => r.key === 'kexp-person-orphans-and-creates/web')!;
+  assert.ok(!rs0.findings.some((f) => f.id === 'repeat-adopt' || f.id === 'unexpected-claim'), rs0.findings.map((f) => f.id).join());
+
+  // The repeat: the same PATCH 5 ms after the first one's response, the object unchanged (resourceVersion 250).
+  const rs = await personOrphansWith('repeat-adopt.audit.jsonl', [{ copy: 28, at: '2026-12-05T02:06:05.146000Z' }]);
+  const f = rs.findings.find((x) => x.id === 'repeat-adopt');
+  assert.ok(f, rs.findings.map((x) => x.id).join());
+  assert.deepEqual([f.severity, f.basis, f.at], ['info', 'inferred', '2026-12-05T02:06:05.146Z']);
+  assert.match(f.title, /adopted 1 pod it had already adopted: its informer had not yet delivered its own adoption/);
+  assert.match(f.explanation, /web-46cdr\).*with a PATCH at 2026-12-05T02:06:05\.067Z \(.*repeat-adopt\.audit\.jsonl:28\).*in the 5 ms between/s);
+  assert.deepEqual(f.evidence.map((x) => x.replace(/^.*:/, '')), ['28', '29']);
+  assert.ok(!rs.findings.some((x) => x.id === 'unexpected-claim'));
+  assert.equal(rs.findings.find((x) => x.id === 'adoption')?.basis, 'observed', 'the first adoption stays the round it was');
+  assert.deepEqual([rs.accounting.writes, rs.accounting.inRounds, rs.accounting.inFindings], [6, 5, 1]);
+});
+
+test('an adoption after the pod was orphaned again is a new adoption, not a repeat', async () => {
+  // The person removes the ownerReference again after the controller's adoption, and the controller adopts it once more.
+  const rs = await personOrphansWith('readopt-after-orphan.audit.jsonl', [
+    { copy: 25, at: '2026-12-05T02:06:06.000000Z', rv: '251' },
+    { copy: 28, at: '2026-12-05T02:06:06.100000Z', rv: '252' },
+  ]);
+  assert.ok(!rs.findings.some((x) => x.id === 'repeat-adopt'), rs.findings.map((x) => x.id).join());
+  assert.deepEqual(rs.rounds.filter((r) => r.kind === 'claim').map((r) => [r.at, r.writes, r.basis]), [
+    ['2026-12-05T02:06:05.059Z', 1, 'observed'],
+    ['2026-12-05T02:06:06.000Z', 1, 'observed'],
+  ], 'each adoption a round of its own');
 });

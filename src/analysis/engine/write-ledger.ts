@@ -50,6 +50,8 @@ export type DivergenceKind =
   | 'extra-delete'
   /** An adopt or release the model's ClaimObject did not make at that moment. */
   | 'unexpected-claim'
+  /** An adopt of a pod the controller had already adopted, its owner unchanged since: its informer had not delivered its own first adoption (a no-op PATCH). */
+  | 'repeat-adopt'
   /** The model's ReplicaSet had a deletionTimestamp (its sync writes no pod): the controller's cache had not seen the deletion request. */
   | 'owner-deleting'
   /** The ReplicaSet is not in the model (object missing from the input, or deleted): nothing to compare with. */
@@ -80,6 +82,12 @@ export interface ControllerWrite {
   unnamed?: boolean;
   /** Adopt/release: the pod already had a deletionTimestamp (ClaimObject never adopts such a pod). */
   podTerminating?: boolean;
+  /**
+   * Audit adopt: the controller's own earlier adoption of this pod, with no owner change shown
+   * since — this PATCH found the ownerReference already there (a no-op). `at` its request, `doneAt`
+   * its response (the audit stage time).
+   */
+  repeatOf?: { at: number; doneAt: number; source: SourceRef };
   /** When the input first showed the written pod itself (its ADD; the write for audit records). */
   observedAt?: number;
   /**
@@ -335,9 +343,11 @@ export class WriteLedger {
     }
     const podUid = (e.responseObject as Pod | undefined)?.metadata?.uid;
     const terminating = kind === 'adopt' && Boolean((e.responseObject as Pod | undefined)?.metadata?.deletionTimestamp);
+    const repeatOf = kind === 'adopt' && ok && podKey ? this.noteAdopt(podKey, rsName, e) : undefined;
     this.add(e, {
       ...(ok && kind === 'create' ? { observedAt: e.at } : {}),
       ...(terminating ? { podTerminating: true } : {}),
+      ...(repeatOf ? { repeatOf } : {}),
       rsKey: `${ns}/${rsName}`, kind, outcome, pod: podKey, ...(podUid ? { podUid } : {}), at: e.receivedAt ?? e.at,
       ...(ok ? {} : { error: e.status.message ?? `HTTP ${code}` }),
     }, 'audit');
@@ -346,10 +356,28 @@ export class WriteLedger {
   /** Audit: each pod's owner by its last observed state, and the one before a change at that instant. */
   private readonly auditOwners = new Map<string, { owner?: string; previous?: string; at: number }>();
 
+  /** Audit: the controller's first successful adoption of each pod, while the pod stays with that owner. */
+  private readonly auditAdopts = new Map<string, { owner: string; at: number; doneAt: number; source: SourceRef }>();
+
+  /**
+   * The controller's successful adopt PATCH of `podKey` for `owner`: the earlier adoption it
+   * repeats when the controller had adopted the pod for the same owner and the input shows no
+   * owner change since (the pod's observed owner is still `owner`). ClaimObject adopts only a
+   * pod its cache shows without a controllerRef, so a repeat means the informer had not yet
+   * delivered the first PATCH (controller_ref_manager.go ClaimObject / AdoptPod).
+   */
+  private noteAdopt(podKey: string, owner: string, e: WriteEvent): ControllerWrite['repeatOf'] {
+    const first = this.auditAdopts.get(podKey);
+    if (first && first.owner === owner && this.auditOwners.get(podKey)?.owner === owner) return { at: first.at, doneAt: first.doneAt, source: first.source };
+    this.auditAdopts.set(podKey, { owner, at: e.receivedAt ?? e.at, doneAt: e.at, source: e.source });
+    return undefined;
+  }
+
   private noteAuditOwner(e: ObservedEvent & { kind: 'Pod' }): void {
     const key = objectKey(e.object.metadata);
     if (e.watchType === 'DELETED') {
       this.auditOwners.delete(key);
+      this.auditAdopts.delete(key);
       return;
     }
     const ref = controllerRefOf(e.object.metadata);
@@ -357,6 +385,8 @@ export class WriteLedger {
     const m = this.auditOwners.get(key);
     if (!m) this.auditOwners.set(key, { owner, at: e.at });
     else if (m.owner !== owner) this.auditOwners.set(key, { owner, previous: m.owner, at: e.at });
+    // An owner other than the adopter's (orphaned, or another's): a later adopt is a new one.
+    if (m?.owner !== owner && this.auditAdopts.get(key)?.owner !== owner) this.auditAdopts.delete(key);
   }
 
   /** An audit write by someone else that creates a pod under the owner's controllerRef or removes it. */

@@ -92,7 +92,7 @@ export class WriteReconciler {
       if (this.controller.isBusy(key, e.at)) {
         // Inside a sync kexp is already following: a write that sync did not predict.
         for (const w of ws) {
-          if (w.kind === 'adopt' || w.kind === 'release') this.ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod in the sync then in progress`);
+          if (w.kind === 'adopt' || w.kind === 'release') this.explainClaim(w, `kexp's ClaimObject would not ${w.kind} this pod in the sync then in progress`);
           else this.ledger.explain(w, 'outside-round', 'kexp\'s model was still inside a sync of this ReplicaSet whose calls did not include this write');
         }
         continue;
@@ -214,8 +214,17 @@ export class WriteReconciler {
       } else if (w.kind === 'delete') {
         this.ledger.explain(w, 'extra-delete', `kexp's cache had ${s1.active ?? '?'} active pod(s) for ${s1.desired ?? '?'} desired`);
       } else {
-        this.ledger.explain(w, 'unexpected-claim', `kexp's ClaimObject would not ${w.kind} this pod at that moment`);
+        this.explainClaim(w, `kexp's ClaimObject would not ${w.kind} this pod at that moment`);
       }
     }
+  }
+
+  /** An adopt or release no round explains: a repeat of the controller's own adoption, or else a claim kexp's ClaimObject would not make (`why`). */
+  private explainClaim(w: ControllerWrite, why: string): void {
+    if (w.kind === 'adopt' && w.repeatOf) {
+      // The key's next sync began after the first PATCH returned and listed before this one was sent.
+      const span = Math.max(0, Math.round(w.at - w.repeatOf.doneAt));
+      this.ledger.explain(w, 'repeat-adopt', `it had adopted this pod with a PATCH at ${new Date(w.repeatOf.at).toISOString()} (${w.repeatOf.source.file}:${w.repeatOf.source.line}), and its informer had not delivered that change when the next sync listed the pods — some time in the ${span} ms between that PATCH's response and this request`);
+    } else this.ledger.explain(w, 'unexpected-claim', why);
   }
 }

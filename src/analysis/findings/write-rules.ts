@@ -139,6 +139,17 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string, o
         nextStep: `Compare the pod's labels, ownerReferences and deletionTimestamp at that time with the ${o.noun}'s selector (the adoption table).`,
       };
     }
+    case 'repeat-adopt':
+      return {
+        ...base, id: 'repeat-adopt', severity: 'info', basis: 'inferred',
+        evidence: refs(ws.flatMap((w) => (w.repeatOf ? [w.repeatOf.source, ...w.sources] : w.sources))),
+        title: `The controller adopted ${plural(ws.length, 'pod')} it had already adopted: its informer had not yet delivered its own adoption`,
+        explanation:
+          `At ${at} the controller ${what} for ${name}; ${detail}. ClaimObject (pkg/controller/controller_ref_manager.go) adopts only a pod its ` +
+          `informer's cache shows without a controllerRef, so its cache still held the pod as an orphan. The PATCH changes nothing (the ownerReference ` +
+          `is already there) and is harmless; it shows the controller's view behind its own writes.`,
+        nextStep: `None for this write. If it recurs, check kube-controller-manager's informer lag (apiserver load, watch relists in its log).`,
+      };
     case 'owner-deleting':
       return {
         ...base, id: 'writes-after-owner-deletion', severity: 'warning',
@@ -175,7 +186,7 @@ function unexplainedFinding(kind: string, ws: ControllerWrite[], name: string, o
 
 export const unexplainedWrites: FindingRule<ReplayedTrack, [string, ControllerWrite[]]> = {
   name: 'unexplained-writes',
-  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'writes-after-owner-deletion', 'unexplained-writes', 'unattributed-writes'],
+  ids: ['surplus-create', 'expiry-over-create', 'extra-delete', 'unexpected-claim', 'repeat-adopt', 'writes-after-owner-deletion', 'unexplained-writes', 'unattributed-writes'],
   reads: 'the controller writes no reconstructed round claimed, grouped by why (the write ledger\'s divergence kind)',
   fires: 'for each group: every write is in exactly one finding (the accounting counts them)',
   each: unexplainedByKind,

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { WriteLedger } from '../../../src/analysis/engine/write-ledger.js';
 import type { EngineOwnerKind } from '../../../src/analysis/engine/engine-controller.js';
 import type { WriteEvent } from '../../../src/timeline/event.js';
-import { NS, podObj, podWrite, rsObj, T0 } from '../../support/timeline-events.js';
+import { NS, observed, podObj, podWrite, rsObj, T0 } from '../../support/timeline-events.js';
 
 const JOB: EngineOwnerKind = { kind: 'Job', component: 'job-controller' };
 const JOB_UID = 'uid-work';
@@ -82,4 +82,24 @@ test('Job audit: the finalizer-removal PATCHes and jobs/status updates are kept 
     ['status', `${NS}/work`, '', true, ''],
   ]);
   assert.equal([...ledger.finish().values()].flat().length, 0, 'none of them is a pod claim or a round\'s write');
+});
+
+test('WriteLedger (audit): an adopt PATCH of a pod the controller already adopted, its owner unchanged since, is a repeat of the first (its informer lagged its own write); after an orphaning it is a new adoption', () => {
+  const rs = rsObj('web', 1);
+  const owned = podObj('web-a', rs);
+  const orphan = { ...owned, metadata: { ...owned.metadata, ownerReferences: [] } };
+  const adopt = (at: number) => podWrite(at, 'patch', owned, 200, { requestObject: { metadata: { uid: owned.metadata.uid, ownerReferences: owned.metadata.ownerReferences } }, source: { file: 'audit.jsonl', line: at - T0 } });
+  const ledger = new WriteLedger('audit');
+  ledger.enter(observed(T0, 'Pod', 'MODIFIED', orphan));
+  ledger.enter(adopt(T0 + 10));
+  ledger.enter(observed(T0 + 12, 'Pod', 'MODIFIED', owned));
+  ledger.enter(adopt(T0 + 20)); // a no-op: no observation follows
+  ledger.enter(observed(T0 + 30, 'Pod', 'MODIFIED', orphan)); // someone removes the ownerReference again
+  ledger.enter(adopt(T0 + 40));
+  ledger.enter(observed(T0 + 42, 'Pod', 'MODIFIED', owned));
+  assert.deepEqual(ledger.writes.map((w) => [w.kind, w.at - T0, w.repeatOf && [w.repeatOf.at - T0, w.repeatOf.source.line]]), [
+    ['adopt', 10, undefined],
+    ['adopt', 20, [10, 10]],
+    ['adopt', 40, undefined],
+  ]);
 });
