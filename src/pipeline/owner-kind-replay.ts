@@ -41,7 +41,7 @@ export interface OwnerKindResults {
 }
 
 /** The DaemonSet controller as the engine sees its writes and Events (owner-kind-views.ts). */
-const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT, statusCount: daemonSetStatusCount, statusConsistencyStore: true } as const;
+const DAEMON_SET_OWNER = { kind: 'DaemonSet', component: DS_COMPONENT, eventComponent: DS_EVENT_COMPONENT, statusCount: daemonSetStatusCount, statusConsistencyStore: true, syncEndsAtStatusWrite: true } as const;
 /** The Job controller: writes and Events both as `job-controller`; its status counts active pods. */
 const JOB_OWNER = { kind: 'Job', component: JOB_COMPONENT, statusCount: jobStatusCount, statusConsistencyStore: true } as const;
 

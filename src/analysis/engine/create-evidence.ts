@@ -285,12 +285,15 @@ export class CreateEvidence {
     let lastWrite = at;
     let stoppedByFailure = false;
     const taken: WriteEvent[] = [];
+    // An owner whose sync ends at its status write: a create requested after it is a later sync's.
+    const statusWrite = this.window.ownStatusWriteAfter(d.rsKey, at);
+    const endsBy = statusWrite ? (statusWrite.receivedAt ?? statusWrite.at) : Infinity;
     // (its stop conditions only look at matching writes: the index gives exactly those)
     for (const e of this.window.indexed(`rscw:create:${rs.metadata.namespace}`, at, 50) ?? this.window.scan(at, 50)) {
       if (plan.length >= n) break;
       if (!isCreateFor(e, rs, this.window.owner) || this.window.taken(e)) continue;
       // Matched by the request's start: a create answered after a long wait (504) is the same call.
-      if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS) break;
+      if ((e.receivedAt ?? e.at) > lastWrite + MAX_WATCH_CALL_MS || (e.receivedAt ?? e.at) > endsBy) break;
       lastWrite = Math.max(lastWrite, e.receivedAt ?? e.at);
       this.window.take(e);
       this.ledger?.claimEvent(e, round);
@@ -353,7 +356,9 @@ export class CreateEvidence {
       }
     }
     this.roundEvidence.set(round, { basis: 'observed', sources, pods, ...(note ? { note } : {}) });
-    if (plan.some((r) => r.ok)) {
+    // An owner whose sync ends at its status write: that write, answered by the oracle when the
+    // model makes it (ownerStatusWrite), ends the sync — the calls end at the last create.
+    if (plan.some((r) => r.ok) && !this.window.owner.syncEndsAtStatusWrite) {
       // Pods were created, so the sync still writes status (an RS-controller update of replicasets/status) before it is done.
       this.awaitingStatus.set(d.rsKey, lastCall + STATUS_WRITE_MS);
       plan[plan.length - 1]!.doneAt = lastCall + STATUS_WRITE_MS;

@@ -49,6 +49,13 @@ export interface EngineOwnerKind {
    * (updateDaemonSetStatus / the Job's status update → WroteAt; owner-status-consistency.ts).
    */
   readonly statusConsistencyStore?: boolean;
+  /**
+   * Its sync ends at its own status write, which an audit log records (syncDaemonSet:
+   * manage → rolling update → cleanupHistory → updateDaemonSetStatus, whose UpdateStatus is the
+   * sync's last call): from such a log the key is busy until that write completed, and a pod
+   * write requested after it is a later sync's (evidence-window.ts ownStatusWriteAfter).
+   */
+  readonly syncEndsAtStatusWrite?: boolean;
 }
 
 /**

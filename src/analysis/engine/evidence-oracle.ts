@@ -31,7 +31,7 @@ import type { SourceRef, TimelineEvent, WriteEvent } from '../../timeline/event.
 import { CreateEvidence, isCreateFor, MAX_WATCH_CALL_MS, STATUS_WRITE_MS, type RoundEvidence } from './create-evidence.js';
 import { chooseDeletions } from './deletion-victims.js';
 import { EventOccurrences } from './event-occurrences.js';
-import { EvidenceWindow, isRSControllerPodWrite, podOwnerUid, type Lookahead } from './evidence-window.js';
+import { EvidenceWindow, isOwnerStatusWrite, isRSControllerPodWrite, podOwnerUid, type Lookahead } from './evidence-window.js';
 import type { WriteLedger } from './write-ledger.js';
 import { OwnerStatusConsistency } from './owner-status-consistency.js';
 import type { SyncRecord } from '../../model/controller/sync-record.js';
@@ -338,13 +338,76 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
     return { pods, note: `the input shows no deletion of a live pod after this sync; the controller's cache still held ${names}, which the input saw deleted: its DELETE of it leaves no trace in a watch (answered 404, inferred)` };
   }
 
+  /**
+   * An owner whose sync ends at its status write: when the first status write after the sync's
+   * start `at` was requested (a pod write requested after it is a later sync's), for the sync in
+   * progress — its calls ask once per sync. Infinity when the input shows none.
+   */
+  private syncEndBy(rs: ReplicaSet, at: number): number {
+    if (!this.window.owner.syncEndsAtStatusWrite) return Infinity;
+    const key = objectKey(rs.metadata);
+    if (this.syncEnd?.key === key && this.syncEnd.at === at) return this.syncEnd.by;
+    const w = this.window.ownStatusWriteAfter(key, at);
+    const by = w ? (w.receivedAt ?? w.at) : Infinity;
+    this.syncEnd = { key, at, by };
+    return by;
+  }
+
+  private syncEnd?: { key: string; at: number; by: number };
+
+  /**
+   * PodControl.ownerStatusWrite: the controller's status write of `owner` after the sync's calls
+   * returned (`after`), requested within STATUS_WRITE_MS of them, where the input records the
+   * controller's writes and its owner's sync ends at that write. A pod write of the controller for
+   * the owner requested first belongs to a later sync: this one wrote no status the input shows.
+   */
+  ownerStatusWrite(owner: ReplicaSet, call: { at: number; after: number }): { doneAt?: number } {
+    if (!this.window.owner.syncEndsAtStatusWrite || !this.writesRecorded()) return {};
+    const key = objectKey(owner.metadata);
+    for (const e of this.window.scan(call.at, 0)) {
+      if (e.type !== 'write') continue;
+      const req = e.receivedAt ?? e.at;
+      if (req > call.after + STATUS_WRITE_MS) break;
+      if (req <= call.at || this.window.taken(e)) continue;
+      if (isOwnerStatusWrite(e, key, this.window.owner.component)) {
+        this.window.take(e);
+        this.syncEnd = undefined;
+        return { doneAt: e.at };
+      }
+      if (isCreateFor(e, owner, this.window.owner) || this.isDeleteFor(e, owner)) return {};
+    }
+    return {};
+  }
+
+  /**
+   * PodControl.podsAddedDuring: ADDs of new pods controlled by `owner` in (`from`, `until`), where
+   * the input records the controller's writes (an audit log dates both the calls' returns and the
+   * ADDs: the create's response is the pod's first state, at its completion). An ADD at `until`
+   * itself is the last call's own pod, which the informer delivers after that call returned (the
+   * watch event follows the response): not delivered yet.
+   */
+  podsAddedDuring(owner: ReplicaSet, from: number, until: number): Pod[] {
+    const uid = owner.metadata.uid;
+    if (!uid || !(until > from) || !this.writesRecorded()) return [];
+    const out: Pod[] = [];
+    for (const e of this.window.indexed(`own:${uid}`, from, 0) ?? this.window.scan(from, 0)) {
+      if (e.type !== 'observed' || e.kind !== 'Pod' || e.watchType !== 'ADDED' || e.at <= from || e.at >= until) continue;
+      if (podOwnerUid(e.object, this.window.owner.kind) !== uid || this.creates.seen(e.object.metadata.uid ?? '')) continue;
+      out.push(e.object);
+    }
+    return out;
+  }
+
   deletePod(rs: ReplicaSet, pod: Pod, call: { round: number; at: number }): DeleteResult {
     const key = objectKey(pod.metadata);
     const rsKey = objectKey(rs.metadata);
     const writes = this.window.indexed(`rscw:delete:${pod.metadata.namespace ?? ''}`, call.at, 50, { after: call.at + FIRST_CALL_MS, by: 'call' });
+    const endBy = this.syncEndBy(rs, call.at);
     for (const e of writes ?? this.window.scan(call.at, 50)) {
       // The deletes of a round go out together (one goroutine per pod), within moments of the sync.
       if ((e.type === 'write' ? (e.receivedAt ?? e.at) : e.at) > call.at + FIRST_CALL_MS) break;
+      // …and before the status write that ends it (an owner whose sync ends there).
+      if (e.type === 'write' && (e.receivedAt ?? e.at) > endBy) break;
       if (!isRSControllerPodWrite(e, 'delete', this.window.owner.component) || this.window.taken(e)) continue;
       if (`${e.namespace}/${e.name}` !== key) continue;
       this.window.take(e);

@@ -52,6 +52,11 @@ export function isRSControllerPodWrite(e: TimelineEvent, verb: string, component
   return e.type === 'write' && e.actor.controller === component && e.resource === 'pods' && !e.subresource && e.verb === verb;
 }
 
+/** Whether `e` is the controller's (`component`) write of the status of its owner `key` (an update or patch of the status subresource). */
+export function isOwnerStatusWrite(e: TimelineEvent, key: string, component: ControllerComponent): e is WriteEvent {
+  return e.type === 'write' && e.subresource === 'status' && (e.verb === 'update' || e.verb === 'patch') && e.actor.controller === component && `${e.namespace}/${e.name}` === key;
+}
+
 export class EvidenceWindow {
   /** Writes of the look-ahead a round has taken (forgotten once delivered). */
   private readonly consumedWrites = new Set<WriteEvent>();
@@ -95,6 +100,20 @@ export class EvidenceWindow {
   indexed(key: string, at: number, before: number, stop?: { after: number; by: 'at' | 'call' }): Iterable<TimelineEvent> | undefined {
     if (!this.look.keyed || !this.look.ordered?.()) return undefined;
     return this.look.keyed(key, at - before, at + this.matchWindowMs, stop);
+  }
+
+  /**
+   * Owners whose sync ends at their status write (EngineOwnerKind.syncEndsAtStatusWrite): the
+   * first status write of owner `key` by the controller requested after `at` that no sync has
+   * taken, within the match window — the end of the sync that began at `at` (or of a later one).
+   * Undefined for other owners or when the window shows none. Cost: one scan of the window.
+   */
+  ownStatusWriteAfter(key: string, at: number): WriteEvent | undefined {
+    if (!this.owner.syncEndsAtStatusWrite) return undefined;
+    for (const e of this.scan(at, 0)) {
+      if (isOwnerStatusWrite(e, key, this.owner.component) && (e.receivedAt ?? e.at) > at && !this.taken(e)) return e;
+    }
+    return undefined;
   }
 
   /** Whether a round has taken `e` already. */

@@ -114,6 +114,23 @@ export interface PodControl<Owner> {
    * Absent: accepted unless the model itself knows the apiserver rejects it (job-controller.ts).
    */
   updateStatus?(owner: Owner, at: number): { ok: true } | { ok: false; error: string };
+  /**
+   * Optional (DaemonSet, replays): the owner's status write (storeDaemonSetStatus' UpdateStatus in
+   * pkg/controller/daemon/daemon_controller.go), the sync's last call, requested once its other
+   * calls returned at `after` (the sync began at `at`). Answers when it completed, where the input
+   * shows it (an audit log recording the controller's writes): the sync, and the key's time in the
+   * workqueue's processing set, end there. An empty answer: not known (the sync ends at its last
+   * pod call, as before).
+   */
+  ownerStatusWrite?(owner: Owner, call: { at: number; after: number }): { doneAt?: number };
+  /**
+   * Optional (DaemonSet, replays): the pods of `owner` whose ADD the controller's informer
+   * delivered while the sync's calls ran, in (`from`, `until`) — what updateDaemonSet's
+   * SatisfiedExpectations and rollingUpdate's getNodesToDaemonPods, which run after manage
+   * returned, see that the sync's start did not. Where the input cannot date the calls' returns
+   * (a watch recording: a create's completion is inferred from the ADD itself), none.
+   */
+  podsAddedDuring?(owner: Owner, from: number, until: number): Pod[];
   /** Optional [1.36+]: true while the informers lag behind the controller's own last pod write for the owner `key`. */
   informerBehindOwnWrites?(key: string, at: number): boolean;
 }

@@ -139,6 +139,8 @@ export class DaemonSetController implements Controller<DaemonSet> {
   private readonly burst: number;
   private readonly busy = new BusyTime();
   private readonly backoff = new FailedPodsBackoff();
+  /** UIDs of pods whose ADD a sync already observed while its calls ran (addsDuringManage), until that ADD is delivered. */
+  private readonly addedEarly = new Set<string>();
   private readonly worker: Worker<SyncRecord>;
   private readonly podInformer: Informer<Pod>;
   private readonly dsInformer: Informer<DaemonSet>;
@@ -262,6 +264,12 @@ export class DaemonSetController implements Controller<DaemonSet> {
       const ds = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
       if (!ds) return;
       const key = objectKey(ds.metadata);
+      // Observed already by the sync it arrived during (addsDuringManage): the enqueue only.
+      if (pod.metadata.uid && this.addedEarly.delete(pod.metadata.uid)) {
+        this.queue.add(key, at);
+        this.report(() => ({ at, handler: 'addPod', object: name, effects: [`enqueue ${key} (CreationObserved during the sync)`] }));
+        return;
+      }
       this.expectations.creationObserved(key, at);
       this.queue.add(key, at);
       this.report(() => ({ at, handler: 'addPod', object: name, effects: [`CreationObserved(${key})`, `enqueue ${key}`] }));
@@ -453,11 +461,18 @@ export class DaemonSetController implements Controller<DaemonSet> {
       if (needing.length) rec.daemon = { ...(rec.daemon as DaemonSetSync), gatedNeeding: needing };
     } else {
       err = this.manage(ds, nodes, byNode, placement, hash, at, rec);
-      if (!err && updateStrategyType(ds) === 'RollingUpdate' && this.expectations.isSatisfied(key, at)) {
-        err = this.rollingUpdate(ds, nodes, byNode, placement, hash, at, rec);
+      if (!err && updateStrategyType(ds) === 'RollingUpdate') {
+        // updateDaemonSet: SatisfiedExpectations, and rollingUpdate's getNodesToDaemonPods, run
+        // once manage returned — its calls waited for — with what the informer delivered meanwhile.
+        const after = this.addsDuringManage(ds, key, claimed.pods, at);
+        if (this.expectations.isSatisfied(key, at)) err = this.rollingUpdate(ds, nodes, after ?? byNode, placement, hash, at, rec);
       }
     }
     rec.daemon = { ...this.statusOf(ds, nodes, byNode, placement, hash, at, sat.satisfied), ...rec.daemon };
+    if (rec.daemon.statusWrite) {
+      // storeDaemonSetStatus' UpdateStatus is the sync's last call: the key stays processing until it returned.
+      this.busy.callReturned(this.opts.podControl.ownerStatusWrite?.(ds, { at, after: this.busy.returnsAt(at) }).doneAt);
+    }
     const counts = rec.daemon.status;
     rec.desired = counts.desiredNumberScheduled;
     rec.active = counts.currentNumberScheduled;
@@ -569,6 +584,32 @@ export class DaemonSetController implements Controller<DaemonSet> {
       rec.delete = r.delete;
     }
     return r.error;
+  }
+
+  /**
+   * The ADDs of the DaemonSet's new pods its informer delivered while manage's calls ran (syncNodes
+   * waits for every create and delete before it returns; the caller knows when the last returned):
+   * addPod's CreationObserved lowers the record before updateDaemonSet checks SatisfiedExpectations
+   * (pkg/controller/daemon/daemon_controller.go, the same from v1.25 to v1.37), and rollingUpdate
+   * lists the pods again with them (getNodesToDaemonPods). The model runs the sync at one instant:
+   * the lowering is applied now, and the ADD's own delivery later skips it (`addedEarly`) — the
+   * record ends as upstream's. Deletions delivered meanwhile are left to their delivery. Returns the
+   * pods by node the rolling update sees, or undefined when nothing was delivered.
+   */
+  private addsDuringManage(ds: DaemonSet, key: string, pods: readonly Pod[], at: number): Map<string, Pod[]> | undefined {
+    const until = this.busy.returnsAt(at);
+    if (!(until > at) || !this.opts.podControl.podsAddedDuring) return undefined;
+    const have = new Set(pods.map((p) => p.metadata.uid));
+    const added: Pod[] = [];
+    for (const p of this.opts.podControl.podsAddedDuring(ds, at, until)) {
+      const uid = p.metadata.uid;
+      if (!uid || have.has(uid) || this.addedEarly.has(uid) || p.metadata.deletionTimestamp) continue;
+      if (this.resolveControllerRef(p.metadata.namespace ?? '', controllerRefOf(p.metadata)) !== ds) continue;
+      this.expectations.creationObserved(key, at);
+      this.addedEarly.add(uid);
+      added.push(p);
+    }
+    return added.length ? nodesToDaemonPods([...pods, ...added], false) : undefined;
   }
 
   /** rollingUpdate (update.go), then syncNodes with its plan. */

@@ -187,6 +187,61 @@ test('rolling update without surge: only when satisfied after manage, deleting u
   assert.equal(s.daemon?.status.updatedNumberScheduled, 0);
 });
 
+test('the rolling update is checked once manage returned: the ADD of manage\'s create delivered before its last call (a delete answered NotFound) returned satisfies it, and that ADD\'s delivery later lowers nothing', () => {
+  const ds = daemonSet();
+  const created = daemonPod(ds, 'n1', { at: T0 + 3, name: 'agent-new' });
+  const run = (podsAddedDuring?: (from: number, until: number) => ReturnType<typeof daemonPod>[]) => {
+    const h = newDaemonSetHarness({
+      createAnswers: [{ ok: true, pod: 'agent-new', doneAt: T0 + 3 }],
+      deleteAnswers: { 'agent-gone': { ok: false, notFound: true, doneAt: T0 + 8 } },
+      ...(podsAddedDuring ? { podControl: { podsAddedDuring: (_ds, from, until) => podsAddedDuring(from, until) } } : {}),
+    });
+    for (const n of ['n1', 'n2']) h.dsc.deliverNode('ADDED', node(n), T0);
+    h.dsc.deliverOwner('ADDED', ds, T0);
+    // n2's pod failed: manage kills it (answered NotFound, its last call) and creates n1's.
+    h.dsc.deliverPod('ADDED', daemonPod(ds, 'n2', { bound: true, phase: 'Failed', name: 'agent-gone' }), T0);
+    const s = h.dsc.sync(KEY, T0);
+    const sets = h.dsc.expectations.log.filter((l) => l.kind === 'setting-expectations' && l.at === T0).map((l) => [l.add, l.del]);
+    return { ...h, s, sets };
+  };
+  // The ADD arrived at T0+3, the last call returned at T0+8: updateDaemonSet's SatisfiedExpectations sees it.
+  const seen = run((from, until) => (from < T0 + 3 && T0 + 3 < until ? [created] : []));
+  assert.deepEqual(seen.sets, [[1, 1], [0, 0]], 'manage sets 1/1, then the rolling update 0/0');
+  assert.ok(seen.s.daemon?.update === undefined, 'the update had nothing to do (its Set of 0/0 is its trace)');
+  assert.equal(seen.s.doneAt, T0 + 8);
+  seen.dsc.deliverPod('ADDED', created, T0 + 3);
+  assert.deepEqual(seen.dsc.expectations.get(KEY), { key: KEY, add: 0, del: 0, timestamp: T0 }, 'the ADD the sync observed lowers nothing again');
+  // Delivered only after the last call returned (or unknown): the record still waits for it, no rolling update.
+  for (const late of [run((from, until) => (from < T0 + 9 && T0 + 9 < until ? [created] : [])), run()]) {
+    assert.deepEqual(late.sets, [[1, 1]]);
+    late.dsc.deliverPod('ADDED', created, T0 + 9);
+    assert.deepEqual(late.dsc.expectations.get(KEY), { key: KEY, add: 0, del: 0, timestamp: T0 });
+  }
+});
+
+test('a sync that writes status is busy until the status write returned (the input\'s answer), not its last pod call', () => {
+  const ds = daemonSet();
+  const asked: Array<{ at: number; after: number }> = [];
+  const h = newDaemonSetHarness({
+    createAnswers: [{ ok: true, doneAt: T0 + 5 }],
+    podControl: { ownerStatusWrite: (_ds, call) => (asked.push(call), { doneAt: T0 + 20 }) },
+  });
+  h.dsc.deliverNode('ADDED', node('n1'), T0);
+  h.dsc.deliverOwner('ADDED', ds, T0);
+  const s = h.dsc.sync(KEY, T0);
+  assert.equal(s.daemon?.statusWrite, true);
+  assert.deepEqual(asked, [{ at: T0, after: T0 + 5 }], 'requested once the create returned');
+  assert.equal(s.doneAt, T0 + 20);
+  assert.ok(h.dsc.isBusy(KEY, T0 + 19) && !h.dsc.isBusy(KEY, T0 + 20));
+  // A sync whose status is unchanged makes no status write and asks nothing.
+  h.dsc.deliverPod('ADDED', daemonPod(ds, 'n1', { name: 'agent-one' }), T0 + 30);
+  h.dsc.deliverOwner('MODIFIED', changed(ds, (d) => { d.status = { desiredNumberScheduled: 1, currentNumberScheduled: 1, numberMisscheduled: 0, numberReady: 0, updatedNumberScheduled: 1, numberAvailable: 0, numberUnavailable: 1, observedGeneration: 1 }; }), T0 + 30);
+  const s2 = h.dsc.sync(KEY, T0 + 40);
+  assert.equal(s2.daemon?.statusWrite, false);
+  assert.equal(s2.doneAt, undefined);
+  assert.equal(asked.length, 1);
+});
+
 test('rolling update with maxSurge: a new pod is created beside an available old one, up to maxSurge', () => {
   const { dsc, calls } = newDaemonSetHarness();
   for (const n of ['n1', 'n2']) dsc.deliverNode('ADDED', node(n), T0);

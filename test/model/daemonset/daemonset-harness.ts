@@ -82,7 +82,7 @@ export interface Calls {
   deletes: Array<{ pod: string; round: number; at: number }>;
 }
 
-export function newDaemonSetHarness(opts: { version?: string; createAnswers?: Array<CreateResult>; deleteAnswers?: Record<string, DeleteResult>; behind?: boolean } = {}) {
+export function newDaemonSetHarness(opts: { version?: string; createAnswers?: Array<CreateResult>; deleteAnswers?: Record<string, DeleteResult>; behind?: boolean; podControl?: Partial<PodControl<DaemonSet>> } = {}) {
   const calls: Calls = { creates: [], deletes: [] };
   const syncs: SyncRecord[] = [];
   const createAnswers = [...(opts.createAnswers ?? [])];
@@ -99,6 +99,7 @@ export function newDaemonSetHarness(opts: { version?: string; createAnswers?: Ar
     getFreshOwner: (ds) => ds,
     patchPod: () => 'ok',
     informerBehindOwnWrites: () => state.behind,
+    ...opts.podControl,
   };
   const dsc = new DaemonSetController({ version: parseK8sVersion(opts.version ?? 'v1.37.2'), podControl, onSync: (s) => syncs.push(s) });
   return { dsc, calls, syncs, state };
