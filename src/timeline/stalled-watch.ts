@@ -46,7 +46,7 @@
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
 import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
-import { canonicalRevision, lessRevision } from './resource-version.js';
+import { canonicalRevision, dropTaken, lessRevision, lowestHeldBelow } from './resource-version.js';
 
 /**
  * How long a watch may stall and still be put back in revision order: 10 s of input time. Every
@@ -99,7 +99,7 @@ export class StalledWatchOrder implements OrderingStage {
   /** Watches after a gap naming them, until their first MODIFIED. */
   private readonly relisting = new Set<string>();
   /** The watches of `byWatch` as an array (scanned per released change). */
-  private readonly watches: Array<{ watch: string; q: Fifo<Slot> }> = [];
+  private readonly watches: Array<{ key: string; q: Fifo<Slot> }> = [];
   /** Watch keys by file and kind (no string built per event). */
   private readonly keys = new Map<string, Map<string, string>>();
   private readonly revisionsOf = new Map<string, FileRevisions>();
@@ -158,7 +158,7 @@ export class StalledWatchOrder implements OrderingStage {
       let q = this.byWatch.get(watch);
       if (!q) {
         this.byWatch.set(watch, (q = new Fifo()));
-        this.watches.push({ watch, q });
+        this.watches.push({ key: watch, q });
       }
       if (this.relisting.size && this.relisting.has(watch)) {
         if (e.watchType !== 'MODIFIED') {
@@ -245,18 +245,7 @@ export class StalledWatchOrder implements OrderingStage {
       dropTaken(buf);
       const head = buf.peek();
       if (!head || (until !== undefined && head.e.at >= until)) return;
-      let pick: Slot | undefined;
-      if (head.rv !== undefined && watches.length > 1) {
-        const file = head.e.source.file;
-        for (let i = 0; i < watches.length; i++) {
-          const { watch, q } = watches[i]!;
-          if (watch === head.watch) continue;
-          dropTaken(q);
-          const f = q.peek();
-          if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs || f.e.at - head.e.at > this.horizonMs) continue;
-          if (lessRevision(f.rv!, pick?.rv ?? head.rv)) pick = f;
-        }
-      }
+      const pick = head.rv !== undefined && watches.length > 1 ? lowestHeldBelow(watches, head, head.watch, windowMs, this.horizonMs, true) : undefined;
       if (!pick) {
         buf.shift();
         head.taken = true;
@@ -305,10 +294,6 @@ export function ownTimeBound(e: TimelineEvent): number | undefined {
     }
   }
   return Number.isFinite(latest) ? latest + 1000 : undefined;
-}
-
-function dropTaken(q: Fifo<Slot>): void {
-  while (q.length && q.peek()!.taken) q.shift();
 }
 
 /** What the stalled watches' repair moved, for the report's assumptions (evidence: the first moved line). */
