@@ -11,7 +11,8 @@ import { withNodePlacementCoverage } from './node-placement-coverage.js';
 import type { RecordingHeader } from '../sources/watch/recording-format.js';
 import { CAUSAL_WINDOW_MS, CausalOrder } from '../timeline/causal-order.js';
 import { replayStream } from './replay-stream.js';
-import { StalledWatchMoves, StalledWatchOrder } from '../timeline/stalled-watch.js';
+import { StalledWatchMoves, StalledWatchOrder, StallsBeyondHorizon } from '../timeline/stalled-watch.js';
+import { withStalledIntervals } from '../analysis/report/stalled-intervals.js';
 import { snapshotReport } from './snapshot-files.js';
 import { dumpShape, shapeOfFormat } from '../sources/watch/dump-shape.js';
 import { podRelistEnds, readControllerLogs, versionFromLog, splitControllerLogs, watchInputsTime, type ControllerLogFile } from './controller-log-files.js';
@@ -191,12 +192,13 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   // resourceVersion order (src/timeline/causal-order.ts).
   let moved = 0;
   const stalled = new StalledWatchMoves();
+  const beyond = new StallsBeyondHorizon();
   const events = new EventsSeen(stop);
   // Merge, taps and causal order without a promise per event (src/pipeline/replay-stream.ts).
   const stream = replayStream(sources.map((s) => s.batches), {
     pulled: (e) => seeReplicaSetLabels(e, labels),
     merged: (e) => events.see(e),
-    causal: new StalledWatchOrder(new CausalOrder(CAUSAL_WINDOW_MS, () => moved++), (e, before) => stalled.see(e, before), (e, at) => stalled.seeRetimed(e, at)),
+    causal: new StalledWatchOrder(new CausalOrder(CAUSAL_WINDOW_MS, () => moved++), (e, before) => stalled.see(e, before), (e, at) => stalled.seeRetimed(e, at), (e, from) => beyond.see(e, from)),
   });
   const k8s = parseK8sVersion(version.info.version);
   // The model holds every owner of the input (--rs narrows the report only): bounded as the reading is.
@@ -261,6 +263,8 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
   report = withNodePlacementCoverage(report, sources.map((s) => ({ file: s.coverage().file, header: s.coverage().header as Partial<RecordingHeader> | undefined })));
   // A recording whose watch never worked: the time after its initial list is unknown.
   report = withWatchCoverage(report, sources.map((s) => s.coverage() as WatchCoverageInput));
+  // A watch stalled beyond the horizon kexp repairs: what rests on the order in that time is unknown.
+  report = withStalledIntervals(report, beyond.intervals);
   if (opts.rs && report.replicaSets.length === 0) {
     warnings.push(`ReplicaSet ${opts.rs} does not appear in the input`);
     opts.onWarning?.(`ReplicaSet ${opts.rs} does not appear in the input`);

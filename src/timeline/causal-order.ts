@@ -25,7 +25,7 @@
  */
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
-import { canonicalRevision, lessRevision } from './resource-version.js';
+import { canonicalRevision, dropTaken, lowestHeldBelow } from './resource-version.js';
 
 /** Receive-time distance within which separate watches' updates are ordered by resourceVersion. */
 export const CAUSAL_WINDOW_MS = 500;
@@ -54,6 +54,8 @@ function revision(e: TimelineEvent): string | undefined {
 export class CausalOrder {
   private readonly buf = new Fifo<Slot>();
   private readonly byKind = new Map<string, Fifo<Slot>>();
+  /** The queues of `byKind` as an array (scanned per released update). */
+  private readonly kinds: Array<{ key: string; q: Fifo<Slot> }> = [];
   /** The time of the last event released (a moved event is never placed before it). */
   private lastAt = -Infinity;
 
@@ -76,7 +78,10 @@ export class CausalOrder {
       slot.rv = rv;
       slot.kind = e.kind;
       let q = this.byKind.get(e.kind);
-      if (!q) this.byKind.set(e.kind, (q = new Fifo()));
+      if (!q) {
+        this.byKind.set(e.kind, (q = new Fifo()));
+        this.kinds.push({ key: e.kind, q });
+      }
       q.push(slot);
     }
     this.release(e.at, out);
@@ -89,21 +94,12 @@ export class CausalOrder {
 
   /** Moves every event older than `until - windowMs` (all, when undefined) to `out`. */
   private release(until: number | undefined, out: TimelineEvent[]): void {
-    const { buf, byKind, windowMs } = this;
+    const { buf, kinds, windowMs } = this;
     for (;;) {
       dropTaken(buf);
       const head = buf.peek();
       if (!head || (until !== undefined && head.e.at >= until - windowMs)) return;
-      let pick: Slot | undefined;
-      if (head.rv !== undefined && byKind.size > 1) {
-        for (const [kind, q] of byKind) {
-          if (kind === head.kind) continue;
-          dropTaken(q);
-          const f = q.peek();
-          if (!f || f.e.at - head.e.at > windowMs) continue;
-          if (lessRevision(f.rv!, pick?.rv ?? head.rv)) pick = f;
-        }
-      }
+      const pick = head.rv !== undefined && kinds.length > 1 ? lowestHeldBelow(kinds, head, head.kind, -Infinity, windowMs, false) : undefined;
       if (!pick) {
         buf.shift();
         head.taken = true;
@@ -118,10 +114,6 @@ export class CausalOrder {
       this.lastAt = at;
     }
   }
-}
-
-function dropTaken(q: Fifo<Slot>): void {
-  while (q.length && q.peek()!.taken) q.shift();
 }
 
 /**

@@ -29,16 +29,24 @@
  * the list's), and a resource's events after a gap naming it until it delivers a MODIFIED (a
  * relist's items and the DELETED derived for objects it no longer lists carry old revisions).
  * A gap releases everything held (a relist is a new starting point), and nothing moves across it.
- * A stall longer than `horizonMs` is not repaired: its late changes keep their place.
+ * A stall longer than `horizonMs` is not repaired: its late changes keep their place, and
+ * `onBeyondHorizon` names each (a comparable change whose revision lies below one released —
+ * received more than `horizonMs` earlier — from another watch of the same file), with the earliest
+ * time its change can have been made: after the watch's own previous change and after the last
+ * revision checkpoint (one per CHECKPOINT_MS of released comparable changes, with the highest
+ * revision released by then) below its own. StallsBeyondHorizon groups them into the stalled
+ * intervals the report marks unknown (analysis/report/stalled-intervals.ts).
  *
  * Cost: O(watches) per event, as causal-order.ts (each watch delivers in revision order, so the
- * first held change of a watch is its lowest; a FIFO per watch finds it); memory: the events of
- * the last `horizonMs` of input time. Pure: no I/O, no clock.
+ * first held change of a watch is its lowest; a FIFO per watch finds it), plus one revision
+ * comparison per comparable change; memory: the events of the last `horizonMs` of input time,
+ * and per file one checkpoint per CHECKPOINT_MS of input (a time, a revision and a line: ~1 MB per
+ * hour of recording). A late change beyond the horizon costs O(log checkpoints). Pure: no I/O, no clock.
  */
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
 import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
-import { canonicalRevision, lessRevision } from './resource-version.js';
+import { canonicalRevision, dropTaken, lessRevision, lowestHeldBelow } from './resource-version.js';
 
 /**
  * How long a watch may stall and still be put back in revision order: 10 s of input time. Every
@@ -46,6 +54,9 @@ import { canonicalRevision, lessRevision } from './resource-version.js';
  * +70–106 MB peak RSS at 30 s, bench/README.md); a longer stall keeps the recorder's order.
  */
 export const STALL_HORIZON_MS = 10_000;
+
+/** How often (input time) the highest released revision of a file is kept, to date a late change's earliest possible time. */
+export const CHECKPOINT_MS = 250;
 
 /** A stage of the replay's ordering: `push` each event, the events it releases go to `out`. */
 export interface OrderingStage {
@@ -57,7 +68,18 @@ interface Slot {
   e: TimelineEvent;
   rv?: string;
   watch?: string;
+  /** The revisions released from its file (comparable changes only). */
+  revs?: FileRevisions;
   taken: boolean;
+}
+
+/** The highest revision released from one file, and checkpoints of it (time-ordered, revisions non-decreasing). */
+interface FileRevisions {
+  max?: string;
+  /** The time of the first comparable change taken from the file. */
+  firstAt: number;
+  cpAt: number;
+  cps: Array<{ at: number; rv: string }>;
 }
 
 /** The canonical decimal resourceVersion of a comparable change, else undefined. */
@@ -77,9 +99,12 @@ export class StalledWatchOrder implements OrderingStage {
   /** Watches after a gap naming them, until their first MODIFIED. */
   private readonly relisting = new Set<string>();
   /** The watches of `byWatch` as an array (scanned per released change). */
-  private readonly watches: Array<{ watch: string; q: Fifo<Slot> }> = [];
+  private readonly watches: Array<{ key: string; q: Fifo<Slot> }> = [];
   /** Watch keys by file and kind (no string built per event). */
   private readonly keys = new Map<string, Map<string, string>>();
+  private readonly revisionsOf = new Map<string, FileRevisions>();
+  /** Per watch: the receive time of its last comparable change taken. */
+  private readonly prevAt = new Map<string, number>();
   private lastAt = -Infinity;
   private readonly passed: TimelineEvent[] = [];
   /** Per watch shown stalled: the receive time of its last change moved back or in its backlog. */
@@ -89,6 +114,8 @@ export class StalledWatchOrder implements OrderingStage {
     private readonly inner: OrderingStage,
     private readonly onMoved?: (moved: TimelineEvent, before: TimelineEvent) => void,
     private readonly onRetimed?: (late: TimelineEvent, at: number) => void,
+    /** A change received beyond the horizon after a higher revision of another watch (left in place), and the earliest time it can have been made. */
+    private readonly onBeyondHorizon?: (late: TimelineEvent, from: number) => void,
     private readonly windowMs = CAUSAL_WINDOW_MS,
     private readonly horizonMs = STALL_HORIZON_MS,
   ) {}
@@ -131,7 +158,7 @@ export class StalledWatchOrder implements OrderingStage {
       let q = this.byWatch.get(watch);
       if (!q) {
         this.byWatch.set(watch, (q = new Fifo()));
-        this.watches.push({ watch, q });
+        this.watches.push({ key: watch, q });
       }
       if (this.relisting.size && this.relisting.has(watch)) {
         if (e.watchType !== 'MODIFIED') {
@@ -142,9 +169,47 @@ export class StalledWatchOrder implements OrderingStage {
       }
       slot.rv = rv;
       slot.watch = watch;
+      const revs = this.fileRevisions(e.source.file, e.at);
+      slot.revs = revs;
       q.push(slot);
+      this.release(e.at - this.horizonMs, out);
+      // Every change received before e.at - horizonMs is released: a higher revision among them
+      // was received beyond the horizon before this one, which therefore keeps its place.
+      if (revs.max !== undefined && lessRevision(rv, revs.max)) this.onBeyondHorizon?.(e, this.earliest(revs, rv, this.prevAt.get(watch)));
+      this.prevAt.set(watch, e.at);
+      return;
     }
     this.release(e.at - this.horizonMs, out);
+  }
+
+  private fileRevisions(file: string, at: number): FileRevisions {
+    let r = this.revisionsOf.get(file);
+    if (!r) this.revisionsOf.set(file, (r = { firstAt: at, cpAt: -Infinity, cps: [] }));
+    return r;
+  }
+
+  /** The earliest time a change of revision `rv` can have been made: after its watch's previous change and after the last checkpoint below it. */
+  private earliest(revs: FileRevisions, rv: string, prev: number | undefined): number {
+    const { cps } = revs;
+    let lo = 0;
+    let hi = cps.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (lessRevision(cps[mid]!.rv, rv)) lo = mid + 1;
+      else hi = mid;
+    }
+    const below = lo > 0 ? cps[lo - 1]!.at : revs.firstAt;
+    return prev !== undefined && prev > below ? prev : below;
+  }
+
+  /** Notes a released comparable change's revision (and a checkpoint every CHECKPOINT_MS). */
+  private released(s: Slot, at: number): void {
+    const revs = s.revs!;
+    if (revs.max === undefined || lessRevision(revs.max, s.rv!)) revs.max = s.rv!;
+    if (at >= revs.cpAt + CHECKPOINT_MS) {
+      revs.cpAt = at;
+      revs.cps.push({ at, rv: revs.max });
+    }
   }
 
   /**
@@ -180,24 +245,14 @@ export class StalledWatchOrder implements OrderingStage {
       dropTaken(buf);
       const head = buf.peek();
       if (!head || (until !== undefined && head.e.at >= until)) return;
-      let pick: Slot | undefined;
-      if (head.rv !== undefined && watches.length > 1) {
-        const file = head.e.source.file;
-        for (let i = 0; i < watches.length; i++) {
-          const { watch, q } = watches[i]!;
-          if (watch === head.watch) continue;
-          dropTaken(q);
-          const f = q.peek();
-          if (!f || f.e.source.file !== file || f.e.at - head.e.at <= windowMs || f.e.at - head.e.at > this.horizonMs) continue;
-          if (lessRevision(f.rv!, pick?.rv ?? head.rv)) pick = f;
-        }
-      }
+      const pick = head.rv !== undefined && watches.length > 1 ? lowestHeldBelow(watches, head, head.watch, windowMs, this.horizonMs, true) : undefined;
       if (!pick) {
         buf.shift();
         head.taken = true;
         // Its watch's FIFO drops it now (a watch no other one scans would otherwise keep every slot).
         if (head.watch !== undefined) dropTaken(byWatch.get(head.watch)!);
         const at = this.backlogTime(head);
+        if (head.revs !== undefined) this.released(head, at ?? head.e.at);
         if (at === undefined) {
           out.push(head.e);
           this.lastAt = head.e.at;
@@ -212,6 +267,7 @@ export class StalledWatchOrder implements OrderingStage {
       if (pick.watch !== undefined) this.lateUntil.set(pick.watch, pick.e.at);
       this.onMoved?.(pick.e, head.e);
       const at = this.lastAt < head.e.at ? Math.max(head.e.at - MOVED_AHEAD_MS, (this.lastAt + head.e.at) / 2) : head.e.at;
+      this.released(pick, at);
       out.push({ ...pick.e, at } as TimelineEvent);
       this.lastAt = at;
     }
@@ -238,10 +294,6 @@ export function ownTimeBound(e: TimelineEvent): number | undefined {
     }
   }
   return Number.isFinite(latest) ? latest + 1000 : undefined;
-}
-
-function dropTaken(q: Fifo<Slot>): void {
-  while (q.length && q.peek()!.taken) q.shift();
 }
 
 /** What the stalled watches' repair moved, for the report's assumptions (evidence: the first moved line). */
@@ -293,4 +345,59 @@ export class StalledWatchMoves {
 
 function duration(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+/**
+ * One watch of a recording stalled beyond the horizon: its changes received late whose revisions
+ * lie below ones other watches delivered more than STALL_HORIZON_MS earlier. Their order against
+ * everything received from `from` to `until` is the recorder's, not the apiserver's.
+ */
+export interface StalledInterval {
+  file: string;
+  /** The object kind the stalled watch delivers (Pod, ReplicaSet, Event, …). */
+  kind: string;
+  /** The earliest time its first late change can have been made (epoch ms, replay time). */
+  from: number;
+  /** The receive time of its last late change. */
+  until: number;
+  /** Lines of its first and last late change (the backlog) in `file`. */
+  firstLine: number;
+  lastLine: number;
+  /** Late changes beyond the horizon. */
+  count: number;
+  /** The namespaces of the late changes' objects; undefined when one is cluster-scoped (a Node): every namespace. */
+  namespaces?: ReadonlySet<string>;
+}
+
+/**
+ * Collects StalledWatchOrder's changes beyond the horizon into stalled intervals, one per watch
+ * and stall: a late change whose earliest time is before the end of its watch's current interval
+ * (or within CAUSAL_WINDOW_MS after it) extends that interval. O(1) per late change.
+ */
+export class StallsBeyondHorizon {
+  readonly intervals: StalledInterval[] = [];
+  private readonly current = new Map<string, { iv: StalledInterval; ns?: Set<string> }>();
+
+  see(late: TimelineEvent, from: number): void {
+    if (late.type !== 'observed') return;
+    const key = `${late.source.file}\0${late.kind}`;
+    const md = late.object?.metadata as { namespace?: unknown; name?: unknown } | undefined;
+    const ns = typeof md?.namespace === 'string' && md.namespace ? md.namespace : late.kind === 'Namespace' && typeof md?.name === 'string' ? md.name : undefined;
+    let cur = this.current.get(key);
+    if (!cur || from > cur.iv.until + CAUSAL_WINDOW_MS) {
+      const set = new Set<string>();
+      const iv: StalledInterval = { file: late.source.file, kind: late.kind, from, until: late.at, firstLine: late.source.line, lastLine: late.source.line, count: 0, namespaces: set };
+      this.intervals.push(iv);
+      this.current.set(key, (cur = { iv, ns: set }));
+    }
+    const iv = cur.iv;
+    iv.count++;
+    if (from < iv.from) iv.from = from;
+    if (late.at > iv.until) iv.until = late.at;
+    if (late.source.line > iv.lastLine) iv.lastLine = late.source.line;
+    if (ns === undefined) {
+      cur.ns = undefined;
+      delete iv.namespaces;
+    } else cur.ns?.add(ns);
+  }
 }

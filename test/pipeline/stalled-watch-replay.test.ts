@@ -12,6 +12,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
+import { exitCodeFor } from '../../src/cli/report-exit.js';
+import { withStalledIntervals } from '../../src/analysis/report/stalled-intervals.js';
 import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
 import { validateReport } from '../support/report-schema.js';
 
@@ -69,7 +71,8 @@ test('record-through-faults with the controller\'s log fused: kexp\'s account no
 /**
  * A clean recording with one watch stalled: the lines of `src` received in [from, from + ms) —
  * `from` the receive time of its `index`th change — are delivered at from + ms, as the recorder's
- * watch delivers its backlog when it resumes (each 10 µs apart, in their order).
+ * watch delivers its backlog when it resumes (each 10 µs apart, in their order); the recording's
+ * end line, when it came before, comes 1 ms after the backlog (the recorder ends after it).
  */
 function stall(text: string, src: string, index: number, ms: number): string {
   const [header, ...body] = text.split('\n').filter(Boolean);
@@ -82,6 +85,10 @@ function stall(text: string, src: string, index: number, ms: number): string {
     const late = l.event && l.src === src && !l.synthetic && t >= from && t < from + ms;
     return { l, i, at: late ? from + ms + 0.01 * k++ : t, late };
   });
+  const lastLate = Math.max(...timed.filter((x) => x.late).map((x) => x.at));
+  for (const x of timed) {
+    if ((x.l as { end?: unknown }).end !== undefined && x.at <= lastLate) Object.assign(x, { at: lastLate + 1, late: true });
+  }
   timed.sort((a, b) => a.at - b.at || a.i - b.i);
   const iso = (at: number) => `${new Date(Math.floor(at)).toISOString().slice(0, -1)}${String(Math.round((at % 1) * 1000)).padStart(3, '0')}Z`;
   return [header, ...timed.map((x) => JSON.stringify(x.late ? { ...x.l, recv: iso(x.at) } : x.l))].join('\n') + '\n';
@@ -120,4 +127,84 @@ test('a clean recording with its ReplicaSet or pods watch stalled 3 s concludes 
     writeFileSync(f, stall(readFileSync(clean, 'utf8'), src, index, 3000));
     assert.deepEqual(await conclusions(f), await conclusions(clean), `${name} with its ${src} watch stalled 3 s`);
   }
+});
+
+test('a clean recording whose watch stalled 3 s says nothing of a stall beyond the horizon, and its report is the same object', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kexp-stalled-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const f = join(dir, 'scale-down-graceful-pods.kexp.jsonl');
+  writeFileSync(f, stall(readFileSync('examples/scale-down-graceful.kexp.jsonl', 'utf8'), 'pods', 0, 3000));
+  const { report, problems } = await replayFiles({ files: [f] });
+  assert.deepEqual(problems, []);
+  assert.ok(report.coverage.assumptions.some((a) => /^A stalled watch of the recorder \(Pod/.test(a)), 'the 3 s stall is repaired and named');
+  assert.ok(!report.coverage.assumptions.some((a) => /beyond the 10 s/.test(a)), report.coverage.assumptions.join('\n'));
+  assert.ok(report.replicaSets.every((r) => !JSON.stringify(r).includes('watch stalled')));
+  assert.equal(withStalledIntervals(report, []), report);
+});
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A 30 s stall of `src` in examples/NAME: the report, its one stalled interval [from, until] from the assumption, and its exit code. */
+async function stalled30(dir: string, name: string, src: string, index: number, kind: string, firstLine: number, changes: number) {
+  const f = join(dir, `${name}-${src}-30s.kexp.jsonl`);
+  writeFileSync(f, stall(readFileSync(`examples/${name}.kexp.jsonl`, 'utf8'), src, index, 30_000));
+  const { report, problems } = await replayFiles({ files: [f] });
+  assert.deepEqual(problems, []);
+  assert.deepEqual(validateReport(report), []);
+  const lines = report.coverage.assumptions.filter((a) => /beyond the 10 s/.test(a));
+  assert.equal(lines.length, 1, report.coverage.assumptions.join('\n'));
+  const m = new RegExp(
+    `^A stalled watch of the recorder beyond the 10 s kexp puts back in resourceVersion order: the ${kind} watch of ${esc(f)} stalled 30 s, ` +
+      `from (\\S+) to (\\S+) — ${changes} change\\(s\\) it delivered by \\2 \\(first at ${esc(f)}:${firstLine}\\) carry resourceVersions below ones other watches had delivered more than 10 s earlier, ` +
+      `and were made no earlier than \\1\\. The order of the changes in that time is the recorder's, not the apiserver's: the findings, gated windows and rounds there \\(namespace kexp-${name}\\) have basis unknown\\.$`,
+  ).exec(lines[0]!);
+  assert.ok(m, lines[0]);
+  const [from, until] = [Date.parse(m[1]!), Date.parse(m[2]!)];
+  const inside = (at: string | undefined) => at !== undefined && Date.parse(at) >= from && Date.parse(at) <= until;
+  const rs = report.replicaSets.find((r) => r.key === `kexp-${name}/web`)!;
+  const why = new RegExp(`the recorder's ${kind} watch stalled 30 s \\(${esc(m[1]!)} to ${esc(m[2]!)}; its backlog first at ${esc(f)}:${firstLine}\\): the order of the changes in that time is the recorder's, not the apiserver's`);
+  for (const x of rs.findings.filter((x) => inside(x.at))) {
+    assert.equal(x.basis, 'unknown', x.id);
+    assert.match(x.explanation, why, x.id);
+  }
+  for (const x of rs.rounds.filter((x) => inside(x.at))) {
+    assert.equal(x.basis, 'unknown', x.at);
+    assert.match(x.note ?? '', why);
+  }
+  for (const w of rs.gatedWindows.filter((w) => inside(w.start) || inside(w.end))) {
+    assert.equal(w.basis, 'unknown', w.start);
+    assert.match(w.note ?? '', why);
+  }
+  return { report, rs, from, until, code: exitCodeFor(report, problems.length) };
+}
+
+test('a clean recording with its ReplicaSet watch stalled 30 s, beyond the horizon: named, what rests on that time unknown, and the exit code no longer rests on it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kexp-stalled-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // scale-up-gated with the ReplicaSet's scale to 5 (its 2nd change) held 30 s: in the recorder's
+  // order the 5 pods come before it — a "surplus" the controller deleted, a round still gated at
+  // the end (exit 3 before this stall was seen; the clean recording exits 0).
+  const { rs, code } = await stalled30(dir, 'scale-up-gated', 'replicasets', 1, 'ReplicaSet', 14, 4);
+  const surplus = rs.findings.find((x) => x.id === 'surplus-create');
+  assert.equal(surplus?.basis, 'unknown', 'kept, not dropped, with basis unknown');
+  assert.deepEqual(rs.rounds.map((r) => `${r.kind} ${r.basis}`), ['delete unknown', 'delete unknown', 'delete unknown', 'delete unknown', 'delete unknown']);
+  assert.equal(rs.verdict.state, 'gated');
+  assert.equal(rs.verdict.basis, 'unknown');
+  assert.match(rs.verdict.summary, /basis unknown: the recorder's ReplicaSet watch stalled 30 s/);
+  assert.equal(code, 0);
+});
+
+test('a clean recording with its pods watch stalled 30 s from the scale-down on: the round before keeps its basis, the ones inside and the verdict are unknown', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'kexp-stalled-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // scale-down-graceful with the pods' changes from the scale 5→2 on held 30 s: in the recorder's
+  // order the round the controller made after them (create 2, its pods seen deleted) is still
+  // gated at the end (exit 3 before this stall was seen; the clean recording exits 0).
+  const { rs, from, code } = await stalled30(dir, 'scale-down-graceful', 'pods', 10, 'Pod', 35, 9);
+  assert.deepEqual(rs.rounds.map((r) => `${r.kind} ${r.n} ${r.basis}`), ['create 5 inferred', 'delete 3 unknown', 'create 2 unknown']);
+  assert.ok(Date.parse(rs.rounds[0]!.at) < from);
+  assert.deepEqual(rs.gatedWindows.map((w) => `${w.endedBy} ${w.basis}`), ['fulfilled inferred', 'fulfilled unknown', 'open unknown']);
+  assert.equal(rs.findings.find((x) => x.id === 'gated-at-end')?.basis, 'unknown');
+  assert.deepEqual([rs.verdict.state, rs.verdict.basis], ['gated', 'unknown']);
+  assert.equal(code, 0);
 });

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { CausalOrder, MOVED_AHEAD_MS } from '../../src/timeline/causal-order.js';
-import { ownTimeBound, StalledWatchMoves, StalledWatchOrder } from '../../src/timeline/stalled-watch.js';
+import { ownTimeBound, StalledWatchMoves, StalledWatchOrder, StallsBeyondHorizon } from '../../src/timeline/stalled-watch.js';
 import type { TimelineEvent } from '../../src/timeline/event.js';
 
 const T0 = Date.parse('2026-12-01T22:05:54.000Z');
@@ -122,4 +122,69 @@ test('a watch no other one scans holds no released change (memory bounded by the
   assert.ok(held <= 110, `held ${held}`);
   stage.end(out);
   assert.equal(out.length, 5000);
+});
+
+/** The stage with StallsBeyondHorizon collecting what it leaves in place. */
+function beyond(events: TimelineEvent[]): { out: string[]; stalls: StallsBeyondHorizon } {
+  const stalls = new StallsBeyondHorizon();
+  const stage = new StalledWatchOrder(new CausalOrder(), undefined, undefined, (e, from) => stalls.see(e, from));
+  const out: TimelineEvent[] = [];
+  for (const e of events) stage.push(e, out);
+  stage.end(out);
+  return { out: out.map((e) => `${+(e.at - T0).toFixed(4)}:${e.type === 'observed' ? (e.object.metadata as { name?: string }).name : e.type}`), stalls };
+}
+
+test('a stall beyond the horizon keeps the recorder\'s order and is named: its watch, its backlog\'s lines, from the last revision below its first change to its last', () => {
+  const events: TimelineEvent[] = [];
+  // The Events watch delivers revisions 100, 102, 104, … every 100 ms; the pods watch stalls
+  // after its change at 500 ms (rev 109) and delivers its backlog (revs 111, 121) at 30 s.
+  for (let i = 0; i < 100; i++) events.push(ev(i * 100, 'Event', 'ADDED', String(100 + 2 * i), `e${i}`));
+  events.push(ev(450, 'Pod', 'MODIFIED', '109', 'p-before'));
+  events.push(ev(30_000, 'Pod', 'MODIFIED', '111', 'p-late-1'));
+  events.push(ev(30_000.01, 'Pod', 'MODIFIED', '121', 'p-late-2'));
+  events.push(ev(30_000.02, 'Pod', 'MODIFIED', '400', 'p-current'));
+  events.sort((a, b) => a.at - b.at);
+  const { out, stalls } = beyond(events);
+  // Left in place: after every Event, received at 30 s.
+  assert.deepEqual(out.slice(-3), ['30000:p-late-1', '30000.01:p-late-2', '30000.02:p-current']);
+  assert.equal(stalls.intervals.length, 1);
+  const iv = stalls.intervals[0]!;
+  assert.deepEqual([iv.file, iv.kind, iv.count, iv.firstLine, iv.lastLine, Math.round((iv.until - T0) * 100) / 100], ['rec.kexp.jsonl', 'Pod', 2, 30_000, 30_000.01, 30_000.01]);
+  // Rev 111 lies above the Events' 110 (at 500 ms): no earlier than the checkpoint at or before it
+  // (every 250 ms), and not before the pod watch's own previous change (450 ms).
+  assert.ok(iv.from - T0 >= 450 && iv.from - T0 <= 500, String(iv.from - T0));
+  assert.deepEqual([...iv.namespaces!], ['ns']);
+});
+
+test('no stall beyond the horizon: within it (repaired), in order, across files, initial lists, relists', () => {
+  // 3.9 s (record-through-faults): repaired, not named.
+  assert.equal(beyond([ev(480, 'Event', 'ADDED', '1925', 'e'), ev(4398, 'ReplicaSet', 'MODIFIED', '1922', 'rs')]).stalls.intervals.length, 0);
+  // 9.9 s: still within the horizon.
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '30', 'e'), ev(9900, 'Pod', 'MODIFIED', '20', 'p')]).stalls.intervals.length, 0);
+  // 11 s: beyond.
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '30', 'e'), ev(11_000, 'Pod', 'MODIFIED', '20', 'p')]).stalls.intervals.length, 1);
+  // In revision order, however far apart.
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '10', 'e'), ev(60_000, 'Pod', 'MODIFIED', '20', 'p')]).stalls.intervals.length, 0);
+  // Another file's revisions, an initial list's items, a relist's ADDED: not compared.
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '30', 'e'), ev(11_000, 'Pod', 'MODIFIED', '20', 'p', { file: 'other.kexp.jsonl' })]).stalls.intervals.length, 0);
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '30', 'e'), ev(11_000, 'Pod', 'ADDED', '20', 'p', { listed: 'initial-list' })]).stalls.intervals.length, 0);
+  assert.equal(beyond([ev(0, 'Event', 'ADDED', '30', 'e'), gap(10_000, ['Pod']), ev(11_000, 'Pod', 'ADDED', '20', 'relisted')]).stalls.intervals.length, 0);
+});
+
+test('two stalls of one watch are two intervals; a cluster-scoped late object names every namespace', () => {
+  const stalls = new StallsBeyondHorizon();
+  const late = (ms: number, kind: 'Pod' | 'ReplicaSet', clusterScoped = false) => {
+    const e = ev(ms, kind, 'MODIFIED', '1', 'x');
+    if (clusterScoped) delete (e as { object: { metadata: { namespace?: string } } }).object.metadata.namespace;
+    return e;
+  };
+  stalls.see(late(30_000, 'Pod'), T0);
+  stalls.see(late(30_001, 'Pod'), T0 + 30_000);
+  stalls.see(late(90_000, 'Pod'), T0 + 60_000);
+  stalls.see(late(90_000, 'ReplicaSet', true), T0 + 70_000);
+  assert.deepEqual(stalls.intervals.map((i) => [i.kind, i.from - T0, i.until - T0, i.count, i.namespaces ? [...i.namespaces] : 'all']), [
+    ['Pod', 0, 30_001, 2, ['ns']],
+    ['Pod', 60_000, 90_000, 1, ['ns']],
+    ['ReplicaSet', 70_000, 90_000, 1, 'all'],
+  ]);
 });
