@@ -135,7 +135,10 @@ export class Delivery {
     const key = `${e.object.metadata.namespace}/${r.name}`;
     const t = this.tracks.get(key);
     const c = this.controller.podCounts(key);
-    if (t?.rs && c && t.deletedAt === undefined) this.series.push(t, { at: e.at, desired: desiredReplicas(t.rs), ...c });
+    if (!t?.rs || !c || t.deletedAt !== undefined) return;
+    const desired = desiredReplicas(t.rs);
+    // Most pod events change no count: no point built for the series to drop.
+    if (!this.series.repeats(t, desired, c)) this.series.push(t, { at: e.at, desired, ...c });
   }
 
   /** What a pod observation shows about the ReplicaSet controlling it: a name reused under a chosen key, a failure. */
