@@ -306,7 +306,16 @@ export function objectKey(meta: ObjectMeta): string {
 
 /** metav1.GetControllerOf: the ownerReference with controller=true, or undefined. */
 export function controllerRefOf(meta: ObjectMeta): OwnerReference | undefined {
-  return (meta.ownerReferences ?? []).find((r) => r.controller === true);
+  const refs = meta.ownerReferences;
+  if (refs === undefined || refs === null) return undefined;
+  // A loop, not `.find` with a closure: read on every pod event by several stages (a list of the
+  // wrong shape goes through `.find`, which throws as before).
+  if (!Array.isArray(refs)) return (refs as OwnerReference[]).find((r) => r.controller === true);
+  for (let i = 0; i < refs.length; i++) {
+    const r = refs[i]!;
+    if (r.controller === true) return r;
+  }
+  return undefined;
 }
 
 /**

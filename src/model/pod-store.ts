@@ -101,6 +101,27 @@ export class PodCounter {
     } else inner.set(ref.uid, v);
   }
 
+  /**
+   * `old` replaced by `p` in the cache: add(old, −1) then add(p, 1), skipped when that changes
+   * nothing — the usual update (same namespace and controllerRef UID, the predicate's answer
+   * unchanged), which would otherwise delete and re-make an owner's entry whose count is 1.
+   */
+  replace(old: Pod, p: Pod): void {
+    const a = controllerRefOf(old.metadata);
+    const b = controllerRefOf(p.metadata);
+    if (a && b && a.uid === b.uid && old.metadata.namespace === p.metadata.namespace) {
+      let same: boolean;
+      try {
+        same = this.pred(old) === this.pred(p);
+      } catch {
+        same = false; // the two adds below throw as they did
+      }
+      if (same) return;
+    }
+    this.add(old, -1);
+    this.add(p, 1);
+  }
+
   /** Forgets every count (the cache was cleared). */
   reset(): void {
     this.n.clear();
@@ -156,8 +177,8 @@ export class PodStore extends Map<string, Pod> {
     // always constructed empty.
     const old = this.entry.get(key);
     for (const c of this.counters) {
-      if (old) c.add(old.pod, -1);
-      c.add(pod, 1);
+      if (old) c.replace(old.pod, pod);
+      else c.add(pod, 1);
     }
     if (old) {
       // The usual update (status, labels) keeps the pod in the same buckets: replace it in place

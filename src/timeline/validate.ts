@@ -17,20 +17,23 @@ const MAX_INT32 = 2 ** 31 - 1;
 function stringMap(v: unknown, what: string): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (!isRecord(v)) return `${what} is not an object`;
-  // Keys, not entries: no pair array per label on the per-event path.
-  for (const k of Object.keys(v)) if (typeof v[k] !== 'string') return `${what}.${k} is not a string`;
+  // for…in, not Object.keys or entries: no array per object on the per-event path (a parsed JSON
+  // object inherits no enumerable key, so the keys and their order are Object.keys').
+  for (const k in v) if (typeof v[k] !== 'string') return `${what}.${k} is not a string`;
   return undefined;
 }
 
+/** A field that must be a string when present (undefined and null are absent). */
+const notString = (v: unknown): boolean => v !== undefined && v !== null && typeof v !== 'string';
+
 const META_STRINGS = ['name', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'] as const;
 const REF_STRINGS = ['kind', 'name', 'uid'] as const;
-const POD_STATUS_LISTS = ['conditions', 'containerStatuses', 'initContainerStatuses'] as const;
 
 function checkMeta(m: unknown): string | undefined {
   if (!isRecord(m)) return 'metadata is not an object';
-  for (const f of META_STRINGS) {
-    const v = m[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') return `metadata.${f} is not a string`;
+  // META_STRINGS, in its order, each field read by name (one inline cache per field instead of a keyed read).
+  if (notString(m.name) || notString(m.namespace) || notString(m.uid) || notString(m.resourceVersion) || notString(m.creationTimestamp) || notString(m.deletionTimestamp)) {
+    for (const f of META_STRINGS) if (notString(m[f])) return `metadata.${f} is not a string`;
   }
   const l = stringMap(m.labels, 'metadata.labels') ?? stringMap(m.annotations, 'metadata.annotations');
   if (l) return l;
@@ -40,7 +43,9 @@ function checkMeta(m: unknown): string | undefined {
     for (let i = 0; i < refs.length; i++) {
       const r: unknown = refs[i];
       if (!isRecord(r)) return `metadata.ownerReferences[${i}] is not an object`;
-      for (const f of REF_STRINGS) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
+      if (typeof r.kind !== 'string' || typeof r.name !== 'string' || typeof r.uid !== 'string') {
+        for (const f of REF_STRINGS) if (typeof r[f] !== 'string') return `metadata.ownerReferences[${i}].${f} is missing or not a string`;
+      }
     }
   }
   return undefined;
@@ -71,13 +76,19 @@ function checkPod(o: Record<string, unknown>): string | undefined {
   if (st === undefined || st === null) return undefined;
   if (!isRecord(st)) return 'status is not an object';
   if (st.phase !== undefined && st.phase !== null && typeof st.phase !== 'string') return 'status.phase is not a string';
-  for (const f of POD_STATUS_LISTS) {
-    const v = st[f];
-    if (v === undefined || v === null) continue;
-    if (!Array.isArray(v)) return `status.${f} is not a list of objects`;
-    for (let i = 0; i < v.length; i++) if (!isRecord(v[i])) return `status.${f} is not a list of objects`;
-  }
+  // The status lists, each read by name.
+  if (!absentOrRecords(st.conditions)) return 'status.conditions is not a list of objects';
+  if (!absentOrRecords(st.containerStatuses)) return 'status.containerStatuses is not a list of objects';
+  if (!absentOrRecords(st.initContainerStatuses)) return 'status.initContainerStatuses is not a list of objects';
   return undefined;
+}
+
+/** Absent (undefined, null) or an array of JSON objects. */
+function absentOrRecords(v: unknown): boolean {
+  if (v === undefined || v === null) return true;
+  if (!Array.isArray(v)) return false;
+  for (let i = 0; i < v.length; i++) if (!isRecord(v[i])) return false;
+  return true;
 }
 
 function checkReplicaSet(o: Record<string, unknown>): string | undefined {

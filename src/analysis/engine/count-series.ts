@@ -21,6 +21,12 @@ export class CountSeries {
 
   constructor(private readonly maxPoints: number) {}
 
+  /** Whether a point of these counts would repeat the track's last one (`push` would drop it): lets a caller skip building it. */
+  repeats(t: RsTrack, desired: number, c: { active: number; terminating: number; ready: number }): boolean {
+    const prev = this.seriesOf.get(t)?.last();
+    return prev !== undefined && prev.desired === desired && prev.active === c.active && prev.terminating === c.terminating && prev.ready === c.ready;
+  }
+
   /** Appends a series point when any count changed (kept under maxPoints by thinning the middle). */
   push(t: RsTrack, p: CountPoint): void {
     let series = this.seriesOf.get(t);

@@ -99,21 +99,21 @@ export class Delivery {
     if (!pod.metadata?.name || !pod.metadata.namespace) return;
     const ref = controllerRefOf(pod.metadata);
     const kind = this.owner.kind;
-    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source, objectKey(pod.metadata));
-    const old = this.controller.pods.get(objectKey(pod.metadata));
+    // The pod's key, made once for every lookup below (a fresh `ns/name` string is hashed anew by each map it is looked up in).
+    const pk = objectKey(pod.metadata);
+    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source, pk);
+    const old = this.controller.pods.get(pk);
     const oldRef = old ? controllerRefOf(old.metadata) : undefined;
     if (old && oldRef?.kind === kind && (!ref || ref.uid !== oldRef.uid)) {
       // An expected-delete pod that lost its controllerRef before its deletion was observed (case 8).
       const rsKey = `${pod.metadata.namespace}/${oldRef.name}`;
       const t = this.tracks.get(rsKey);
-      const pk = objectKey(pod.metadata);
       if (t && this.controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
         t.orphanedExpected.push({ at: e.at, podKey: pk, source: e.source });
       }
       this.provenance.noteTrigger(rsKey, e.source, pk);
     }
-    if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old);
-    const pk = objectKey(pod.metadata);
+    if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old, pk);
     if (!old && e.watchType !== 'DELETED' && pod.metadata.deletionTimestamp && ref?.kind === kind) {
       // First seen already terminating: addPod routes it to deletePod (every pod-owning controller),
       // so a record waiting for creations never counts it.
@@ -124,23 +124,29 @@ export class Delivery {
     }
     this.sightings.note(e.watchType === 'DELETED', pod, pk, ref, e.at, e.source);
     if (!this.view.deliverPod(e, pk, ref, old)) return;
-    // Counts change with every pod event, not only at syncs: sample them here too.
-    for (const r of [ref, oldRef]) {
-      if (r?.kind !== kind) continue;
-      const key = `${pod.metadata.namespace}/${r.name}`;
-      const t = this.tracks.get(key);
-      const c = this.controller.podCounts(key);
-      if (t?.rs && c && t.deletedAt === undefined) this.series.push(t, { at: e.at, desired: desiredReplicas(t.rs), ...c });
-    }
+    // Counts change with every pod event, not only at syncs: sample them here too (the new owner, then the old).
+    this.sampleCounts(e, ref);
+    this.sampleCounts(e, oldRef);
+  }
+
+  /** A point of the owner's count series after a pod event, if `r` is an owner of the tracked kind. */
+  private sampleCounts(e: ObservedEvent & { kind: 'Pod' }, r: OwnerReference | undefined): void {
+    if (r?.kind !== this.owner.kind) return;
+    const key = `${e.object.metadata.namespace}/${r.name}`;
+    const t = this.tracks.get(key);
+    const c = this.controller.podCounts(key);
+    if (!t?.rs || !c || t.deletedAt !== undefined) return;
+    const desired = desiredReplicas(t.rs);
+    // Most pod events change no count: no point built for the series to drop.
+    if (!this.series.repeats(t, desired, c)) this.series.push(t, { at: e.at, desired, ...c });
   }
 
   /** What a pod observation shows about the ReplicaSet controlling it: a name reused under a chosen key, a failure. */
-  private notePodOfReplicaSet(e: ObservedEvent & { kind: 'Pod' }, pod: Pod, ref: OwnerReference, old: Pod | undefined): void {
+  private notePodOfReplicaSet(e: ObservedEvent & { kind: 'Pod' }, pod: Pod, ref: OwnerReference, old: Pod | undefined, pk: string): void {
     const rsKey = `${pod.metadata.namespace}/${ref.name}`;
     // Name reuse: a deletion observation of a chosen key by a pod with another UID (case 14).
     if (e.watchType === 'DELETED' || pod.metadata.deletionTimestamp) {
       const t = this.tracks.get(rsKey);
-      const pk = objectKey(pod.metadata);
       const chosenUid = t?.chosen.get(pk);
       if (t && chosenUid && pod.metadata.uid && chosenUid !== pod.metadata.uid && this.controller.expectations.getDeleteKeys(rsKey).includes(pk)) {
         t.nameReuse.push({ at: e.at, podKey: pk, chosenUid, observedUid: pod.metadata.uid, source: e.source });
@@ -151,10 +157,9 @@ export class Delivery {
       const failures = this.tracks.of(rsKey).podFailures;
       // Failed is terminal: a later observation of the same pod (its deletion, a finalizer PATCH's
       // response) without the state before it is no second failure.
-      const pk = objectKey(pod.metadata);
       if (failures.some((f) => f.pod === pk && f.createdAt === (Number.isNaN(created) ? undefined : created))) return;
       failures.push({
-        pod: objectKey(pod.metadata), failedAt: e.at, reason: typeof pod.status.reason === 'string' && pod.status.reason ? pod.status.reason : 'Failed', source: e.source, ...(Number.isNaN(created) ? {} : { createdAt: created }),
+        pod: pk, failedAt: e.at, reason: typeof pod.status.reason === 'string' && pod.status.reason ? pod.status.reason : 'Failed', source: e.source, ...(Number.isNaN(created) ? {} : { createdAt: created }),
       });
     }
   }

@@ -86,6 +86,13 @@ const GONE_KEPT = 10_000;
 
 type HeldController = Pick<EngineController, 'expectations' | 'withholdPod' | 'restorePod' | 'deliverPod' | 'runDue'>;
 
+/** `e`, a later state of pod `pk` delivered as usual, kept on its departure `x` (same pod: same key, no other UID). */
+function noteLater(x: Departure, e: TimelineEvent & { type: 'observed'; kind: 'Pod' }, pk: string): void {
+  if (x.pk !== pk || (e.object.metadata.uid && x.active.metadata.uid && e.object.metadata.uid !== x.active.metadata.uid)) return;
+  x.latest = e.object;
+  x.deleted = e.watchType === 'DELETED';
+}
+
 export class HeldDeletions {
   /** Per ReplicaSet key: departures not yet settled by a status write (in input order). */
   private readonly departures = new Map<string, Departure[]>();
@@ -140,14 +147,9 @@ export class HeldDeletions {
     const h = this.held.get(pk);
     if (!h) {
       // A later state of a departed pod, delivered as usual: kept for when a write holds it (or a 404 pins it).
-      const later = (x: Departure) => {
-        if (x.pk !== pk || (e.object.metadata.uid && x.active.metadata.uid && e.object.metadata.uid !== x.active.metadata.uid)) return;
-        x.latest = e.object;
-        x.deleted = e.watchType === 'DELETED';
-      };
-      for (const d of this.departures.values()) for (const x of d) later(x);
+      if (this.departures.size > 0) for (const d of this.departures.values()) for (const x of d) noteLater(x, e, pk);
       const g = this.gone.get(pk);
-      if (g) later(g);
+      if (g) noteLater(g, e, pk);
       return false;
     }
     if (e.object.metadata.uid && h.active.metadata.uid && e.object.metadata.uid !== h.active.metadata.uid) {

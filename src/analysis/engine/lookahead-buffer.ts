@@ -23,8 +23,13 @@
  * pod, or of the cache — no new answer. Exact only while the buffer is in `at` order
  * (`sortedByAt`, so a read's end is a binary search); the alignment scans otherwise.
  *
- * Cost: O(keys) per push and shift (two map updates per pod event); a `merged` read is
- * O(matches · keys). Memory: the buffered events, plus one standing per live counted pod.
+ * Cost: O(keys) per push (one map lookup per key, one per pod event for its pod's record) and
+ * per shift (no lookup: each buffered event holds its postings and its pod's record); a `merged`
+ * read is O(matches · keys). A key whose postings empty, and a pod with no buffered event and no
+ * standing, are swept when the buffer compacts (every ≥ 4,096 shifts), not one by one: a pod's
+ * postings are reused across its visits to the look-ahead instead of built and dropped each time.
+ * Memory: the buffered events, one record per live counted pod, and the keys and pods seen since
+ * the last compaction.
  *
  * Pure data structure: no I/O, no clock.
  */
@@ -73,6 +78,22 @@ interface Postings {
   head: number;
 }
 
+/** One pod (objectKey) of the look-ahead: its index keys, made once, and its standings. */
+interface PodTrack {
+  readonly key: string;
+  /** `pod:NS/NAME` and `podt:NS`. */
+  readonly podKey: string;
+  readonly turnKey: string;
+  /** The controllerRef UID `ownKey` was made for (`own:UID`). */
+  ownUid: string | undefined;
+  ownKey: string;
+  /** Standing of its last pushed event, of its last delivered (shifted) event; undefined: none. */
+  pushed: string | undefined;
+  shifted: string | undefined;
+  /** Its events in the buffer. */
+  pending: number;
+}
+
 /** What the view alignment reads of the look-ahead through the index (view-alignment.ts `scanAhead`). */
 export type LookaheadIndex = Pick<LookaheadBuffer, 'sortedByAt' | 'positionAfter' | 'endPosition' | 'at' | 'merged' | 'divergedPods'>;
 
@@ -86,7 +107,8 @@ const callTime = (e: TimelineEvent): number => (e.type === 'write' ? (e.received
 
 export class LookaheadBuffer {
   private items: TimelineEvent[] = [];
-  private keys: Array<string[] | undefined> = [];
+  /** Per buffered event: the postings it is in (its keys', see keysOf). */
+  private keys: Array<Postings[] | undefined> = [];
   private head = 0;
   /** Absolute position of items[0]. */
   private base = 0;
@@ -95,14 +117,12 @@ export class LookaheadBuffer {
   private lastInversion = -1;
   /** Last absolute position of a write received after its `at` (−1: none). */
   private lastLateReceipt = -1;
-  /** Per buffered event: its pod's key (objectKey) and standing, for a pod event; undefined otherwise. */
-  private podKeys: Array<string | undefined> = [];
+  /** Per buffered event: its pod's record and its standing, for a pod event; undefined otherwise. */
+  private podTracks: Array<PodTrack | undefined> = [];
   private standings: Array<string | undefined> = [];
-  /** Pod key → standing of its last pushed event (absent: none). */
-  private readonly pushedStanding = new Map<string, string>();
-  /** Pod key → standing of its last delivered (shifted) event (absent: none). */
-  private readonly shiftedStanding = new Map<string, string>();
-  /** Pods whose standing in the model's cache differs from `shiftedStanding` (`trackPods`). */
+  /** Pod key (objectKey) → its record (absent: no buffered event and no standing since the last sweep). */
+  private readonly pods = new Map<string, PodTrack>();
+  /** Pods whose standing in the model's cache differs from their record's `shifted` (`trackPods`). */
   private readonly diverged = new Set<string>();
   /** The model's pod cache, once tracked. */
   private store: PodStore | undefined;
@@ -114,10 +134,10 @@ export class LookaheadBuffer {
   }
 
   /** A pod's standing (see the header): its controller's UID if counted, ORPHAN if counted without one, else undefined. */
-  private standingOf(p: Pod): string | undefined {
+  private standingOf(p: Pod, ref = controllerRefOf(p.metadata)): string | undefined {
     try {
       if (!this.count.counts(p)) return undefined;
-      return controllerRefOf(p.metadata)?.uid ?? ORPHAN;
+      return ref?.uid ?? ORPHAN;
     } catch {
       return UNREADABLE;
     }
@@ -136,7 +156,7 @@ export class LookaheadBuffer {
   private recheck(pk: string): void {
     const p = this.store!.get(pk);
     const cached = p ? this.standingOf(p) : undefined;
-    if (cached !== this.shiftedStanding.get(pk)) this.diverged.add(pk);
+    if (cached !== this.pods.get(pk)?.shifted) this.diverged.add(pk);
     else this.diverged.delete(pk);
   }
 
@@ -160,48 +180,70 @@ export class LookaheadBuffer {
     const prev = this.items[this.items.length - 1];
     if (prev && e.at < prev.at) this.lastInversion = pos;
     if (callTime(e) > e.at) this.lastLateReceipt = pos;
-    let ks = keysOf(e, this.owner);
-    let pk: string | undefined;
+    let ps: Postings[] | undefined;
+    let tr: PodTrack | undefined;
     let standing: string | undefined;
     if (e.type === 'observed' && e.kind === 'Pod') {
-      pk = objectKey(e.object.metadata);
-      standing = e.watchType === 'DELETED' ? undefined : this.standingOf(e.object);
-      if (standing !== this.pushedStanding.get(pk)) (ks ??= []).push(`podt:${e.object.metadata.namespace ?? ''}`);
-      if (standing === undefined) this.pushedStanding.delete(pk);
-      else this.pushedStanding.set(pk, standing);
+      // keysOf's keys for a pod, made once per pod (its record) instead of per event.
+      const meta = e.object.metadata;
+      const pk = objectKey(meta);
+      tr = this.pods.get(pk);
+      if (!tr) {
+        tr = { key: pk, podKey: `pod:${pk}`, turnKey: `podt:${meta.namespace ?? ''}`, ownUid: undefined, ownKey: '', pushed: undefined, shifted: undefined, pending: 0 };
+        this.pods.set(pk, tr);
+      }
+      tr.pending++;
+      const ref = controllerRefOf(meta);
+      ps = [this.postingsOf(tr.podKey)];
+      if (ref && ref.kind === this.owner.kind) {
+        if (tr.ownUid !== ref.uid || tr.ownUid === undefined) {
+          tr.ownUid = ref.uid;
+          tr.ownKey = `own:${ref.uid}`;
+        }
+        ps.push(this.postingsOf(tr.ownKey));
+      }
+      standing = e.watchType === 'DELETED' ? undefined : this.standingOf(e.object, ref);
+      if (standing !== tr.pushed) ps.push(this.postingsOf(tr.turnKey));
+      tr.pushed = standing;
+    } else {
+      const ks = keysOf(e, this.owner);
+      if (ks) ps = ks.map((k) => this.postingsOf(k));
     }
     this.items.push(e);
-    this.keys.push(ks);
-    this.podKeys.push(pk);
+    this.keys.push(ps);
+    this.podTracks.push(tr);
     this.standings.push(standing);
-    if (!ks) return;
-    for (const k of ks) {
-      let p = this.postings.get(k);
-      if (!p) this.postings.set(k, (p = { pos: [], head: 0 }));
-      p.pos.push(pos);
-    }
+    if (ps) for (const p of ps) p.pos.push(pos);
+  }
+
+  private postingsOf(k: string): Postings {
+    let p = this.postings.get(k);
+    if (!p) this.postings.set(k, (p = { pos: [], head: 0 }));
+    return p;
   }
 
   shift(): TimelineEvent | undefined {
     if (this.head >= this.items.length) return undefined;
     const x = this.items[this.head]!;
-    const ks = this.keys[this.head];
-    const pk = this.podKeys[this.head];
-    if (pk !== undefined) {
+    const ps = this.keys[this.head];
+    const tr = this.podTracks[this.head];
+    if (tr !== undefined) {
+      tr.pending--;
       const standing = this.standings[this.head];
       // The cache's side is re-checked on every change of it: only a new standing here can change the answer.
-      if (standing !== this.shiftedStanding.get(pk)) {
-        if (standing === undefined) this.shiftedStanding.delete(pk);
-        else this.shiftedStanding.set(pk, standing);
-        if (this.store) this.recheck(pk);
+      if (standing !== tr.shifted) {
+        tr.shifted = standing;
+        if (this.store) this.recheck(tr.key);
       }
     }
-    if (ks) {
-      for (const k of ks) {
-        const p = this.postings.get(k)!;
+    if (ps) {
+      for (const p of ps) {
         p.head++;
-        if (p.head >= p.pos.length) this.postings.delete(k);
-        else if (p.head > 1024 && p.head * 2 > p.pos.length) {
+        if (p.head >= p.pos.length) {
+          // Empty: kept (and reused) until the next sweep.
+          p.pos.length = 0;
+          p.head = 0;
+        } else if (p.head > 1024 && p.head * 2 > p.pos.length) {
           p.pos = p.pos.slice(p.head);
           p.head = 0;
         }
@@ -211,12 +253,19 @@ export class LookaheadBuffer {
     if (this.head > 4096 && this.head * 2 > this.items.length) {
       this.items = this.items.slice(this.head);
       this.keys = this.keys.slice(this.head);
-      this.podKeys = this.podKeys.slice(this.head);
+      this.podTracks = this.podTracks.slice(this.head);
       this.standings = this.standings.slice(this.head);
       this.base += this.head;
       this.head = 0;
+      this.sweep();
     }
     return x;
+  }
+
+  /** Drops the keys without buffered events and the pods without buffered events or standing. */
+  private sweep(): void {
+    for (const [k, p] of this.postings) if (p.pos.length === 0) this.postings.delete(k);
+    for (const [k, tr] of this.pods) if (tr.pending === 0 && tr.pushed === undefined && tr.shifted === undefined) this.pods.delete(k);
   }
 
   /** Upcoming events in order, starting with the next unprocessed one. */

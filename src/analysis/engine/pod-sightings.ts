@@ -40,8 +40,12 @@ export class PodSightings {
 
   /** An observation of pod `pk` (`ref`: its controllerRef) at `at`. */
   note(deleted: boolean, pod: Pod, pk: string, ref: OwnerReference | undefined, at: number, source: SourceRef): void {
-    if (deleted) this.byPod.delete(pk);
-    else if (!this.byPod.has(pk) || this.byPod.get(pk)!.uid !== pod.metadata.uid) {
+    if (deleted) {
+      this.byPod.delete(pk);
+      return;
+    }
+    const seen = this.byPod.get(pk); // (an entry is never undefined: absent ⇔ undefined)
+    if (seen === undefined || seen.uid !== pod.metadata.uid) {
       this.byPod.set(pk, { at, source, uid: pod.metadata.uid });
       if (ref?.kind === this.ownerKind) {
         const rk = `${pod.metadata.namespace}/${ref.name}`;

@@ -87,6 +87,8 @@ interface AheadScan {
 }
 
 export class ViewAlignment {
+  /** RsTracks.of, made once (the held departures' intercept takes it on every pod delivery). */
+  private readonly trackOf = (k: string): RsTrack => this.tracks.of(k);
   /**
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
    * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
@@ -360,7 +362,7 @@ export class ViewAlignment {
    */
   deliverPod(e: ObservedEvent & { kind: 'Pod' }, pk: string, ref: OwnerReference | undefined, old: Pod | undefined): boolean {
     const pod = e.object;
-    if (this.departed.intercept(e, pk, (k) => this.tracks.of(k))) return false;
+    if (this.departed.intercept(e, pk, this.trackOf)) return false;
     const held = this.withheldPods.get(pk);
     if (held && e.watchType !== 'DELETED' && ref?.uid === controllerRefOf(held.pod.metadata)?.uid) {
       if (held.lostAdd && e.watchType === 'MODIFIED') {
@@ -426,8 +428,11 @@ export class ViewAlignment {
     }
     // addPod / updatePod / deletePod enqueue the pod's controller (and its old one on a change).
     const oldKey = departing?.rsKey;
-    if (oldKey) this.checkTrigger(oldKey, e, e.at, () => `the pod event of ${pk}`);
-    if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, () => `the pod event of ${pk}`);
+    if (oldKey || rsKeyOf) {
+      const what = (): string => `the pod event of ${pk}`;
+      if (oldKey) this.checkTrigger(oldKey, e, e.at, what);
+      if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, what);
+    }
     return true;
   }
 
