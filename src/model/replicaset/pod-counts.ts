@@ -30,7 +30,7 @@
  * that UID. No I/O, no clock. Cost: per pod change O(ReplicaSets of the namespace) for an orphan,
  * O(1) for a controlled pod (plus O(log pods) and an array move for a ready pod once its
  * ReplicaSet keeps ready times — appending, in the usual order of pods becoming ready); per
- * ReplicaSet whose UID or selector changed, O(pods of the namespace).
+ * ReplicaSet whose UID or selector changed, O(its controlled pods + the namespace's orphans).
  */
 import { controllerRefOf, type Pod, type ReplicaSet } from '../objects.js';
 import { isPodActive, isPodReady, podReadySince } from '../pod-ranking.js';
@@ -170,7 +170,10 @@ export class ReplicaSetPodCounts {
       terminating: 0,
       foreignRef: 0,
     };
-    for (const p of this.pods.inNamespace(ns)) podContribution(agg, p, 1);
+    // podContribution counts a pod only for the aggregate of its controllerRef's UID, or for
+    // every aggregate when it has none: the owner's bucket and the namespace's orphans are every
+    // pod of the namespace that can add to it (the counts are sums: their order does not matter).
+    for (const p of this.pods.ownedAndOrphans(ns, agg.uid)) podContribution(agg, p, 1);
     this.aggs.set(key, agg);
     let byUid = this.aggsByUid.get(agg.uid);
     if (!byUid) this.aggsByUid.set(agg.uid, (byUid = new Set()));
