@@ -246,6 +246,13 @@ export class PodStore extends Map<string, Pod> {
     for (const e of b.entries().values()) yield e.pod;
   }
 
+  /** Pods in `ns` without a controllerRef (the index's bare-namespace key), in cache order. */
+  *orphansIn(ns: Ns): Generator<Pod> {
+    const b = this.orphans.get(ns);
+    if (!b) return;
+    for (const e of b.entries().values()) yield e.pod;
+  }
+
   /** Number of pods in `ns`. */
   countInNamespace(ns: Ns): number {
     return this.byNamespace.get(ns)?.items.size ?? 0;

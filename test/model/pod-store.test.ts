@@ -42,6 +42,7 @@ const names = (ps: Pod[]) => ps.map((p) => `${p.metadata.namespace}/${p.metadata
 test('PodStore: indexed candidates equal the full scan, same order, on random populations', () => {
   let compared = 0;
   let nonEmpty = 0;
+  let orphanLists = 0;
   for (let seed = 1; seed <= 25; seed++) {
     const r = rng(seed);
     const store = new PodStore();
@@ -72,12 +73,16 @@ test('PodStore: indexed candidates equal the full scan, same order, on random po
           assert.deepEqual(names([...store.controlledBy(rsNs, o.uid)]), names(owned), `seed ${seed} op ${op} controlledBy`);
         }
         assert.equal(store.countInNamespace(rsNs), all.filter((p) => p.metadata.namespace === rsNs).length);
+        const orphans = all.filter((p) => p.metadata.namespace === rsNs && !controllerRefOf(p.metadata));
+        assert.deepEqual(names([...store.orphansIn(rsNs)]), names(orphans), `seed ${seed} op ${op} orphansIn`);
+        if (orphans.length > 1) orphanLists++;
       }
     }
   }
   // The comparison is not vacuous: thousands of lists, most with several pods.
   assert.ok(compared > 20_000, `compared ${compared}`);
   assert.ok(nonEmpty > compared / 2, `non-trivial ${nonEmpty} of ${compared}`);
+  assert.ok(orphanLists > 100, `orphan lists of several pods: ${orphanLists}`);
 });
 
 test('PodStore: a pod that changes owner keeps its place in the cache order of its new bucket', () => {
