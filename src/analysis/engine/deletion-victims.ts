@@ -95,12 +95,21 @@ function deletionSpan(window: EvidenceWindow, victims: Set<string>, at: number):
   // The span is a minimum and a maximum, so the order of the events does not matter: read the
   // controller's deletes and each victim's pod events from the index (their union is every event
   // the filters below can take) instead of walking the whole window — when the index can answer.
-  const reads: Iterable<TimelineEvent>[] = [];
-  const writes = window.indexed('rscw:delete', at, MAX_WATCH_CALL_MS);
-  if (writes) {
-    reads.push(writes);
-    for (const v of victims) reads.push(window.indexed(`pod:${v}`, at, MAX_WATCH_CALL_MS)!);
-  } else reads.push(window.scan(at, MAX_WATCH_CALL_MS));
+  // A victim key with a single '/' is matched only by a write whose `${namespace}` is the part
+  // before it, which the index posts under `rscw:delete:${namespace}`; otherwise every namespace's.
+  let writeKeys = new Set<string>();
+  for (const v of victims) {
+    const slash = v.indexOf('/');
+    writeKeys.add(slash >= 0 && v.indexOf('/', slash + 1) < 0 ? `rscw:delete:${v.slice(0, slash)}` : 'rscw:delete');
+  }
+  if (writeKeys.has('rscw:delete')) writeKeys = new Set(['rscw:delete']);
+  let reads: Iterable<TimelineEvent>[] = [];
+  for (const k of writeKeys) {
+    const writes = window.indexed(k, at, MAX_WATCH_CALL_MS);
+    if (writes) reads.push(writes);
+  }
+  if (reads.length < writeKeys.size) reads = [window.scan(at, MAX_WATCH_CALL_MS)];
+  else for (const v of victims) reads.push(window.indexed(`pod:${v}`, at, MAX_WATCH_CALL_MS)!);
   for (const read of reads) for (const e of read) {
     if (e.type === 'write' && isRSControllerPodWrite(e, 'delete', window.owner.component) && victims.has(`${e.namespace}/${e.name}`)) {
       from = Math.min(from, e.at);

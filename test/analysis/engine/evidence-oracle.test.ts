@@ -169,6 +169,24 @@ test('chooseDeletions: a tie at the time the victim\'s deletion shows is read th
   assert.deepEqual(scanned.pods, [d]);
   assert.match(scanned.note ?? '', /^tie: shop\/web-d ranked first or equal to kexp's choice at the time its deletion shows/);
   assert.deepEqual(indexed, scanned);
+  // The controller's own DELETE of d (before the sync, so only the span reads it) is what puts the
+  // ranking early enough; d's deletionTimestamp alone would say after the sync. A DELETE of a pod
+  // of that name in another namespace is not d's.
+  const elsewhere = { ...d, metadata: { ...d.metadata, namespace: 'other' } };
+  const byWrite: TimelineEvent[] = [
+    podWrite(T0 + 600, 'delete', elsewhere),
+    podWrite(T0 + 700, 'delete', d),
+    observed(at + 100, 'Pod', 'MODIFIED', deleting(d, T0 + 32_000)),
+    podWrite(at + 2500, 'delete', elsewhere),
+  ];
+  const buf2 = new LookaheadBuffer();
+  for (const e of byWrite) buf2.push(e);
+  const indexedWindow2 = new EvidenceWindow({ upcoming: () => buf2.iterate(), exhausted: () => true, keyed: buf2.keyed.bind(buf2), ordered: () => buf2.ordered() });
+  const scanned2 = chooseDeletions(new EvidenceWindow(fixedLookahead(byWrite)), rs, [x], [x, d, other], at, true);
+  assert.match(scanned2.note ?? '', /^tie: shop\/web-d ranked first or equal to kexp's choice at the time its deletion shows/);
+  assert.deepEqual(chooseDeletions(indexedWindow2, rs, [x], [x, d, other], at, true), scanned2);
+  const withoutWrite = byWrite.filter((e) => e.type !== 'write');
+  assert.match(chooseDeletions(new EvidenceWindow(fixedLookahead(withoutWrite)), rs, [x], [x, d, other], at, true).note ?? '', /kexp's ranking did not predict/, 'the deletionTimestamp alone: after the sync');
 });
 
 test('EvidenceOracle: its settings come through the constructor', () => {
