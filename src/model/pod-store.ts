@@ -22,13 +22,17 @@
  * orphans' buckets by sequence — exactly the subsequence of the full scan's order
  * (test/model/pod-store.test.ts compares both on random populations).
  *
+ * Labels. `labelled(ns, name, value)` gives the keys of a namespace's pods carrying one label, so
+ * a selector's pods are read from its rarest matchLabels pair instead of a walk of the namespace
+ * (the ReplicaSet's related pods for the scale-down ranking); built on first use, then kept.
+ *
  * Counted pods. `counter(pred)` keeps, per namespace + controllerRef UID, how many cached pods
  * satisfy `pred` (a pure function of the pod: a kind's status count, e.g. active pods), updated in
  * every `set`/`delete` — so "how many of this owner's pods count" is O(1) instead of a walk of its
  * bucket. Built from the cache on the first call for a predicate (O(pods)), then O(1) per change
  * (the predicate evaluated on the old and the new pod).
  */
-import { controllerRefOf, type Pod } from './objects.js';
+import { controllerRefOf, sameLabels, type Pod } from './objects.js';
 
 interface Entry {
   seq: number;
@@ -80,6 +84,7 @@ function bucketOf<A, B>(m: Map<A, Map<B, Bucket>>, a: A, b: B, create: boolean):
 }
 
 const EMPTY: ReadonlyMap<string, Entry> = new Map();
+const NO_KEYS: ReadonlySet<string> = new Set();
 
 /** How many cached pods each namespace + controllerRef UID has that satisfy one predicate. */
 export class PodCounter {
@@ -140,6 +145,11 @@ export class PodStore extends Map<string, Pod> {
   /** namespace → controllerRef UID → pods it controls. */
   private readonly byController = new Map<Ns, Map<string | undefined, Bucket>>();
   private readonly orphans = new Map<Ns, Bucket>();
+  /**
+   * Per namespace, `name\u0000value` of each own label → the keys of the pods carrying it;
+   * undefined until the first `labelled` call builds it, kept in every `set`/`delete` after that.
+   */
+  private byLabel: Map<Ns, Map<string, Set<string>>> | undefined;
   /** The counters `counter` made, kept up to date in set/delete. */
   private readonly counters: PodCounter[] = [];
   /** Called after every change with the key changed (`watch`). */
@@ -180,6 +190,10 @@ export class PodStore extends Map<string, Pod> {
       if (old) c.replace(old.pod, pod);
       else c.add(pod, 1);
     }
+    if (this.byLabel && !(old && old.pod.metadata.namespace === pod.metadata.namespace && sameLabels(old.pod.metadata.labels, pod.metadata.labels))) {
+      if (old) this.indexLabels(key, old.pod, false);
+      this.indexLabels(key, pod, true);
+    }
     if (old) {
       // The usual update (status, labels) keeps the pod in the same buckets: replace it in place
       // (every bucket holds this entry), so no bucket loses its order.
@@ -201,6 +215,7 @@ export class PodStore extends Map<string, Pod> {
   override delete(key: string): boolean {
     const old = this.entry.get(key);
     if (old) for (const c of this.counters) c.add(old.pod, -1);
+    if (old && this.byLabel) this.indexLabels(key, old.pod, false);
     if (old) {
       this.unindex(key, old.pod);
       this.entry.delete(key);
@@ -218,6 +233,7 @@ export class PodStore extends Map<string, Pod> {
 
   private wipe(): void {
     for (const c of this.counters) c.reset();
+    this.byLabel = undefined;
     this.entry.clear();
     this.byNamespace.clear();
     this.byController.clear();
@@ -263,6 +279,51 @@ export class PodStore extends Map<string, Pod> {
   /** Every pod whose metadata.namespace is `ns`, in cache order. */
   *inNamespace(ns: Ns): Generator<Pod> {
     const b = this.byNamespace.get(ns);
+    if (!b) return;
+    for (const e of b.entries().values()) yield e.pod;
+  }
+
+  private indexLabels(key: string, pod: Pod, add: boolean): void {
+    const labels = pod.metadata.labels as Record<string, unknown> | null | undefined;
+    if (labels == null) return;
+    const ns = pod.metadata.namespace;
+    let m = this.byLabel!.get(ns);
+    if (!m) {
+      if (!add) return;
+      this.byLabel!.set(ns, (m = new Map()));
+    }
+    for (const k of Object.keys(labels)) {
+      const lk = `${k}\u0000${String(labels[k])}`;
+      let keys = m.get(lk);
+      if (add) {
+        if (!keys) m.set(lk, (keys = new Set()));
+        keys.add(key);
+      } else if (keys) {
+        keys.delete(key);
+        if (keys.size === 0) m.delete(lk);
+      }
+    }
+    if (!add && m.size === 0) this.byLabel!.delete(ns);
+  }
+
+  /**
+   * Keys of the pods in `ns` that have the own label `name` with the value `value` (compared as
+   * strings), in no particular order: a superset of the pods a selector requiring name=value
+   * matches, for a caller that applies the selector itself. The index is built from the cache on
+   * the first call (O(pods)) and kept in every change after it (O(labels) when a pod's labels or
+   * namespace change, nothing for the usual update that keeps them).
+   */
+  labelled(ns: Ns, name: string, value: string): ReadonlySet<string> {
+    if (!this.byLabel) {
+      this.byLabel = new Map();
+      for (const [key, e] of this.entry) this.indexLabels(key, e.pod, true);
+    }
+    return this.byLabel.get(ns)?.get(`${name}\u0000${value}`) ?? NO_KEYS;
+  }
+
+  /** Pods in `ns` without a controllerRef (the index's bare-namespace key), in cache order. */
+  *orphansIn(ns: Ns): Generator<Pod> {
+    const b = this.orphans.get(ns);
     if (!b) return;
     for (const e of b.entries().values()) yield e.pod;
   }

@@ -10,6 +10,7 @@ import {
   logarithmicBucket,
   maxContainerRestarts,
   podDeletionCost,
+  podRankTimes,
   podReadySince,
   rankPodsByRelatedPodsOnSameNode,
 } from '../../src/model/pod-ranking.js';
@@ -356,4 +357,37 @@ test('stable sort: fully tied pods keep their input order', () => {
   const z = pod({ name: 'z', uid: 'same', node: 'node-1' });
   const notReady = pod({ name: 'nr', uid: 'same', node: 'node-1', ready: false });
   assert.deepEqual(names(getPodsToDelete([x, y, notReady, z], [x, y, notReady, z], 3, NOW)), ['nr', 'x', 'y']);
+});
+
+test('getPodsToDelete with times parsed once per pod: the same victims as a sort comparing the pods themselves', () => {
+  // Random populations where rules 6 and 8 decide (ready and creation times in a few log buckets,
+  // some equal, some missing), against a stable sort with comparePodsForDeletion parsing per comparison.
+  let seed = 7;
+  const r = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  let decided = 0;
+  for (let round = 0; round < 40; round++) {
+    const pods: Pod[] = [];
+    for (let i = 0; i < 30; i++) {
+      const created = NOW - Math.floor(r() * 8) * 7 * MIN - Math.floor(r() * 3) * SEC;
+      pods.push(pod({ name: `p${i}`, uid: `uid-${Math.floor(r() * 1000)}`, node: `node-${Math.floor(r() * 3)}`, created, readyAt: r() < 0.1 ? null : created + Math.floor(r() * 5) * MIN, restarts: r() < 0.1 ? 1 : 0 }));
+    }
+    for (const n of [1, 3, 10, 29]) {
+      const ranks = rankPodsByRelatedPodsOnSameNode(pods, pods);
+      const want = pods
+        .map((p, i) => ({ p, rank: ranks[i]! }))
+        .sort((x, y) => comparePodsForDeletion(x.p, y.p, { rankA: x.rank, rankB: y.rank, now: NOW }))
+        .slice(0, n)
+        .map((x) => x.p);
+      assert.deepEqual(names(getPodsToDelete(pods, pods, n, NOW)), names(want), `round ${round} n ${n}`);
+      if (n === 3 && names(want).join() !== names(pods.slice(0, 3)).join()) decided++;
+    }
+    // The comparator itself, both ways round, with and without the parsed times.
+    for (let i = 0; i + 1 < pods.length; i++) {
+      const [a, b] = [pods[i]!, pods[i + 1]!];
+      const ctx = { rankA: 1, rankB: 1, now: NOW };
+      assert.equal(comparePodsForDeletion(a, b, { ...ctx, timesA: podRankTimes(a), timesB: podRankTimes(b) }), comparePodsForDeletion(a, b, ctx));
+      assert.equal(comparePodsForDeletion(b, a, { ...ctx, timesA: podRankTimes(b), timesB: podRankTimes(a) }), comparePodsForDeletion(b, a, ctx));
+    }
+  }
+  assert.ok(decided > 30, `the sort reordered in ${decided} of 40 rounds`);
 });

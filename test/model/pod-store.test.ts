@@ -42,6 +42,8 @@ const names = (ps: Pod[]) => ps.map((p) => `${p.metadata.namespace}/${p.metadata
 test('PodStore: indexed candidates equal the full scan, same order, on random populations', () => {
   let compared = 0;
   let nonEmpty = 0;
+  let orphanLists = 0;
+  let labelLists = 0;
   for (let seed = 1; seed <= 25; seed++) {
     const r = rng(seed);
     const store = new PodStore();
@@ -72,12 +74,38 @@ test('PodStore: indexed candidates equal the full scan, same order, on random po
           assert.deepEqual(names([...store.controlledBy(rsNs, o.uid)]), names(owned), `seed ${seed} op ${op} controlledBy`);
         }
         assert.equal(store.countInNamespace(rsNs), all.filter((p) => p.metadata.namespace === rsNs).length);
+        for (const app of ['app-0', 'app-1', 'app-2', 'app-9']) {
+          // Built at the first check, then kept through every later set and delete.
+          const want = all.filter((p) => p.metadata.namespace === rsNs && p.metadata.labels?.app === app).map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`);
+          assert.deepEqual([...store.labelled(rsNs, 'app', app)].sort(), want.sort(), `seed ${seed} op ${op} labelled ${app}`);
+          if (want.length > 1) labelLists++;
+        }
+        const orphans = all.filter((p) => p.metadata.namespace === rsNs && !controllerRefOf(p.metadata));
+        assert.deepEqual(names([...store.orphansIn(rsNs)]), names(orphans), `seed ${seed} op ${op} orphansIn`);
+        if (orphans.length > 1) orphanLists++;
       }
     }
   }
   // The comparison is not vacuous: thousands of lists, most with several pods.
   assert.ok(compared > 20_000, `compared ${compared}`);
   assert.ok(nonEmpty > compared / 2, `non-trivial ${nonEmpty} of ${compared}`);
+  assert.ok(orphanLists > 100, `orphan lists of several pods: ${orphanLists}`);
+  assert.ok(labelLists > 100, `label lists of several pods: ${labelLists}`);
+});
+
+test('PodStore.labelled: the label index starts again after clear()', () => {
+  const store = new PodStore();
+  const pod = (name: string, app: string) => ({ metadata: { name, namespace: 'a', labels: { app } } }) as Pod;
+  store.set('a/p1', pod('p1', 'x'));
+  assert.deepEqual([...store.labelled('a', 'app', 'x')], ['a/p1']);
+  store.clear();
+  assert.deepEqual([...store.labelled('a', 'app', 'x')], []);
+  store.set('a/p2', pod('p2', 'x'));
+  store.set('a/p2', pod('p2', 'y'));
+  assert.deepEqual([...store.labelled('a', 'app', 'x')], []);
+  assert.deepEqual([...store.labelled('a', 'app', 'y')], ['a/p2']);
+  store.delete('a/p2');
+  assert.deepEqual([...store.labelled('a', 'app', 'y')], []);
 });
 
 test('PodStore: a pod that changes owner keeps its place in the cache order of its new bucket', () => {

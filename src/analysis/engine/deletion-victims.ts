@@ -21,14 +21,17 @@
  * inside it.
  *
  * Cost: one scan (or indexed read) of the match window, and a ranking of the active pods only
- * when the input's choice differs from the prediction (then a scan for the victims' deletion
- * times, and O(pods × boundaries in one second) comparisons). Pure: no I/O, no clock.
+ * when the input's choice differs from the prediction (then an indexed read — the controller's
+ * deletes and the victims' pod events; a scan of the window when the index cannot answer — for
+ * the victims' deletion times, and O(pods × boundaries in one second) comparisons). Pure: no
+ * I/O, no clock.
  */
 import { comparePodsForDeletion, podReadySince, rankPodsByRelatedPodsOnSameNode } from '../../model/pod-ranking.js';
 import { objectKey, parseTime, type Pod, type ReplicaSet } from '../../model/objects.js';
 import { MAX_WATCH_CALL_MS } from './create-evidence.js';
 import { isRSControllerPodWrite, type EvidenceWindow } from './evidence-window.js';
 import { messageOf } from './write-ledger.js';
+import type { TimelineEvent } from '../../timeline/event.js';
 
 /** The pods of `active` the input shows deleted right after the sync at `at`, in time order (at most `n`). */
 function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n: number, at: number): Pod[] {
@@ -89,7 +92,25 @@ function deletedInInput(window: EvidenceWindow, rs: ReplicaSet, active: Pod[], n
 function deletionSpan(window: EvidenceWindow, victims: Set<string>, at: number): { from: number; to: number } | undefined {
   let from = Infinity;
   let to = -Infinity;
-  for (const e of window.scan(at, MAX_WATCH_CALL_MS)) {
+  // The span is a minimum and a maximum, so the order of the events does not matter: read the
+  // controller's deletes and each victim's pod events from the index (their union is every event
+  // the filters below can take) instead of walking the whole window — when the index can answer.
+  // A victim key with a single '/' is matched only by a write whose `${namespace}` is the part
+  // before it, which the index posts under `rscw:delete:${namespace}`; otherwise every namespace's.
+  let writeKeys = new Set<string>();
+  for (const v of victims) {
+    const slash = v.indexOf('/');
+    writeKeys.add(slash >= 0 && v.indexOf('/', slash + 1) < 0 ? `rscw:delete:${v.slice(0, slash)}` : 'rscw:delete');
+  }
+  if (writeKeys.has('rscw:delete')) writeKeys = new Set(['rscw:delete']);
+  let reads: Iterable<TimelineEvent>[] = [];
+  for (const k of writeKeys) {
+    const writes = window.indexed(k, at, MAX_WATCH_CALL_MS);
+    if (writes) reads.push(writes);
+  }
+  if (reads.length < writeKeys.size) reads = [window.scan(at, MAX_WATCH_CALL_MS)];
+  else for (const v of victims) reads.push(window.indexed(`pod:${v}`, at, MAX_WATCH_CALL_MS)!);
+  for (const read of reads) for (const e of read) {
     if (e.type === 'write' && isRSControllerPodWrite(e, 'delete', window.owner.component) && victims.has(`${e.namespace}/${e.name}`)) {
       from = Math.min(from, e.at);
       to = Math.max(to, e.at);

@@ -82,7 +82,8 @@ export const terminatingOrphansAtEnd: FindingRule<ReplayedTrack> = {
     const matches = compileLabelSelector(rs.spec?.selector);
     const names: string[] = [];
     const ns = rs.metadata.namespace;
-    const candidates = res.pods instanceof PodStore ? res.pods.inNamespace(ns) : res.pods.values();
+    // Only orphans can fire it: the store's orphan bucket of the namespace (cache order) instead of all its pods.
+    const candidates = res.pods instanceof PodStore ? res.pods.orphansIn(ns) : res.pods.values();
     for (const p of candidates) {
       if (p.metadata.namespace !== ns || controllerRefOf(p.metadata) || !p.metadata.deletionTimestamp) continue;
       if (p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed' || !matches(p.metadata.labels)) continue;

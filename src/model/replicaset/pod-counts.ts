@@ -27,10 +27,12 @@
  * counts equal a scan of the cache at any time (test/model/replicaset/pod-counts.test.ts checks it
  * on random populations, and test/model/replicaset/counted-sync.test.ts checks the syncs made from
  * them against the scanning sync). A pod with a controllerRef counts only for the ReplicaSet of
- * that UID. No I/O, no clock. Cost: per pod change O(ReplicaSets of the namespace) for an orphan,
+ * that UID; an orphan only while active, for a ReplicaSet whose selector matches it, found by one
+ * matchLabels pair of each selector. No I/O, no clock. Cost: per pod change O(its labels +
+ * ReplicaSets of the namespace sharing a selector pair with it or without one) for an active orphan,
  * O(1) for a controlled pod (plus O(log pods) and an array move for a ready pod once its
  * ReplicaSet keeps ready times — appending, in the usual order of pods becoming ready); per
- * ReplicaSet whose UID or selector changed, O(pods of the namespace).
+ * ReplicaSet whose UID or selector changed, O(its controlled pods + the namespace's orphans).
  */
 import { controllerRefOf, type Pod, type ReplicaSet } from '../objects.js';
 import { isPodActive, isPodReady, podReadySince } from '../pod-ranking.js';
@@ -124,11 +126,35 @@ function podContribution(agg: ReplicaSetPodAggregate, p: Pod | undefined, sign: 
   }
 }
 
+/**
+ * The index key of a ReplicaSet's selector for orphans: its first matchLabels pair
+ * (`ns\u0000name\u0000value`) — a pod the selector matches has that label with that value
+ * (compileLabelSelector: every pair equal, own property) — or `ns` alone when there is no such
+ * pair (no matchLabels, or a value that is not a string: then the selector is offered every orphan).
+ */
+function selectorPair(ns: string, rs: ReplicaSet): string {
+  const ml: unknown = rs.spec?.selector?.matchLabels;
+  if (ml !== null && typeof ml === 'object' && !Array.isArray(ml)) {
+    for (const [name, value] of Object.entries(ml as Record<string, unknown>)) {
+      if (typeof value === 'string') return `${ns}\u0000${name}\u0000${value}`;
+      break;
+    }
+  }
+  return ns;
+}
+
 export class ReplicaSetPodCounts {
   private readonly aggs = new Map<string, ReplicaSetPodAggregate>();
   private readonly rsByNamespace = new Map<string, Set<string>>();
   /** Aggregate keys by the ReplicaSet UID they count for: a pod with a controllerRef only counts for its controller's. */
   private readonly aggsByUid = new Map<string | undefined, Set<string>>();
+  /**
+   * Aggregate keys by one matchLabels pair of their selector (`ns\u0000name\u0000value`), or under
+   * `ns` alone when the selector has none: an orphan counts only for a ReplicaSet whose selector
+   * matches it, which needs that pair among its labels (see `selectorPair`).
+   */
+  private readonly aggsByPair = new Map<string, Set<string>>();
+  private readonly pairOf = new Map<string, string>();
 
   /**
    * `pods` is the pod cache the counts follow (read when a ReplicaSet's aggregate is rebuilt);
@@ -151,6 +177,7 @@ export class ReplicaSetPodCounts {
     const prev = this.aggs.get(key);
     if (!rs) {
       if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
+      this.unpair(key);
       this.aggs.delete(key);
       this.rsByNamespace.get(ns)?.delete(key);
       return;
@@ -158,6 +185,7 @@ export class ReplicaSetPodCounts {
     const selectorJSON = JSON.stringify(rs.spec?.selector ?? null);
     if (prev && prev.uid === rs.metadata.uid && prev.selectorJSON === selectorJSON) return;
     if (prev) this.aggsByUid.get(prev.uid)?.delete(key);
+    this.unpair(key);
     const agg: ReplicaSetPodAggregate = {
       uid: rs.metadata.uid,
       kind: this.kind,
@@ -170,7 +198,10 @@ export class ReplicaSetPodCounts {
       terminating: 0,
       foreignRef: 0,
     };
-    for (const p of this.pods.inNamespace(ns)) podContribution(agg, p, 1);
+    // podContribution counts a pod only for the aggregate of its controllerRef's UID, or for
+    // every aggregate when it has none: the owner's bucket and the namespace's orphans are every
+    // pod of the namespace that can add to it (the counts are sums: their order does not matter).
+    for (const p of this.pods.ownedAndOrphans(ns, agg.uid)) podContribution(agg, p, 1);
     this.aggs.set(key, agg);
     let byUid = this.aggsByUid.get(agg.uid);
     if (!byUid) this.aggsByUid.set(agg.uid, (byUid = new Set()));
@@ -178,6 +209,20 @@ export class ReplicaSetPodCounts {
     let set = this.rsByNamespace.get(ns);
     if (!set) this.rsByNamespace.set(ns, (set = new Set()));
     set.add(key);
+    const pair = selectorPair(ns, rs);
+    this.pairOf.set(key, pair);
+    let byPair = this.aggsByPair.get(pair);
+    if (!byPair) this.aggsByPair.set(pair, (byPair = new Set()));
+    byPair.add(key);
+  }
+
+  private unpair(key: string): void {
+    const pair = this.pairOf.get(key);
+    if (pair === undefined) return;
+    this.pairOf.delete(key);
+    const byPair = this.aggsByPair.get(pair);
+    byPair?.delete(key);
+    if (byPair && byPair.size === 0) this.aggsByPair.delete(pair);
   }
 
   /** The aggregate of the ReplicaSet `key` (the sync's steady-state check reads it). */
@@ -231,9 +276,26 @@ export class ReplicaSetPodCounts {
       }
       return;
     }
-    for (const k of rsKeys) {
-      const agg = this.aggs.get(k);
-      if (agg) podContribution(agg, p, sign);
+    // An orphan adds to an aggregate only while active and matched by its selector
+    // (podContribution): the aggregates paired with one of its labels, and those without a pair.
+    if (!isPodActive(p)) return;
+    const sets: Set<string>[] = [];
+    const unpaired = this.aggsByPair.get(ns);
+    if (unpaired) sets.push(unpaired);
+    const labels = p.metadata.labels as Record<string, unknown> | null | undefined;
+    if (labels != null) {
+      for (const name of Object.keys(labels)) {
+        const paired = this.aggsByPair.get(`${ns}\u0000${name}\u0000${String(labels[name])}`);
+        // Each set once, even if two labels spell the same key (names or values holding NUL).
+        if (paired && !sets.includes(paired)) sets.push(paired);
+      }
+    }
+    for (const keys of sets) {
+      for (const k of keys) {
+        if (!rsKeys.has(k)) continue;
+        const agg = this.aggs.get(k);
+        if (agg) podContribution(agg, p, sign);
+      }
     }
   }
 }

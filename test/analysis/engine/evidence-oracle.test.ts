@@ -145,6 +145,50 @@ test('chooseDeletions: the input\'s victims replace the prediction; a tie of the
   assert.match(notTied.note ?? '', /kexp's ranking did not predict/);
 });
 
+test('chooseDeletions: a tie at the time the victim\'s deletion shows is read the same from the index as from a scan', () => {
+  // x (created at T0) is newer than d (T0 − 1 s): at the sync (T0 + 1.2 s) their ages fall in
+  // different log2 buckets and the ranking deletes x; d's deletionTimestamp (minus its grace
+  // period) puts the controller's ranking in [T0 + 1 s, T0 + 2 s), where both are in one bucket.
+  const x = podObj('web-x', rs, { createdAt: T0, uid: 'uid-b' });
+  const d = podObj('web-d', rs, { createdAt: T0 - 1000, uid: 'uid-a' });
+  const other = podObj('web-o', rs, { createdAt: T0 - 1000 });
+  const deleting = (p: typeof x, ts: number) => ({ ...p, metadata: { ...p.metadata, deletionTimestamp: new Date(ts).toISOString(), deletionGracePeriodSeconds: 30 } });
+  const at = T0 + 1200;
+  const evs: TimelineEvent[] = [
+    observed(T0 + 300, 'Pod', 'MODIFIED', deleting(other, T0 + 30_000)), // before the sync: not the victims' deletion
+    observed(at + 100, 'Pod', 'MODIFIED', deleting(d, T0 + 31_000)),
+    podWrite(at + 2500, 'delete', other), // the controller deleting another pod later in the window
+    observed(at + 3000, 'Pod', 'MODIFIED', deleting(other, T0 + 20_000)),
+  ];
+  const buf = new LookaheadBuffer();
+  for (const e of evs) buf.push(e);
+  const indexedWindow = new EvidenceWindow({ upcoming: () => buf.iterate(), exhausted: () => true, keyed: buf.keyed.bind(buf), ordered: () => buf.ordered() });
+  assert.ok(indexedWindow.indexed('rscw:delete', at, 1000), 'the index answers');
+  const scanned = chooseDeletions(new EvidenceWindow(fixedLookahead(evs)), rs, [x], [x, d, other], at, true);
+  const indexed = chooseDeletions(indexedWindow, rs, [x], [x, d, other], at, true);
+  assert.deepEqual(scanned.pods, [d]);
+  assert.match(scanned.note ?? '', /^tie: shop\/web-d ranked first or equal to kexp's choice at the time its deletion shows/);
+  assert.deepEqual(indexed, scanned);
+  // The controller's own DELETE of d (before the sync, so only the span reads it) is what puts the
+  // ranking early enough; d's deletionTimestamp alone would say after the sync. A DELETE of a pod
+  // of that name in another namespace is not d's.
+  const elsewhere = { ...d, metadata: { ...d.metadata, namespace: 'other' } };
+  const byWrite: TimelineEvent[] = [
+    podWrite(T0 + 600, 'delete', elsewhere),
+    podWrite(T0 + 700, 'delete', d),
+    observed(at + 100, 'Pod', 'MODIFIED', deleting(d, T0 + 32_000)),
+    podWrite(at + 2500, 'delete', elsewhere),
+  ];
+  const buf2 = new LookaheadBuffer();
+  for (const e of byWrite) buf2.push(e);
+  const indexedWindow2 = new EvidenceWindow({ upcoming: () => buf2.iterate(), exhausted: () => true, keyed: buf2.keyed.bind(buf2), ordered: () => buf2.ordered() });
+  const scanned2 = chooseDeletions(new EvidenceWindow(fixedLookahead(byWrite)), rs, [x], [x, d, other], at, true);
+  assert.match(scanned2.note ?? '', /^tie: shop\/web-d ranked first or equal to kexp's choice at the time its deletion shows/);
+  assert.deepEqual(chooseDeletions(indexedWindow2, rs, [x], [x, d, other], at, true), scanned2);
+  const withoutWrite = byWrite.filter((e) => e.type !== 'write');
+  assert.match(chooseDeletions(new EvidenceWindow(fixedLookahead(withoutWrite)), rs, [x], [x, d, other], at, true).note ?? '', /kexp's ranking did not predict/, 'the deletionTimestamp alone: after the sync');
+});
+
 test('EvidenceOracle: its settings come through the constructor', () => {
   const ledger = new WriteLedger('audit');
   const look = fixedLookahead([]);

@@ -22,6 +22,7 @@ import {
   T0,
   addAll,
   controllerRefTo,
+  deploymentRef,
   drainQueue,
   iso,
   logOf,
@@ -232,6 +233,24 @@ function scaleDownWorld(h: Harness, to: number, at = T0) {
   const s = updateRSAndSync(h, rs2, at);
   return { rs: rs2, p, q, r, s };
 }
+
+test('scale-down ranking: a sibling ReplicaSet\'s pods on the same node count (getIndirectlyRelatedPods, read through the label index)', () => {
+  const h = newHarness();
+  const dep = deploymentRef('web', 'uid-dep');
+  const rs = h.f.replicaSet({ name: 'foo', replicas: 2, owner: dep, labels: { app: 'web', hash: 'new' } });
+  const old = h.f.replicaSet({ name: 'foo-old', replicas: 3, owner: dep, labels: { app: 'web', hash: 'old' } });
+  const a = h.f.pod({ rs, name: 'foo-a', nodeName: 'node-1', createdAt: T0 - 2 * HOUR });
+  const b = h.f.pod({ rs, name: 'foo-b', nodeName: 'node-2', createdAt: T0 - 10 * MIN });
+  const olds = [1, 2, 3].map((i) => h.f.pod({ rs: old, name: `foo-old-${i}`, nodeName: 'node-1' }));
+  // Of another Deployment, on node-2, labelled app=web: matches neither selector, counts for neither.
+  const stranger = h.f.pod({ name: 'other-1', labels: { app: 'web' }, owner: deploymentRef('other', 'uid-other'), nodeName: 'node-2' });
+  h.c.deliverOwner('ADDED', old, T0 - MIN);
+  world(h, rs, [a, b, stranger, ...olds]);
+  const s = updateRSAndSync(h, h.f.update(rs, mut.replicas(1)), T0);
+  // foo-a shares node-1 with the old ReplicaSet's three pods (rank 4 against foo-b's 1): deleted
+  // first, though older; without the sibling's pods the ranks tie and the newer foo-b would go.
+  assert.deepEqual(s.delete?.keys, ['d/foo-a']);
+});
 
 test('§11 case 6: graceful delete counted once (update with deletionTimestamp), later updates and DELETE no-ops', () => {
   const h = newHarness();
