@@ -11,7 +11,7 @@
  * the young generation at 2 × 16 MiB at no measured CPU cost. The rest of the peak is the old
  * generation: after each full collection V8 lets it grow to up to 4 × what stayed live (its
  * dynamic growing factor), so at 1 GB (~100 MB live) it reaches 250–290 MB before the next one;
- * `--heap-growing-percent=150` makes that 2.5 × (see HEAP_FLAGS), and a collection between the
+ * `--heap-growing-percent=150` makes that 2.5 × for `kexp audit` (AUDIT_HEAP_FLAGS), and a collection between the
  * replay and the report (`collectBetweenPhases`) keeps the report's allocation off the replay's
  * garbage. The flags must be given when the process starts (V8 sizes the young generation when it creates the
  * heap; `v8.setFlagsFromString` later has no effect on it), hence the relaunch.
@@ -38,17 +38,22 @@
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 
+/** Node flags the command runs with when relaunched (and the single executable always). */
+export const HEAP_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+
 /**
- * Node flags the command runs with when relaunched (and the single executable always):
- * - `--max-semi-space-size=16`: the young generation at 2 × 16 MiB (above);
+ * Added for `kexp audit` (relaunched only; the single executable has one `execArgv` for every
+ * command and does not get them):
  * - `--heap-growing-percent=150`: after a full collection V8 lets the old generation grow to 2.5 ×
- *   what it left live, instead of the up-to-4 × its own rule picks for a fast-allocating
- *   program. A growth rule, not a limit: the heap still grows to heap_size_limit, so no input
- *   that runs today fails; the cost is more full collections (bench/README.md "Memory ≤ 256 MB");
- * - `--expose-gc`: lets `collectBetweenPhases` run one full collection where a replay's garbage
- *   ends and the report's allocation begins.
+ *   what it left live, instead of the up-to-4 × its own rule picks for a fast-allocating program.
+ *   A growth rule, not a limit: the heap still grows to heap_size_limit, so no input that runs
+ *   today fails; the cost is more full collections (+2.6 % CPU on the 1 GB audit log, five pairs; +8 % on the
+ *   1M-event replay, which is why `kexp replay` runs without it);
+ * - `--expose-gc`: lets `collectBetweenPhases` run one full collection where the replay's garbage
+ *   ends and the report's allocation begins (src/pipeline/audit-files.ts).
+ * bench/README.md "Memory ≤ 256 MB" has the numbers.
  */
-export const HEAP_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--heap-growing-percent=150', '--expose-gc'];
+export const AUDIT_HEAP_FLAGS: readonly string[] = ['--heap-growing-percent=150', '--expose-gc'];
 
 /** Inputs at least this large (in bytes, all files together) are worth a relaunch. */
 export const RELAUNCH_BYTES = 16 << 20;
@@ -60,7 +65,8 @@ export const RELAUNCHED_ENV = 'KEXP_HEAP_RELAUNCHED';
 const USER_HEAP_FLAG = /--(max|min)-semi-space-size|--max-old-space-size|--max-heap-size|--semi-space-growth-factor|--optimize-for-size|--max-young-generation-size|--heap-growing-percent/;
 
 /**
- * The Node arguments to relaunch with (`[...execArgv, ...HEAP_FLAGS]`), or undefined.
+ * The Node arguments to relaunch with (`[...execArgv, ...HEAP_FLAGS]`, and AUDIT_HEAP_FLAGS when
+ * the command is `audit`), or undefined.
  * `fileSize(arg)` returns the size of the regular file `arg` names, or undefined.
  */
 export function heapRelaunch(
@@ -76,14 +82,14 @@ export function heapRelaunch(
     if (a.startsWith('-') && !a.includes('=')) continue;
     const size = fileSize(a.startsWith('-') ? a.slice(a.indexOf('=') + 1) : a);
     if (size !== undefined) bytes += size;
-    if (bytes >= RELAUNCH_BYTES) return [...execArgv, ...HEAP_FLAGS];
+    if (bytes >= RELAUNCH_BYTES) return [...execArgv, ...HEAP_FLAGS, ...(argv[0] === 'audit' ? AUDIT_HEAP_FLAGS : [])];
   }
   return undefined;
 }
 
 /**
- * One full collection, when the process runs with `--expose-gc` (HEAP_FLAGS: a large input, or
- * the single executable); else nothing. Called where a replay's garbage (its look-ahead, its
+ * One full collection, when the process runs with `--expose-gc` (AUDIT_HEAP_FLAGS: `kexp audit`
+ * of a large input); else nothing. Called where a replay's garbage (its look-ahead, its
  * engine's transient state) has just become unreachable and the report is about to be built:
  * without it the report's allocation (~50 MB at 1 GB) lands on top of that garbage and grows the
  * heap at the command's end (+34–46 MB of peak RSS measured, bench/README.md "Memory ≤ 256 MB").

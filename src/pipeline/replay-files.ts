@@ -3,7 +3,6 @@
  * open every file (or stdin), merge them in time order, replay, build the Report.
  * Used by `kexp replay` and the golden tests.
  */
-import { collectBetweenPhases } from '../cli/heap-settings.js';
 import { openWatchSource, type WatchSource } from '../sources/watch/index.js';
 import type { FileCoverage, InputProblem, OpenedSource } from '../sources/source.js';
 import { collectDiagnostics } from '../sources/diagnostics.js';
@@ -216,8 +215,6 @@ export async function replayFiles(opts: ReplayFilesOptions): Promise<ReplayFiles
       return ends.length ? Math.max(...ends) : undefined;
     },
   });
-  // The replay's garbage goes before the report is built (src/cli/heap-settings.ts).
-  collectBetweenPhases();
   const result = results.replicaSets;
   const inputs: FileCoverage[] = sources.map((s) => s.coverage());
   const assumptions: string[] = [];
