@@ -8,8 +8,12 @@
  * live. Measured on the 256 MB and 1 GB audit logs (bench/README.md, "Issue #25 item 3"), kexp's
  * live heap after a forced collection is 50–100 MB while its peak RSS is 390–470 MB: most of
  * the peak is garbage V8 keeps room for, not objects kexp holds. `--max-semi-space-size=16` caps
- * the young generation at 2 × 16 MiB at no measured CPU cost; the
- * flag must be given when the process starts (V8 sizes the young generation when it creates the
+ * the young generation at 2 × 16 MiB at no measured CPU cost. The rest of the peak is the old
+ * generation: after each full collection V8 lets it grow to up to 4 × what stayed live (its
+ * dynamic growing factor), so at 1 GB (~100 MB live) it reaches 250–290 MB before the next one;
+ * `--heap-growing-percent=150` makes that 2.5 × for `kexp audit` (AUDIT_HEAP_FLAGS), and a collection between the
+ * replay and the report (`collectBetweenPhases`) keeps the report's allocation off the replay's
+ * garbage. The flags must be given when the process starts (V8 sizes the young generation when it creates the
  * heap; `v8.setFlagsFromString` later has no effect on it), hence the relaunch.
  *
  * Contract: `heapRelaunch(argv, env, execArgv, fileSize)` returns the Node arguments to start
@@ -34,8 +38,22 @@
  * Cost: one stat per argument, once. No I/O beyond that (the stat is injected).
  */
 
-/** Node flags the command runs with when relaunched. */
+/** Node flags the command runs with when relaunched (and the single executable always). */
 export const HEAP_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+
+/**
+ * Added for `kexp audit` (relaunched only; the single executable has one `execArgv` for every
+ * command and does not get them):
+ * - `--heap-growing-percent=150`: after a full collection V8 lets the old generation grow to 2.5 ×
+ *   what it left live, instead of the up-to-4 × its own rule picks for a fast-allocating program.
+ *   A growth rule, not a limit: the heap still grows to heap_size_limit, so no input that runs
+ *   today fails; the cost is more full collections (+2.6 % CPU on the 1 GB audit log, five pairs; +8 % on the
+ *   1M-event replay, which is why `kexp replay` runs without it);
+ * - `--expose-gc`: lets `collectBetweenPhases` run one full collection where the replay's garbage
+ *   ends and the report's allocation begins (src/pipeline/audit-files.ts).
+ * bench/README.md "Memory ≤ 256 MB" has the numbers.
+ */
+export const AUDIT_HEAP_FLAGS: readonly string[] = ['--heap-growing-percent=150', '--expose-gc'];
 
 /** Inputs at least this large (in bytes, all files together) are worth a relaunch. */
 export const RELAUNCH_BYTES = 16 << 20;
@@ -44,10 +62,11 @@ export const RELAUNCH_BYTES = 16 << 20;
 export const RELAUNCHED_ENV = 'KEXP_HEAP_RELAUNCHED';
 
 /** V8 heap-size flags a user may set themselves (then kexp leaves the heap alone). */
-const USER_HEAP_FLAG = /--(max|min)-semi-space-size|--max-old-space-size|--max-heap-size|--semi-space-growth-factor|--optimize-for-size|--max-young-generation-size/;
+const USER_HEAP_FLAG = /--(max|min)-semi-space-size|--max-old-space-size|--max-heap-size|--semi-space-growth-factor|--optimize-for-size|--max-young-generation-size|--heap-growing-percent/;
 
 /**
- * The Node arguments to relaunch with (`[...execArgv, ...HEAP_FLAGS]`), or undefined.
+ * The Node arguments to relaunch with (`[...execArgv, ...HEAP_FLAGS]`, and AUDIT_HEAP_FLAGS when
+ * the command is `audit`), or undefined.
  * `fileSize(arg)` returns the size of the regular file `arg` names, or undefined.
  */
 export function heapRelaunch(
@@ -63,7 +82,19 @@ export function heapRelaunch(
     if (a.startsWith('-') && !a.includes('=')) continue;
     const size = fileSize(a.startsWith('-') ? a.slice(a.indexOf('=') + 1) : a);
     if (size !== undefined) bytes += size;
-    if (bytes >= RELAUNCH_BYTES) return [...execArgv, ...HEAP_FLAGS];
+    if (bytes >= RELAUNCH_BYTES) return [...execArgv, ...HEAP_FLAGS, ...(argv[0] === 'audit' ? AUDIT_HEAP_FLAGS : [])];
   }
   return undefined;
+}
+
+/**
+ * One full collection, when the process runs with `--expose-gc` (AUDIT_HEAP_FLAGS: `kexp audit`
+ * of a large input); else nothing. Called where a replay's garbage (its look-ahead, its
+ * engine's transient state) has just become unreachable and the report is about to be built:
+ * without it the report's allocation (~50 MB at 1 GB) lands on top of that garbage and grows the
+ * heap at the command's end (+34–46 MB of peak RSS measured, bench/README.md "Memory ≤ 256 MB").
+ * Cost: one mark-compact of the live heap (~0.1–0.3 s at 100 MB live). No I/O.
+ */
+export function collectBetweenPhases(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
