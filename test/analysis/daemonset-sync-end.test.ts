@@ -14,7 +14,7 @@ import path from 'node:path';
 import { auditFiles } from '../../src/pipeline/audit-files.js';
 import { daemonPod, daemonSet, node, T0 } from '../support/daemonset-recording.js';
 import { changed } from '../model/daemonset/daemonset-harness.js';
-import { auditLog, dsStatus, nodeHeartbeat, podCreate, type AuditLine } from '../support/daemonset-audit.js';
+import { auditLog, daemonSetOpening, dsStatus, nodeHeartbeat, podCreate, type AuditLine } from '../support/daemonset-audit.js';
 import type { DaemonSet, Pod } from '../../src/model/objects.js';
 
 const S = 1000;
@@ -53,12 +53,7 @@ function input(version: string): string {
   const r1 = daemonPod(ds, 'n1', { at: t, name: 'agent-r1n1x' });
   const r2 = daemonPod(ds, 'n2', { at: t, name: 'agent-r2n2y' });
   const lines: AuditLine[] = [
-    nodeHeartbeat(T0, n1!, hb(T0)),
-    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
-    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
-    podCreate(T0 + 5 * S, p1),
-    podCreate(T0 + 5 * S + 30, p2),
-    dsStatus(T0 + 5 * S + 80, changed(created, (d) => { d.status = counts(2, 2, 0); })),
+    ...daemonSetOpening(T0, T0 + 5 * S, [n1!, n2!], ds, created, [p1, p2], changed(created, (d) => { d.status = counts(2, 2, 0); })),
     { at: t - 10, actor: { kubelet: 'n1' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p1.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: ready1 },
     status(t + 1, t - 3, created, counts(2, 2, 1)),
     personDelete(t - 1, t - 3, p1),

@@ -15,7 +15,7 @@ import type { Pod } from '../../src/model/objects.js';
 import { daemonPod, daemonSet, dsEvent, node as dsNode, T0 } from './daemonset-recording.js';
 import { changed as dsChanged } from '../model/daemonset/daemonset-harness.js';
 import { CREATE_TIMEOUT, JobAudit, WEBHOOK_ERROR } from './job-audit.js';
-import { auditLog as dsAuditLog, dsStatus, eventCreate, kcmLease, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
+import { auditLog as dsAuditLog, daemonSetOpening, dsStatus, eventCreate, kcmLease, nodeCreate, nodeHeartbeat, podCreate, type AuditLine as DsAuditLine } from './daemonset-audit.js';
 
 /** An actor of kube-controller-manager with the user agent of a given release. */
 export function kcmActorOf(a: Actor, version: string): Actor {
@@ -577,12 +577,7 @@ export function dsNodeRemovedPodGcRace(version: string): string {
   const t1 = T0 + 600 * S;
   const p3 = daemonPod(ds, 'n3', { at: t1 + 370 * S, name: 'agent-z8c4w' });
   const lines: DsAuditLine[] = [
-    nodeHeartbeat(T0, n1!, hb(T0)),
-    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
-    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
-    podCreate(T0 + 5 * S, p1),
-    podCreate(T0 + 5 * S + 30, p2),
-    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    ...daemonSetOpening(T0, T0 + 5 * S, [n1!, n2!], ds, created, [p1, p2], dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
     // The scheduler binds them, the kubelets run them.
     { at: T0 + 6 * S, actor: { kubelet: 'n1' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p1.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p1, 'n1') },
     { at: T0 + 6 * S + 10, actor: { kubelet: 'n2' }, verb: 'patch', resource: 'pods', subresource: 'status', namespace: 'kube-system', name: p2.metadata.name, requestObject: { status: { phase: 'Running' } }, responseObject: bound(p2, 'n2') },
@@ -625,12 +620,7 @@ export function dsNotFoundAfterTaint(version: string, o: { untaintInRecord?: boo
   const t1 = T0 + 600 * S;
   const p3 = daemonPod(ds, 'n1', { at: t1 + 1322 * S, name: 'agent-k2r9s' });
   const lines: DsAuditLine[] = [
-    nodeHeartbeat(T0, n1!, hb(T0)),
-    nodeHeartbeat(T0 + 100, n2!, hb(T0)),
-    { at: T0 + 5 * S - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
-    podCreate(T0 + 5 * S, p1),
-    podCreate(T0 + 5 * S + 30, p2),
-    dsStatus(T0 + 5 * S + 80, dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
+    ...daemonSetOpening(T0, T0 + 5 * S, [n1!, n2!], ds, created, [p1, p2], dsChanged(created, (d) => { d.status = dsCounts(2, 2, 1); })),
     nodePatch(t1, tainted(t1)),
     // The taint manager's eviction; the pod is gone (the kubelet's final delete) before the controller's delete arrives.
     dsPodDelete(t1 + 200, p1, 'node-controller', { response: dsChanged(p1, (p) => { p.metadata.deletionTimestamp = new Date(t1 + 200).toISOString().replace(/\.\d+Z$/, 'Z'); p.metadata.deletionGracePeriodSeconds = 0; }) }),

@@ -131,6 +131,23 @@ export function nodeCreate(at: number, node: Node): AuditLine {
   return { at, actor: { kubelet: node.metadata.name! }, verb: 'create', resource: 'nodes', requestObject: node, responseObject: node };
 }
 
+/**
+ * The opening of a DaemonSet audit log: two kubelets' heartbeats at `t0`, a person's create of the
+ * DaemonSet `at` − 100 ms, the controller's creates of its two daemon pods at `at` and `at` + 30 ms
+ * and its status write (`withStatus`) at `at` + 80 ms.
+ */
+export function daemonSetOpening(t0: number, at: number, nodes: [Node, Node], ds: DaemonSet, created: DaemonSet, pods: [Pod, Pod], withStatus: DaemonSet): AuditLine[] {
+  const hb = new Date(t0).toISOString().replace(/\.\d+Z$/, 'Z');
+  return [
+    nodeHeartbeat(t0, nodes[0], hb),
+    nodeHeartbeat(t0 + 100, nodes[1], hb),
+    { at: at - 100, actor: 'person', verb: 'create', resource: 'daemonsets', namespace: 'kube-system', requestObject: ds, responseObject: created },
+    podCreate(at, pods[0]),
+    podCreate(at + 30, pods[1]),
+    dsStatus(at + 80, withStatus),
+  ];
+}
+
 export function auditLog(lines: AuditLine[], version = 'v1.37.2'): string {
   return [...lines].sort((a, b) => a.at - b.at).map((l) => auditLine(l, version)).join('\n') + '\n';
 }
