@@ -39,9 +39,10 @@ interface Base {
 /**
  * What an informer would deliver for one object change. `listed`: the event is an item of a
  * watch's initial LIST (a kexp recording's `synthetic: "initial-list"`), so the object's own
- * history (an Event's count, its timestamps) is from before the input began.
+ * history (an Event's count, its timestamps) is from before the input began; or of a relist
+ * (`synthetic: "relist"`: its revision is the object's last write's, not the time it was read).
  */
-export type ObservedEvent = Base & { type: 'observed'; listed?: 'initial-list' } & (
+export type ObservedEvent = Base & { type: 'observed'; listed?: 'initial-list' | 'relist' } & (
   | { kind: 'Pod'; watchType: WatchType; object: Pod }
   | { kind: 'ReplicaSet'; watchType: WatchType; object: ReplicaSet }
   /** core/v1, as the API serves it (its selector a label map); the RC manager converts it (model/replicationcontroller/). */

@@ -31,7 +31,9 @@
  * A gap releases everything held (a relist is a new starting point), and nothing moves across it.
  * A stall longer than `horizonMs` is not repaired: its late changes keep their place, and
  * `onBeyondHorizon` names each (a comparable change whose revision lies below one released —
- * received more than `horizonMs` earlier — from another watch of the same file), with the earliest
+ * received more than `horizonMs` earlier — from another watch of the same file; Events only
+ * against Events, other resources only against each other, since an apiserver may keep Events in
+ * an etcd of their own and a false stall would make findings unknown), with the earliest
  * time its change can have been made: after the watch's own previous change and after the last
  * revision checkpoint (one per CHECKPOINT_MS of released comparable changes, with the highest
  * revision released by then) below its own. StallsBeyondHorizon groups them into the stalled
@@ -103,6 +105,8 @@ export class StalledWatchOrder implements OrderingStage {
   /** Watch keys by file and kind (no string built per event). */
   private readonly keys = new Map<string, Map<string, string>>();
   private readonly revisionsOf = new Map<string, FileRevisions>();
+  /** The same for the Events of each file (compared only with each other). */
+  private readonly eventRevisionsOf = new Map<string, FileRevisions>();
   /** Per watch: the receive time of its last comparable change taken. */
   private readonly prevAt = new Map<string, number>();
   private lastAt = -Infinity;
@@ -169,7 +173,10 @@ export class StalledWatchOrder implements OrderingStage {
       }
       slot.rv = rv;
       slot.watch = watch;
-      const revs = this.fileRevisions(e.source.file, e.at);
+      // Events are compared with Events only here: an apiserver can keep them in an etcd of their
+      // own (`--etcd-servers-overrides=/events#…`, kops' etcd-events), whose counter says nothing
+      // of the other resources' — a stall is named only on evidence of one counter.
+      const revs = this.fileRevisions(e.kind === 'Event' ? this.eventRevisionsOf : this.revisionsOf, e.source.file, e.at);
       slot.revs = revs;
       q.push(slot);
       this.release(e.at - this.horizonMs, out);
@@ -182,9 +189,9 @@ export class StalledWatchOrder implements OrderingStage {
     this.release(e.at - this.horizonMs, out);
   }
 
-  private fileRevisions(file: string, at: number): FileRevisions {
-    let r = this.revisionsOf.get(file);
-    if (!r) this.revisionsOf.set(file, (r = { firstAt: at, cpAt: -Infinity, cps: [] }));
+  private fileRevisions(of: Map<string, FileRevisions>, file: string, at: number): FileRevisions {
+    let r = of.get(file);
+    if (!r) of.set(file, (r = { firstAt: at, cpAt: -Infinity, cps: [] }));
     return r;
   }
 

@@ -272,6 +272,9 @@ export class WriteLedger {
 
   private enterAuditWrite(e: WriteEvent): void {
     if (e.actor.controller !== this.owner.component) {
+      // Another writer of a pod between two adoptions (a garbage collector's orphaning logged
+      // without its body, a person's patch): the second is no longer known to repeat the first.
+      if (e.resource === 'pods' && !e.subresource && e.name && e.verb !== 'get') this.auditAdopts.delete(`${e.namespace ?? ''}/${e.name}`);
       this.noteOtherActor(e);
       return;
     }
@@ -357,7 +360,7 @@ export class WriteLedger {
   private readonly auditOwners = new Map<string, { owner?: string; previous?: string; at: number }>();
 
   /** Audit: the controller's first successful adoption of each pod, while the pod stays with that owner. */
-  private readonly auditAdopts = new Map<string, { owner: string; at: number; doneAt: number; source: SourceRef }>();
+  private readonly auditAdopts = new Map<string, { owner: string; ownerUid: string; podUid?: string; at: number; doneAt: number; source: SourceRef }>();
 
   /**
    * The controller's successful adopt PATCH of `podKey` for `owner`: the earlier adoption it
@@ -367,9 +370,16 @@ export class WriteLedger {
    * delivered the first PATCH (controller_ref_manager.go ClaimObject / AdoptPod).
    */
   private noteAdopt(podKey: string, owner: string, e: WriteEvent): ControllerWrite['repeatOf'] {
+    // The owner by UID, from the PATCH's own ownerReference (a recreated owner of the same name is another).
+    const body = (e.requestObject as Pod | undefined)?.metadata;
+    const ownerUid = body?.ownerReferences?.find((r) => r?.controller)?.uid;
+    const podUid = (e.responseObject as Pod | undefined)?.metadata?.uid ?? body?.uid;
+    if (!ownerUid) return undefined;
     const first = this.auditAdopts.get(podKey);
-    if (first && first.owner === owner && this.auditOwners.get(podKey)?.owner === owner) return { at: first.at, doneAt: first.doneAt, source: first.source };
-    this.auditAdopts.set(podKey, { owner, at: e.receivedAt ?? e.at, doneAt: e.at, source: e.source });
+    if (first && first.owner === owner && first.ownerUid === ownerUid && (first.podUid === undefined || first.podUid === podUid) && this.auditOwners.get(podKey)?.owner === owner) {
+      return { at: first.at, doneAt: first.doneAt, source: first.source };
+    }
+    this.auditAdopts.set(podKey, { owner, ownerUid, ...(podUid ? { podUid } : {}), at: e.receivedAt ?? e.at, doneAt: e.at, source: e.source });
     return undefined;
   }
 

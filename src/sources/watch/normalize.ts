@@ -247,7 +247,7 @@ export class WatchNormalizer {
   }
 
   /** A watch event as the API sends it. `recvAt`/`src` only for recordings. */
-  wire(out: TimelineEvent[], line: number, ev: Obj, recvAt?: number, src?: string, listed?: 'initial-list'): void {
+  wire(out: TimelineEvent[], line: number, ev: Obj, recvAt?: number, src?: string, listed?: 'initial-list' | 'relist'): void {
     this.lastLine = line;
     const type = ev.type;
     if (type === 'BOOKMARK') {
@@ -309,7 +309,7 @@ export class WatchNormalizer {
     recvAt: number | undefined,
     list: ListContext | undefined,
     src?: string,
-    listed?: 'initial-list',
+    listed?: 'initial-list' | 'relist',
   ): void {
     if (!isRecord(raw)) {
       this.problem(line, 'watch event without an object; skipped');

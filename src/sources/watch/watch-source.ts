@@ -178,7 +178,7 @@ async function* readLines(
         norm.gap(out, l.line, 'file-boundary', 'another recording header (recordings concatenated?)', undefined, parseRfc3339(c.header.startedAt));
         return;
       case 'event':
-        norm.wire(out, l.line, c.line.event as unknown as Record<string, unknown>, c.recvAt, c.line.src, c.line.synthetic === 'initial-list' ? 'initial-list' : undefined);
+        norm.wire(out, l.line, c.line.event as unknown as Record<string, unknown>, c.recvAt, c.line.src, c.line.synthetic === 'initial-list' || c.line.synthetic === 'relist' ? c.line.synthetic : undefined);
         return;
       case 'gap': {
         const k = kindOfSrc(c.line.src);

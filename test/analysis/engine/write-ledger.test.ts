@@ -103,3 +103,22 @@ test('WriteLedger (audit): an adopt PATCH of a pod the controller already adopte
     ['adopt', 40, undefined],
   ]);
 });
+
+test('WriteLedger (audit): no repeat when the owner was recreated under its name (another UID) or another writer patched the pod in between (a body the log may not hold)', () => {
+  const rs = rsObj('web', 1);
+  const owned = podObj('web-a', rs);
+  const adoptFor = (at: number, ownerUid: string) => {
+    const refs = owned.metadata.ownerReferences!.map((r) => ({ ...r, uid: ownerUid }));
+    return podWrite(at, 'patch', { ...owned, metadata: { ...owned.metadata, ownerReferences: refs } }, 200, { requestObject: { metadata: { uid: owned.metadata.uid, ownerReferences: refs } }, source: { file: 'audit.jsonl', line: at - T0 } });
+  };
+  const ledger = new WriteLedger('audit');
+  const firstUid = owned.metadata.ownerReferences![0]!.uid;
+  ledger.enter(adoptFor(T0 + 10, firstUid));
+  ledger.enter(observed(T0 + 12, 'Pod', 'MODIFIED', owned));
+  ledger.enter(adoptFor(T0 + 20, 'uid-web-recreated')); // the same name, a new ReplicaSet
+  // The garbage collector's orphaning PATCH at Metadata level (no body, no response object).
+  ledger.enter({ ...podWrite(T0 + 30, 'patch', owned, 200), actor: { username: 'system:serviceaccount:kube-system:generic-garbage-collector' }, owner: undefined } as never);
+  ledger.enter(adoptFor(T0 + 40, 'uid-web-recreated'));
+  ledger.enter(adoptFor(T0 + 50, 'uid-web-recreated')); // now a repeat of the one at 40
+  assert.deepEqual(ledger.writes.map((w) => [w.at - T0, w.repeatOf && w.repeatOf.at - T0]), [[10, undefined], [20, undefined], [40, undefined], [50, 40]]);
+});
