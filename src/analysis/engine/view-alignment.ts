@@ -41,7 +41,7 @@ import type { LookaheadIndex } from './lookahead-buffer.js';
 import type { PodSightings } from './pod-sightings.js';
 import type { RsTrack, RsTracks } from './rs-track.js';
 
-type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod' | 'isBusy' | 'runDue'>;
+type ViewController = Pick<EngineController, 'pods' | 'expectations' | 'owners' | 'withholdPod' | 'deliverPod' | 'restorePod' | 'isBusy' | 'runDue' | 'observedDuringSync'>;
 
 /**
  * How long after the input shows a pod the controller's status write counting it may come: the
@@ -387,7 +387,9 @@ export class ViewAlignment {
     const addBefore = before?.add;
     // The ADD the record waits for last (while more are due, the round's calls may still be running,
     // and the record waits anyway): did the controller observe it?
-    const unseen = before && addBefore === 1 ? this.addUnseen(rsKeyOf!, e, pk) : 0;
+    // A pod whose ADD a sync of the model observed already (the DaemonSet's rolling-update check) is no held add.
+    const early = pod.metadata.uid !== undefined && this.controller.observedDuringSync?.(pod.metadata.uid) === true;
+    const unseen = before && addBefore === 1 && !early ? this.addUnseen(rsKeyOf!, e, pk) : 0;
     if (unseen > 0) {
       // A held add: the controller's informer had not delivered it, nor the newest of the others it
       // lacked (they lowered the record in kexp's model: given back), so its record still waits.

@@ -71,6 +71,12 @@ export interface Controller<Owner extends { metadata: ObjectMeta }> {
 
   /** True while an earlier sync of `key` is still making its API calls at `at`. */
   isBusy(key: string, at: number): boolean;
+  /**
+   * Whether the pod's ADD was already observed by a sync it arrived during (the DaemonSet's
+   * rolling-update check after manage's calls returned): its delivery lowers nothing, and no view
+   * alignment may hold it back as unseen. Undefined for a kind that observes ADDs only at delivery.
+   */
+  observedDuringSync?(podUid: string): boolean;
   /** The sync of `key` in progress is now known to last until `until`. */
   extendBusy(key: string, until: number): void;
 

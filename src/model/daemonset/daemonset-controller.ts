@@ -260,12 +260,14 @@ export class DaemonSetController implements Controller<DaemonSet> {
       return;
     }
     const ref = controllerRefOf(pod.metadata);
+    // Observed already by the sync it arrived during (addsDuringManage): forgotten here whatever follows.
+    const early = pod.metadata.uid !== undefined && this.addedEarly.delete(pod.metadata.uid);
     if (ref) {
       const ds = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
       if (!ds) return;
       const key = objectKey(ds.metadata);
-      // Observed already by the sync it arrived during (addsDuringManage): the enqueue only.
-      if (pod.metadata.uid && this.addedEarly.delete(pod.metadata.uid)) {
+      // The enqueue only: its CreationObserved was counted by that sync.
+      if (early) {
         this.queue.add(key, at);
         this.report(() => ({ at, handler: 'addPod', object: name, effects: [`enqueue ${key} (CreationObserved during the sync)`] }));
         return;
@@ -584,6 +586,10 @@ export class DaemonSetController implements Controller<DaemonSet> {
       rec.delete = r.delete;
     }
     return r.error;
+  }
+
+  observedDuringSync(podUid: string): boolean {
+    return this.addedEarly.has(podUid);
   }
 
   /**

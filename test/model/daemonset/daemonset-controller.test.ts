@@ -209,8 +209,15 @@ test('the rolling update is checked once manage returned: the ADD of manage\'s c
   assert.deepEqual(seen.sets, [[1, 1], [0, 0]], 'manage sets 1/1, then the rolling update 0/0');
   assert.ok(seen.s.daemon?.update === undefined, 'the update had nothing to do (its Set of 0/0 is its trace)');
   assert.equal(seen.s.doneAt, T0 + 8);
+  assert.equal(seen.dsc.observedDuringSync(created.metadata.uid!), true, 'the seam says so (no view alignment may hold it back as unseen)');
   seen.dsc.deliverPod('ADDED', created, T0 + 3);
   assert.deepEqual(seen.dsc.expectations.get(KEY), { key: KEY, add: 0, del: 0, timestamp: T0 }, 'the ADD the sync observed lowers nothing again');
+  assert.equal(seen.dsc.observedDuringSync(created.metadata.uid!), false, 'forgotten at its delivery');
+  // The DaemonSet deleted before that ADD was delivered: the pod is still forgotten at it (nothing kept for a gone owner).
+  const orphaned = run((from, until) => (from < T0 + 3 && T0 + 3 < until ? [created] : []));
+  orphaned.dsc.deliverOwner('DELETED', ds, T0 + 2);
+  orphaned.dsc.deliverPod('ADDED', created, T0 + 3);
+  assert.equal(orphaned.dsc.observedDuringSync(created.metadata.uid!), false);
   // Delivered only after the last call returned (or unknown): the record still waits for it, no rolling update.
   for (const late of [run((from, until) => (from < T0 + 9 && T0 + 9 < until ? [created] : [])), run()]) {
     assert.deepEqual(late.sets, [[1, 1]]);
