@@ -360,10 +360,18 @@ export class EvidenceOracle implements PodControl<ReplicaSet> {
    * returned (`after`), requested within STATUS_WRITE_MS of them, where the input records the
    * controller's writes and its owner's sync ends at that write. A pod write of the controller for
    * the owner requested first belongs to a later sync: this one wrote no status the input shows.
+   * Cost: a read of the owner's status writes (EvidenceWindow.ownStatusWriteAfter: indexed while
+   * the look-ahead is in order, else a scan of the window); only when the first of them was
+   * requested in time, a scan up to it (for the controller's pod writes before it).
    */
   ownerStatusWrite(owner: ReplicaSet, call: { at: number; after: number }): { doneAt?: number } {
     if (!this.window.owner.syncEndsAtStatusWrite || !this.writesRecorded()) return {};
     const key = objectKey(owner.metadata);
+    // The only status write the scan below can return is the first untaken one of the owner
+    // requested after call.at (a later one lies past it); when there is none, or it was requested
+    // after the bound (the scan stops at it or before), the scan finds nothing: skip it.
+    const first = this.window.ownStatusWriteAfter(key, call.at);
+    if (!first || (first.receivedAt ?? first.at) > call.after + STATUS_WRITE_MS) return {};
     for (const e of this.window.scan(call.at, 0)) {
       if (e.type !== 'write') continue;
       const req = e.receivedAt ?? e.at;

@@ -52,9 +52,9 @@ export function isRSControllerPodWrite(e: TimelineEvent, verb: string, component
   return e.type === 'write' && e.actor.controller === component && e.resource === 'pods' && !e.subresource && e.verb === verb;
 }
 
-/** Whether `e` is the controller's (`component`) write of the status of its owner `key` (an update or patch of the status subresource). */
+/** Whether `e` is the controller's (`component`) write of the status of its owner `key` (objectKey, NS/NAME: the format of keysOf's `stw:` key) — an update or patch of the status subresource. */
 export function isOwnerStatusWrite(e: TimelineEvent, key: string, component: ControllerComponent): e is WriteEvent {
-  return e.type === 'write' && e.subresource === 'status' && (e.verb === 'update' || e.verb === 'patch') && e.actor.controller === component && `${e.namespace}/${e.name}` === key;
+  return e.type === 'write' && e.subresource === 'status' && (e.verb === 'update' || e.verb === 'patch') && e.actor.controller === component && `${e.namespace ?? ''}/${e.name ?? ''}` === key;
 }
 
 export class EvidenceWindow {
@@ -106,11 +106,13 @@ export class EvidenceWindow {
    * Owners whose sync ends at their status write (EngineOwnerKind.syncEndsAtStatusWrite): the
    * first status write of owner `key` by the controller requested after `at` that no sync has
    * taken, within the match window — the end of the sync that began at `at` (or of a later one).
-   * Undefined for other owners or when the window shows none. Cost: one scan of the window.
+   * Undefined for other owners or when the window shows none. Cost: an indexed read of the
+   * owner's status writes (`stw:NS/NAME`, lookahead-buffer.ts keysOf), or one scan of the window
+   * when the index cannot answer — the same event either way.
    */
   ownStatusWriteAfter(key: string, at: number): WriteEvent | undefined {
     if (!this.owner.syncEndsAtStatusWrite) return undefined;
-    for (const e of this.scan(at, 0)) {
+    for (const e of this.indexed(`stw:${key}`, at, 0) ?? this.scan(at, 0)) {
       if (isOwnerStatusWrite(e, key, this.owner.component) && (e.receivedAt ?? e.at) > at && !this.taken(e)) return e;
     }
     return undefined;
