@@ -82,6 +82,9 @@ export type WriteOwner =
 export type ControllerComponent = 'replicaset-controller' | 'replication-controller' | 'daemon-set-controller' | 'job-controller';
 
 /** A request some client made to the apiserver (audit logs). */
+/** The verbs that change an object: the only ones a write event carries (sources/audit/relevance.ts WRITE_VERBS). */
+export type WriteVerb = 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+
 export interface WriteEvent extends Base {
   type: 'write';
   auditID?: string;
@@ -106,7 +109,7 @@ export interface WriteEvent extends Base {
   };
   /** Pod writes: the pod's controller owner as the source determined it (audit attribution). */
   owner?: WriteOwner;
-  verb: string;
+  verb: WriteVerb;
   resource: string;
   subresource?: string;
   namespace?: string;

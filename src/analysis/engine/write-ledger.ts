@@ -274,7 +274,7 @@ export class WriteLedger {
     if (e.actor.controller !== this.owner.component) {
       // Another writer of a pod between two adoptions (a garbage collector's orphaning logged
       // without its body, a person's patch): the second is no longer known to repeat the first.
-      if (e.resource === 'pods' && !e.subresource && e.name && e.verb !== 'get') this.auditAdopts.delete(`${e.namespace ?? ''}/${e.name}`);
+      if (e.resource === 'pods' && !e.subresource && e.name) this.auditAdopts.delete(`${e.namespace ?? ''}/${e.name}`);
       this.noteOtherActor(e);
       return;
     }

@@ -33,7 +33,7 @@
  */
 import type { Readable } from 'node:stream';
 import { LineCounter, parseAllDocuments } from 'yaml';
-import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent } from '../../timeline/event.js';
+import type { ObservedEvent, StatusCause, TimelineEvent, WriteEvent, WriteVerb } from '../../timeline/event.js';
 import { typeName } from '../type-name.js';
 import { describeImplausible, implausibleAlone, latestFor, MAX_DEVIATION_MS, PlausibleTimeWindow } from '../../timeline/plausible-time.js';
 import { isRecord } from '../../model/objects.js';
@@ -49,7 +49,7 @@ import { innerFilter } from './prefilter.js';
 import { lineFilterOf, prefilterChoice } from './prefilter-choice.js';
 import { readerThreadMode, readOnThread, ThreadedLines, type ReaderThreadMode } from './threaded-lines.js';
 import type { AuditLevel, AuditRecord, AuditStage } from './record.js';
-import { dsWriteIsRelevant, eventIsAboutOwner, jobWriteIsRelevant, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, type ResourceInfo } from './relevance.js';
+import { dsWriteIsRelevant, eventIsAboutOwner, jobWriteIsRelevant, NON_WRITE_POD_SUBRESOURCES, nodeWriteIsRelevant, rcWriteIsRelevant, RESOURCES, WRITE_VERBS, isWriteVerb, type ResourceInfo } from './relevance.js';
 import { nodeState, NodeStates } from './node-states.js';
 import { ReorderBuffer } from './reorder.js';
 import { rejectValue, sniff, type AuditFormat } from './sniff.js';
@@ -465,10 +465,11 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
     noteTime(rec.stageAt);
     const ref = rec.objectRef;
     const info = ref?.resource !== undefined ? RESOURCES[ref.resource] : undefined;
+    const verb = isWriteVerb(rec.verb) ? rec.verb : undefined;
     let relevant =
       info !== undefined &&
       info.groups.includes(ref!.apiGroup) &&
-      WRITE_VERBS.has(rec.verb) &&
+      verb !== undefined &&
       !(ref!.resource === 'pods' && ref!.subresource !== undefined && NON_WRITE_POD_SUBRESOURCES.has(ref!.subresource));
     if (relevant && ref!.resource === 'events' && !allEvents) relevant = eventIsAboutOwner(rec);
     if (relevant && ref!.resource === 'replicationcontrollers') relevant = rcWriteIsRelevant(rec);
@@ -534,10 +535,10 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       return;
     }
     account.relevant(rec.unit ?? rec.line);
-    buildEvents(rec, at, info!);
+    buildEvents(rec, at, info!, verb!);
   };
 
-  const buildEvents = (rec: AuditRecord, at: number, info: ResourceInfo): void => {
+  const buildEvents = (rec: AuditRecord, at: number, info: ResourceInfo, verb: WriteVerb): void => {
     const ref = rec.objectRef!;
     const resource = ref.resource!;
     const st = rec.responseStatus ?? {};
@@ -570,7 +571,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       report(rec.line, `${resource} create answered ${code} without the object it created (responseObject ${resp === undefined ? 'null or absent' : `${typeName(resp)} without metadata`}): counted as a create of an unknown ${resource === 'pods' ? 'pod' : 'object'}; its ADD is not in the input, so a window open across it ends where the input cannot tell (a gap)`);
     }
     const name = ref.name ?? (success && rec.verb === 'create' ? s(metaOf(resp)?.name) : undefined);
-    const written = info.statesOnly ? undefined : pushWrite(rec, at, resource, status, name, success);
+    const written = info.statesOnly ? undefined : pushWrite(rec, verb, at, resource, status, name, success);
     if (objectLost) {
       // The created object's ADD is missing from the input as surely as if its watch had dropped
       // it: a gap in that kind's stream at this line, so a window open across it ends where the
@@ -587,7 +588,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
   };
 
   /** The write event of a relevant write (every relevant resource but those read for their states only). */
-  const pushWrite = (rec: AuditRecord, at: number, resource: string, status: WriteEvent['status'], name: string | undefined, success: boolean): AuditWriteEvent => {
+  const pushWrite = (rec: AuditRecord, verb: WriteVerb, at: number, resource: string, status: WriteEvent['status'], name: string | undefined, success: boolean): AuditWriteEvent => {
     const ref = rec.objectRef!;
     const resp = rec.responseObject;
     const actor = actorOf(rec);
@@ -597,7 +598,7 @@ export async function openAuditSource(path: string, opts: AuditSourceOptions): P
       atBasis: 'audit-stage',
       source: { file: path, line: rec.line },
       actor,
-      verb: rec.verb,
+      verb,
       resource,
       apiGroup: ref.apiGroup,
       stage: rec.stage as 'ResponseComplete' | 'Panic',

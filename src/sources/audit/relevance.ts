@@ -13,9 +13,15 @@
 import { isRecord } from '../../model/objects.js';
 import { actorOf } from './attribution.js';
 import type { AuditRecord } from './record.js';
+import type { WriteVerb } from '../../timeline/event.js';
 
-/** The verbs that change an object. */
-export const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/** The verbs that change an object (a write event's, timeline/event.ts WriteVerb). */
+export const WRITE_VERBS: ReadonlySet<string> = new Set<WriteVerb>(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Whether `verb` changes an object (WRITE_VERBS). */
+export function isWriteVerb(verb: string): verb is WriteVerb {
+  return WRITE_VERBS.has(verb);
+}
 
 export interface ResourceInfo {
   groups: readonly string[];
