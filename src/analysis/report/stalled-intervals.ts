@@ -25,6 +25,7 @@ import type { Finding, GatedWindow, Report, ReplicaSetReport, RoundReport } from
 import type { StalledInterval } from '../../timeline/stalled-watch.js';
 import { STALL_HORIZON_MS } from '../../timeline/stalled-watch.js';
 import { iso } from '../iso.js';
+import { parseRef } from './evidence-refs.js';
 
 function seconds(ms: number): string {
   return ms >= 10_000 ? `${Math.round(ms / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
@@ -48,14 +49,6 @@ export function stallAssumption(iv: StalledInterval): string {
   );
 }
 
-/** FILE:LINE → [file, line], or undefined. */
-function parseRef(r: string): [string, number] | undefined {
-  const i = r.lastIndexOf(':');
-  if (i <= 0) return undefined;
-  const line = Number(r.slice(i + 1));
-  return Number.isInteger(line) ? [r.slice(0, i), line] : undefined;
-}
-
 class Marker {
   constructor(private readonly iv: StalledInterval) {}
 
@@ -68,13 +61,13 @@ class Marker {
 
   /** Whether the item can rest on the recording's order: no evidence, or some of it in the stalled file. */
   fromRecording(evidence: readonly string[]): boolean {
-    return evidence.length === 0 || evidence.some((r) => parseRef(r)?.[0] === this.iv.file);
+    return evidence.length === 0 || evidence.some((r) => parseRef(r)?.file === this.iv.file);
   }
 
   citesBacklog(evidence: readonly string[]): boolean {
     return evidence.some((r) => {
       const p = parseRef(r);
-      return p !== undefined && p[0] === this.iv.file && p[1] >= this.iv.firstLine && p[1] <= this.iv.lastLine;
+      return p !== undefined && p.file === this.iv.file && p.line >= this.iv.firstLine && p.line <= this.iv.lastLine;
     });
   }
 
