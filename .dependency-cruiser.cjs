@@ -29,6 +29,13 @@ module.exports = {
       to: { path: '^src/(sources|pipeline|render|commands|cli|serve)/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'pipeline-not-cli',
+      severity: 'error',
+      comment: 'A pipeline serves the commands, the CLI and the server: it never reaches up into the CLI or the commands.',
+      from: { path: '^src/pipeline/' },
+      to: { path: '^src/(cli|commands)/' },
+    },
+    {
       name: 'engine-through-seam',
       severity: 'error',
       comment: 'The replay engine drives any controller kind through the seam in src/model/controller/, never a kind\'s own model.',

@@ -12,7 +12,7 @@
  * generation: after each full collection V8 lets it grow to up to 4 × what stayed live (its
  * dynamic growing factor), so at 1 GB (~100 MB live) it reaches 250–290 MB before the next one;
  * `--heap-growing-percent=150` makes that 2.5 × for `kexp audit` (AUDIT_HEAP_FLAGS), and a collection between the
- * replay and the report (`collectBetweenPhases`) keeps the report's allocation off the replay's
+ * replay and the report (src/pipeline/phase-collection.ts `collectBetweenPhases`) keeps the report's allocation off the replay's
  * garbage. The flags must be given when the process starts (V8 sizes the young generation when it creates the
  * heap; `v8.setFlagsFromString` later has no effect on it), hence the relaunch.
  *
@@ -49,8 +49,8 @@ export const HEAP_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
  *   A growth rule, not a limit: the heap still grows to heap_size_limit, so no input that runs
  *   today fails; the cost is more full collections (+2.6 % CPU on the 1 GB audit log, five pairs; +8 % on the
  *   1M-event replay, which is why `kexp replay` runs without it);
- * - `--expose-gc`: lets `collectBetweenPhases` run one full collection where the replay's garbage
- *   ends and the report's allocation begins (src/pipeline/audit-files.ts).
+ * - `--expose-gc`: lets `collectBetweenPhases` (src/pipeline/phase-collection.ts) run one full
+ *   collection where the replay's garbage ends and the report's allocation begins.
  * bench/README.md "Memory ≤ 256 MB" has the numbers.
  */
 export const AUDIT_HEAP_FLAGS: readonly string[] = ['--heap-growing-percent=150', '--expose-gc'];
@@ -85,16 +85,4 @@ export function heapRelaunch(
     if (bytes >= RELAUNCH_BYTES) return [...execArgv, ...HEAP_FLAGS, ...(argv[0] === 'audit' ? AUDIT_HEAP_FLAGS : [])];
   }
   return undefined;
-}
-
-/**
- * One full collection, when the process runs with `--expose-gc` (AUDIT_HEAP_FLAGS: `kexp audit`
- * of a large input); else nothing. Called where a replay's garbage (its look-ahead, its
- * engine's transient state) has just become unreachable and the report is about to be built:
- * without it the report's allocation (~50 MB at 1 GB) lands on top of that garbage and grows the
- * heap at the command's end (+34–46 MB of peak RSS measured, bench/README.md "Memory ≤ 256 MB").
- * Cost: one mark-compact of the live heap (~0.1–0.3 s at 100 MB live). No I/O.
- */
-export function collectBetweenPhases(): void {
-  (globalThis as { gc?: () => void }).gc?.();
 }

@@ -8,7 +8,7 @@
  * 403 NamespaceTerminating counted as success, other failures walked back), so rounds and
  * walk-backs are `observed`; the gating itself stays `inferred` (no audit record shows it).
  */
-import { collectBetweenPhases } from '../cli/heap-settings.js';
+import { collectBetweenPhases } from './phase-collection.js';
 import { openAuditSource, type AuditOpenedSource, type AuditFileSummary, type AuditWriteEvent } from '../sources/audit/audit-source.js';
 import { inputsLabel, MemoryBound } from '../sources/memory-bound.js';
 import { startLeasePass, type LeasePass } from '../sources/audit/lease-pass.js';
@@ -236,7 +236,7 @@ async function replayAudit(
       return end !== undefined && o.until !== undefined ? Math.min(end, o.until) : end;
     },
   });
-  // The replay's garbage goes before the report is built (src/cli/heap-settings.ts).
+  // The replay's garbage goes before the report is built (phase-collection.ts).
   collectBetweenPhases();
   const result = results.replicaSets;
   const summaries = sources.map((s) => s.summary());

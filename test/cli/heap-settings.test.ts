@@ -1,7 +1,7 @@
 /**
  * The heap settings of a large input (src/cli/heap-settings.ts): when bin/run.js starts the
  * command again with HEAP_FLAGS (`--max-semi-space-size=16`; for audit also `--heap-growing-percent=150 --expose-gc`), that
- * the collection between a replay and its report runs only there, and that the relaunched command's report, stderr
+ * the collection between a replay and its report (src/pipeline/phase-collection.ts) runs only there, and that the relaunched command's report, stderr
  * and exit code are the ones of the same command run in one process.
  */
 import { after, describe, test } from 'node:test';
@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { AUDIT_HEAP_FLAGS, collectBetweenPhases, HEAP_FLAGS, heapRelaunch, RELAUNCHED_ENV, RELAUNCH_BYTES } from '../../src/cli/heap-settings.js';
+import { AUDIT_HEAP_FLAGS, HEAP_FLAGS, heapRelaunch, RELAUNCHED_ENV, RELAUNCH_BYTES } from '../../src/cli/heap-settings.js';
 import { kexp } from '../support/cli.js';
 
 const ROOT = path.resolve(new URL('../../', import.meta.url).pathname);
@@ -45,25 +45,6 @@ describe('heapRelaunch', () => {
     assert.equal(heapRelaunch(['audit', 'big.log'], { NODE_OPTIONS: '--heap-growing-percent=300' }, [], size), undefined);
     assert.equal(heapRelaunch(['audit', 'big.log'], { [RELAUNCHED_ENV]: '1' }, [], size), undefined);
     assert.deepEqual(heapRelaunch(['audit', 'big.log'], { NODE_OPTIONS: '--require x' }, [], size), [...HEAP_FLAGS, ...AUDIT_HEAP_FLAGS]);
-  });
-});
-
-describe('collectBetweenPhases', () => {
-  test('runs the collection V8 exposes with --expose-gc (one of AUDIT_HEAP_FLAGS), and nothing without it', () => {
-    assert.ok(AUDIT_HEAP_FLAGS.includes('--expose-gc'));
-    const g = globalThis as { gc?: () => void };
-    const had = Object.getOwnPropertyDescriptor(g, 'gc');
-    try {
-      let calls = 0;
-      g.gc = () => void calls++;
-      collectBetweenPhases();
-      assert.equal(calls, 1);
-      delete g.gc;
-      assert.doesNotThrow(() => collectBetweenPhases());
-    } finally {
-      if (had) Object.defineProperty(g, 'gc', had);
-      else delete g.gc;
-    }
   });
 });
 
