@@ -37,7 +37,7 @@ function randomEvent(r: () => number, at: number, line: number): TimelineEvent {
   if (x < 0.6) {
     return { type: 'observed', kind: 'Event', watchType: 'ADDED', at, atBasis: 'audit-stage', source, object: { metadata: { namespace: ns, name: `e${line}` }, reason: 'FailedCreate', involvedObject: { kind: r() < 0.8 ? 'ReplicaSet' : 'Pod', namespace: ns, name: `rs${Math.floor(r() * 2)}` } } } as TimelineEvent;
   }
-  const verb = ['create', 'delete', 'patch', 'get'][Math.floor(r() * 4)]!;
+  const verb = (['create', 'delete', 'patch', 'update'] as const)[Math.floor(r() * 4)]!;
   return {
     type: 'write', at, atBasis: 'audit-stage', source, verb, resource: r() < 0.9 ? 'pods' : 'replicasets', namespace: ns, name, subresource: r() < 0.1 ? 'status' : undefined,
     receivedAt: at - Math.floor(r() * 3000), status: { code: 201 }, actor: { username: 'u', ...(r() < 0.8 ? { controller: 'replicaset-controller' as const } : {}) },
