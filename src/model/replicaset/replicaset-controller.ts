@@ -182,8 +182,17 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
 
   /** resolveControllerRef: the RS named by the ref, only if Kind is rsc.Kind and the UID matches the lister's. */
   resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaSet | undefined {
-    if (!ref || ref.kind !== this.ownerKind.kind) return undefined;
-    const rs = this.owners.get(`${namespace}/${ref.name}`);
+    return ref ? this.resolveControllerRefAt(`${namespace}/${ref.name}`, ref) : undefined;
+  }
+
+  /**
+   * resolveControllerRef with the lister key `namespace/ref.name` already made — the key the
+   * owner cache holds the ReplicaSet under, i.e. objectKey of what it returns (updatePod
+   * enqueues with it instead of making it again).
+   */
+  private resolveControllerRefAt(key: string, ref: OwnerReference): ReplicaSet | undefined {
+    if (ref.kind !== this.ownerKind.kind) return undefined;
+    const rs = this.owners.get(key);
     if (!rs || rs.metadata.uid !== ref.uid) return undefined;
     return rs;
   }
@@ -261,12 +270,14 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       }
     }
     if (curRef) {
-      const rs = this.resolveControllerRef(cur.metadata.namespace ?? '', curRef);
+      // The owner's key, made once: the lookup's and the workqueue's (objectKey of the ReplicaSet found under it).
+      const key = `${cur.metadata.namespace ?? ''}/${curRef.name}`;
+      const rs = this.resolveControllerRefAt(key, curRef);
       if (!rs) {
         if (listen) listen({ at, handler: 'updatePod', object: objectKey(cur.metadata), effects: [...effects!, 'controllerRef does not resolve'] });
         return;
       }
-      const key = this.enqueue(rs, at);
+      this.queue.add(key, at);
       effects?.push(`enqueue ${key}`);
       const minReady = rs.spec?.minReadySeconds ?? 0;
       if (!isPodReady(old) && isPodReady(cur) && minReady > 0) {
