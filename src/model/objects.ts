@@ -318,14 +318,24 @@ export function controllerRefOf(meta: ObjectMeta): OwnerReference | undefined {
   return undefined;
 }
 
+const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
+
 /**
  * Equal label maps, the label-change check of the pod update handlers (reflect.DeepEqual of
  * the two Labels in updatePod; the model counts an absent map as empty, where Go tells nil from empty).
  */
 export function sameLabels(a: Record<string, string> | null | undefined, b: Record<string, string> | null | undefined): boolean {
-  const ea = Object.entries(a ?? {});
-  const eb = b ?? {};
-  return ea.length === Object.keys(eb).length && ea.every(([k, v]) => eb[k] === v);
+  // By `for…in` (a parsed label map has only own keys): no entry or key arrays, no closure — the
+  // pod update handlers ask on every pod event.
+  const ea = a ?? NO_LABELS;
+  const eb = b ?? NO_LABELS;
+  let n = 0;
+  for (const k in ea) {
+    if (eb[k] !== ea[k]) return false;
+    n++;
+  }
+  for (const _ in eb) if (--n < 0) return false;
+  return n === 0;
 }
 
 /** reflect.DeepEqual of two controllerRefs (the owner-change check of the pod update handlers). */

@@ -25,42 +25,71 @@
 export const BACKOFF_BASE_MS = 5;
 export const BACKOFF_MAX_MS = 1000 * 1000;
 
+/** A key's due time: what `next` hands out (the queue's own object, never changed once made). */
 interface Entry {
-  key: string;
-  at: number;
-  /** Order of the key's first insertion (kept while the key stays in the map). */
+  readonly key: string;
+  readonly at: number;
+}
+
+/** A key's place in the map: its current entry (null once taken or dropped) and its insertion order. */
+interface Slot {
+  e: Entry | null;
+  /** Order of the key's first insertion (kept while the key has an entry). */
   seq: number;
 }
 
-/** A map of key → due time with a lazy min-heap by (at, seq) beside it. */
+/**
+ * A map of key → due time with a lazy min-heap by (at, seq) beside it. One immutable entry per
+ * `set`, held by the key's slot and pushed on the heap (its seq in a parallel array): a heap
+ * entry is live iff its key's slot still holds that very object. A taken key keeps its slot
+ * (entry null) until the empty slots outnumber the live ones three to one (then swept), so the
+ * usual cycle of one key — set, taken, set again — neither shrinks nor regrows the map's hash
+ * table (V8 reallocates a Map's table when a delete leaves it under half full, and again when
+ * it grows) and allocates only the entry.
+ */
 class TimedKeys {
-  private readonly map = new Map<string, { at: number; seq: number }>();
+  private readonly map = new Map<string, Slot>();
   private heap: Entry[] = [];
+  private heapSeq: number[] = [];
   private seq = 0;
+  /** Keys with an entry. */
+  private live = 0;
 
   get(key: string): number | undefined {
-    return this.map.get(key)?.at;
+    return this.map.get(key)?.e?.at;
   }
-  keys(): IterableIterator<string> {
-    return this.map.keys();
+  *keys(): IterableIterator<string> {
+    for (const [k, slot] of this.map) if (slot.e) yield k;
   }
   /** Sets the key's due time (a key already present keeps its insertion order). */
   set(key: string, at: number): void {
-    const cur = this.map.get(key);
-    const seq = cur ? cur.seq : this.seq++;
-    this.map.set(key, { at, seq });
-    this.push({ key, at, seq });
+    let slot = this.map.get(key);
+    if (!slot) {
+      slot = { e: null, seq: this.seq++ };
+      this.map.set(key, slot);
+      this.live++;
+    } else if (!slot.e) {
+      slot.seq = this.seq++;
+      this.live++;
+    }
+    const e: Entry = { key, at };
+    slot.e = e;
+    this.push(e, slot.seq);
   }
   delete(key: string): boolean {
-    return this.map.delete(key);
+    const slot = this.map.get(key);
+    if (!slot || !slot.e) return false;
+    slot.e = null;
+    this.live--;
+    if (this.map.size > 64 && this.map.size > 4 * this.live) this.sweep();
+    return true;
   }
   /** The entry due first (earliest time, then first inserted), if any. */
   top(): Entry | undefined {
     const h = this.heap;
     while (h.length > 0) {
       const e = h[0]!;
-      const cur = this.map.get(e.key);
-      if (cur && cur.at === e.at && cur.seq === e.seq) return e;
+      if (this.map.get(e.key)?.e === e) return e;
       this.pop();
     }
     return undefined;
@@ -68,50 +97,69 @@ class TimedKeys {
   /** Removes every key due before `before`; returns how many. */
   dropBefore(before: number): number {
     let n = 0;
-    for (const [k, v] of [...this.map]) if (v.at < before) (this.map.delete(k), n++);
+    for (const [k, slot] of [...this.map]) if (slot.e && slot.e.at < before) (this.delete(k), n++);
     return n;
   }
 
-  private push(e: Entry): void {
-    if (this.heap.length > 64 && this.heap.length > 2 * this.map.size) this.rebuild();
+  private push(e: Entry, seq: number): void {
+    if (this.heap.length > 64 && this.heap.length > 2 * this.live) this.rebuild();
     const h = this.heap;
+    const hs = this.heapSeq;
+    let i = h.length;
     h.push(e);
-    let i = h.length - 1;
+    hs.push(seq);
     while (i > 0) {
       const p = (i - 1) >> 1;
-      if (!less(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
+      if (!less(e.at, seq, h[p]!.at, hs[p]!)) break;
+      h[i] = h[p]!;
+      hs[i] = hs[p]!;
       i = p;
     }
+    h[i] = e;
+    hs[i] = seq;
   }
   private pop(): void {
     const h = this.heap;
+    const hs = this.heapSeq;
     const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
+    const lastSeq = hs.pop()!;
+    const n = h.length;
+    if (n === 0) return;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < h.length && less(h[l]!, h[m]!)) m = l;
-      if (r < h.length && less(h[r]!, h[m]!)) m = r;
+      let mAt = last.at;
+      let mSeq = lastSeq;
+      if (l < n && less(h[l]!.at, hs[l]!, mAt, mSeq)) (m = l, mAt = h[l]!.at, mSeq = hs[l]!);
+      if (r < n && less(h[r]!.at, hs[r]!, mAt, mSeq)) m = r;
       if (m === i) break;
-      [h[i], h[m]] = [h[m]!, h[i]!];
+      h[i] = h[m]!;
+      hs[i] = hs[m]!;
       i = m;
     }
+    h[i] = last;
+    hs[i] = lastSeq;
+  }
+  /** Drops the empty slots (the heap drops its stale entries when they reach the top or at a rebuild). */
+  private sweep(): void {
+    for (const [k, slot] of [...this.map]) if (!slot.e) this.map.delete(k);
   }
   /** Drops the stale entries: the heap again holds one entry per live key. */
   private rebuild(): void {
-    this.heap = [];
-    const live = [...this.map].map(([key, v]) => ({ key, at: v.at, seq: v.seq }));
-    live.sort((a, b) => (less(a, b) ? -1 : less(b, a) ? 1 : 0));
-    this.heap = live; // a sorted array is a valid min-heap
+    const live: Slot[] = [];
+    for (const slot of this.map.values()) if (slot.e) live.push(slot);
+    live.sort((a, b) => (less(a.e!.at, a.seq, b.e!.at, b.seq) ? -1 : less(b.e!.at, b.seq, a.e!.at, a.seq) ? 1 : 0));
+    // a sorted array is a valid min-heap
+    this.heap = live.map((s) => s.e!);
+    this.heapSeq = live.map((s) => s.seq);
   }
 }
 
-function less(a: Entry, b: Entry): boolean {
-  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+/** (at, seq) before (bAt, bSeq): earlier due time, then first inserted. */
+function less(at: number, seq: number, bAt: number, bSeq: number): boolean {
+  return at < bAt || (at === bAt && seq < bSeq);
 }
 
 export class WorkQueue {
@@ -149,32 +197,26 @@ export class WorkQueue {
     this.failures.delete(key);
   }
 
-  /** Removes and returns the earliest key due strictly before `before` (or at it when inclusive). */
-  next(before: number, inclusive = false): { key: string; at: number } | undefined {
-    const due = (at: number): boolean => (inclusive ? at <= before : at < before);
-    let bestKey: string | undefined;
-    let bestAt = Infinity;
-    let fromWaiting = false;
+  /**
+   * Removes and returns the earliest key due strictly before `before` (or at it when inclusive):
+   * the queue's own entry, never changed once made (no copy, no closure per call — the replay
+   * asks before every event).
+   */
+  next(before: number, inclusive = false): { readonly key: string; readonly at: number } | undefined {
+    let best: Entry | undefined;
     const qTop = this.queued.top();
-    if (qTop && due(qTop.at)) {
-      bestKey = qTop.key;
-      bestAt = qTop.at;
-    }
+    if (qTop && (inclusive ? qTop.at <= before : qTop.at < before)) best = qTop;
     const wTop = this.waiting.top();
-    if (wTop && due(wTop.at) && wTop.at < bestAt) {
-      bestKey = wTop.key;
-      bestAt = wTop.at;
-      fromWaiting = true;
-    }
-    if (bestKey === undefined) return undefined;
-    if (!fromWaiting) this.queued.delete(bestKey);
-    else {
-      this.waiting.delete(bestKey);
+    if (wTop && (inclusive ? wTop.at <= before : wTop.at < before) && (best === undefined || wTop.at < best.at)) {
+      this.waiting.delete(wTop.key);
       // A queued entry for the same key at or before this time is merged into this sync.
-      const q = this.queued.get(bestKey);
-      if (q !== undefined && q <= bestAt) this.queued.delete(bestKey);
+      const q = this.queued.get(wTop.key);
+      if (q !== undefined && q <= wTop.at) this.queued.delete(wTop.key);
+      return wTop;
     }
-    return { key: bestKey, at: bestAt };
+    if (best === undefined) return undefined;
+    this.queued.delete(best.key);
+    return best;
   }
 
   /**

@@ -20,7 +20,7 @@
  * Cost: O(1) per event (map lookups by `namespace/name`) plus what the model's handlers cost;
  * a status write as view-alignment.ts says. Pure: no I/O, no clock.
  */
-import { controllerRefOf, desiredReplicas, objectKey, type OwnerReference, type Pod } from '../../model/objects.js';
+import { controllerRefOf, desiredReplicas, objectKey, type Pod } from '../../model/objects.js';
 import type { GapEvent, ObservedEvent, TimelineEvent } from '../../timeline/event.js';
 import type { CountSeries } from './count-series.js';
 import { REPLICA_SET_OWNER, type EngineController, type EngineOwnerKind } from './engine-controller.js';
@@ -99,9 +99,10 @@ export class Delivery {
     if (!pod.metadata?.name || !pod.metadata.namespace) return;
     const ref = controllerRefOf(pod.metadata);
     const kind = this.owner.kind;
-    // The pod's key, made once for every lookup below (a fresh `ns/name` string is hashed anew by each map it is looked up in).
+    // The pod's key and its owner's, made once for every lookup below (a fresh `ns/name` string is hashed anew by each map it is looked up in).
     const pk = objectKey(pod.metadata);
-    if (ref?.kind === kind) this.provenance.noteTrigger(`${pod.metadata.namespace}/${ref.name}`, e.source, pk);
+    const rk = ref?.kind === kind ? `${pod.metadata.namespace}/${ref.name}` : undefined;
+    if (rk !== undefined) this.provenance.noteTrigger(rk, e.source, pk);
     const old = this.controller.pods.get(pk);
     const oldRef = old ? controllerRefOf(old.metadata) : undefined;
     if (old && oldRef?.kind === kind && (!ref || ref.uid !== oldRef.uid)) {
@@ -113,26 +114,24 @@ export class Delivery {
       }
       this.provenance.noteTrigger(rsKey, e.source, pk);
     }
-    if (ref?.kind === kind) this.notePodOfReplicaSet(e, pod, ref, old, pk);
-    if (!old && e.watchType !== 'DELETED' && pod.metadata.deletionTimestamp && ref?.kind === kind) {
+    if (rk !== undefined) this.notePodOfReplicaSet(e, pod, old, pk, rk);
+    if (!old && e.watchType !== 'DELETED' && pod.metadata.deletionTimestamp && rk !== undefined) {
       // First seen already terminating: addPod routes it to deletePod (every pod-owning controller),
       // so a record waiting for creations never counts it.
-      const key = `${pod.metadata.namespace}/${ref.name}`;
-      const rec = this.controller.expectations.get(key);
-      const t = this.tracks.get(key);
+      const rec = this.controller.expectations.get(rk);
+      const t = this.tracks.get(rk);
       if (t && rec && rec.add > 0 && t.addedTerminating.length < 100) t.addedTerminating.push({ pod: pk, at: e.at, source: e.source, add: rec.add, setAt: rec.timestamp });
     }
     this.sightings.note(e.watchType === 'DELETED', pod, pk, ref, e.at, e.source);
     if (!this.view.deliverPod(e, pk, ref, old)) return;
-    // Counts change with every pod event, not only at syncs: sample them here too (the new owner, then the old).
-    this.sampleCounts(e, ref);
-    this.sampleCounts(e, oldRef);
+    // Counts change with every pod event, not only at syncs: sample them here too (the new owner,
+    // then the old — unless it is the same owner, whose point the first sample just settled).
+    if (rk !== undefined) this.sampleCounts(e, rk);
+    if (oldRef?.kind === kind && !(rk !== undefined && oldRef.name === ref!.name)) this.sampleCounts(e, `${pod.metadata.namespace}/${oldRef.name}`);
   }
 
-  /** A point of the owner's count series after a pod event, if `r` is an owner of the tracked kind. */
-  private sampleCounts(e: ObservedEvent & { kind: 'Pod' }, r: OwnerReference | undefined): void {
-    if (r?.kind !== this.owner.kind) return;
-    const key = `${e.object.metadata.namespace}/${r.name}`;
+  /** A point of the owner's count series after a pod event (`key`: an owner of the tracked kind). */
+  private sampleCounts(e: ObservedEvent & { kind: 'Pod' }, key: string): void {
     const t = this.tracks.get(key);
     const c = this.controller.podCounts(key);
     if (!t?.rs || !c || t.deletedAt !== undefined) return;
@@ -142,8 +141,7 @@ export class Delivery {
   }
 
   /** What a pod observation shows about the ReplicaSet controlling it: a name reused under a chosen key, a failure. */
-  private notePodOfReplicaSet(e: ObservedEvent & { kind: 'Pod' }, pod: Pod, ref: OwnerReference, old: Pod | undefined, pk: string): void {
-    const rsKey = `${pod.metadata.namespace}/${ref.name}`;
+  private notePodOfReplicaSet(e: ObservedEvent & { kind: 'Pod' }, pod: Pod, old: Pod | undefined, pk: string, rsKey: string): void {
     // Name reuse: a deletion observation of a chosen key by a pod with another UID (case 14).
     if (e.watchType === 'DELETED' || pod.metadata.deletionTimestamp) {
       const t = this.tracks.get(rsKey);

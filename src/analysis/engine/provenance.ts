@@ -9,9 +9,15 @@
  * delivery.ts calls `noteTrigger` for every key an observed object names. `sourceFor(key)` is
  * the current event's source while delivering, else the key's last trigger.
  *
- * Cost: one map entry per ReplicaSet key; O(1) per call. Pure: no I/O, no clock.
+ * Cost: one map entry per ReplicaSet key; O(1) per call. A key's entries are overwritten, not
+ * deleted, on the per-event and per-sync paths (`consumed` false, `running` IDLE): V8 shrinks a
+ * Map's or Set's hash table when a delete leaves it under half full and regrows it on the next
+ * add, which one ReplicaSet's key did on every event and every sync. Pure: no I/O, no clock.
  */
 import type { SourceRef, TimelineEvent } from '../../timeline/event.js';
+
+/** `running`'s value for a key with no sync running (kept in place of a delete). */
+const IDLE: unique symbol = Symbol('idle');
 
 export class Provenance {
   private currentEvent: TimelineEvent | undefined;
@@ -32,16 +38,16 @@ export class Provenance {
     this.currentEvent = undefined;
   }
 
-  /** Keys whose last trigger a sync has already run for. */
-  private readonly consumed = new Set<string>();
+  /** Per key: true when a sync has already run for its last trigger. */
+  private readonly consumed = new Map<string, boolean>();
   /** Per key: the pod behind a rate-limited requeue still pending in the workqueue (undefined: not a pod's event). */
   private readonly requeuedFor = new Map<string, string | undefined>();
-  /** Per key: the pod behind the sync running now (`syncStarting`). */
-  private readonly running = new Map<string, string | undefined>();
+  /** Per key: the pod behind the sync running now (`syncStarting`); IDLE once it ended. */
+  private readonly running = new Map<string, string | undefined | typeof IDLE>();
 
   /** An input event about `key` reached the informer handlers (`pod`: the pod's, by namespace/name). */
   noteTrigger(key: string, source: SourceRef, pod?: string): void {
-    this.consumed.delete(key);
+    this.consumed.set(key, false);
     this.lastTrigger.set(key, source);
     if (pod !== undefined) this.lastTriggerPod.set(key, pod);
     else this.lastTriggerPod.delete(key);
@@ -49,7 +55,9 @@ export class Provenance {
 
   /** The pod whose event was the last trigger of `key`, if a pod's. */
   triggerPod(key: string): string | undefined {
-    return this.running.has(key) ? this.running.get(key) : this.lastTriggerPod.get(key);
+    const r = this.running.get(key);
+    if (r !== IDLE && (r !== undefined || this.running.has(key))) return r;
+    return this.lastTriggerPod.get(key);
   }
 
   /**
@@ -58,7 +66,7 @@ export class Provenance {
    * its trigger is that sync's: a pod's event the controller never had leaves no requeue upstream.
    */
   syncStarting(key: string): void {
-    if (this.consumed.has(key) && this.requeuedFor.has(key)) {
+    if (this.consumed.get(key) === true && this.requeuedFor.has(key)) {
       this.running.set(key, this.requeuedFor.get(key));
       this.requeuedFor.delete(key);
     } else this.running.set(key, this.lastTriggerPod.get(key));
@@ -66,9 +74,12 @@ export class Provenance {
 
   /** The sync of `key` ended; `rateLimited`: it returned an error and the key is requeued with backoff. */
   syncEnded(key: string, rateLimited: boolean): void {
-    if (rateLimited) this.requeuedFor.set(key, this.running.get(key));
-    this.running.delete(key);
-    this.consumed.add(key);
+    if (rateLimited) {
+      const r = this.running.get(key);
+      this.requeuedFor.set(key, r === IDLE ? undefined : r);
+    }
+    this.running.set(key, IDLE);
+    this.consumed.set(key, true);
   }
 
   /** The last input event about `key` that reached the informer handlers. */

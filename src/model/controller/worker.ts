@@ -13,11 +13,15 @@
  *
  * Contract: `sync(key, at)` runs the handler now, whether or not the key was due (a replay forces
  * syncs the input shows), keeps the key busy until its last call returned (setting the record's
- * `doneAt`), then calls `onSync`. No I/O, no clock. Cost: one WorkQueue.next per sync run (O(keys
- * queued)) plus the syncs.
+ * `doneAt`), then calls `onSync`. `runDue` returns the syncs it ran; when it ran none, that is
+ * one shared frozen empty array (the replay asks for due syncs before every event, and most
+ * find none). No I/O, no clock. Cost: one WorkQueue.next per sync run (O(log keys queued))
+ * plus the syncs.
  */
 import type { WorkQueue } from '../workqueue.js';
 import type { BusyTime } from './busy-time.js';
+
+const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 export class Worker<S extends { doneAt?: number }> {
   constructor(
@@ -31,7 +35,7 @@ export class Worker<S extends { doneAt?: number }> {
 
   /** Runs every queued sync due before `before` (or at it, when `inclusive`), in due order. Returns the syncs run. */
   runDue(before: number, inclusive = false): S[] {
-    const out: S[] = [];
+    let out: S[] | undefined;
     for (let n = this.queue.next(before, inclusive); n; n = this.queue.next(before, inclusive)) {
       const busy = this.busy.busyUntil(n.key);
       if (busy !== undefined && n.at < busy) {
@@ -41,9 +45,11 @@ export class Worker<S extends { doneAt?: number }> {
         continue;
       }
       if (busy !== undefined) this.busy.release(n.key);
-      out.push(this.sync(n.key, n.at));
+      const rec = this.sync(n.key, n.at);
+      if (out) out.push(rec);
+      else out = [rec];
     }
-    return out;
+    return out ?? NONE;
   }
 
   /** Runs the sync handler for `key` at `at`; the key is busy until the sync's last call returned. */

@@ -182,8 +182,17 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
 
   /** resolveControllerRef: the RS named by the ref, only if Kind is rsc.Kind and the UID matches the lister's. */
   resolveControllerRef(namespace: string, ref: OwnerReference | undefined): ReplicaSet | undefined {
-    if (!ref || ref.kind !== this.ownerKind.kind) return undefined;
-    const rs = this.owners.get(`${namespace}/${ref.name}`);
+    return ref ? this.resolveControllerRefAt(`${namespace}/${ref.name}`, ref) : undefined;
+  }
+
+  /**
+   * resolveControllerRef with the lister key `namespace/ref.name` already made — the key the
+   * owner cache holds the ReplicaSet under, i.e. objectKey of what it returns (updatePod
+   * enqueues with it instead of making it again).
+   */
+  private resolveControllerRefAt(key: string, ref: OwnerReference): ReplicaSet | undefined {
+    if (ref.kind !== this.ownerKind.kind) return undefined;
+    const rs = this.owners.get(key);
     if (!rs || rs.metadata.uid !== ref.uid) return undefined;
     return rs;
   }
@@ -209,10 +218,12 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
 
   /** addPod in replica_set.go. */
   addPod(pod: Pod, at: number): void {
-    const name = objectKey(pod.metadata);
+    // The handlers run on every pod event of a replay: their records (and the strings and
+    // closures in them) are built only when someone listens.
+    const listen = this.opts.onHandler;
     if (pod.metadata.deletionTimestamp) {
       // A pod first seen already terminating (e.g. after a restart) is a deletion, never a creation.
-      this.report(() => ({ at, handler: 'addPod', object: name, effects: ['routed to deletePod (deletionTimestamp set)'] }));
+      if (listen) listen({ at, handler: 'addPod', object: objectKey(pod.metadata), effects: ['routed to deletePod (deletionTimestamp set)'] });
       this.deletePod(pod, at);
       return;
     }
@@ -220,25 +231,25 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
     if (ref) {
       const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
       if (!rs) {
-        this.report(() => ({ at, handler: 'addPod', object: name, effects: ['controllerRef does not resolve: ignored'] }));
+        if (listen) listen({ at, handler: 'addPod', object: objectKey(pod.metadata), effects: ['controllerRef does not resolve: ignored'] });
         return;
       }
       const key = objectKey(rs.metadata);
       this.expectations.creationObserved(key, at);
       this.queue.add(key, at);
-      this.report(() => ({ at, handler: 'addPod', object: name, effects: [`CreationObserved(${key})`, `enqueue ${key}`] }));
+      if (listen) listen({ at, handler: 'addPod', object: objectKey(pod.metadata), effects: [`CreationObserved(${key})`, `enqueue ${key}`] });
       return;
     }
     const rss = this.getPodReplicaSets(pod);
     for (const rs of rss) this.enqueue(rs, at);
-    this.report(() => ({ at, handler: 'addPod', object: name, effects: rss.map((r) => `enqueue ${objectKey(r.metadata)} (orphan)`) }));
+    if (listen) listen({ at, handler: 'addPod', object: objectKey(pod.metadata), effects: rss.map((r) => `enqueue ${objectKey(r.metadata)} (orphan)`) });
   }
 
   /** updatePod in replica_set.go. */
   updatePod(old: Pod, cur: Pod, at: number): void {
-    const name = objectKey(cur.metadata);
+    const listen = this.opts.onHandler; // records only when someone listens (see addPod)
     if (cur.metadata.resourceVersion !== undefined && cur.metadata.resourceVersion === old.metadata.resourceVersion) {
-      this.report(() => ({ at, handler: 'updatePod', object: name, effects: ['same resourceVersion (resync): ignored'] }));
+      if (listen) listen({ at, handler: 'updatePod', object: objectKey(cur.metadata), effects: ['same resourceVersion (resync): ignored'] });
       return;
     }
     const labelChanged = !sameLabels(cur.metadata.labels, old.metadata.labels);
@@ -247,61 +258,73 @@ export class ReplicaSetController implements Controller<ReplicaSet> {
       if (labelChanged) this.deletePod(old, at, 'updatePod');
       return;
     }
-    const effects: string[] = [];
+    const effects: string[] | undefined = listen ? [] : undefined;
     const curRef = controllerRefOf(cur.metadata);
     const oldRef = controllerRefOf(old.metadata);
     const refChanged = !sameOwnerReference(curRef, oldRef);
     if (refChanged && oldRef) {
       const oldRS = this.resolveControllerRef(old.metadata.namespace ?? '', oldRef);
-      if (oldRS) effects.push(`enqueue ${this.enqueue(oldRS, at)} (old owner)`);
+      if (oldRS) {
+        const oldKey = this.enqueue(oldRS, at);
+        effects?.push(`enqueue ${oldKey} (old owner)`);
+      }
     }
     if (curRef) {
-      const rs = this.resolveControllerRef(cur.metadata.namespace ?? '', curRef);
+      // The owner's key, made once: the lookup's and the workqueue's (objectKey of the ReplicaSet found under it).
+      const key = `${cur.metadata.namespace ?? ''}/${curRef.name}`;
+      const rs = this.resolveControllerRefAt(key, curRef);
       if (!rs) {
-        this.report(() => ({ at, handler: 'updatePod', object: name, effects: [...effects, 'controllerRef does not resolve'] }));
+        if (listen) listen({ at, handler: 'updatePod', object: objectKey(cur.metadata), effects: [...effects!, 'controllerRef does not resolve'] });
         return;
       }
-      effects.push(`enqueue ${this.enqueue(rs, at)}`);
+      this.queue.add(key, at);
+      effects?.push(`enqueue ${key}`);
       const minReady = rs.spec?.minReadySeconds ?? 0;
       if (!isPodReady(old) && isPodReady(cur) && minReady > 0) {
         const delay = (minReady + (this.features.availabilityExtraSecond ? 1 : 0)) * 1000;
         // (the +1 s of ≤1.33 already clears the strict boundary; ≥1.34 relies on the sync's requeue)
-        this.queue.addAfter(objectKey(rs.metadata), at, delay);
-        effects.push(`enqueue after ${delay} ms for availability check`);
+        this.queue.addAfter(key, at, delay);
+        effects?.push(`enqueue after ${delay} ms for availability check`);
       }
-      this.report(() => ({ at, handler: 'updatePod', object: name, effects }));
+      if (listen) listen({ at, handler: 'updatePod', object: objectKey(cur.metadata), effects: effects! });
       return;
     }
     if (labelChanged || refChanged) {
-      for (const rs of this.getPodReplicaSets(cur)) effects.push(`enqueue ${this.enqueue(rs, at)} (orphan)`);
+      for (const rs of this.getPodReplicaSets(cur)) {
+        const key = this.enqueue(rs, at);
+        effects?.push(`enqueue ${key} (orphan)`);
+      }
     }
-    this.report(() => ({ at, handler: 'updatePod', object: name, effects }));
+    if (listen) listen({ at, handler: 'updatePod', object: objectKey(cur.metadata), effects: effects! });
   }
 
   /** deletePod in replica_set.go; accepts a tombstone whose object may be stale. */
   deletePod(obj: Pod | Tombstone<Pod>, at: number, caller: HandlerRecord['handler'] = 'deletePod'): void {
+    const listen = this.opts.onHandler; // records only when someone listens (see addPod)
     const pod = unwrapTombstone(obj);
     const name = objectKey(pod.metadata);
     const ref = controllerRefOf(pod.metadata);
     if (!ref) {
-      this.report(() => ({ at, handler: caller, object: name, effects: ['deletion of an orphan: ignored'] }));
+      if (listen) listen({ at, handler: caller, object: name, effects: ['deletion of an orphan: ignored'] });
       return;
     }
     const rs = this.resolveControllerRef(pod.metadata.namespace ?? '', ref);
     if (!rs) {
-      this.report(() => ({ at, handler: caller, object: name, effects: ['controllerRef does not resolve: deletion ignored'] }));
+      if (listen) listen({ at, handler: caller, object: name, effects: ['controllerRef does not resolve: deletion ignored'] });
       return;
     }
     const key = objectKey(rs.metadata);
     const counted = this.expectations.deletionObserved(key, name, at);
     this.queue.add(key, at);
-    this.report(() => ({
-      at,
-      handler: caller,
-      object: name,
-      uid: pod.metadata.uid,
-      effects: [counted ? `DeletionObserved(${key}, ${name})` : `deletion of ${name} not expected: no change`, `enqueue ${key}`],
-    }));
+    if (listen) {
+      listen({
+        at,
+        handler: caller,
+        object: name,
+        uid: pod.metadata.uid,
+        effects: [counted ? `DeletionObserved(${key}, ${name})` : `deletion of ${name} not expected: no change`, `enqueue ${key}`],
+      });
+    }
   }
 
   /** addRS in replica_set.go. */
