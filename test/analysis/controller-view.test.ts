@@ -13,7 +13,11 @@ import { join } from 'node:path';
 import { checkStatusWrite, existedAt, type PodSighting } from '../../src/analysis/engine/controller-view.js';
 import { decisionAt } from '../../src/analysis/fidelity.js';
 import type { ReplicaSetReport } from '../../src/analysis/report-types.js';
-import type { Pod, ReplicaSet } from '../../src/model/objects.js';
+import { controllerRefOf, type Pod, type ReplicaSet } from '../../src/model/objects.js';
+import type { OwnerStatusCount } from '../../src/model/controller/controller.js';
+import { REPLICA_SET_STATUS_COUNT } from '../../src/analysis/engine/engine-controller.js';
+import { WithheldPods } from '../../src/analysis/engine/view-alignment.js';
+import type { SourceRef } from '../../src/timeline/event.js';
 import { auditFiles } from '../../src/pipeline/audit-files.js';
 import { replayFiles } from '../../src/pipeline/replay-files.js';
 import { AuditLogBuilder, actors } from '../support/audit-builder.js';
@@ -446,4 +450,75 @@ test('cost: a large ReplicaSet\'s status writes are checked without walking its 
   // Walking 400–800 pods at each of ~1,900 status writes would read ~1,000,000; the bounded check
   // reads them only where a write could show the view behind (plus the report's final counts).
   assert.ok(read < 50_000, `${read} pods read from the index`);
+});
+
+// ─────────── the walk's per-pod reads, once per pod object (controller-view.ts factsOf) ───────────
+
+/** checkStatusWrite as it read every pod on every walk (before the facts were kept per object). */
+function walkedCheck(rs: ReplicaSet, pods: Pod[], seen: Map<string, PodSighting>, previous: number | undefined, count: OwnerStatusCount<ReplicaSet>, named?: ReadonlySet<string>) {
+  const statusReplicas = count.of(rs)!;
+  const older: Array<{ pod: string; seenAt: number; source?: SourceRef }> = [];
+  let active = 0;
+  let namedOlder = 0;
+  for (const p of pods) {
+    if (!count.counts(p) || controllerRefOf(p.metadata)?.uid !== rs.metadata.uid) continue;
+    active++;
+    if (previous === undefined) continue;
+    const key = `${p.metadata.namespace}/${p.metadata.name}`;
+    const s = seen.get(key);
+    if (!s) continue;
+    const existed = existedAt(p, s.at, previous);
+    if (existed && !named?.has(key)) older.push({ pod: key, seenAt: s.at, ...(s.source ? { source: s.source } : {}) });
+    else if (existed) namedOlder++;
+  }
+  const caughtUp = statusReplicas >= active;
+  const deficit = older.length + namedOlder - statusReplicas;
+  if (deficit <= 0) return { caughtUp };
+  older.sort((a, b) => a.seenAt - b.seenAt);
+  const missing = older.slice(-Math.min(deficit, older.length));
+  if (!missing.length) return { caughtUp };
+  return { caughtUp, behind: { at: T0 + 9000, source: src, statusReplicas, expected: older.length + namedOlder, missing, since: missing[0]!.seenAt } };
+}
+
+test('checkStatusWrite: the pod facts kept per object give the walk\'s answer, for two counts over the same pod objects', () => {
+  // Counts only pending pods: a cache keyed by pod alone would answer it with the other count's facts.
+  const PENDING_COUNT: OwnerStatusCount<ReplicaSet> = { ...REPLICA_SET_STATUS_COUNT, counts: (p) => p.status?.phase === 'Pending' };
+  let seed = 11;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const phases = ['Running', 'Pending', 'Succeeded', 'Failed'];
+  for (let round = 0; round < 150; round++) {
+    const pods = Array.from({ length: 1 + rnd(12) }, (_, i) => pod(`p${round}-${i}`, T0 + rnd(6000), { phase: phases[rnd(4)]!, terminating: rnd(5) === 0, ...(rnd(6) === 0 ? { owner: 'other' } : {}) }));
+    const seen = sightings(pods.filter(() => rnd(5) !== 0).map((p) => [p.metadata.name!, T0 + rnd(6000)] as [string, number]));
+    const named = rnd(3) === 0 ? new Set(pods.filter(() => rnd(3) === 0).map((p) => `shop/${p.metadata.name}`)) : undefined;
+    const previous = rnd(8) === 0 ? undefined : T0 + 2000 + rnd(3000);
+    const rs = rsWith(rnd(pods.length + 1));
+    // Each count twice: the second walk reads the kept facts.
+    for (const count of [REPLICA_SET_STATUS_COUNT, PENDING_COUNT, REPLICA_SET_STATUS_COUNT, PENDING_COUNT]) {
+      assert.deepEqual(checkStatusWrite(rs, T0 + 9000, src, pods, seen, previous, undefined, count, named), walkedCheck(rs, pods, seen, previous, count, named), `round ${round}`);
+    }
+  }
+});
+
+// ─────────────── the withheld pods by ReplicaSet (view-alignment.ts WithheldPods) ───────────────
+
+test('WithheldPods: of(rsKey) holds the entries a filter of the whole map finds, in its order, through sets, moves and deletes', () => {
+  const w = new WithheldPods();
+  const p = pod('x', T0);
+  let seed = 5;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  const rsKeys = ['shop/a', 'shop/b', 'shop/c'];
+  for (let step = 0; step < 3000; step++) {
+    const pk = `shop/p${rnd(40)}`;
+    const op = rnd(10);
+    if (op < 6) w.set(pk, { pod: p, rsKey: rsKeys[rnd(3)]!, ...(rnd(2) ? { atAdd: true } : {}) });
+    else if (op < 9) w.delete(pk);
+    else if (rnd(20) === 0) w.clear();
+    for (const rk of rsKeys) assert.deepEqual([...w.of(rk)], [...w].filter(([, x]) => x.rsKey === rk), `step ${step}, ${rk}`);
+  }
 });

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { anchorOf, NeedleScanner } from '../../src/sources/audit/line-filter.js';
 import { InputReader } from '../../src/sources/audit/line-reader.js';
 import { auditLineFilter, innerFilter, mentionsDaemonSet, mentionsJob, mentionsReplicaSet } from '../../src/sources/audit/prefilter.js';
 import type { AuditRecord } from '../../src/sources/audit/record.js';
@@ -155,6 +156,48 @@ describe('prefilter: auditLineFilter on the log backend', () => {
     assert.equal(mentionsJob(Buffer.from('\\"Job\\\\\\"'), 0, 10, true), false, 'a quoted Job inside a message inside an envelope\'s string');
     assert.equal(mentionsJob(j, 39, j.length), false);
     assert.equal(mentionsJob(Buffer.from('Job"'), 0, 4), false);
+  });
+});
+
+describe('NeedleScanner: the search from the needle\'s rarest byte', () => {
+  it('anchors on a rare byte, never on the leading quote of a key', () => {
+    assert.equal(anchorOf(Buffer.from('"verb"')), 1);
+    assert.equal(anchorOf(Buffer.from('"objectRef":{"resource":"')), 3);
+    assert.equal(anchorOf(Buffer.from('"responseObject"')), 9);
+    assert.equal(anchorOf(Buffer.from('Job')), 0);
+    assert.equal(anchorOf(Buffer.from('"')), 0);
+  });
+
+  it('finds what a search bounded to each line finds, line after line (random text with near misses)', () => {
+    const needles = ['"responseObject"', '"requestObject"', '"verb"', '"objectRef":{"resource":"', 'eplica', 'aemon', '"items":[', 'Job', 'xObjec'];
+    // Pieces that make near misses: the tail after the anchor without its head, heads without tails, overlaps.
+    const pieces = ['"', 'Object"', 'questObject"', 'sponseObject"', '"respons', '"responseObject"', '"requestObject"', 'erb"', '"verb"', '"v', 'jectRef":{"resource":"', '"ob', '"objectRef":{"resource":"',
+      'plica', 'eplica', 'mon', 'aemon', 'ae', '[', '"items":', '"items":[', 'Job', 'ob', 'x', 'e', ':', '\n',
+      // Each needle with one byte before its anchor changed: the tail matches, the head does not.
+      ...needles.flatMap((n) => Array.from({ length: anchorOf(Buffer.from(n)) }, (_, k) => `${n.slice(0, k)}#${n.slice(k + 1)}`))];
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    for (let round = 0; round < 200; round++) {
+      let text = '';
+      while (text.length < 600) text += rnd(4) === 0 ? '\n' : pieces[rnd(pieces.length)]!;
+      const buf = Buffer.from(text);
+      const starts = [0];
+      for (let i = buf.indexOf(10); i >= 0; i = buf.indexOf(10, i + 1)) starts.push(i + 1);
+      for (const n of needles) {
+        const needle = Buffer.from(n);
+        const scanner = new NeedleScanner(needle);
+        for (let l = 0; l < starts.length; l++) {
+          const start = starts[l]!;
+          const end = l + 1 < starts.length ? starts[l + 1]! - 1 : buf.length;
+          const inLine = buf.subarray(start, end).indexOf(needle);
+          assert.equal(scanner.find(buf, start, end), inLine < 0 ? -1 : start + inLine, `${n} in line ${l} of round ${round}`);
+          assert.equal(scanner.indexIn(buf, start), buf.indexOf(needle, start), `${n} from ${start} of round ${round}`);
+        }
+      }
+    }
   });
 });
 

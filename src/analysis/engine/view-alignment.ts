@@ -70,6 +70,69 @@ function countedBy(count: OwnerStatusCount<ReplicaSet>): (p: Pod) => boolean {
   return (p) => count.counts(p);
 }
 
+/** A pod withheld from the model (ViewAlignment.withheldPods). */
+export interface Withheld {
+  pod: Pod;
+  rsKey: string;
+  raisedFor?: number;
+  atAdd?: boolean;
+  lostAdd?: boolean;
+}
+
+/**
+ * The withheld pods by pod key (a Map: insertion order), and by ReplicaSet key: `of(rsKey)` holds
+ * the entries `[...this].filter(([, w]) => w.rsKey === rsKey)` would, in the same order — read on
+ * every status write of a ReplicaSet kexp holds pods back for, which walked every withheld pod of
+ * every ReplicaSet (std 1 GB: 3,877 such writes). An entry's position in the Map is its first
+ * insertion's; a new key is the newest, so appending keeps each ReplicaSet's entries in Map
+ * order, and a key moved to another ReplicaSet (not done today) re-sorts that one's from the Map.
+ * Cost: O(1) per set/delete; the index holds the same entries.
+ */
+export class WithheldPods extends Map<string, Withheld> {
+  private readonly byRs = new Map<string, Map<string, Withheld>>();
+  private static readonly NONE: ReadonlyMap<string, Withheld> = new Map();
+
+  /** The entries of `rsKey`'s withheld pods, in Map order (live: copy before changing the map). */
+  of(rsKey: string): ReadonlyMap<string, Withheld> {
+    return this.byRs.get(rsKey) ?? WithheldPods.NONE;
+  }
+
+  override set(pk: string, w: Withheld): this {
+    const old = super.get(pk);
+    super.set(pk, w);
+    if (old !== undefined && old.rsKey !== w.rsKey) {
+      this.unindex(pk, old.rsKey);
+      const m = new Map<string, Withheld>();
+      for (const [k, v] of this) if (v.rsKey === w.rsKey) m.set(k, v);
+      this.byRs.set(w.rsKey, m);
+      return this;
+    }
+    let m = this.byRs.get(w.rsKey);
+    if (!m) this.byRs.set(w.rsKey, (m = new Map()));
+    m.set(pk, w);
+    return this;
+  }
+
+  override delete(pk: string): boolean {
+    const old = super.get(pk);
+    if (old === undefined) return super.delete(pk);
+    this.unindex(pk, old.rsKey);
+    return super.delete(pk);
+  }
+
+  override clear(): void {
+    super.clear();
+    this.byRs.clear();
+  }
+
+  private unindex(pk: string, rsKey: string): void {
+    const m = this.byRs.get(rsKey);
+    if (!m) return;
+    m.delete(pk);
+    if (m.size === 0) this.byRs.delete(rsKey);
+  }
+}
+
 /** What one scanAhead reads with: the owner, its callbacks, and the status signature and end it has reached. */
 interface AheadScan {
   ns: string | undefined;
@@ -93,7 +156,7 @@ export class ViewAlignment {
    * Pods the controller's status writes show it had not observed: out of the model's cache (latest
    * state kept). `raisedFor`: the Set time of the record whose lower their ADD made was given back.
    */
-  private readonly withheldPods = new Map<string, { pod: Pod; rsKey: string; raisedFor?: number; atAdd?: boolean; lostAdd?: boolean }>();
+  private readonly withheldPods = new WithheldPods();
   /**
    * Withheld pods the input deleted (or gave another controller) while their record still waited
    * for them: whether the controller's informer delivered their ADD first (a lag: the record was
@@ -248,7 +311,7 @@ export class ViewAlignment {
         if (p && p.metadata.namespace === ns && controllerRefOf(p.metadata)?.uid === uid && this.count.counts(p)) active--;
       }
     }
-    if (o.withheldOf !== undefined) for (const w of this.withheldPods.values()) if (w.rsKey === o.withheldOf && this.count.counts(w.pod)) active++;
+    if (o.withheldOf !== undefined) for (const w of this.withheldPods.of(o.withheldOf).values()) if (this.count.counts(w.pod)) active++;
     return active;
   }
 
@@ -329,18 +392,26 @@ export class ViewAlignment {
    * The index keys `scanAhead` reads for the owner `ns/name` (lookahead-buffer.ts keysOf): its
    * events, the status writes to it (when asked), the turns of its namespace's pods, and the
    * events of every pod whose standing in the model's cache the index cannot take from its last
-   * event — those it holds apart from it (withheld adds, held departures) too. Undefined (scan
-   * instead) when those pods are many.
+   * event — those it holds apart from it (withheld adds, held departures) too. Only those of the
+   * owner's namespace: readAhead passes on no pod event of another (a key `namespace/name`, and
+   * neither has a `/`), so reading theirs changes nothing — and kexp holding back many pods of
+   * other namespaces no longer sends every read to the scan (std 1 GB). Undefined (scan instead)
+   * when those pods are many.
    */
   private indexKeys(ns: string | undefined, name: string | undefined, statusWrites: boolean): string[] | undefined {
     const diverged = this.index!.divergedPods();
     if (!diverged) return undefined;
     const keys = [`rs:${ns ?? ''}/${name ?? ''}`, `podt:${ns ?? ''}`];
     if (statusWrites) keys.push(`stw:${ns ?? ''}/${name ?? ''}`);
-    const apart = new Set<string>(diverged);
-    for (const pk of this.withheldPods.keys()) apart.add(pk);
-    for (const pk of this.departed.heldPodKeys()) apart.add(pk);
-    if (apart.size > MAX_APART) return undefined;
+    const prefix = `${ns ?? ''}/`;
+    const apart = new Set<string>();
+    for (const pks of [diverged, this.withheldPods.keys(), this.departed.heldPodKeys()]) {
+      for (const pk of pks) {
+        if (!pk.startsWith(prefix)) continue;
+        apart.add(pk);
+        if (apart.size > MAX_APART) return undefined;
+      }
+    }
     for (const pk of apart) keys.push(`pod:${pk}`);
     return keys;
   }
@@ -671,15 +742,19 @@ export class ViewAlignment {
     t.lastStatus = first ? { signature, uid, replicas } : { at: e.at, signature, uid, replicas, source: e.source };
     t.statusWrites.push(e.at);
     const ns = rs.metadata.namespace;
-    const held = [...this.withheldPods.values()].filter((w) => w.rsKey === t.key);
-    // Read lazily: a status counting at least the index's size settles the check without the walk
-    // (a large ReplicaSet writes its status thousands of times).
+    const held = [...this.withheldPods.of(t.key).values()];
+    // Read lazily: a status counting at least as many pods as `mine` can count settles the check
+    // without the walk (a large ReplicaSet writes its status thousands of times). The bound is
+    // the cache's count of this ReplicaSet's counted pods (pod-store.ts PodCounter, kept per
+    // change: exactly the cached pods the walk counts) plus every withheld one — not every pod of
+    // the index, whose pods that ended or are terminating stay in it and grow with the input.
     const pods = this.controller.pods;
     const mine = function* (): Generator<Pod> {
       yield* pods.controlledBy(ns, uid);
       for (const w of held) yield w.pod;
     };
-    const atMost = pods.countControlledBy(ns, uid) + held.length;
+    this.counted ??= pods.counter(countedBy(this.count));
+    const atMost = this.counted.count(ns, uid) + held.length;
     const recent = this.sightings.takeRecent(t.key, e.at);
     const prior = this.priorSightings.get(t.key);
     if (recent) this.priorSightings.set(t.key, recent);
@@ -701,7 +776,7 @@ export class ViewAlignment {
     const lastUp = t.viewCaughtUp[t.viewCaughtUp.length - 1];
     // Whether the status counts every pod matters only while kexp holds pods back or its view is
     // unknown or behind; otherwise only a status showing the view behind does, and that needs
-    // more older pods than the status counts: at most every pod of the index but those first
+    // more older pods than the status counts: at most every counted pod (`atMost`) but those first
     // seen since the previous write (a scale-up's status lags by those). Bounded so, the check
     // walks the ReplicaSet's pods only when it could find it behind.
     const statusReplicas = this.count.of(rs);
@@ -755,7 +830,7 @@ export class ViewAlignment {
    * candidates the write does not tell which).
    */
   private namedWithheld(key: string, rs: ReplicaSet): string[] {
-    const mine = [...this.withheldPods].filter(([, w]) => w.rsKey === key);
+    const mine = [...this.withheldPods.of(key)];
     const uids = this.count.seen?.(rs);
     const out = uids ? mine.filter(([, w]) => w.pod.metadata.uid && uids.has(w.pod.metadata.uid)).map(([pk]) => pk) : [];
     const ready = this.count.ready;
@@ -783,7 +858,7 @@ export class ViewAlignment {
    * gated-sync counts).
    */
   private swapNamed(t: RsTrack, named: string[], behind: ViewBehind | undefined, e: TimelineEvent): void {
-    const heldNow = [...this.withheldPods].filter(([pk, w]) => w.rsKey === t.key && !named.includes(pk)).map(([pk]) => pk);
+    const heldNow = [...this.withheldPods.of(t.key)].filter(([pk]) => !named.includes(pk)).map(([pk]) => pk);
     // An informer delivers in order: a held pod the input showed before a named one was not late
     // but lost (its ADD never reached the informer), so its next update delivers it (`deliverPod`).
     const newestNamed = Math.max(...named.map((pk) => this.sightings.get(pk)?.at ?? -Infinity));
@@ -967,8 +1042,7 @@ export class ViewAlignment {
   /** Delivers the pods withheld for `key` to the model (the controller observed them); true if there were any. */
   private deliverWithheld(key: string, at: number): boolean {
     let any = false;
-    for (const [pk, w] of [...this.withheldPods]) {
-      if (w.rsKey !== key) continue;
+    for (const [pk, w] of [...this.withheldPods.of(key)]) {
       this.withheldPods.delete(pk);
       this.controller.deliverPod('ADDED', w.pod, at);
       any = true;

@@ -31,10 +31,10 @@ function matchValue(buf: Buffer, p: number, end: number, values: ReadonlyArray<{
 }
 
 /** `ReplicaSet` (involvedObject.kind) and `replicaset` (RS controller user / user agent) share `eplica`. */
-const RS_NEEDLE = Buffer.from('eplica');
+const RS_NEEDLE = new NeedleScanner(Buffer.from('eplica'));
 export function mentionsReplicaSet(buf: Buffer, start: number, end: number): boolean {
   const line = buf.subarray(start, end);
-  for (let i = line.indexOf(RS_NEEDLE); i >= 0; i = line.indexOf(RS_NEEDLE, i + 6)) {
+  for (let i = RS_NEEDLE.indexIn(line, 0); i >= 0; i = RS_NEEDLE.indexIn(line, i + 6)) {
     // eplicaSet / eplicaset
     if ((line[i + 6] === 83 || line[i + 6] === 115) && line[i + 7] === 101 && line[i + 8] === 116 && (line[i - 1] === 82 || line[i - 1] === 114)) return true;
   }
@@ -47,14 +47,14 @@ export function mentionsReplicaSet(buf: Buffer, start: number, end: number): boo
  * user / user agent) share `aemon`. `escaped`: the audit event is a JSON-encoded string inside an
  * envelope (EKS, AKS, Loki), where the kind's own closing quote is `\"` and a message's `\\\"`.
  */
-const DS_NEEDLE = Buffer.from('aemon');
+const DS_NEEDLE = new NeedleScanner(Buffer.from('aemon'));
 const DS_KIND_TAIL = Buffer.from('Set"');
 const DS_ESCAPED_KIND_TAIL = Buffer.from('Set\\"');
 const DS_CLIENT_TAIL = Buffer.from('-set-controller');
 export function mentionsDaemonSet(buf: Buffer, start: number, end: number, escaped = false): boolean {
   const line = buf.subarray(start, end);
   const kindTail = escaped ? DS_ESCAPED_KIND_TAIL : DS_KIND_TAIL;
-  for (let i = line.indexOf(DS_NEEDLE); i >= 0; i = line.indexOf(DS_NEEDLE, i + 5)) {
+  for (let i = DS_NEEDLE.indexIn(line, 0); i >= 0; i = DS_NEEDLE.indexIn(line, i + 5)) {
     if (line[i - 1] === 68 && startsWith(line, i + 5, kindTail)) return true; // DaemonSet" (DaemonSet\" escaped)
     if (line[i - 1] === 100 && startsWith(line, i + 5, DS_CLIENT_TAIL)) return true; // daemon-set-controller
   }
