@@ -81,10 +81,10 @@ export type WriteOwner =
  */
 export type ControllerComponent = 'replicaset-controller' | 'replication-controller' | 'daemon-set-controller' | 'job-controller';
 
-/** A request some client made to the apiserver (audit logs). */
 /** The verbs that change an object: the only ones a write event carries (sources/audit/relevance.ts WRITE_VERBS). */
 export type WriteVerb = 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 
+/** A request some client made to the apiserver (audit logs). */
 export interface WriteEvent extends Base {
   type: 'write';
   auditID?: string;
