@@ -7,6 +7,9 @@
  * global to the cluster, so where two updates from different resources carry numeric
  * resourceVersions and arrive within `windowMs` of each other, the lower one happened first.
  *
+ * Events an apiserver keeps in an etcd of their own count other revisions: once an Event shows it
+ * (timeline/event-counter.ts), that file's Events are ordered against Events only.
+ *
  * Only updates (MODIFIED, DELETED) are reordered: ADDED events of a list carry the
  * resourceVersion of each object's last write, not of the list. A gap ends the window (a relist
  * is a new starting point). A moved event takes a receive time just before the one it now
@@ -25,6 +28,7 @@
  */
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
+import { EventCounters } from './event-counter.js';
 import { canonicalRevision, dropTaken, lowestHeldBelow } from './resource-version.js';
 
 /** Receive-time distance within which separate watches' updates are ordered by resourceVersion. */
@@ -38,6 +42,8 @@ interface Slot {
   /** Decimal resourceVersion without leading zeros: compared by length, then as text. */
   rv?: string;
   kind?: string;
+  /** Its revision counter (event-counter.ts). */
+  group?: number;
   taken: boolean;
 }
 
@@ -58,6 +64,8 @@ export class CausalOrder {
   private readonly kinds: Array<{ key: string; q: Fifo<Slot> }> = [];
   /** The time of the last event released (a moved event is never placed before it). */
   private lastAt = -Infinity;
+  /** Events shown to count another etcd's revisions are compared with Events only. */
+  private readonly counters = new EventCounters();
 
   constructor(
     private readonly windowMs = CAUSAL_WINDOW_MS,
@@ -74,9 +82,11 @@ export class CausalOrder {
     const rv = revision(e);
     const slot: Slot = { e, taken: false };
     this.buf.push(slot);
+    const group = e.type === 'observed' ? this.counters.groupOf(e) : 0;
     if (rv !== undefined && e.type === 'observed') {
       slot.rv = rv;
       slot.kind = e.kind;
+      if (group) slot.group = group;
       let q = this.byKind.get(e.kind);
       if (!q) {
         this.byKind.set(e.kind, (q = new Fifo()));

@@ -30,6 +30,8 @@ export function lessRevision(a: string, b: string): boolean {
 export interface HeldChange {
   e: { at: number; source: { file: string } };
   rv?: string;
+  /** Its revision counter (event-counter.ts): changes of two groups are never compared. */
+  group?: number;
   taken: boolean;
 }
 
@@ -41,8 +43,8 @@ export function dropTaken(q: Fifo<HeldChange>): void {
 /**
  * The held change of lowest revision below `head`'s (a comparable change) among the first held
  * change of every watch but `own` — each watch delivers in revision order, so its first held
- * change is its lowest — received more than `minLagMs` and at most `maxLagMs` after `head`; with
- * `sameFile`, of `head`'s input file only. Undefined: none, `head` goes first.
+ * change is its lowest — received more than `minLagMs` and at most `maxLagMs` after `head`, of
+ * `head`'s revision group; with `sameFile`, of `head`'s input file only. Undefined: none, `head` goes first.
  */
 export function lowestHeldBelow<S extends HeldChange>(
   watches: ReadonlyArray<{ key: string; q: Fifo<S> }>,
@@ -60,7 +62,7 @@ export function lowestHeldBelow<S extends HeldChange>(
     const f = q.peek();
     if (!f) continue;
     const lag = f.e.at - head.e.at;
-    if (lag <= minLagMs || lag > maxLagMs || (sameFile && f.e.source.file !== head.e.source.file)) continue;
+    if (lag <= minLagMs || lag > maxLagMs || f.group !== head.group || (sameFile && f.e.source.file !== head.e.source.file)) continue;
     if (lessRevision(f.rv!, pick?.rv ?? head.rv!)) pick = f;
   }
   return pick;

@@ -29,6 +29,8 @@
  * the list's), and a resource's events after a gap naming it until it delivers a MODIFIED (a
  * relist's items and the DELETED derived for objects it no longer lists carry old revisions).
  * A gap releases everything held (a relist is a new starting point), and nothing moves across it.
+ * Events an apiserver keeps in an etcd of their own count other revisions: once an Event shows it
+ * (event-counter.ts), that file's Events are repaired against Events only.
  * A stall longer than `horizonMs` is not repaired: its late changes keep their place, and
  * `onBeyondHorizon` names each (a comparable change whose revision lies below one released —
  * received more than `horizonMs` earlier — from another watch of the same file; Events only
@@ -48,6 +50,7 @@
 import type { TimelineEvent } from './event.js';
 import { Fifo } from './fifo.js';
 import { CAUSAL_WINDOW_MS, MOVED_AHEAD_MS } from './causal-order.js';
+import { EventCounters } from './event-counter.js';
 import { canonicalRevision, dropTaken, lessRevision, lowestHeldBelow } from './resource-version.js';
 
 /**
@@ -69,6 +72,8 @@ export interface OrderingStage {
 interface Slot {
   e: TimelineEvent;
   rv?: string;
+  /** Its revision counter (event-counter.ts). */
+  group?: number;
   watch?: string;
   /** The revisions released from its file (comparable changes only). */
   revs?: FileRevisions;
@@ -113,6 +118,8 @@ export class StalledWatchOrder implements OrderingStage {
   private readonly passed: TimelineEvent[] = [];
   /** Per watch shown stalled: the receive time of its last change moved back or in its backlog. */
   private readonly lateUntil = new Map<string, number>();
+  /** Events shown to count another etcd's revisions are repaired against Events only (event-counter.ts). */
+  private readonly counters = new EventCounters();
 
   constructor(
     private readonly inner: OrderingStage,
@@ -157,7 +164,9 @@ export class StalledWatchOrder implements OrderingStage {
     const slot: Slot = { e, taken: false };
     this.buf.push(slot);
     const rv = revision(e);
+    const group = e.type === 'observed' ? this.counters.groupOf(e) : 0;
     if (rv !== undefined && e.type === 'observed') {
+      if (group) slot.group = group;
       const watch = this.watchOf(e.source.file, e.kind);
       let q = this.byWatch.get(watch);
       if (!q) {

@@ -13,6 +13,8 @@ interface Opts {
   listed?: 'initial-list' | 'relist';
   /** The newest managedFields time (the object's own write time, to the second). */
   wrote?: string;
+  /** An Event's involvedObject.resourceVersion (the version of the object it names). */
+  involvedRv?: string;
 }
 
 /** One change as a recording's line becomes it: kind, watch type, resourceVersion, receive time (ms after T0). */
@@ -20,7 +22,10 @@ const ev = (ms: number, kind: 'Pod' | 'ReplicaSet' | 'Event', watchType: 'ADDED'
   ({
     type: 'observed', at: T0 + ms, atBasis: o.basis ?? 'received', source: { file: o.file ?? 'rec.kexp.jsonl', line: ms }, kind, watchType,
     ...(o.listed ? { listed: o.listed } : {}),
-    object: { metadata: { name, namespace: 'ns', resourceVersion: rv, creationTimestamp: '2026-12-01T22:05:52Z', ...(o.wrote ? { managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: o.wrote }] } : {}) } },
+    object: {
+      metadata: { name, namespace: 'ns', resourceVersion: rv, creationTimestamp: '2026-12-01T22:05:52Z', ...(o.wrote ? { managedFields: [{ manager: 'kube-controller-manager', operation: 'Update', time: o.wrote }] } : {}) },
+      ...(o.involvedRv !== undefined ? { involvedObject: { kind: 'ReplicaSet', namespace: 'ns', name: 'rs', resourceVersion: o.involvedRv } } : {}),
+    },
   }) as TimelineEvent;
 
 const gap = (ms: number, kinds: string[]): TimelineEvent => ({ type: 'gap', at: T0 + ms, atBasis: 'received', source: { file: 'rec.kexp.jsonl', line: ms }, reason: 'watch-relist', kinds }) as TimelineEvent;
@@ -195,4 +200,49 @@ test('two stalls of one watch are two intervals; a cluster-scoped late object na
     ['Pod', 60_000, 90_000, 1, ['ns']],
     ['ReplicaSet', 70_000, 90_000, 1, 'all'],
   ]);
+});
+
+test('Events of an etcd of their own (an Event older than the version it names) are ordered against Events only, from that Event on', () => {
+  // One counter: an Event's revision is above its object's, and the repair moves the stalled ReplicaSet watch (as record-through-faults).
+  assert.deepEqual(order([
+    ev(0, 'Event', 'ADDED', '1925', 'created', { involvedRv: '1922' }),
+    ev(3900, 'ReplicaSet', 'MODIFIED', '1922', 'rs-scaled'),
+  ]).out, [`${-MOVED_AHEAD_MS}:rs-scaled`, '0:created']);
+  // --etcd-servers-overrides=/events#…: the Event's revision (another etcd's) is below its object's.
+  // Without the proof its "lower" revision would move it 2 s back, ahead of the ReplicaSet change.
+  const separate = order([
+    ev(0, 'ReplicaSet', 'MODIFIED', '1930', 'rs-scaled'),
+    ev(2000, 'Event', 'ADDED', '512', 'created', { involvedRv: '1930' }),
+    ev(2100, 'Event', 'ADDED', '514', 'created-2', { involvedRv: '1930' }),
+    ev(6000, 'Pod', 'MODIFIED', '1931', 'web-a'),
+  ]);
+  assert.deepEqual(separate.out, ['0:rs-scaled', '2000:created', '2100:created-2', '6000:web-a']);
+  assert.equal(separate.moves.count, 0);
+  // The proof is per file: another file's Events are still compared.
+  const other = order([
+    ev(0, 'ReplicaSet', 'MODIFIED', '1930', 'rs-scaled', { file: 'a.kexp.jsonl' }),
+    ev(1000, 'Event', 'ADDED', '512', 'proof', { file: 'b.kexp.jsonl', involvedRv: '1930' }),
+    ev(2000, 'Event', 'ADDED', '1920', 'created', { file: 'a.kexp.jsonl' }),
+  ]);
+  assert.deepEqual(other.out, [`${-MOVED_AHEAD_MS}:created`, '0:rs-scaled', '1000:proof']);
+});
+
+test('the causal order compares an Event update with other resources only while no Event of its file showed an etcd of its own', () => {
+  const run = (events: TimelineEvent[]): string[] => {
+    const stage = new CausalOrder();
+    const out: TimelineEvent[] = [];
+    for (const e of events) stage.push(e, out);
+    stage.end(out);
+    return out.map((e) => (e.type === 'observed' ? String((e.object.metadata as { name?: string }).name) : e.type));
+  };
+  // One counter: the Event's count update (lower revision) arrived 200 ms after the pod update: it goes first.
+  assert.deepEqual(run([ev(0, 'Pod', 'MODIFIED', '1940', 'web-a'), ev(200, 'Event', 'MODIFIED', '1935', 'created-count-2', { involvedRv: '1930' })]), ['created-count-2', 'web-a']);
+  // Another etcd, shown by the Event itself (its revision below its object's): received order stands.
+  assert.deepEqual(run([ev(0, 'Pod', 'MODIFIED', '1940', 'web-a'), ev(200, 'Event', 'MODIFIED', '515', 'created-count-2', { involvedRv: '1930' })]), ['web-a', 'created-count-2']);
+  // Shown by an earlier ADDED Event (never reordered itself): the later update is not compared either.
+  assert.deepEqual(run([
+    ev(0, 'Event', 'ADDED', '510', 'created', { involvedRv: '1930' }),
+    ev(1000, 'Pod', 'MODIFIED', '1940', 'web-a'),
+    ev(1200, 'Event', 'MODIFIED', '511', 'created-count-2'),
+  ]), ['created', 'web-a', 'created-count-2']);
 });
