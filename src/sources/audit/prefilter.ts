@@ -115,11 +115,15 @@ function startsWith(buf: Buffer, p: number, b: Buffer): boolean {
  * single audit event (log backend), which lets the objectRef's resource decide alone.
  *
  * A line is only skipped when it looks like what it should be: for the log backend, an audit
- * Event of a known apiVersion with a stage and a verb (and, for a write, an objectRef); for
- * webhook batches, an EventList with an items list. Anything else goes to the parser, which
- * reports it (a malformed or foreign line must never pass silently as "not relevant"). Lines
- * in the apiserver's own encoding are recognised by their first bytes, so this costs nothing
- * on the fast path.
+ * Event of a known apiVersion whose objectRef, in the apiserver's own field order
+ * (`"objectRef":{"resource":"…"`), names a resource kexp does not read — or, off that layout, one
+ * with a stage and a verb (and, for a write, an objectRef); for webhook batches, an EventList with
+ * an items list. Anything else goes to the parser, which reports it (a malformed or foreign line
+ * must never pass silently as "not relevant"). On the fast path a record of a resource kexp never
+ * reads is not checked further: one of them missing its stage or verb is skipped unreported, as
+ * nothing of it would be read (test/sources/audit-prefilter-differential.test.ts compares the
+ * events with and without the prefilter). Lines in the apiserver's own encoding are recognised by
+ * their first bytes, so this costs nothing on the fast path.
  */
 export function auditLineFilter(escaped: boolean, allEvents: boolean, oneRecordPerLine = !escaped): LineFilter {
   // Fast path for the apiserver's own encoding (Go field order): `"objectRef":{"resource":"…"` —
