@@ -72,10 +72,10 @@ export function keysOf(e: TimelineEvent, owner: EngineOwnerKind = REPLICA_SET_OW
   return [`rscw:${e.verb}:${e.namespace}`];
 }
 
-/** Positions (ascending) of one key's buffered events, consumed from the front. */
 /** What `keyed` answers for a key with no buffered event. */
 const NO_EVENTS: readonly TimelineEvent[] = Object.freeze([]);
 
+/** Positions (ascending) of one key's buffered events, consumed from the front. */
 interface Postings {
   pos: number[];
   head: number;
