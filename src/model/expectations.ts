@@ -103,6 +103,14 @@ export class ControllerExpectations {
     return r ? { ...r } : undefined;
   }
 
+  /**
+   * The live record, not a copy (undefined if none): for readers on every event that only
+   * compare its fields — read them before the next change, which updates it in place.
+   */
+  peek(key: string): Readonly<ExpectationsRecord> | undefined {
+    return this.records.get(key);
+  }
+
   /** The expected-delete key set (copy), empty if none. */
   getDeleteKeys(key: string): string[] {
     return [...(this.deleteKeys.get(key) ?? [])].sort();

@@ -13,9 +13,12 @@
  * warnings and interrupts come in the same order: a source's next event is pulled (its tap run,
  * and at a batch's end its next chunk read) when the merge hands out its current one, and the
  * merge is asked for an event only when the causal order has released none to deliver.
+ * `nextSync()` (timeline/sync-next.ts) is next()'s common case without its promise: the event
+ * when the batches hold it, else undefined — and the pump's finding is kept for the next next().
  */
 import type { TimelineEvent } from '../timeline/event.js';
 import type { OrderingStage } from '../timeline/stalled-watch.js';
+import type { SyncNextIterator } from '../timeline/sync-next.js';
 
 type Batches = AsyncIterableIterator<TimelineEvent[]>;
 
@@ -48,6 +51,8 @@ export function replayStream(sources: Batches[], stages: ReplayStreamStages): As
   /** An event taken from the merge whose source must read on before it is handed out. */
   let pending: (TimelineEvent & { seq: number }) | undefined;
   let pendingFrom = -1;
+  /** What `nextSync`'s pump found when it had no event at hand: the next `next()` goes on from it. */
+  let parked: 'await' | 'end' | 'stop' | undefined;
 
   /** The next event of cursor `c` from its batch, or undefined when the batch is used up. */
   const fromBatch = (c: Cursor): TimelineEvent | undefined => {
@@ -172,9 +177,14 @@ export function replayStream(sources: Batches[], stages: ReplayStreamStages): As
     }
   };
 
-  const iter: AsyncIterableIterator<TimelineEvent> = {
+  const iter: SyncNextIterator<TimelineEvent> = {
     next(): Promise<IteratorResult<TimelineEvent>> {
       if (taken < out.length) return Promise.resolve({ value: out[taken++]!, done: false });
+      if (parked !== undefined) {
+        const r = parked;
+        parked = undefined;
+        return fill(r);
+      }
       // Delivered: start over, every few events (truncating per event cost 2 % of a replay; waiting
       // longer would keep delivered events alive).
       if (taken >= 64) {
@@ -189,8 +199,22 @@ export function replayStream(sources: Batches[], stages: ReplayStreamStages): As
       }
       return fill();
     },
+    nextSync(): IteratorResult<TimelineEvent> | undefined {
+      if (taken < out.length) return { value: out[taken++]!, done: false };
+      if (parked !== undefined || ended || !primed || pending !== undefined) return undefined;
+      // next()'s common case without its promise; what else the pump found waits in `parked`.
+      if (taken >= 64) {
+        out.length = 0;
+        taken = 0;
+      }
+      const r = pump();
+      if (r === 'ready') return { value: out[taken++]!, done: false };
+      parked = r;
+      return undefined;
+    },
     async return(): Promise<IteratorResult<TimelineEvent>> {
       ended = true;
+      parked = undefined;
       out.length = 0;
       taken = 0;
       await closeSources();

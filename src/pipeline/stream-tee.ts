@@ -16,8 +16,12 @@
  *
  * Cost: one call of `route` per event and an array push/shift per event routed to a consumer
  * that is not the one reading; a consumer whose queue holds events gets them without a promise
- * of its own (Promise.resolve). No I/O of its own.
+ * of its own (Promise.resolve). Each side also offers `nextSync` (timeline/sync-next.ts): its
+ * queued event, or — when the source offers `nextSync` too and nobody reads — the read done
+ * synchronously as far as the source has events at hand. No I/O of its own.
  */
+
+import { syncNextOf, type SyncNextIterator } from '../timeline/sync-next.js';
 
 export const TO_FIRST = 1;
 export const TO_SECOND = 2;
@@ -36,11 +40,12 @@ export function teeStream<T>(
   route: (e: T) => number,
   convert: (e: T) => T = (e) => e,
   limit = 4096,
-): [AsyncIterableIterator<T>, AsyncIterableIterator<T>] {
+): [SyncNextIterator<T>, SyncNextIterator<T>] {
   const sides: [Side<T>, Side<T>] = [
     { queue: [], head: 0, waiter: undefined, closed: false },
     { queue: [], head: 0, waiter: undefined, closed: false },
   ];
+  const sourceSync = syncNextOf(source);
   let reading = false;
   let ended = false;
   let failure: { err: unknown } | undefined;
@@ -131,9 +136,50 @@ export function teeStream<T>(
     }
   };
 
-  const side = (i: 0 | 1): AsyncIterableIterator<T> => {
+  /**
+   * `read` without a promise, for a source that offers `nextSync`: the event for side `i` when
+   * the source has the events up to it at hand and the other side is not `limit` behind; else
+   * undefined (the caller calls next(), which reads on from there).
+   */
+  const readSync = (i: 0 | 1): IteratorResult<T> | undefined => {
+    const other = sides[1 - i]!;
+    try {
+      for (;;) {
+        if (!other.closed && other.queue.length - other.head >= limit) return undefined;
+        const r = sourceSync!();
+        if (r === undefined) return undefined;
+        if (r.done) {
+          ended = true;
+          finishWaiters();
+          return r;
+        }
+        const e = r.value;
+        const to = route(e);
+        if (i === 0) {
+          if (to & TO_SECOND) give(other, convert(e));
+          if (to & TO_FIRST) return { value: e, done: false };
+        } else {
+          if (to & TO_FIRST) give(other, e);
+          if (to & TO_SECOND) return { value: convert(e), done: false };
+        }
+      }
+    } catch (err) {
+      ended = true;
+      failure = { err };
+      finishWaiters();
+      throw err;
+    }
+  };
+
+  const side = (i: 0 | 1): SyncNextIterator<T> => {
     const s = sides[i]!;
-    const it: AsyncIterableIterator<T> = {
+    const it: SyncNextIterator<T> = {
+      nextSync(): IteratorResult<T> | undefined {
+        const e = take(s);
+        if (e !== undefined) return { value: e, done: false };
+        if (s.closed || failure || ended || reading || !sourceSync) return undefined;
+        return readSync(i);
+      },
       next(): Promise<IteratorResult<T>> {
         const e = take(s);
         if (e !== undefined) return Promise.resolve({ value: e, done: false });

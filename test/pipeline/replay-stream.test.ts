@@ -78,7 +78,8 @@ function brief(e: TimelineEvent): string {
   return `${seq} ${e.at} ${e.type} ${e.source.line}`;
 }
 
-async function run(files: string[], how: 'stream' | 'chain', stopAfter?: number): Promise<Trace> {
+/** `stream-sync`: the stream read as the engine's feed reads it, `nextSync()` first and `next()` when it has nothing at hand. */
+async function run(files: string[], how: 'stream' | 'stream-sync' | 'chain', stopAfter?: number): Promise<Trace> {
   const log: string[] = [];
   const diagnostics = { problem: (p: { file: string; line: number; message: string }) => log.push(`problem ${p.file.slice(-12)}:${p.line} ${p.message}`), warn: (m: string) => log.push(`warn ${m.slice(-60)}`) };
   const sources = [];
@@ -89,8 +90,8 @@ async function run(files: string[], how: 'stream' | 'chain', stopAfter?: number)
     log.push(`merged ${brief(e)}`);
     return stopAfter === undefined || ++seen <= stopAfter;
   };
-  let it: AsyncIterator<TimelineEvent>;
-  if (how === 'stream') {
+  let it: AsyncIterator<TimelineEvent> & { nextSync?: () => IteratorResult<TimelineEvent> | undefined };
+  if (how !== 'chain') {
     it = replayStream(sources.map((s) => s.batches), { pulled: (e) => log.push(`pulled ${e.source.line}`), merged, causal: new CausalOrder(500, () => moved++) });
   } else {
     const tapped = sources.map((s) => ({
@@ -112,7 +113,7 @@ async function run(files: string[], how: 'stream' | 'chain', stopAfter?: number)
   }
   const events: string[] = [];
   for (;;) {
-    const r = await it.next();
+    const r = (how === 'stream-sync' ? it.nextSync!() : undefined) ?? (await it.next());
     if (r.done) break;
     events.push(brief(r.value));
     log.push(`delivered ${brief(r.value)}`);
@@ -124,6 +125,7 @@ test('replayStream delivers what mergeSources → causalOrder delivered, with ev
   const files = writeInputs();
   const chain = await run(files, 'chain');
   const stream = await run(files, 'stream');
+  const sync = await run(files, 'stream-sync');
   assert.ok(chain.events.length > 30_000, `events: ${chain.events.length}`);
   assert.ok(chain.moved > 100, `moved: ${chain.moved}`);
   assert.ok(chain.log.some((l) => l.includes('truncated line')), 'the cut last line is a problem');
@@ -131,6 +133,9 @@ test('replayStream delivers what mergeSources → causalOrder delivered, with ev
   assert.deepEqual(stream.events, chain.events);
   assert.equal(stream.moved, chain.moved);
   assert.deepEqual(stream.log, chain.log);
+  assert.deepEqual(sync.events, chain.events);
+  assert.equal(sync.moved, chain.moved);
+  assert.deepEqual(sync.log, chain.log);
 });
 
 test('replayStream stops where the chain stopped when the merged tap says so (an interrupt)', async () => {
@@ -140,6 +145,7 @@ test('replayStream stops where the chain stopped when the merged tap says so (an
     const stream = await run(files, 'stream', stopAfter);
     assert.equal(stream.events.length, chain.events.length, `stopAfter ${stopAfter}`);
     assert.deepEqual(stream.log, chain.log, `stopAfter ${stopAfter}`);
+    assert.deepEqual((await run(files, 'stream-sync', stopAfter)).log, chain.log, `nextSync, stopAfter ${stopAfter}`);
   }
 });
 

@@ -4,7 +4,8 @@
  * while memory stays bounded by the window, not the input.
  *
  * Contract: `pull()` reads one event; it returns false only at the end of input (`exhausted`
- * from then on). Each event is shape-checked before anything reads it (an event that fails is
+ * from then on). `pullSync()` does the same without a promise when the input has the event at
+ * hand, else returns undefined (then `pull()`). Each event is shape-checked before anything reads it (an event that fails is
  * reported through `onInvalidEvent` at its FILE:LINE and never enters the buffer), projected as
  * the controller's informers keep it (informer-transform.ts), and entered into the write ledger
  * as it joins the buffer, so a write has its identity before any sync looks for it.
@@ -22,6 +23,7 @@ import { invalidObservedObject, invalidWriteBody } from '../../timeline/validate
 import type { Lookahead } from './evidence-window.js';
 import { informerView } from './informer-transform.js';
 import { LookaheadBuffer } from './lookahead-buffer.js';
+import { syncNextOf } from '../../timeline/sync-next.js';
 import type { WriteLedger } from './write-ledger.js';
 import { REPLICA_SET_OWNER, type EngineOwnerKind } from './engine-controller.js';
 
@@ -29,6 +31,7 @@ export class EventFeed {
   /** The look-ahead: events up to the match window ahead, indexed by object. */
   readonly buffer: LookaheadBuffer;
   private readonly it: AsyncIterator<TimelineEvent>;
+  private readonly nextSync: (() => IteratorResult<TimelineEvent> | undefined) | undefined;
   private done = false;
 
   constructor(
@@ -40,6 +43,7 @@ export class EventFeed {
   ) {
     this.buffer = new LookaheadBuffer(owner);
     this.it = events[Symbol.asyncIterator]();
+    this.nextSync = syncNextOf(this.it);
   }
 
   /** True once the input has been read to its end (the buffer holds everything left). */
@@ -63,10 +67,23 @@ export class EventFeed {
     };
   }
 
+  /**
+   * `pull` without a promise when the input has its next event at hand (an iterator with
+   * `nextSync`, timeline/sync-next.ts): as `pull`, or undefined when it must wait (call `pull`).
+   */
+  pullSync(): boolean | undefined {
+    if (this.done) return false;
+    const r = this.nextSync?.();
+    return r === undefined ? undefined : this.take(r);
+  }
+
   /** Reads one event into the buffer (or past it, when invalid); false at the end of input. */
   async pull(): Promise<boolean> {
     if (this.done) return false;
-    const r = await this.it.next();
+    return this.take(await this.it.next());
+  }
+
+  private take(r: IteratorResult<TimelineEvent>): boolean {
     if (r.done) {
       this.done = true;
       return false;

@@ -72,6 +72,9 @@ export function keysOf(e: TimelineEvent, owner: EngineOwnerKind = REPLICA_SET_OW
   return [`rscw:${e.verb}:${e.namespace}`];
 }
 
+/** What `keyed` answers for a key with no buffered event. */
+const NO_EVENTS: readonly TimelineEvent[] = Object.freeze([]);
+
 /** Positions (ascending) of one key's buffered events, consumed from the front. */
 interface Postings {
   pos: number[];
@@ -297,11 +300,18 @@ export class LookaheadBuffer {
    * Events carrying `key` among those a scan of the buffer would reach: from the first with
    * `at` ≥ `from`, before the first with `at` > `to`, and — when `stop` is given — before the
    * first of those whose time (`'at'`, or `'call'`: a write's receipt, else `at`) exceeds
-   * `stop.after`. Only valid while `ordered()`.
+   * `stop.after`. Only valid while `ordered()`. A key with no buffered event answers with a
+   * shared empty array (no generator: the view alignment asks for the controller's deletes
+   * before every event, and a watch recording has none).
    */
-  *keyed(key: string, from: number, to: number, stop?: { after: number; by: 'at' | 'call' }): Generator<TimelineEvent> {
+  keyed(key: string, from: number, to: number, stop?: { after: number; by: 'at' | 'call' }): Iterable<TimelineEvent> {
     const p = this.postings.get(key);
-    if (!p) return;
+    if (!p || p.head >= p.pos.length) return NO_EVENTS;
+    return this.keyedIn(p, from, to, stop);
+  }
+
+  /** `keyed` for a key with buffered events. */
+  private *keyedIn(p: Postings, from: number, to: number, stop?: { after: number; by: 'at' | 'call' }): Generator<TimelineEvent> {
     const start = this.search(from, false);
     let end = this.search(to, true);
     if (stop) {

@@ -120,10 +120,11 @@ export async function replay(events: AsyncIterable<TimelineEvent>, opts: ReplayO
   let count = 0;
   while (true) {
     // 1. feed
-    if (buf.length === 0 && !(await feed.pull())) break;
+    // (`pullSync` first: no promise per event while the input's batches last.)
+    if (buf.length === 0 && !(feed.pullSync() ?? (await feed.pull()))) break;
     if (buf.length === 0) continue;
     const e = buf.peek()!;
-    while (feed.wantsMore(e)) await feed.pull();
+    while (feed.wantsMore(e)) if (feed.pullSync() === undefined) await feed.pull();
     // 2–6. what happens before `e`
     oracle.beforeSyncs(e);
     silence.bridge(e.at, e.source);

@@ -454,8 +454,10 @@ export class ViewAlignment {
     // held for can tell any more whether the controller observed it; delivered as it is now.
     if (held) this.forgetWithheld(pk, held, e, e.watchType === 'DELETED' ? 'the input deleted' : 'the input released');
     const rsKeyOf = ref?.kind === this.owner.kind ? `${pod.metadata.namespace}/${ref.name}` : undefined;
-    const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.get(rsKeyOf) : undefined;
+    // The records are read live (`peek`: no copy per event) and their fields kept before the delivery changes them in place.
+    const before = rsKeyOf && e.watchType === 'ADDED' && !old ? this.controller.expectations.peek(rsKeyOf) : undefined;
     const addBefore = before?.add;
+    const addBeforeSetAt = before?.timestamp;
     // The ADD the record waits for last (while more are due, the round's calls may still be running,
     // and the record waits anyway): did the controller observe it?
     // A pod whose ADD a sync of the model observed already (the DaemonSet's rolling-update check) is no held add.
@@ -464,28 +466,29 @@ export class ViewAlignment {
     if (unseen > 0) {
       // A held add: the controller's informer had not delivered it, nor the newest of the others it
       // lacked (they lowered the record in kexp's model: given back), so its record still waits.
-      this.withheldPods.set(pk, { pod, rsKey: rsKeyOf!, raisedFor: before!.timestamp, atAdd: true });
-      for (const w of this.withholdRound(rsKeyOf!, before!.timestamp, unseen - 1, e.at)) this.withheldPods.get(w.pod)!.atAdd = true;
+      this.withheldPods.set(pk, { pod, rsKey: rsKeyOf!, raisedFor: addBeforeSetAt!, atAdd: true });
+      for (const w of this.withholdRound(rsKeyOf!, addBeforeSetAt!, unseen - 1, e.at)) this.withheldPods.get(w.pod)!.atAdd = true;
       return false;
     }
     const departing = this.departingFrom(e, old);
-    const delRecord = departing ? this.controller.expectations.get(departing.rsKey) : undefined;
     // The key whose `del` this event may lower: the pod's controller (as cached, else as now).
     const lowerKey = departing?.rsKey ?? this.ownKeyOf(old) ?? rsKeyOf;
-    const lowerBefore = lowerKey ? (lowerKey === departing?.rsKey ? delRecord : this.controller.expectations.get(lowerKey)) : undefined;
+    const lowerBefore = lowerKey ? this.controller.expectations.peek(lowerKey) : undefined;
+    const lowerSetAt = lowerBefore?.timestamp;
+    const lowerDel = lowerBefore?.del;
     this.controller.deliverPod(e.watchType, pod, e.at);
-    if (lowerKey && lowerBefore) {
+    if (lowerKey && lowerSetAt !== undefined && lowerDel !== undefined) {
       // Whether the delivery lowered the record's `del` (DeletionObserved of an expected pod key in
       // the ReplicaSet's store; any deletion of its pods in a count-only store like the DaemonSet's,
       // whose handlers lower at the deletionTimestamp while its status counts the pod until it is gone).
-      const after = this.controller.expectations.get(lowerKey);
-      if (after && after.timestamp === lowerBefore.timestamp && after.del < lowerBefore.del) {
+      const after = this.controller.expectations.peek(lowerKey);
+      if (after && after.timestamp === lowerSetAt && after.del < lowerDel) {
         // The first lower is kept (an informer delivers in order: a controller that missed it missed
         // the later ones); later lowers of the same record are counted with it.
         const first = this.delLowered.get(pk);
         if (!first || first.rsKey !== lowerKey) {
-          this.delLowered.set(pk, { rsKey: lowerKey, setAt: lowerBefore.timestamp, record: { add: after.add, del: after.del, timestamp: after.timestamp, at: e.at, lowers: lowerBefore.del - after.del, ...(old ? { prior: old } : {}) } });
-        } else if (first.setAt === after.timestamp) first.record.lowers += lowerBefore.del - after.del;
+          this.delLowered.set(pk, { rsKey: lowerKey, setAt: lowerSetAt, record: { add: after.add, del: after.del, timestamp: after.timestamp, at: e.at, lowers: lowerDel - after.del, ...(old ? { prior: old } : {}) } });
+        } else if (first.setAt === after.timestamp) first.record.lowers += lowerDel - after.del;
       }
     }
     if (departing) {
@@ -495,18 +498,23 @@ export class ViewAlignment {
       this.departed.noteDeparture(e, pk, old!, departing.rsKey, departing.rsUid, lowered?.setAt, lowered?.record);
     }
     if (e.watchType === 'DELETED') this.delLowered.delete(pk);
-    if (before && addBefore !== undefined && addBefore > 0) {
-      const after = this.controller.expectations.get(rsKeyOf!);
-      if (after && after.timestamp === before.timestamp && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: before.timestamp });
+    if (addBeforeSetAt !== undefined && addBefore !== undefined && addBefore > 0) {
+      const after = this.controller.expectations.peek(rsKeyOf!);
+      if (after && after.timestamp === addBeforeSetAt && after.add < addBefore) this.loweredBy.set(pk, { rsKey: rsKeyOf!, setAt: addBeforeSetAt });
     }
     // addPod / updatePod / deletePod enqueue the pod's controller (and its old one on a change).
     const oldKey = departing?.rsKey;
-    if (oldKey || rsKeyOf) {
-      const what = (): string => `the pod event of ${pk}`;
-      if (oldKey) this.checkTrigger(oldKey, e, e.at, what);
-      if (rsKeyOf && rsKeyOf !== oldKey) this.checkTrigger(rsKeyOf, e, e.at, what);
-    }
+    if (oldKey) this.checkPodTrigger(oldKey, e, pk);
+    if (rsKeyOf && rsKeyOf !== oldKey) this.checkPodTrigger(rsKeyOf, e, pk);
     return true;
+  }
+
+  /**
+   * `checkTrigger` for a pod event of `pk`; its closure made here, only when the key has
+   * departures, so `deliverPod` makes no closure (nor the context one would force) per event.
+   */
+  private checkPodTrigger(rsKey: string, e: TimelineEvent, pk: string): void {
+    if (this.departed.hasDepartures(rsKey)) this.checkTrigger(rsKey, e, e.at, () => `the pod event of ${pk}`);
   }
 
   /**
