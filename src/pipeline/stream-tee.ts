@@ -91,6 +91,20 @@ export function teeStream<T>(
   };
 
   /**
+   * Routes `e`, read by side `i`: queued for the other side when it goes there too, and returned
+   * when it is side `i`'s (undefined: `i` reads on). Shared by `read` and `readSync`.
+   */
+  const deal = (i: 0 | 1, e: T): IteratorResult<T> | undefined => {
+    const to = route(e);
+    if (i === 0) {
+      if (to & TO_SECOND) give(sides[1]!, convert(e));
+      return to & TO_FIRST ? { value: e, done: false } : undefined;
+    }
+    if (to & TO_FIRST) give(sides[0]!, e);
+    return to & TO_SECOND ? { value: convert(e), done: false } : undefined;
+  };
+
+  /**
    * Reads the stream for side `i` until it has an event or the stream ends; when the other side
    * is `limit` behind, waits for it instead (it reads when its queue is empty). One async frame
    * per event read: this is on the path of every event.
@@ -111,20 +125,10 @@ export function teeStream<T>(
           finishWaiters();
           return r;
         }
-        const e = r.value;
-        const to = route(e);
-        if (i === 0) {
-          if (to & TO_SECOND) give(other, convert(e));
-          if (to & TO_FIRST) {
-            reading = false;
-            return { value: e, done: false };
-          }
-        } else {
-          if (to & TO_FIRST) give(other, e);
-          if (to & TO_SECOND) {
-            reading = false;
-            return { value: convert(e), done: false };
-          }
+        const mine = deal(i, r.value);
+        if (mine) {
+          reading = false;
+          return mine;
         }
       }
     } catch (err) {
@@ -153,15 +157,8 @@ export function teeStream<T>(
           finishWaiters();
           return r;
         }
-        const e = r.value;
-        const to = route(e);
-        if (i === 0) {
-          if (to & TO_SECOND) give(other, convert(e));
-          if (to & TO_FIRST) return { value: e, done: false };
-        } else {
-          if (to & TO_FIRST) give(other, e);
-          if (to & TO_SECOND) return { value: convert(e), done: false };
-        }
+        const mine = deal(i, r.value);
+        if (mine) return mine;
       }
     } catch (err) {
       ended = true;
